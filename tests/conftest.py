@@ -1,0 +1,48 @@
+import os
+import sys
+
+import pytest
+
+BIN_DIR = os.path.dirname(sys.executable)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    """Point every state root, the database and HOME at tmp so no test touches a real home."""
+    home = tmp_path / "home"
+    root = tmp_path / "state"
+    home.mkdir()
+    root.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GSTACK_STATE_ROOT", str(root))
+    monkeypatch.setenv("GSTACK_HOME", str(root))
+    monkeypatch.setenv("PLANTUNE_DB", str(root / "plantune.db"))
+    monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
+    for var in ("GSTACK_PROJECT_SLUG", "PLANTUNE_MIRROR", "CONDUCTOR_PORT",
+                "CONDUCTOR_WORKSPACE_PATH", "PLANTUNE_DEBUG"):
+        monkeypatch.delenv(var, raising=False)
+    return root
+
+
+@pytest.fixture
+def state_root(isolated_home):
+    return isolated_home
+
+
+@pytest.fixture
+def db_file(isolated_home):
+    return str(isolated_home / "plantune.db")
+
+
+@pytest.fixture
+def conn(db_file):
+    from toolkit import db
+
+    c = db.connect(db_file)
+    yield c
+    c.close()
+
+
+def script(name):
+    """Path of an installed console script of this venv (compat tests run them as hooks do)."""
+    return os.path.join(BIN_DIR, name)

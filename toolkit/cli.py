@@ -1,0 +1,218 @@
+"""The ``plantune`` command line: a thin layer that parses, calls one library function, formats.
+
+Subcommands that pull in heavy modules are registered lazily by name (``LAZY_COMMANDS``)
+so that the hot-path commands (``plantune log``, ``plantune check``) import only what
+they use.
+"""
+
+import importlib
+import json
+import os
+import sys
+
+import click
+
+from toolkit import __version__
+
+# name -> "module:attribute". Each module defines one click command or group.
+LAZY_COMMANDS = {
+    "registry": "toolkit.cli_registry:registry",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported only when they are run or listed."""
+
+    def __init__(self, *args, lazy_commands=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
+
+    def get_command(self, ctx, name):
+        if name in self.lazy_commands:
+            module_name, attr = self.lazy_commands[name].split(":")
+            return getattr(importlib.import_module(module_name), attr)
+        return super().get_command(ctx, name)
+
+
+class Refused(click.ClickException):
+    """A refusal that callers must not retry (exit 2), e.g. a non-user preference source."""
+
+    exit_code = 2
+
+
+def fail(message, exit_code=1):
+    """Stop the command with a one-line error on stderr and a non-zero exit."""
+    if exit_code == 2:
+        raise Refused(message)
+    raise click.ClickException(message)
+
+
+def db_option(f):
+    return click.option(
+        "--db",
+        "db_path",
+        type=click.Path(dir_okay=False),
+        help="Database file (default: $PLANTUNE_DB, else <state root>/plantune.db).",
+    )(f)
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
+
+
+def open_db(db_path=None, readonly=False):
+    """Open (and migrate) the database named by --db, $PLANTUNE_DB or the state root."""
+    from toolkit import db, paths
+
+    path = paths.db_path(db_path)
+    try:
+        return db.connect(path, readonly=readonly)
+    except db.DatabaseError as e:
+        fail(str(e))
+
+
+def print_json(data):
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@click.group(cls=LazyGroup, lazy_commands=LAZY_COMMANDS)
+@click.version_option(__version__, prog_name="plantune")
+def cli():
+    """plantune: record, query and tune the questions AI coding agents ask you.
+
+    Everything lands in one SQLite database (default ~/.gstack/plantune.db;
+    $GSTACK_STATE_ROOT, $GSTACK_HOME, $PLANTUNE_DB or --db change it).
+
+    \b
+    Example:
+        plantune init
+        plantune status
+    """
+
+
+@cli.command()
+@db_option
+@json_option
+def init(db_path, as_json):
+    """Create the database (or upgrade it) and load the bundled registry.
+
+    \b
+    Example:
+        plantune init --db /tmp/plantune.db
+    """
+    from toolkit import db, paths
+
+    path = paths.db_path(db_path)
+    existed = os.path.exists(path)
+    conn = open_db(db_path)
+    counts = db.table_counts(conn)
+    if as_json:
+        print_json({"db": path, "created": not existed, "tables": counts})
+        return
+    verb = "Upgraded" if existed else "Created"
+    click.echo(f"{verb} {path}")
+    click.echo(
+        f"Registry: {counts.get('registry_questions', 0)} questions, "
+        f"signal map: {counts.get('signal_map', 0)} rows."
+    )
+
+
+@cli.command()
+@db_option
+@json_option
+def status(db_path, as_json):
+    """Show where the data lives, the schema version and how many rows each table holds.
+
+    \b
+    Example:
+        plantune status --json
+    """
+    from toolkit import db, paths
+
+    path = paths.db_path(db_path)
+    conn = open_db(db_path)
+    counts = db.table_counts(conn)
+    migrations = db.applied_migrations(conn)
+    projects = [
+        r[0]
+        for r in conn.execute(
+            "SELECT project FROM question_log UNION SELECT scope FROM preferences"
+            " WHERE scope != ? ORDER BY 1",
+            (db.GLOBAL_SCOPE,),
+        )
+    ]
+    size = sum(
+        os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p)
+    )
+    info = {
+        "db": path,
+        "state_root": paths.state_root(),
+        "size_bytes": size,
+        "schema_version": migrations[-1].removesuffix(".sql") if migrations else None,
+        "migrations": migrations,
+        "tables": counts,
+        "projects": projects,
+    }
+    if as_json:
+        print_json(info)
+        return
+    click.echo(f"Database:       {path}")
+    click.echo(f"State root:     {info['state_root']}")
+    click.echo(f"Size:           {_human_size(size)}")
+    click.echo(f"Schema version: {info['schema_version']} ({len(migrations)} migrations)")
+    click.echo(f"Projects seen:  {', '.join(projects) if projects else '(none yet)'}")
+    click.echo("")
+    width = max(len(n) for n in counts)
+    click.echo(f"{'table'.ljust(width)}  rows")
+    for name, n in counts.items():
+        click.echo(f"{name.ljust(width)}  {n:,}")
+
+
+def _human_size(n):
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+@cli.command()
+@click.argument("dest", type=click.Path(dir_okay=False))
+@db_option
+def backup(dest, db_path):
+    """Write a consistent copy of the database to DEST, safe while hooks keep writing.
+
+    \b
+    Example:
+        plantune backup ~/plantune-2026-11-30.db
+    """
+    from toolkit import db
+
+    conn = open_db(db_path)
+    try:
+        db.backup(conn, dest)
+    except db.DatabaseError as e:
+        fail(str(e))
+    click.echo(f"Backed up to {dest} ({_human_size(os.path.getsize(dest))})")
+
+
+def main(argv=None):
+    """Console-script entry point: never lets a traceback reach the user."""
+    try:
+        cli.main(args=argv, prog_name="plantune", standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("plantune: interrupted", err=True)
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - the last line of defence
+        if os.environ.get("PLANTUNE_DEBUG"):
+            raise
+        click.echo(f"plantune: internal error: {type(e).__name__}: {e}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+"""Open the plantune database, apply migrations and re-create views.
+
+Hooks open the database on every call, so the common case (an up-to-date database) costs
+one ``PRAGMA user_version`` read and no DDL. The schema stamp stored in ``user_version``
+is a hash of the migration names and the view files: when either changes, the next open
+migrates under a write lock and re-creates every view.
+
+Only the standard library is imported here: this module is on the hot path.
+"""
+
+import os
+import sqlite3
+import zlib
+from datetime import datetime, timezone
+
+SQL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sql")
+MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
+VIEWS_DIR = os.path.join(SQL_DIR, "views")
+MIGRATIONS_TABLE = "plantune_migrations"
+BUSY_TIMEOUT_SECONDS = 10.0
+GLOBAL_SCOPE = "__global__"
+ALL_PROJECTS = "__all__"
+
+
+class DatabaseError(Exception):
+    """A database problem explained in one sentence a user can act on."""
+
+
+def utc_now():
+    """UTC now as ISO-8601 with milliseconds and a Z, the format gstack writes."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _sql_files(directory):
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".sql"))
+    except FileNotFoundError:
+        return []
+    return [(n, os.path.join(directory, n)) for n in names]
+
+
+class Schema:
+    """The migrations and views a database should have, and the stamp that names them."""
+
+    def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR):
+        self.migrations = _sql_files(migrations_dir)
+        self.views = []
+        crc = zlib.crc32("\n".join(n for n, _ in self.migrations).encode())
+        for name, path in _sql_files(views_dir):
+            with open(path, "rb") as f:
+                body = f.read()
+            self.views.append((name[:-4], body.decode("utf-8")))
+            crc = zlib.crc32(name.encode() + b"\0" + body, crc)
+        # user_version is a signed 32-bit integer; keep the stamp positive and non-zero so
+        # a brand-new database (user_version 0) never looks current.
+        self.stamp = (crc & 0x7FFFFFFF) or 1
+
+
+_default_schema = None
+
+
+def default_schema():
+    global _default_schema
+    if _default_schema is None:
+        _default_schema = Schema()
+    return _default_schema
+
+
+def _create_private_file(path):
+    """Create the database file with mode 0600 before SQLite opens it.
+
+    SQLite gives its -wal and -shm files the main file's permissions, so this one call
+    keeps the whole database private whatever the process umask is.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    os.chmod(path, 0o600)
+    return True
+
+
+def connect(path, migrate=True, schema=None, readonly=False):
+    """Open ``path`` and bring its schema up to date.
+
+    Returns a ``sqlite3.Connection`` in autocommit mode (``isolation_level=None``): writers
+    use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``.
+    """
+    if readonly:
+        if not os.path.exists(path):
+            raise DatabaseError(f"no database at {path} (run `plantune init` first)")
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None
+        )
+        conn.row_factory = sqlite3.Row
+        return conn
+    created = _create_private_file(path)
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    except sqlite3.Error as e:
+        raise DatabaseError(f"cannot open database {path}: {e}") from None
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    if migrate:
+        schema = schema or default_schema()
+        try:
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as e:
+            conn.close()
+            raise DatabaseError(f"{path} is not a plantune database ({e})") from None
+        if current != schema.stamp:
+            _migrate(conn, schema, created)
+    return conn
+
+
+class transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (or ``ROLLBACK`` on error).
+
+    IMMEDIATE takes the write lock up front, so two writers queue on the busy timeout
+    instead of one failing later with "database is locked" on lock upgrade.
+    """
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+        return False
+
+
+def applied_migrations(conn):
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
+    ).fetchone()
+    if not exists:
+        return []
+    return [r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name")]
+
+
+def _migrate(conn, schema, created):
+    # WAL cannot be switched on inside a transaction; it is persistent once set.
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError:
+            # Another process holds the lock while switching; it will set WAL itself.
+            pass
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
+        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT"
+    )
+    for name, path in schema.migrations:
+        with open(path, encoding="utf-8") as f:
+            script = f.read()
+        with transaction(conn):
+            # Re-checked under the write lock: a concurrent process may have applied it.
+            done = conn.execute(
+                f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name = ?", (name,)
+            ).fetchone()
+            if done:
+                continue
+            try:
+                for statement in _split_statements(script):
+                    conn.execute(statement)
+            except sqlite3.Error as e:
+                raise DatabaseError(f"migration {name} failed: {e}") from None
+            conn.execute(
+                f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?)", (name, utc_now())
+            )
+    with transaction(conn):
+        _recreate_views(conn, schema)
+        _seed(conn)
+        conn.execute(f"PRAGMA user_version = {schema.stamp}")
+
+
+def _split_statements(script):
+    """Split a migration script into statements (executescript would commit our transaction)."""
+    statements, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                statements.append(buf)
+            buf = ""
+    if buf.strip() and not buf.strip().startswith("--"):
+        statements.append(buf)
+    return [s for s in statements if _has_code(s)]
+
+
+def _has_code(statement):
+    return any(l.strip() and not l.strip().startswith("--") for l in statement.splitlines())
+
+
+def _recreate_views(conn, schema):
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+        conn.execute(f'DROP VIEW IF EXISTS "{name}"')
+    pending = list(schema.views)
+    # Views may read other views; create in rounds until no progress, then report.
+    while pending:
+        failed, errors = [], {}
+        for name, body in pending:
+            try:
+                for statement in _split_statements(body):
+                    conn.execute(statement)
+            except sqlite3.OperationalError as e:
+                failed.append((name, body))
+                errors[name] = str(e)
+        if len(failed) == len(pending):
+            detail = "; ".join(f"{n}: {errors[n]}" for n, _ in failed)
+            raise DatabaseError(f"cannot create views: {detail}")
+        pending = failed
+
+
+def _seed(conn):
+    """Load the bundled registry and signal map into an empty database."""
+    if conn.execute("SELECT 1 FROM registry_questions LIMIT 1").fetchone():
+        return
+    from toolkit import registry
+
+    registry.load_bundled(conn)
+
+
+def table_counts(conn):
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+    return {n: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+
+
+def backup(conn, dest):
+    """Write a consistent copy of the database to ``dest`` while writers keep going.
+
+    VACUUM INTO reads one snapshot (WAL readers never block writers) and writes a
+    compact, self-contained file.
+    """
+    if os.path.exists(dest):
+        raise DatabaseError(f"{dest} already exists; choose a new path")
+    parent = os.path.dirname(os.path.abspath(dest))
+    if not os.path.isdir(parent):
+        raise DatabaseError(f"folder {parent} does not exist")
+    _create_private_file(dest)
+    os.unlink(dest)  # VACUUM INTO refuses an existing file, even an empty one
+    old_umask = os.umask(0o077)
+    try:
+        conn.execute("VACUUM INTO ?", (dest,))
+    finally:
+        os.umask(old_umask)
+    os.chmod(dest, 0o600)
