@@ -44,6 +44,7 @@ CREATE TABLE signal_map (
 -- the position of the question inside a multi-question call, a deterministic event key
 -- (so importing the same line twice adds nothing), the unknown fields as JSON and where
 -- the row came from. raw_json is the record exactly as gstack would have written it.
+-- Writers other than gstack's (pacing, flips, transcript import) use the extra sources.
 CREATE TABLE question_log (
     id INTEGER PRIMARY KEY,
     event_key TEXT NOT NULL UNIQUE,
@@ -68,6 +69,11 @@ CREATE TABLE question_log (
     free_text TEXT,
     phase TEXT NOT NULL DEFAULT 'unknown'
         CHECK (phase IN ('ceo', 'design', 'eng', 'dx', 'other', 'unknown')),
+    -- plantune's own door classification at write time (registry, skill:category, keyword
+    -- net on the summary), kept beside the caller's door_type so SQL can audit safety
+    -- without a regex engine.
+    door_class TEXT CHECK (door_class IS NULL OR door_class IN ('one-way', 'two-way')),
+    door_reason TEXT,
     extra_json TEXT NOT NULL DEFAULT '{}' CHECK (json_type(extra_json) = 'object'),
     raw_json TEXT NOT NULL,
     ingested_from TEXT,
