@@ -19,6 +19,10 @@ LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
 }
 
+# Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
+HOOK_COMMANDS = {
+}
+
 
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported only when they are run or listed."""
@@ -90,6 +94,16 @@ def cli():
     Example:
         plantune init
         plantune status
+    """
+
+
+@cli.group(cls=LazyGroup, lazy_commands=HOOK_COMMANDS)
+def hook():
+    """Claude Code hook entry points: read the hook JSON on stdin, never break the agent.
+
+    \b
+    Example:
+        plantune hook install --settings ~/.claude/settings.json
     """
 
 

@@ -1,0 +1,423 @@
+"""Question events: validate them (gstack-question-log's rules), then record them.
+
+The validation section below is pure (stdlib only, no I/O) because every agent
+hook call goes through it.  Recording lives further down the module.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import datetime, timezone
+
+from .screening import (
+    JS_WHITESPACE,
+    flatten_newlines,
+    has_injection,
+    js_regex,
+    js_trim,
+    truncate,
+    utf16_len,
+)
+
+# ===========================================================================
+# Validation — SPEC-gstack.md section 2.1-2.4.  Self-contained; keep it first.
+# Rule order and messages are a contract: scripts match on the stderr text.
+# ===========================================================================
+
+__all__ = [
+    "PREFIX",
+    "SOURCES",
+    "CATEGORIES",
+    "DOOR_TYPES",
+    "PHASES",
+    "UNKNOWN_CHOICE",
+    "QuestionError",
+    "parse_event",
+    "validate_event",
+    "validate_json",
+    "normalize_choice",
+    "js_to_number",
+    "js_number",
+    "format_ts",
+    "serialize",
+]
+
+PREFIX = "gstack-question-log"
+
+SOURCES = (
+    "agent",
+    "hook",
+    "auq-other",
+    "auto-decided",
+    "codex-import-marker",
+    "codex-import-pattern",
+)
+CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
+DOOR_TYPES = ("one-way", "two-way")
+PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")  # plantune extension
+
+# An answer the hook could not extract; it says nothing about following advice.
+UNKNOWN_CHOICE = "__unknown__"
+
+QUESTION_ID_MAX = 64
+TOOL_USE_ID_MAX = 128
+FREE_TEXT_MAX = 300
+SUMMARY_MAX = 200
+CHOICE_MAX = 64
+RECOMMENDED_MAX = 64
+SESSION_ID_MAX = 64
+OPTIONS_MIN, OPTIONS_MAX = 1, 26
+QUESTION_INDEX_LIMIT = 1000
+
+# fullmatch, because JS `$` never matches before a trailing newline.
+_KEBAB = re.compile(r"[a-z0-9-]+")
+_RECOMMENDED_SUFFIX = js_regex(r"\s*\(recommended\)\s*\Z")
+
+
+class QuestionError(ValueError):
+    """A rejected question event; ``str(err)`` is the exact one-line message."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _fail(text: str):
+    raise QuestionError(f"{PREFIX}: {text}")
+
+
+def _reject_constant(name):
+    # JSON.parse has no NaN/Infinity literals; Python's json accepts them by default.
+    raise ValueError(f"invalid constant {name}")
+
+
+def parse_event(text) -> dict:
+    """Parse one JSON object; anything else is ``invalid JSON``.
+
+    Duplicate keys behave as in JSON.parse: first position, last value.
+    (Upstream reports a non-object such as ``[1]`` as a bad skill; we call it
+    what it is.)
+    """
+    try:
+        obj = json.loads(text, object_pairs_hook=dict, parse_constant=_reject_constant)
+    except (ValueError, TypeError, RecursionError):
+        _fail("invalid JSON")
+    if not isinstance(obj, dict):
+        _fail("invalid JSON")
+    return obj
+
+
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+_RADIX_BASE = {"x": 16, "o": 8, "b": 2}
+
+
+def _int_to_float(n: int) -> float:
+    try:
+        return float(n)
+    except OverflowError:
+        return math.inf if n > 0 else -math.inf
+
+
+def js_to_number(value) -> float:
+    """JS ``Number(value)`` for JSON values; NaN where JS gives NaN.
+
+    ``true`` -> 1, ``null`` -> 0, ``""``/whitespace -> 0, ``" 3 "`` -> 3,
+    ``"0x1A"`` -> 26, ``[3]`` -> 3 (arrays go through their string form),
+    objects -> NaN.
+    """
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int):
+        return _int_to_float(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, str):
+        s = value.strip(JS_WHITESPACE)
+        if not s:
+            return 0.0
+        if _JS_DECIMAL.fullmatch(s):
+            return float(s.replace("Infinity", "inf"))
+        if _JS_RADIX.fullmatch(s):
+            return _int_to_float(int(s[2:], _RADIX_BASE[s[1].lower()]))
+        return math.nan
+    if isinstance(value, (list, tuple)):
+        # String([x]) is String(x); more than one element always has a comma.
+        if not value:
+            return 0.0
+        if len(value) > 1:
+            return math.nan
+        item = value[0]
+        if item is None:
+            return 0.0
+        if isinstance(item, (bool, dict)):
+            return math.nan  # "true" / "[object Object]"
+        return js_to_number(item)
+    return math.nan
+
+
+def normalize_choice(s: str) -> str:
+    """Drop one trailing "(recommended)" marker (any case, with its spaces), then trim."""
+    return js_trim(_RECOMMENDED_SUFFIX.sub("", s, count=1))
+
+
+def format_ts(dt: datetime | None = None) -> str:
+    """``Date.prototype.toISOString``: UTC, milliseconds, ``Z`` (naive means UTC)."""
+    if dt is None:
+        dt = datetime.now(timezone.utc)
+    elif dt.tzinfo is not None:
+        dt = dt.astimezone(timezone.utc)
+    return (
+        f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
+        f"{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}.{dt.microsecond // 1000:03d}Z"
+    )
+
+
+def _js_falsy(v) -> bool:
+    # `if (!j.ts)`: unlike Python, [] and {} are truthy in JS.
+    if v is None or v is False:
+        return True
+    if isinstance(v, str):
+        return v == ""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v == 0 or v != v
+    return False
+
+
+def _no_nul(field: str, value: str):
+    # plantune hardening: NUL cannot round-trip through every consumer (C strings, shells).
+    if "\x00" in value:
+        _fail(f"{field} must not contain NUL bytes")
+
+
+def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
+    """Validate and normalise a question event; returns a new dict.
+
+    First failing rule raises QuestionError.  Key order is the input's, with
+    ``source``, ``followed_recommendation`` and ``ts`` appended (in that order)
+    when they are added; unknown keys pass through untouched.  ``now`` (a
+    datetime, or an already formatted string) is the default ``ts``.  With
+    ``allow_phase``, ``phase`` and ``question_index`` are validated too;
+    without it they are unknown keys, as in gstack.
+    """
+    if not isinstance(obj, dict):
+        _fail("invalid JSON")
+    j = dict(obj)
+
+    # Upstream's regex.test() would coerce a number like 123 to "123" and accept
+    # it; a non-string skill or id is never meant, so we refuse it.
+    skill = j.get("skill")
+    if not isinstance(skill, str) or not _KEBAB.fullmatch(skill):
+        _fail("invalid skill, must be kebab-case")
+
+    qid = j.get("question_id")
+    if not isinstance(qid, str) or not _KEBAB.fullmatch(qid) or len(qid) > QUESTION_ID_MAX:
+        _fail("invalid question_id, must be kebab-case <=64 chars")
+
+    if "source" in j:
+        if j["source"] not in SOURCES:  # present null is refused too
+            _fail("invalid source, must be one of: " + ", ".join(SOURCES))
+    else:
+        j["source"] = "agent"
+
+    if "tool_use_id" in j:
+        tid = j["tool_use_id"]
+        if not isinstance(tid, str) or utf16_len(tid) > TOOL_USE_ID_MAX:
+            _fail("tool_use_id must be string <=128 chars")
+
+    if "free_text" in j:
+        ft = j["free_text"]
+        if not isinstance(ft, str):
+            _fail("free_text must be string")
+        _no_nul("free_text", ft)
+        # Deliberately not screened: it is the user's own words.
+        j["free_text"] = flatten_newlines(truncate(ft, FREE_TEXT_MAX))
+
+    summary = j.get("question_summary")
+    if not isinstance(summary, str) or not summary:
+        _fail("question_summary required")
+    _no_nul("question_summary", summary)
+    summary = flatten_newlines(truncate(summary, SUMMARY_MAX))
+    j["question_summary"] = summary
+    # The one shared list (screening.SHARED_PATTERNS), never a private copy.
+    if has_injection(summary):
+        _fail("question_summary contains suspicious instruction-like content, rejected")
+
+    if "category" in j and j["category"] not in CATEGORIES:
+        _fail("invalid category, must be one of: " + ", ".join(CATEGORIES))
+
+    if "door_type" in j and j["door_type"] not in DOOR_TYPES:
+        _fail("invalid door_type, must be one-way or two-way")
+
+    if "options_count" in j:
+        n = js_to_number(j["options_count"])
+        if not (math.isfinite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
+            _fail("options_count must be integer in [1, 26]")
+        j["options_count"] = int(n)
+
+    choice = j.get("user_choice")
+    if not isinstance(choice, str) or not choice:
+        _fail("user_choice required")
+    _no_nul("user_choice", choice)
+    choice = flatten_newlines(truncate(choice, CHOICE_MAX))
+    j["user_choice"] = choice
+
+    if "recommended" in j:
+        rec = j["recommended"]
+        if not isinstance(rec, str):
+            _fail("recommended must be string")
+        _no_nul("recommended", rec)
+        rec = truncate(rec, RECOMMENDED_MAX)
+        j["recommended"] = rec
+        # A caller-sent value survives only when the rule does not fire (#2400).
+        if choice != UNKNOWN_CHOICE:
+            j["followed_recommendation"] = normalize_choice(choice) == normalize_choice(rec)
+
+    if "session_id" in j:
+        sid = j["session_id"]
+        if not isinstance(sid, str):
+            _fail("session_id must be string")
+        _no_nul("session_id", sid)
+        j["session_id"] = truncate(sid, SESSION_ID_MAX)
+
+    if allow_phase:
+        if "phase" in j:
+            phase = j["phase"]
+            if not (isinstance(phase, str) and phase.isascii() and phase.lower() in PHASES):
+                _fail("invalid phase, must be one of: " + ", ".join(PHASES))
+            j["phase"] = phase.lower()
+        if "question_index" in j:
+            qi = j["question_index"]
+            is_index = isinstance(qi, int) and not isinstance(qi, bool)
+            if not (is_index and 0 <= qi < QUESTION_INDEX_LIMIT):
+                _fail("question_index must be a non-negative integer")
+
+    if _js_falsy(j.get("ts")):
+        j["ts"] = now if isinstance(now, str) else format_ts(now)
+
+    return j
+
+
+def validate_json(text, now=None, allow_phase: bool = False) -> dict:
+    """``parse_event`` then ``validate_event``: the whole gstack-question-log check."""
+    return validate_event(parse_event(text), now=now, allow_phase=allow_phase)
+
+
+# --- JSON.stringify-compatible output -------------------------------------
+
+def js_number(x) -> str:
+    """A number as JS prints it: ``1`` not ``1.0``, ``1e+21``, ``1e-7``, ``0.00001``."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        if -(2**53) <= x <= 2**53:
+            return str(x)
+        x = _int_to_float(x)  # JS holds only a double
+    if x != x:
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    mantissa, _, exp = repr(abs(x)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = whole + frac
+    point = len(whole) + (int(exp) if exp else 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k, n = len(digits), point
+    # ECMAScript Number::toString, from the shortest round-trip digits.
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        fraction = "." + digits[1:] if k > 1 else ""
+        body = f"{digits[0]}{fraction}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + body
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _js_string(s: str) -> str:
+    out = json.dumps(s, ensure_ascii=False)
+    if _LONE_SURROGATE.search(out):
+        # Well-formed JSON.stringify escapes lone surrogates instead of emitting them.
+        out = _LONE_SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), out)
+    return out
+
+
+def _is_array_index(k: str) -> bool:
+    return k.isascii() and k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1
+
+
+def _key_text(k) -> str:
+    # Keys from JSON are always strings; Python callers may use numbers.
+    if isinstance(k, str):
+        return k
+    if isinstance(k, (int, float)) and not isinstance(k, bool):
+        return js_number(k)
+    raise TypeError(f"keys must be str, not {type(k).__name__}")
+
+
+def _encode(v, out: list):
+    if v is None:
+        out.append("null")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif isinstance(v, str):
+        out.append(_js_string(v))
+    elif isinstance(v, (int, float)):
+        text = js_number(v)
+        # JSON has no NaN/Infinity; JSON.stringify writes null for them.
+        out.append("null" if text in ("NaN", "Infinity", "-Infinity") else text)
+    elif isinstance(v, dict):
+        items = [(_key_text(k), val) for k, val in v.items()]
+        # JS objects list integer-like keys first, ascending, whatever the insertion order.
+        if any(_is_array_index(k) for k, _ in items):
+            index_keys = [kv for kv in items if _is_array_index(kv[0])]
+            index_keys.sort(key=lambda kv: int(kv[0]))
+            items = index_keys + [kv for kv in items if not _is_array_index(kv[0])]
+        out.append("{")
+        for i, (k, val) in enumerate(items):
+            if i:
+                out.append(",")
+            out.append(_js_string(k))
+            out.append(":")
+            _encode(val, out)
+        out.append("}")
+    elif isinstance(v, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(v):
+            if i:
+                out.append(",")
+            _encode(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"{type(v).__name__} is not JSON serializable")
+
+
+def serialize(record) -> str:
+    """One compact JSON line, byte-identical to JS ``JSON.stringify(record)``."""
+    out: list = []
+    _encode(record, out)
+    return "".join(out)
+
+
+# ===========================================================================
+# Recording (database) — below this line.
+# ===========================================================================
