@@ -421,3 +421,123 @@ def serialize(record) -> str:
 # ===========================================================================
 # Recording (database) — below this line.
 # ===========================================================================
+#
+# One function records a validated event for every writer (compat script, `plantune log`,
+# hooks, importers, pacing). It computes the deterministic event key, plantune's own door
+# classification, applies the dedup window and inserts, all in one write transaction.
+
+# Columns that mirror a gstack field; every other key of the record goes to extra_json.
+_COLUMN_FIELDS = (
+    "skill", "question_id", "question_summary", "category", "door_type", "options_count",
+    "user_choice", "recommended", "followed_recommendation", "session_id", "source",
+    "tool_use_id", "free_text", "ts", "phase", "question_index",
+)
+DEDUP_WINDOW = 100
+
+
+class Recorded:
+    """What happened to one event: status is 'inserted', 'dedup' or 'duplicate'."""
+
+    __slots__ = ("status", "id", "event_key")
+
+    def __init__(self, status, id=None, event_key=None):
+        self.status, self.id, self.event_key = status, id, event_key
+
+    def dedup_line(self, source):
+        return f"DEDUP: skipped (source={source}, tool_use_id duplicate)"
+
+
+def event_key(project: str, record: dict) -> str:
+    """sha1 of the project and the canonical record: the same line imported twice, or
+    recorded live and later imported from the mirror file, gets the same key."""
+    import hashlib
+
+    canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _text_or_none(v):
+    return v if isinstance(v, str) else None
+
+
+def record_event(conn, record: dict, project: str, *, question_index=None, ingested_from=None,
+                 synthetic=False, dedup=True, registry=None, recorded_at=None) -> Recorded:
+    """Insert one validated event (from ``validate_event``) for ``project``.
+
+    Dedup follows gstack's rule (same source and tool_use_id among the project's last 100
+    events) extended with the question's position, so questions 2..n of one
+    multi-question call are all kept. ``registry`` maps id -> door type; by default the
+    database's (synced) registry is used.
+    """
+    from toolkit import db, doors
+
+    if question_index is None:
+        qi = record.get("question_index")
+        question_index = qi if isinstance(qi, int) and not isinstance(qi, bool) else 0
+    phase = record.get("phase")
+    phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
+    followed = record.get("followed_recommendation")
+    followed = int(followed) if isinstance(followed, bool) else None
+    options_count = record.get("options_count")
+    if not (isinstance(options_count, int) and not isinstance(options_count, bool)):
+        options_count = None
+    ts = record.get("ts")
+    ts = ts if isinstance(ts, str) and ts else format_ts()
+    key = event_key(project, record)
+    extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
+    raw = serialize(record)
+    tool_use_id = _text_or_none(record.get("tool_use_id")) or None
+
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN IMMEDIATE")
+    try:
+        if dedup and tool_use_id:
+            hit = conn.execute(
+                "SELECT 1 FROM (SELECT source, tool_use_id, question_index FROM question_log"
+                " WHERE project = ? ORDER BY id DESC LIMIT ?)"
+                " WHERE source = ? AND tool_use_id = ? AND question_index = ?",
+                (project, DEDUP_WINDOW, record.get("source"), tool_use_id, question_index),
+            ).fetchone()
+            if hit:
+                if own:
+                    conn.execute("COMMIT")
+                return Recorded("dedup", event_key=key)
+        if registry is None:
+            registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
+        verdict = doors.classify(
+            question_id=record.get("question_id"),
+            skill=record.get("skill"),
+            category=_text_or_none(record.get("category")),
+            summary=record.get("question_summary"),
+            registry=registry,
+        )
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
+            " question_summary, category, door_type, options_count, user_choice, recommended,"
+            " followed_recommendation, session_id, source, tool_use_id, question_index, free_text,"
+            " phase, door_class, door_reason, extra_json, raw_json, ingested_from, synthetic,"
+            " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?, ?, ?, ?)",
+            (
+                key, project, ts, record["skill"], record["question_id"],
+                record["question_summary"], _text_or_none(record.get("category")),
+                _text_or_none(record.get("door_type")), options_count, record["user_choice"],
+                _text_or_none(record.get("recommended")), followed,
+                _text_or_none(record.get("session_id")), record.get("source", "agent"),
+                tool_use_id, question_index, _text_or_none(record.get("free_text")), phase,
+                "one-way" if verdict.one_way else "two-way",
+                verdict.reason if not verdict.matched else f"{verdict.reason}:{verdict.matched}",
+                json.dumps(extra, ensure_ascii=False, separators=(",", ":")), raw,
+                ingested_from, 1 if synthetic else 0, recorded_at or db.utc_now(),
+            ),
+        )
+        if own:
+            conn.execute("COMMIT")
+    except BaseException:
+        if own and conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    if cur.rowcount == 0:
+        return Recorded("duplicate", event_key=key)
+    return Recorded("inserted", id=cur.lastrowid, event_key=key)

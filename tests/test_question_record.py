@@ -1,0 +1,58 @@
+import json
+
+from toolkit import questions
+
+
+def ev(**kw):
+    base = {"skill": "ship", "question_id": "ship-changelog-voice-polish",
+            "question_summary": "Polish the changelog voice?", "user_choice": "accept"}
+    base.update(kw)
+    return questions.validate_event(base, allow_phase=True)
+
+
+def test_record_inserts_with_door_class_and_extra(conn):
+    rec = ev(phase="ENG", distilled_at="2026-01-01", recommended="accept")
+    r = questions.record_event(conn, rec, "proj")
+    assert r.status == "inserted"
+    row = conn.execute("SELECT * FROM question_log").fetchone()
+    assert row["phase"] == "eng"
+    assert row["door_class"] == "two-way" and row["door_reason"] == "registry"
+    assert json.loads(row["extra_json"]) == {"distilled_at": "2026-01-01"}
+    assert row["followed_recommendation"] == 1
+    assert json.loads(row["raw_json"]) == rec
+
+
+def test_keyword_classification_is_stored(conn):
+    rec = ev(question_id="adhoc-x", question_summary="Force-push main?")
+    questions.record_event(conn, rec, "proj")
+    row = conn.execute("SELECT door_class, door_reason FROM question_log").fetchone()
+    assert row["door_class"] == "one-way"
+    assert row["door_reason"].startswith("keyword:/\\bforce[- ]push\\b/i")
+
+
+def test_same_record_twice_is_a_duplicate(conn):
+    rec = ev(ts="2026-01-01T00:00:00.000Z")
+    assert questions.record_event(conn, rec, "proj").status == "inserted"
+    assert questions.record_event(conn, dict(rec), "proj").status == "duplicate"
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
+
+
+def test_dedup_uses_source_tool_use_id_and_question_index(conn):
+    a = ev(tool_use_id="tu-1", source="hook")
+    assert questions.record_event(conn, a, "p", question_index=0).status == "inserted"
+    assert questions.record_event(conn, ev(tool_use_id="tu-1", source="hook", user_choice="skip"),
+                                  "p", question_index=0).status == "dedup"
+    # the second question of the same call is kept
+    assert questions.record_event(conn, ev(tool_use_id="tu-1", source="hook", user_choice="skip"),
+                                  "p", question_index=1).status == "inserted"
+    # another project is another log
+    assert questions.record_event(conn, a, "other", question_index=0).status == "inserted"
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 3
+
+
+def test_dedup_window_is_the_last_100_events(conn):
+    questions.record_event(conn, ev(tool_use_id="old", source="hook"), "p")
+    for i in range(100):
+        questions.record_event(conn, ev(tool_use_id=f"t{i}", source="hook"), "p")
+    assert questions.record_event(conn, ev(tool_use_id="old", source="hook", user_choice="x"),
+                                  "p").status == "inserted"
