@@ -17,6 +17,9 @@ from toolkit import __version__
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
+    "simulate": "toolkit.cli_calibrate:simulate",
+    "calibrate": "toolkit.cli_calibrate:calibrate",
+    "notebooks": "toolkit.cli_calibrate:notebooks",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.

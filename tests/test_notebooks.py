@@ -1,0 +1,98 @@
+import json
+import os
+import re
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+from toolkit import db, notebooks, simulate
+from toolkit.cli import cli
+
+COMMITTED = notebooks.notebook_paths()
+
+
+def test_the_two_analysis_notebooks_are_there():
+    assert [os.path.basename(p) for p in COMMITTED] == [
+        "01_question_log_distributions.ipynb",
+        "02_calibrate_surface_threshold.ipynb",
+    ]
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=os.path.basename)
+def test_committed_notebooks_have_no_outputs(path):
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    assert raw["metadata"]["kernelspec"]["name"] == "python3"
+    for cell in raw["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [], "commit notebooks without outputs"
+            assert cell["execution_count"] is None, "commit notebooks without execution counts"
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=os.path.basename)
+def test_notebooks_take_the_database_from_parameters_and_read_views(path):
+    nb = nbformat.read(path, as_version=4)
+    params = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1 and 'os.environ.get("PLANTUNE_DB"' in params[0].source
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    for table in ("question_log", "findings"):
+        assert f"FROM {table}" not in code, "notebooks read the views, not raw tables"
+
+
+def test_notebooks_execute_against_a_simulated_database(tmp_path):
+    path = str(tmp_path / "sim.db")
+    conn = db.connect(path)
+    simulate.simulate(conn, days=21, seed=4, projects=2, end="2026-11-30")
+    out = tmp_path / "out"
+    results = notebooks.run(path, str(out), {"INCLUDE_SYNTHETIC": True, "WRITE_CALIBRATION": True})
+    assert [r["name"] for r in results] == [os.path.basename(p) for p in COMMITTED]
+    for r in results:
+        nb = nbformat.read(r["notebook"], as_version=4)
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+        assert not [o for o in outputs if o.output_type == "error"]
+        assert sum("image/png" in o.get("data", {}) for o in outputs) >= 4, "each notebook draws its plots"
+        injected = nb.cells[2]
+        assert injected.metadata["tags"] == ["injected-parameters"]
+        assert f"PLANTUNE_DB = {os.path.abspath(path)!r}" in injected.source
+        with open(r["html"], encoding="utf-8") as f:
+            page = f.read()
+        assert page.count('<img alt="figure" src="data:image/png;base64,') >= 4
+        assert "<h1>" in page
+    text = "".join(o.get("text", "") for c in nbformat.read(results[1]["notebook"], 4).cells for o in c.get("outputs", []))
+    share = re.search(r"Share asked: ([0-9.]+)% \(target 20\.0%\)", text)
+    assert share and abs(float(share.group(1)) - 20) < 0.5
+    row = conn.execute("SELECT * FROM calibrations").fetchone()
+    assert row is not None and f"stored calibration {row['id']} for __global__" in text
+
+
+def test_a_failing_cell_is_reported_in_one_line(tmp_path, db_file):
+    db.connect(db_file).close()
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("PLANTUNE_DB = ''", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("assert PLANTUNE_DB, 'no db'\nraise RuntimeError('the\\nplot broke')"),
+    ])
+    nbformat.write(nb, str(folder / "broken.ipynb"))
+    with pytest.raises(notebooks.NotebookError) as e:
+        notebooks.run(db_file, str(tmp_path / "out"), directory=str(folder), html_copy=False)
+    assert str(e.value) == "broken.ipynb failed in cell 3: RuntimeError: the plot broke"
+
+
+def test_cli_without_a_database_fails_cleanly(tmp_path):
+    missing = str(tmp_path / "missing.db")
+    r = CliRunner().invoke(cli, ["notebooks", "run", "--db", missing, "--out", str(tmp_path / "out")])
+    assert r.exit_code == 1
+    assert r.stderr.strip() == f"Error: no database at {missing} (run `plantune init` or `plantune simulate` first)"
+    assert not os.path.exists(missing)
+    r = CliRunner().invoke(cli, ["notebooks", "run", "--timeout", "soon"])
+    assert r.exit_code == 1 and r.stderr.strip() == "Error: --timeout must be a whole number, got 'soon'"
+
+
+def test_markdown_rendering_escapes_and_formats():
+    page = notebooks.markdown_to_html("# Title <x>\n\nSome `code` and **bold**\ntext.\n\n- one\n- two\n  more")
+    assert page == (
+        "<h1>Title &lt;x&gt;</h1>\n<p>Some <code>code</code> and <strong>bold</strong> text.</p>\n"
+        "<ul><li>one</li><li>two more</li></ul>"
+    )

@@ -1,0 +1,620 @@
+"""Fit the pacing threshold from recorded findings (numpy; no pandas in here).
+
+The pacing rule asks the user about a two-way finding when its score reaches the
+threshold. ``fit_threshold`` picks the threshold (and, because scores are small integers
+that tie a lot, a tie fraction) so that the share of two-way findings that surface is as
+close to the target as the data allows. The rule is exactly the one in
+``toolkit.scoring.reaches_threshold``; this module only evaluates it for many findings at
+once:
+
+* scores of a weighted function come from a 27-entry table built with ``scoring.score``
+  itself, so the rounding at the threshold is identical to the hot path;
+* the tie hash (sha1 of the finding id) is computed only for the findings sitting exactly
+  at the threshold, once per id; the rest of the fit works on plain score arrays.
+
+Around the fit: a by-session bootstrap interval for the achieved rate, override recall
+(how many of the decisions the user overrode the rule would have asked about), the
+interruptions per session and per phase before and after pacing, per-question override
+rates (evidence that a decision matters to the user) and a logistic fit of score weights.
+"""
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from toolkit import db, scoring
+
+DEFAULT_TARGET = 0.20
+DEFAULT_RESAMPLES = 1000
+RANK_CAP_PER_PHASE = 3
+PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")
+GATE_KINDS = ("approval", "migration")
+SCORE_FUNCTIONS = ("additive", "weighted")
+# Override-rate cut points for "does this decision matter to the user" (0, 1, 2): a question
+# the user overrides at least one time in ten is one they want a say in.
+DECISION_MATTERS_CUTS = (0.10, 0.25)
+MIN_ANSWERED_FOR_RATE = 5
+MIN_OVERRIDES_FOR_WEIGHTS = 10
+
+
+class CalibrationError(ValueError):
+    """A calibration that cannot be done, explained in one sentence."""
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def score_table(function=scoring.DEFAULT_SCORE_FUNCTION, weights=None):
+    """All 27 possible scores, indexed by severity*9 + irreversibility*3 + decision_matters."""
+    if function not in SCORE_FUNCTIONS:
+        raise CalibrationError(f"unknown score function {function!r} (expected additive or weighted)")
+    table = np.empty(27, dtype=np.float64)
+    for s in range(3):
+        for i in range(3):
+            for d in range(3):
+                finding = {"severity": s, "irreversibility": i, "decision_matters": d}
+                table[s * 9 + i * 3 + d] = scoring.score(finding, function, weights)
+    return table
+
+
+def score_findings(severity, irreversibility, decision_matters, function="additive", weights=None):
+    """Vectorised ``scoring.score`` for arrays of factors (each 0-2)."""
+    s = np.asarray(severity, dtype=np.int64)
+    i = np.asarray(irreversibility, dtype=np.int64)
+    d = np.asarray(decision_matters, dtype=np.int64)
+    for name, a in (("severity", s), ("irreversibility", i), ("decision_matters", d)):
+        if a.size and (a.min() < 0 or a.max() > 2):
+            raise CalibrationError(f"{name} must be 0, 1 or 2")
+    return score_table(function, weights)[s * 9 + i * 3 + d]
+
+
+def tie_hashes(ids):
+    """``scoring.tie_hash`` for many ids at once (one sha1 per id, the only per-id Python work)."""
+    sha1 = hashlib.sha1
+    digests = b"".join([sha1((x if isinstance(x, str) else str(x)).encode("utf-8")).digest()[:4] for x in ids])
+    return np.frombuffer(digests, dtype=">u4").astype(np.float64) / 2**32
+
+
+def _scores_array(scores):
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    if s.size and not np.all(np.isfinite(s)):
+        raise CalibrationError("scores must be finite numbers")
+    return np.round(s, scoring.SCORE_DECIMALS)
+
+
+def _hashes_at(positions, ids, hashes):
+    if hashes is not None:
+        return np.asarray(hashes, dtype=np.float64)[positions]
+    return tie_hashes(ids[j] for j in positions)
+
+
+# --------------------------------------------------------------------------- the fit
+
+
+@dataclass
+class Fit:
+    """A fitted surfacing rule and how it does on the data it was fitted on."""
+
+    threshold: float
+    tie_fraction: float
+    target: float
+    achieved_rate: float
+    n: int
+    n_above: int  # strictly above the threshold: always surface
+    n_ties: int  # exactly at the threshold
+    n_tie_surfaced: int  # ties whose id hash falls under the tie fraction
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def _check_target(target):
+    try:
+        target = float(target)
+    except (TypeError, ValueError):
+        raise CalibrationError("target must be a number between 0 and 1") from None
+    if not 0.0 <= target <= 1.0:
+        raise CalibrationError("target must be between 0 and 1")
+    return target
+
+
+def fit_threshold(scores, target=DEFAULT_TARGET, ids=None, hashes=None):
+    """The threshold and tie fraction whose surfaced share is closest to ``target``.
+
+    A finding surfaces when its score is above the threshold, or equal to it and the
+    stable hash of its id is under the tie fraction (``scoring.reaches_threshold``).
+    Give the finding ``ids`` (or their precomputed ``hashes``) to have the tie fraction
+    split the tied findings exactly; without them the tie fraction is the ideal share
+    k/m of the ties and the achieved rate is what that split would give.
+    """
+    target = _check_target(target)
+    s = _scores_array(scores)
+    n = s.size
+    if n == 0:
+        raise CalibrationError("no scores to fit: need at least one two-way finding")
+    if ids is not None and len(ids) != n:
+        raise CalibrationError("ids and scores must have the same length")
+    if hashes is not None and len(hashes) != n:
+        raise CalibrationError("hashes and scores must have the same length")
+
+    values, counts = _value_counts(s)  # ascending
+    at_or_above = np.cumsum(counts[::-1])[::-1]
+    above = at_or_above - counts
+    wanted = target * n
+    # The highest score value whose "at or above" count still reaches the wanted count.
+    idx = int(np.searchsorted(-at_or_above, -wanted, side="right")) - 1
+    idx = max(idx, 0)
+    threshold = float(values[idx])
+    m = int(counts[idx])
+    n_above = int(above[idx])
+    k = int(np.clip(np.floor(wanted - n_above + 0.5), 0, m))
+
+    if k == 0:
+        fraction, surfaced_ties = 0.0, 0
+    elif k == m:
+        fraction, surfaced_ties = 1.0, m
+    elif ids is None and hashes is None:
+        fraction, surfaced_ties = k / m, k
+    else:
+        tied = _hashes_at(np.flatnonzero(s == threshold), ids, hashes)
+        fraction, surfaced_ties = _split_ties(tied, k)
+    return Fit(
+        threshold=threshold,
+        tie_fraction=float(fraction),
+        target=target,
+        achieved_rate=(n_above + surfaced_ties) / n,
+        n=n,
+        n_above=n_above,
+        n_ties=m,
+        n_tie_surfaced=int(surfaced_ties),
+    )
+
+
+def _value_counts(s):
+    """Distinct values and their counts, ascending.
+
+    Additive scores are small integers: counting them with bincount is linear, where
+    np.unique would sort a million floats. Other scores fall back to np.unique.
+    """
+    if s.size:
+        low, high = s.min(), s.max()
+        if high - low <= 4096 and low == np.floor(low):
+            as_int = (s - low).astype(np.int64)
+            if np.array_equal(as_int + low, s):
+                counts = np.bincount(as_int)
+                present = np.flatnonzero(counts)
+                return present + low, counts[present]
+    return np.unique(s, return_counts=True)
+
+
+def _split_ties(hashes, k):
+    """A fraction f with exactly k of the tied hashes below it, as near k/m as possible.
+
+    Hashes are uniform, so the fraction nearest k/m surfaces the same share of ties on
+    new data. Only the k-th and (k+1)-th smallest hashes matter (a partition, not a
+    sort). Duplicate ids can make k unreachable; then the nearest reachable count wins.
+    """
+    m = hashes.size
+    part = np.partition(hashes, (k - 1, k))
+    lo, hi = part[k - 1], part[k]
+    if lo < hi:
+        fraction = min(max(k / m, float(np.nextafter(lo, 1.0))), float(hi))
+        return fraction, k
+    below = int(np.count_nonzero(hashes < hi))
+    upto = int(np.count_nonzero(hashes <= hi))
+    if k - below <= upto - k:
+        return float(hi), below
+    return (1.0 if upto == m else float(np.nextafter(hi, 1.0))), upto
+
+
+def surfaced_mask(scores, threshold, tie_fraction, ids=None, hashes=None):
+    """Boolean array: which findings reach the threshold under the tie rule."""
+    s = _scores_array(scores)
+    t = round(float(threshold), scoring.SCORE_DECIMALS)
+    mask = s > t
+    tie = np.flatnonzero(s == t)
+    if tie.size and tie_fraction > 0:
+        if ids is None and hashes is None:
+            raise CalibrationError("ids or hashes are needed to decide findings tied at the threshold")
+        mask[tie[_hashes_at(tie, ids, hashes) < tie_fraction]] = True
+    return mask
+
+
+def surface_rate_curve(scores):
+    """(values, share surfacing at "score >= value") for every distinct score, ascending."""
+    s = _scores_array(scores)
+    values, counts = np.unique(s, return_counts=True)
+    return values, np.cumsum(counts[::-1])[::-1] / max(s.size, 1)
+
+
+def recall_curve(scores, overridden):
+    """(values, surface share, override recall) for "score >= value" at each distinct value."""
+    s = _scores_array(scores)
+    o = np.asarray(overridden, dtype=bool)
+    values, inverse, counts = np.unique(s, return_inverse=True, return_counts=True)
+    hits = np.bincount(inverse, weights=o, minlength=values.size)
+    rate = np.cumsum(counts[::-1])[::-1] / max(s.size, 1)
+    total = o.sum()
+    recall = np.cumsum(hits[::-1])[::-1] / total if total else np.full(values.size, np.nan)
+    return values, rate, recall
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def session_codes(session_ids):
+    """Dense integer codes for session ids (and the number of sessions)."""
+    uniques, codes = np.unique(np.asarray(session_ids, dtype=object).astype(str), return_inverse=True)
+    return codes, uniques.size
+
+
+def bootstrap_rate(surfaced, sessions, resamples=DEFAULT_RESAMPLES, seed=0, level=0.95):
+    """Percentile interval of the surfaced share, resampling whole sessions.
+
+    Findings of one session are not independent (one plan, one mood), so sessions are
+    the unit drawn with replacement. Returns (low, high, samples).
+    """
+    surfaced = np.asarray(surfaced, dtype=np.float64)
+    codes, n_sessions = session_codes(sessions)
+    if surfaced.size == 0:
+        raise CalibrationError("no findings to bootstrap")
+    per_n = np.bincount(codes, minlength=n_sessions).astype(np.float64)
+    per_hit = np.bincount(codes, weights=surfaced, minlength=n_sessions)
+    rng = np.random.default_rng(seed)
+    # Draw in blocks so a million sessions never needs a resamples x sessions matrix.
+    block = max(1, min(resamples, 4_000_000 // max(n_sessions, 1)))
+    samples = []
+    done = 0
+    while done < resamples:
+        b = min(block, resamples - done)
+        pick = rng.integers(0, n_sessions, size=(b, n_sessions))
+        samples.append(per_hit[pick].sum(axis=1) / per_n[pick].sum(axis=1))
+        done += b
+    samples = np.concatenate(samples)
+    tail = (1.0 - level) / 2.0 * 100
+    low, high = np.percentile(samples, [tail, 100 - tail])
+    return float(low), float(high), samples
+
+
+def override_recall(surfaced, overridden):
+    """Share of overridden decisions the rule would have surfaced (None when there are none)."""
+    o = np.asarray(overridden, dtype=bool)
+    if not o.any():
+        return None
+    return float(np.asarray(surfaced, dtype=bool)[o].mean())
+
+
+def interruptions(sessions, phases, one_way, gate, eligible, cap=RANK_CAP_PER_PHASE):
+    """Questions asked per session and per phase: ask everything vs the pacing rule.
+
+    Before, every finding is a question. After, one-way findings and approval/migration
+    gates are always asked, plus at most ``cap`` eligible two-way findings per phase.
+    """
+    codes, n_sessions = session_codes(sessions)
+    phases = np.asarray(phases, dtype=object).astype(str)
+    phase_names, phase_codes = np.unique(phases, return_inverse=True)
+    one_way = np.asarray(one_way, dtype=bool)
+    gate = np.asarray(gate, dtype=bool) & ~one_way
+    ranked = np.asarray(eligible, dtype=bool) & ~one_way & ~gate
+    group = codes * phase_names.size + phase_codes
+    size = n_sessions * phase_names.size
+    before = np.bincount(group, minlength=size)
+    always = np.bincount(group, weights=one_way | gate, minlength=size)
+    after = always + np.minimum(np.bincount(group, weights=ranked, minlength=size), cap)
+    present = before > 0
+    per_phase = {}
+    for p, name in enumerate(phase_names):
+        rows = present.reshape(n_sessions, -1)[:, p]
+        if rows.any():
+            per_phase[str(name)] = {
+                "phases": int(rows.sum()),
+                "before": float(before.reshape(n_sessions, -1)[rows, p].mean()),
+                "after": float(after.reshape(n_sessions, -1)[rows, p].mean()),
+            }
+    return {
+        "sessions": int(n_sessions),
+        "per_session": {
+            "before": float(before.sum() / max(n_sessions, 1)),
+            "after": float(after.sum() / max(n_sessions, 1)),
+        },
+        "per_phase": dict(sorted(per_phase.items(), key=lambda kv: _phase_order(kv[0]))),
+    }
+
+
+def _phase_order(name):
+    return PHASES.index(name) if name in PHASES else len(PHASES)
+
+
+# --------------------------------------------------------------------------- decision matters
+
+
+def override_rates(question_ids, overridden, answered=None):
+    """Per question id: answered count, overridden count and override rate (1 - followed share).
+
+    Only decisions the user made count (``answered``); auto-decided rows always "follow".
+    Returns a list of dicts, most overridden first.
+    """
+    q = np.asarray(question_ids, dtype=object).astype(str)
+    o = np.asarray(overridden, dtype=np.float64)
+    keep = np.ones(q.size, dtype=bool) if answered is None else np.asarray(answered, dtype=bool)
+    names, inverse = np.unique(q[keep], return_inverse=True)
+    n = np.bincount(inverse, minlength=names.size)
+    hits = np.bincount(inverse, weights=o[keep], minlength=names.size)
+    out = [
+        {"question_id": str(name), "answered": int(a), "overridden": int(h), "override_rate": float(h / a)}
+        for name, a, h in zip(names, n, hits)
+    ]
+    out.sort(key=lambda r: (-r["override_rate"], -r["answered"], r["question_id"]))
+    return out
+
+
+def decision_matters_from_override_rate(rate):
+    """0, 1 or 2 from a historical override rate (vectorised)."""
+    return np.digitize(np.asarray(rate, dtype=np.float64), DECISION_MATTERS_CUTS)
+
+
+def fit_weights(severity, irreversibility, decision_matters, overridden):
+    """Score weights from a logistic regression of "overridden" on the three factors.
+
+    A factor that makes overrides more likely earns weight; negative effects are clipped
+    to 0. Weights are scaled to sum to 3 so a weighted score stays on the additive scale.
+    """
+    y = np.asarray(overridden, dtype=np.float64)
+    hits = int(y.sum())
+    if hits < MIN_OVERRIDES_FOR_WEIGHTS or y.size - hits < MIN_OVERRIDES_FOR_WEIGHTS:
+        raise CalibrationError(
+            f"not enough overridden decisions to fit weights (need {MIN_OVERRIDES_FOR_WEIGHTS} "
+            f"overridden and {MIN_OVERRIDES_FOR_WEIGHTS} followed, have {hits} and {y.size - hits})"
+        )
+    x = np.column_stack([
+        np.ones(y.size),
+        np.asarray(severity, dtype=np.float64),
+        np.asarray(irreversibility, dtype=np.float64),
+        np.asarray(decision_matters, dtype=np.float64),
+    ])
+    beta = np.zeros(4)
+    ridge = 1e-3 * np.eye(4)  # keeps Newton steps finite when a factor perfectly separates
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
+        w = p * (1.0 - p)
+        step = np.linalg.solve(x.T @ (x * w[:, None]) + ridge, x.T @ (y - p) - ridge @ beta)
+        beta += step
+        if np.max(np.abs(step)) < 1e-9:
+            break
+    coef = np.clip(beta[1:], 0.0, None)
+    if coef.sum() <= 0:
+        raise CalibrationError("cannot fit weights: no factor makes overrides more likely")
+    coef = coef / coef.sum() * 3.0
+    return {name: round(float(c), 3) for name, c in zip(scoring.FACTORS, coef)}
+
+
+# --------------------------------------------------------------------------- data and runs
+
+
+def load_findings(conn, project=None, since=None, include_synthetic=False):
+    """Findings from the ``finding_scores`` view as a dict of numpy arrays."""
+    rows = conn.execute(
+        "SELECT project, session_id, phase, finding_id, question_id, severity, irreversibility,"
+        " decision_matters, door_type, kind, overridden, answered, synthetic, created_at"
+        " FROM finding_scores"
+        " WHERE (:project IS NULL OR project = :project)"
+        " AND (:since IS NULL OR created_at >= :since)"
+        " AND (:synthetic OR synthetic = 0)"
+        " ORDER BY created_at, id",
+        {"project": project, "since": since, "synthetic": 1 if include_synthetic else 0},
+    ).fetchall()
+    cols = ("project", "session_id", "phase", "finding_id", "question_id", "severity", "irreversibility",
+            "decision_matters", "door_type", "kind", "overridden", "answered", "synthetic", "created_at")
+    data = {c: [r[j] for r in rows] for j, c in enumerate(cols)}
+    out = {c: np.asarray(data[c], dtype=object) for c in ("project", "session_id", "phase", "finding_id",
+                                                          "question_id", "door_type", "kind", "created_at")}
+    for c in ("severity", "irreversibility", "decision_matters"):
+        out[c] = np.asarray(data[c], dtype=np.int64)
+    for c in ("overridden", "answered", "synthetic"):
+        out[c] = np.asarray(data[c], dtype=bool)
+    out["n"] = len(rows)
+    return out
+
+
+def _describe_filters(project, since, include_synthetic, n_synthetic):
+    text = f" for project {project}" if project else ""
+    if since:
+        text += f" since {since}"
+    if not include_synthetic and n_synthetic:
+        text += f"; {n_synthetic:,} simulated findings were left out, add --include-synthetic to use them"
+    return text
+
+
+def calibrate(findings, target=DEFAULT_TARGET, score_function="additive", weights=None, fit_score_weights=False,
+              resamples=DEFAULT_RESAMPLES, seed=0):
+    """Fit the threshold on loaded findings and measure it. Returns a report dict."""
+    target = _check_target(target)
+    if score_function not in SCORE_FUNCTIONS:
+        raise CalibrationError(f"unknown score function {score_function!r} (expected additive or weighted)")
+    if resamples < 1:
+        raise CalibrationError("resamples must be at least 1")
+    one_way = findings["door_type"] == "one-way"
+    gate = np.isin(findings["kind"], GATE_KINDS)
+    two_way = ~one_way & ~gate  # the findings the threshold decides
+    n_two_way = int(two_way.sum())
+    if n_two_way == 0:
+        raise CalibrationError("no two-way findings to calibrate on")
+
+    sev, irr, dm = findings["severity"], findings["irreversibility"], findings["decision_matters"]
+    overridden = findings["overridden"]
+    if fit_score_weights:
+        score_function = "weighted"
+        weights = fit_weights(sev[two_way], irr[two_way], dm[two_way], overridden[two_way])
+    elif score_function == "weighted":
+        weights = dict(weights or {})
+    else:
+        weights = {}
+    scores_all = score_findings(sev, irr, dm, score_function, weights or None)
+    scores = scores_all[two_way]
+    ids = findings["finding_id"][two_way]
+    fit = fit_threshold(scores, target, ids=ids)
+
+    eligible = np.zeros(findings["n"], dtype=bool)
+    eligible[two_way] = surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids)
+    surfaced = eligible[two_way]
+    low, high, _ = bootstrap_rate(surfaced, findings["session_id"][two_way], resamples, seed)
+    recall = override_recall(surfaced, overridden[two_way])
+    rates = override_rates(findings["question_id"][two_way], overridden[two_way], findings["answered"][two_way])
+    values, counts = np.unique(scores, return_counts=True)
+    created = findings["created_at"]
+    return {
+        "target": target,
+        "score_function": score_function,
+        "weights": weights,
+        "threshold": fit.threshold,
+        "tie_fraction": fit.tie_fraction,
+        "achieved_rate": fit.achieved_rate,
+        "ci_low": low,
+        "ci_high": high,
+        "n_findings": n_two_way,
+        "n_sessions": int(np.unique(findings["session_id"][two_way].astype(str)).size),
+        "n_above": fit.n_above,
+        "n_ties": fit.n_ties,
+        "n_tie_surfaced": fit.n_tie_surfaced,
+        "n_overridden": int(overridden[two_way].sum()),
+        "override_recall": recall,
+        "random_recall": fit.achieved_rate,
+        "window_start": str(min(created)) if created.size else None,
+        "window_end": str(max(created)) if created.size else None,
+        "score_counts": {_fmt_score(v): int(c) for v, c in zip(values, counts)},
+        "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate, eligible),
+        "most_overridden": [
+            dict(r, decision_matters=int(decision_matters_from_override_rate(r["override_rate"])))
+            for r in rates if r["answered"] >= MIN_ANSWERED_FOR_RATE
+        ][:5],
+        "bootstrap": {"unit": "session", "resamples": resamples, "seed": seed, "level": 0.95},
+    }
+
+
+def _fmt_score(v):
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def run(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False, score_function="additive",
+        weights=None, fit_score_weights=False, resamples=DEFAULT_RESAMPLES, seed=0):
+    """Load the findings that match the filters and calibrate on them."""
+    findings = load_findings(conn, project, since, include_synthetic)
+    if findings["n"] == 0 or not np.any(
+        (findings["door_type"] != "one-way") & ~np.isin(findings["kind"], GATE_KINDS)
+    ):
+        n_synthetic = 0
+        if not include_synthetic:
+            n_synthetic = conn.execute(
+                "SELECT count(*) FROM finding_scores WHERE synthetic = 1"
+                " AND (:project IS NULL OR project = :project) AND (:since IS NULL OR created_at >= :since)",
+                {"project": project, "since": since},
+            ).fetchone()[0]
+        raise CalibrationError(
+            "no two-way findings to calibrate on" + _describe_filters(project, since, include_synthetic, n_synthetic)
+        )
+    report = calibrate(findings, target, score_function, weights, fit_score_weights, resamples, seed)
+    report.update({
+        "project": project or db.GLOBAL_SCOPE,
+        "since": since,
+        "include_synthetic": bool(include_synthetic),
+        "calibration_id": None,
+    })
+    return report
+
+
+def store(conn, report):
+    """Insert the calibration row for ``report``; returns (and sets) its id."""
+    core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
+            "ci_low", "ci_high", "n_findings", "n_sessions", "override_recall", "window_start", "window_end",
+            "include_synthetic", "calibration_id"}
+    details = {k: v for k, v in report.items() if k not in core}
+    with db.transaction(conn):
+        cur = conn.execute(
+            "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"
+            " weights_json, achieved_rate, ci_low, ci_high, n_findings, n_sessions, override_recall,"
+            " window_start, window_end, include_synthetic, details_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                report["project"], db.utc_now(), report["target"], report["threshold"], report["tie_fraction"],
+                report["score_function"], json.dumps(report["weights"], sort_keys=True), report["achieved_rate"],
+                report["ci_low"], report["ci_high"], report["n_findings"], report["n_sessions"],
+                report["override_recall"], report["window_start"], report["window_end"],
+                int(report["include_synthetic"]), json.dumps(details, sort_keys=True),
+            ),
+        )
+    report["calibration_id"] = cur.lastrowid
+    return cur.lastrowid
+
+
+# --------------------------------------------------------------------------- words
+
+
+def _pct(x):
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _rule(report):
+    t = report["threshold"]
+    t_text = f"{t:g}"
+    if report["score_function"] == "weighted":
+        w = report["weights"]
+        what = "weighted score (" + " + ".join(f"{w.get(k, 1.0):g}×{k.replace('_', ' ')}"
+                                               for k in ("severity", "irreversibility", "decision_matters")) + ")"
+    else:
+        what = "score (severity + irreversibility + decision matters)"
+    f = report["tie_fraction"]
+    if f >= 1.0:
+        return f"a two-way finding is asked about when its {what} is {t_text} or more"
+    if f <= 0.0:
+        return f"a two-way finding is asked about when its {what} is above {t_text}"
+    return (f"a two-way finding is asked about when its {what} is above {t_text}, "
+            f"or exactly {t_text} and its id hashes under {f:.3f} (about {100 * f:.0f}% of those ties)")
+
+
+def summary_lines(report):
+    """The report in plain English, one sentence per line (CLI and notebook 02)."""
+    where = "all projects" if report["project"] == db.GLOBAL_SCOPE else f"project {report['project']}"
+    synthetic = "simulated data included" if report["include_synthetic"] else "real data only"
+    window = f"{(report['window_start'] or '')[:10]} to {(report['window_end'] or '')[:10]}"
+    lines = [
+        f"Fitted on {report['n_findings']:,} two-way findings from {report['n_sessions']:,} sessions "
+        f"({where}, {window}, {synthetic}).",
+        f"Rule: {_rule(report)}.",
+        f"Share asked: {_pct(report['achieved_rate'])} (target {_pct(report['target'])}); "
+        f"95% interval over resampled sessions {_pct(report['ci_low'])} to {_pct(report['ci_high'])}.",
+    ]
+    if report["override_recall"] is None:
+        lines.append("Override recall: no overridden decisions recorded yet.")
+    else:
+        lines.append(
+            f"Override recall: {_pct(report['override_recall'])} of the {report['n_overridden']:,} decisions you "
+            f"overrode would be asked about (asking a random {_pct(report['random_recall'])} would catch "
+            f"{_pct(report['random_recall'])})."
+        )
+    inter = report["interruptions"]
+    lines.append(
+        f"Questions per session: {inter['per_session']['before']:.1f} if everything is asked, "
+        f"{inter['per_session']['after']:.1f} with pacing (one-way and gates always, at most 3 ranked per phase)."
+    )
+    if inter["per_phase"]:
+        lines.append("Per phase: " + ", ".join(
+            f"{name} {v['before']:.1f} → {v['after']:.1f}" for name, v in inter["per_phase"].items()
+        ) + ".")
+    if report["most_overridden"]:
+        lines.append("Most overridden questions (evidence your decision matters there): " + ", ".join(
+            f"{r['question_id']} {_pct(r['override_rate'])}" for r in report["most_overridden"][:3]
+        ) + ".")
+    return lines
+
+
+def latest(conn, project=None):
+    """The calibration `pacing rank` would use for ``project``: its own newest, else the global one."""
+    for scope in ([project] if project and project != db.GLOBAL_SCOPE else []) + [db.GLOBAL_SCOPE]:
+        row = conn.execute(
+            "SELECT * FROM calibrations WHERE project = ? ORDER BY created_at DESC, id DESC LIMIT 1", (scope,)
+        ).fetchone()
+        if row:
+            return dict(row)
+    return None

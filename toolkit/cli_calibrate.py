@@ -1,0 +1,269 @@
+"""``plantune simulate``, ``plantune calibrate`` and ``plantune notebooks``: the analyst's commands."""
+
+import json
+import os
+import sys
+from datetime import date
+
+import click
+
+from toolkit.cli import db_option, fail, json_option, open_db, print_json
+
+
+def _whole(value, name, low, high):
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        fail(f"{name} must be a whole number, got {value!r}")
+    if not low <= n <= high:
+        fail(f"{name} must be between {low} and {high}, got {n}")
+    return n
+
+
+def _fraction(value, name):
+    try:
+        x = float(str(value).strip())
+    except ValueError:
+        fail(f"{name} must be a number between 0 and 1, got {value!r}")
+    if not 0.0 <= x <= 1.0:
+        fail(f"{name} must be between 0 and 1, got {value}")
+    return x
+
+
+def _day(value, name):
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        fail(f"{name} must be a date like 2026-01-31, got {value!r}")
+
+
+class _Progress:
+    """A progress bar on stderr, only when stderr is a terminal (never in logs or tests)."""
+
+    def __init__(self, length, label):
+        self.bar = None
+        if sys.stderr.isatty():
+            self.bar = click.progressbar(length=length, label=label, file=sys.stderr)
+        self.done = 0
+
+    def __enter__(self):
+        if self.bar:
+            self.bar.__enter__()
+        return self
+
+    def update(self, done):
+        if self.bar:
+            self.bar.update(done - self.done)
+        self.done = done
+
+    def __exit__(self, *exc):
+        if self.bar:
+            self.bar.__exit__(*exc)
+        return False
+
+
+# --------------------------------------------------------------------------- simulate
+
+
+@click.command()
+@click.option("--days", default="90", show_default=True, help="How many days of history (1-3650).")
+@click.option("--seed", default="0", show_default=True, help="Random seed: the same seed gives the same history.")
+@click.option("--projects", default="3", show_default=True, help="How many projects (1-12).")
+@click.option("--end", default=None, help="Last simulated day, YYYY-MM-DD (default: today, UTC).")
+@click.option("--replace", is_flag=True, help="Delete earlier simulated rows first (real rows are never touched).")
+@db_option
+@json_option
+def simulate(days, seed, projects, end, replace, db_path, as_json):
+    """Write a realistic synthetic history (sessions, findings, answers), marked synthetic.
+
+    Review chains run on most days: CEO and Eng phases always, Design and DX sometimes,
+    5-10 findings each, decided by the uncalibrated pacing rule. Every row carries
+    synthetic = 1, so `plantune calibrate` ignores it unless given --include-synthetic.
+
+    \b
+    Example:
+        plantune simulate --days 90 --seed 7
+        plantune simulate --days 365 --projects 5 --replace
+    """
+    from toolkit import simulate as sim
+
+    n_days = _whole(days, "--days", 1, sim.MAX_DAYS)
+    n_seed = _whole(seed, "--seed", -(2**63), 2**63 - 1)
+    n_projects = _whole(projects, "--projects", 1, len(sim.PROJECT_NAMES))
+    end_day = _day(end, "--end")
+    conn = open_db(db_path)
+    try:
+        with _Progress(n_days, "simulating") as progress:
+            summary = sim.simulate(conn, n_days, n_seed, n_projects, end_day, replace, progress=progress.update)
+    except sim.SimulationError as e:
+        fail(str(e))
+    if as_json:
+        print_json(summary)
+        return
+    written = summary["written"]
+    surfaced = summary["surfaced"]
+    if replace:
+        click.echo(f"Removed {sum(summary['cleared'].values()):,} earlier simulated rows.")
+    click.echo(
+        f"Simulated {summary['days']} days ({summary['start']} to {summary['end']}, seed {summary['seed']}) "
+        f"for {len(summary['projects'])} projects: {', '.join(summary['projects'])}."
+    )
+    click.echo(
+        f"{summary['sessions']:,} sessions, {summary['findings']:,} findings: "
+        f"{surfaced['one-way']:,} one-way and {surfaced['gate']:,} gates asked, {surfaced['rank']:,} ranked high "
+        f"enough to ask, {summary['silent']:,} auto-accepted, {surfaced['flip']:,} flipped back later."
+    )
+    new = sum(written.values())
+    if new == 0:
+        click.echo("Nothing new written: this simulation is already in the database.")
+    else:
+        click.echo(
+            f"Wrote {written['question_log']:,} question-log rows, {written['findings']:,} findings, "
+            f"{written['preferences']:,} preferences and {written['declared_profile']:,} declared profile values, "
+            "all marked synthetic."
+        )
+
+
+# --------------------------------------------------------------------------- calibrate
+
+
+@click.command()
+@click.option("--target", default="0.20", show_default=True, help="Share of two-way findings to ask about (0-1).")
+@click.option("--since", default=None, help="Only findings on or after this date (YYYY-MM-DD).")
+@click.option("--project", default=None, help="Fit on one project's findings and store the calibration for it.")
+@click.option("--include-synthetic", is_flag=True, help="Also use simulated rows (left out by default).")
+@click.option("--score-function", type=click.Choice(["additive", "weighted"]), default="additive",
+              show_default=True, help="How the three factors combine into a score.")
+@click.option("--weights", default=None,
+              help='Weights for the weighted score as JSON, e.g. \'{"decision_matters": 2}\' (default: fitted).')
+@click.option("--resamples", default="1000", show_default=True, help="Bootstrap resamples of sessions.")
+@click.option("--dry-run", is_flag=True, help="Report the fit without storing a calibration.")
+@db_option
+@json_option
+def calibrate(target, since, project, include_synthetic, score_function, weights, resamples, dry_run, db_path,
+              as_json):
+    """Fit the pacing threshold so about --target of two-way findings are asked, and store it.
+
+    Reports the achieved share with a 95% interval (resampling whole sessions), how many
+    of your overrides the rule would have caught, and questions per session and phase
+    before and after pacing. `pacing rank` uses the newest calibration of the project,
+    else the newest global one (stored when --project is not given).
+
+    \b
+    Example:
+        plantune calibrate --include-synthetic
+        plantune calibrate --project acme-web --since 2026-09-01 --dry-run --json
+        plantune calibrate --score-function weighted
+    """
+    from toolkit import calibrate as cal
+    from toolkit import paths
+
+    target_value = _fraction(target, "--target")
+    since_day = _day(since, "--since")
+    n_resamples = _whole(resamples, "--resamples", 1, 100_000)
+    if project is not None and not paths.is_valid_slug(project):
+        fail(f"--project must be a project slug (letters, digits, '.', '_' or '-'), got {project!r}")
+    weight_values = None
+    if weights is not None:
+        weight_values = _parse_weights(weights)
+        if score_function != "weighted":
+            fail("--weights needs --score-function weighted")
+    conn = open_db(db_path)
+    try:
+        report = cal.run(
+            conn, target_value, project, since_day, include_synthetic, score_function, weight_values,
+            fit_score_weights=score_function == "weighted" and weight_values is None, resamples=n_resamples,
+        )
+    except cal.CalibrationError as e:
+        fail(str(e))
+    if not dry_run:
+        cal.store(conn, report)
+    if as_json:
+        keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings", "override_recall",
+                "calibration_id")
+        out = {k: report[k] for k in keys}
+        out.update({k: v for k, v in report.items() if k not in out})
+        print_json(out)
+        return
+    for line in cal.summary_lines(report):
+        click.echo(line)
+    if dry_run:
+        click.echo("Dry run: nothing stored.")
+    else:
+        click.echo(
+            f"Stored as calibration {report['calibration_id']} for {report['project']}; "
+            "`pacing rank` uses it from now on."
+        )
+
+
+def _parse_weights(text):
+    from toolkit import scoring
+
+    try:
+        weights = json.loads(text)
+    except json.JSONDecodeError:
+        fail("--weights must be a JSON object like {\"severity\": 1, \"irreversibility\": 1, \"decision_matters\": 2}")
+    if not isinstance(weights, dict) or not weights:
+        fail("--weights must be a non-empty JSON object")
+    unknown = sorted(set(weights) - set(scoring.FACTORS))
+    if unknown:
+        fail(f"--weights has unknown factor {unknown[0]!r} (expected severity, irreversibility, decision_matters)")
+    for k, v in weights.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+            fail(f"--weights value for {k} must be a number")
+    return {k: float(v) for k, v in weights.items()}
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+@click.group()
+def notebooks():
+    """Run the analysis notebooks (question-log distributions, threshold calibration).
+
+    \b
+    Example:
+        plantune notebooks run --out ./shared-notebooks
+    """
+
+
+@notebooks.command(name="run")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Folder for the executed copies and HTML (default: notebooks/out).")
+@click.option("--include-synthetic", is_flag=True, help="Let the notebooks use simulated rows.")
+@click.option("--write-calibration", is_flag=True, help="Let notebook 02 store the calibration it fits.")
+@click.option("--no-html", is_flag=True, help="Save executed notebooks only, no HTML copies.")
+@click.option("--timeout", default="600", show_default=True, help="Seconds allowed per cell.")
+@db_option
+def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeout, db_path):
+    """Execute every notebook against the database and save executed copies and HTML.
+
+    \b
+    Example:
+        plantune notebooks run --include-synthetic --out .demo/notebooks
+    """
+    from toolkit import notebooks as nbs
+    from toolkit import paths
+
+    seconds = _whole(timeout, "--timeout", 1, 86_400)
+    path = paths.db_path(db_path)
+    out = out_dir or nbs.DEFAULT_OUT_DIR
+    params = {"INCLUDE_SYNTHETIC": bool(include_synthetic), "WRITE_CALIBRATION": bool(write_calibration)}
+
+    def shown(p):
+        rel = os.path.relpath(p)
+        return p if rel.startswith("..") else rel
+
+    def done(result):
+        saved = shown(result["notebook"])
+        if result["html"]:
+            saved += f" and {shown(result['html'])}"
+        click.echo(f"Ran {result['name']} in {result['seconds']:.1f} s → {saved}")
+
+    try:
+        results = nbs.run(path, out, params, html_copy=not no_html, timeout=seconds, on_done=done)
+    except nbs.NotebookError as e:
+        fail(str(e))
+    click.echo(f"{len(results)} notebooks executed against {path}.")

@@ -1,0 +1,238 @@
+"""Execute the analysis notebooks against a database and save shareable copies.
+
+The notebooks in ``notebooks/`` are committed without outputs. Each has a cell tagged
+``parameters`` (database path from ``$PLANTUNE_DB`` by default); running them here inserts
+an ``injected-parameters`` cell right after it, the way papermill does, so an executed
+copy records exactly what it ran against. Copies are written as ``.ipynb`` and as a
+self-contained ``.html`` page (plots embedded) that opens without Jupyter.
+
+nbclient and nbformat are imported lazily: nothing on the hot path imports this module.
+"""
+
+import base64
+import html
+import os
+import re
+import tempfile
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOTEBOOKS_DIR = os.path.join(REPO_ROOT, "notebooks")
+DEFAULT_OUT_DIR = os.path.join(NOTEBOOKS_DIR, "out")
+KERNEL_NAME = "python3"
+DEFAULT_TIMEOUT = 600
+
+
+class NotebookError(Exception):
+    """A notebook that could not be run, explained in one line."""
+
+
+def notebook_paths(directory=NOTEBOOKS_DIR):
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".ipynb"))
+    except FileNotFoundError:
+        raise NotebookError(f"no notebooks folder at {directory}") from None
+    if not names:
+        raise NotebookError(f"no notebooks in {directory}")
+    return [os.path.join(directory, n) for n in names]
+
+
+def inject_parameters(nb, params):
+    """Insert a cell assigning ``params`` right after the cell tagged ``parameters``."""
+    import nbformat
+
+    source = "# Parameters injected by `plantune notebooks run`\n" + "".join(
+        f"{name} = {value!r}\n" for name, value in params.items()
+    )
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
+    position = 0
+    for i, c in enumerate(nb.cells):
+        if "parameters" in c.get("metadata", {}).get("tags", []):
+            position = i + 1
+            break
+    nb.cells.insert(position, cell)
+    return nb
+
+
+def _failed_cell(nb):
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                return i + 1
+    return None
+
+
+def execute(path, params=None, timeout=DEFAULT_TIMEOUT):
+    """Run one notebook with ``params`` injected; returns the executed notebook node."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Python 3", "language": "python"}
+    if params:
+        inject_parameters(nb, params)
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name=KERNEL_NAME,
+        resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
+    )
+    name = os.path.basename(path)
+    # The kernel's own stderr is start-up noise (ipykernel warns about TCP transport on
+    # every start); it is kept aside and only shown when the kernel itself fails.
+    with tempfile.TemporaryFile() as kernel_stderr:
+        try:
+            client.execute(stderr=kernel_stderr)
+        except CellExecutionError as e:
+            cell = _failed_cell(nb)
+            where = f" in cell {cell}" if cell else ""
+            evalue = " ".join(str(e.evalue).split())
+            raise NotebookError(f"{name} failed{where}: {e.ename}: {evalue}") from None
+        except Exception as e:  # noqa: BLE001 - kernel start-up, timeouts, dead kernels
+            message = " ".join(str(e).split()) or type(e).__name__
+            kernel_stderr.seek(0)
+            tail = [l for l in kernel_stderr.read().decode("utf-8", "replace").splitlines() if l.strip()]
+            if tail:
+                message += f" (kernel said: {tail[-1].strip()})"
+            raise NotebookError(f"{name} could not be executed: {message}") from None
+    return nb
+
+
+def run(db_path, out_dir=DEFAULT_OUT_DIR, params=None, directory=NOTEBOOKS_DIR, html_copy=True,
+        timeout=DEFAULT_TIMEOUT, on_done=None):
+    """Execute every notebook in ``directory`` against ``db_path`` and save copies in ``out_dir``.
+
+    Returns one dict per notebook: name, seconds, notebook path and html path (or None).
+    ``on_done(result)`` is called after each notebook.
+    """
+    import nbformat
+
+    if not os.path.exists(db_path):
+        raise NotebookError(f"no database at {db_path} (run `plantune init` or `plantune simulate` first)")
+    paths = notebook_paths(directory)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        raise NotebookError(f"cannot create output folder {out_dir}: {e.strerror}") from None
+    values = {"PLANTUNE_DB": os.path.abspath(db_path)}
+    values.update(params or {})
+    results = []
+    for path in paths:
+        name = os.path.basename(path)
+        started = time.perf_counter()
+        nb = execute(path, values, timeout)
+        seconds = time.perf_counter() - started
+        nb_out = os.path.join(out_dir, name)
+        nbformat.write(nb, nb_out)
+        html_out = None
+        if html_copy:
+            html_out = os.path.splitext(nb_out)[0] + ".html"
+            with open(html_out, "w", encoding="utf-8") as f:
+                f.write(to_html(nb, os.path.splitext(name)[0]))
+        result = {"name": name, "seconds": seconds, "notebook": nb_out, "html": html_out}
+        results.append(result)
+        if on_done:
+            on_done(result)
+    return results
+
+
+# --------------------------------------------------------------------------- HTML
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;
+color:#222;line-height:1.45}
+pre{background:#f6f8fa;padding:.6rem .8rem;overflow-x:auto;border-radius:4px;font-size:.85rem}
+pre.code{border-left:3px solid #8ab4f8}
+pre.error{background:#fdecea;border-left:3px solid #d93025}
+.output img{max-width:100%}
+table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
+td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:right}
+code{background:#f6f8fa;padding:0 .2rem;border-radius:3px}
+.params{font-size:.8rem;color:#555}
+"""
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _inline(text):
+    text = html.escape(text)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
+    text = re.sub(r"(?<![*\w])\*([^*]+)\*(?!\*)", r"<em>\1</em>", text)
+    return text
+
+
+def markdown_to_html(source):
+    """Just enough Markdown for our notebooks: headings, paragraphs, lists, code spans."""
+    out, para, items = [], [], []
+
+    def close():
+        if para:
+            out.append("<p>" + _inline(" ".join(para)) + "</p>")
+            para.clear()
+        if items:
+            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
+            items.clear()
+
+    for line in source.splitlines():
+        stripped = line.strip()
+        heading = re.match(r"^(#{1,6})\s+(.*)$", stripped)
+        if not stripped:
+            close()
+        elif heading:
+            close()
+            level = len(heading.group(1))
+            out.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
+        elif re.match(r"^[-*]\s+", stripped):
+            if para:
+                close()
+            items.append(re.sub(r"^[-*]\s+", "", stripped))
+        elif items and line.startswith("  "):
+            items[-1] += " " + stripped
+        else:
+            if items:
+                close()
+            para.append(stripped)
+    close()
+    return "\n".join(out)
+
+
+def _text(value):
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _output_html(out):
+    kind = out.get("output_type")
+    if kind == "stream":
+        return f"<pre>{html.escape(_text(out.get('text', '')))}</pre>"
+    if kind == "error":
+        trace = _ANSI.sub("", "\n".join(out.get("traceback", [])))
+        return f"<pre class=\"error\">{html.escape(trace)}</pre>"
+    data = out.get("data", {})
+    if "image/png" in data:
+        png = _text(data["image/png"]).replace("\n", "")
+        base64.b64decode(png, validate=True)  # never embed something that is not base64
+        return f'<img alt="figure" src="data:image/png;base64,{png}">'
+    if "text/html" in data:
+        # Produced by our own kernel (pandas tables), not by untrusted input.
+        return _text(data["text/html"])
+    if "text/plain" in data:
+        return f"<pre>{html.escape(_text(data['text/plain']))}</pre>"
+    return ""
+
+
+def to_html(nb, title):
+    """A self-contained HTML page for an executed notebook."""
+    parts = [
+        "<!doctype html><html><head><meta charset=\"utf-8\">",
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+    ]
+    for cell in nb.cells:
+        source = _text(cell.get("source", ""))
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.get("cell_type") == "markdown":
+            parts.append(markdown_to_html(source))
+        elif cell.get("cell_type") == "code":
+            css = "code params" if "injected-parameters" in tags or "parameters" in tags else "code"
+            parts.append(f"<pre class=\"{css}\">{html.escape(source)}</pre>")
+            parts.append("<div class=\"output\">" + "".join(_output_html(o) for o in cell.get("outputs", [])) + "</div>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
