@@ -17,10 +17,14 @@ from toolkit import __version__
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
+    "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
 HOOK_COMMANDS = {
+    "pre-tool-use": "toolkit.cli_hooks:pre_tool_use",
+    "post-tool-use": "toolkit.cli_hooks:post_tool_use",
+    "install": "toolkit.cli_hooks:install",
 }
 
 
