@@ -41,6 +41,7 @@ STDIN_TIMEOUT = 2.0
 ERROR_LOG = "hook-errors.log"
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
 HOOK_TIMEOUT = 5
+HOOK_BUSY_TIMEOUT_MS = 3000
 
 AUTO_DECIDE_PREFERENCES = ("never-ask", "ask-only-for-one-way")
 
@@ -467,7 +468,10 @@ def _open_db(create: bool, db_path=None, env=None):
     path = paths.db_path(db_path, env=env)
     if not create and not os.path.exists(path):
         return None
-    return db.connect(path)
+    conn = db.connect(path)
+    # Claude Code kills a hook after 5 s: give up on a busy database well before that.
+    conn.execute(f"PRAGMA busy_timeout = {HOOK_BUSY_TIMEOUT_MS}")
+    return conn
 
 
 def _project(payload, env=None) -> str:
