@@ -150,6 +150,15 @@ def test_questions_array_shape(repo):
     assert events()[0]["user_choice"] == "Beta"
 
 
+def test_answer_text_response_is_read(repo):
+    q1 = question("First?", ["Alpha", "Beta"])
+    q2 = question("Second?", ["Yes", "No"])
+    text = ('User has answered your questions: "First?"="Beta", "Second?"="No". '
+            "You can now continue with the user's answers in mind.")
+    post(payload([q1, q2], text, cwd=repo))
+    assert [e["user_choice"] for e in events()] == ["Beta", "No"]
+
+
 def test_unrecognised_response_is_unknown_and_logged(repo, state_root):
     q = question("Pick one", ["Alpha", "Beta"])
     post(payload([q], {"weird": True}, cwd=repo))

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.hooks_support import make_repo, payload, question, run_hook
-from toolkit import transcripts
+from toolkit import hooks, transcripts
 from toolkit.cli import cli
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "transcripts")
@@ -184,9 +184,9 @@ def test_answer_text_is_split_on_the_known_questions():
     qs = [{"question": 'Say "hi", then?'}, {"question": "Second"}]
     text = ('User has answered your questions: "Say "hi", then?"="yes, "loudly"", '
             '"Second"="B) No". You can now continue with the user\'s answers in mind.')
-    assert transcripts.parse_answer_text(text, qs) == {'Say "hi", then?': 'yes, "loudly"',
+    assert hooks.parse_answer_text(text, qs) == {'Say "hi", then?': 'yes, "loudly"',
                                                        "Second": "B) No"}
-    assert transcripts.parse_answer_text("no answers here", qs) is None
+    assert hooks.parse_answer_text("no answers here", qs) is None
 
 
 def test_multi_select_answer_in_text_is_not_free_text(conn):

@@ -39,6 +39,9 @@ HOOK_POST = "post-tool-use"
 HOOK_PRE = "pre-tool-use"
 STDIN_TIMEOUT = 2.0
 ERROR_LOG = "hook-errors.log"
+# The tool result text Claude Code shows the model after AskUserQuestion.
+ANSWERED_PREFIX = "User has answered your questions:"
+ANSWERED_TRAILER = ". You can now continue"
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
 HOOK_TIMEOUT = 5
 HOOK_BUSY_TIMEOUT_MS = 3000
@@ -238,7 +241,8 @@ def extract_answers(response, questions) -> tuple:
     """``([Answer per question], diagnostic or None)`` for a tool_response (SPEC 9.4).
 
     Shape D (native ``answers`` object keyed by question text), shape A (``answers``
-    array), shape B (``questions`` array); anything else gives ``__unknown__`` for all.
+    array), shape B (``questions`` array), and the ``User has answered your questions:``
+    text Claude Code returns to the model; anything else gives ``__unknown__`` for all.
     """
     n = len(questions)
     if not _truthy(response):
@@ -251,6 +255,10 @@ def extract_answers(response, questions) -> tuple:
             return _answers_array(answers, n, ("option_label", "label", "choice", "answer")), None
         if isinstance(response.get("questions"), list):
             return _answers_array(response["questions"], n, ("user_answer", "answer", "choice")), None
+    if isinstance(response, str):
+        parsed = parse_answer_text(response, questions)
+        if parsed:
+            return _answers_object(parsed, None, questions), None
     diagnostic = json.dumps(response, ensure_ascii=False)[:300] if not isinstance(response, str) else response[:300]
     return [Answer() for _ in range(n)], f"unrecognised tool_response shape: {diagnostic}"
 
@@ -306,6 +314,39 @@ def _answers_object(answers, annotations, questions):
                     free = raw  # the user typed an "Other" answer
         out.append(Answer(choice, free, multi))
     return out
+
+
+def parse_answer_text(text: str, questions) -> dict | None:
+    """``{question text: answer}`` from ``User has answered your questions: "Q"="A", …``.
+
+    The question texts are known from the call, so they anchor the split: an answer
+    may itself contain quotes or commas.
+    """
+    start = text.find(ANSWERED_PREFIX)
+    if start < 0:
+        return None
+    body = text[start + len(ANSWERED_PREFIX):]
+    end = body.rfind(ANSWERED_TRAILER)
+    if end >= 0:
+        body = body[:end]
+    anchors = []
+    for q in questions:
+        qtext = question_text(q)
+        if not qtext:
+            continue
+        token = f'"{qtext}"="'
+        pos = body.find(token)
+        if pos >= 0:
+            anchors.append((pos, qtext, pos + len(token)))
+    anchors.sort()
+    answers = {}
+    for k, (_, qtext, value_start) in enumerate(anchors):
+        last = k + 1 == len(anchors)
+        segment = body[value_start: len(body) if last else anchors[k + 1][0]].rstrip()
+        if not last:
+            segment = segment.removesuffix(",").rstrip()
+        answers[qtext] = segment.removesuffix('"')
+    return answers or None
 
 
 def _js_string(v) -> str:

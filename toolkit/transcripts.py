@@ -31,8 +31,6 @@ from toolkit import hooks
 from toolkit.questions import QuestionError
 
 SOURCE = "transcript-import"
-ANSWERED_PREFIX = "User has answered your questions:"
-ANSWERED_TRAILER = ". You can now continue"
 _REJECTION_MARKERS = ("The user doesn't want to proceed", "[Request interrupted by user")
 _SEEN_SOURCES = ("hook", "auq-other", SOURCE)
 
@@ -153,39 +151,6 @@ def _pending(calls):
     return [t for t, c in calls.items() if c.result is None]
 
 
-def parse_answer_text(text: str, questions) -> dict | None:
-    """``{question text: answer}`` from ``User has answered your questions: "Q"="A", …``.
-
-    The question texts are known from the call, so they anchor the split: an answer
-    may itself contain quotes or commas.
-    """
-    start = text.find(ANSWERED_PREFIX)
-    if start < 0:
-        return None
-    body = text[start + len(ANSWERED_PREFIX):]
-    end = body.rfind(ANSWERED_TRAILER)
-    if end >= 0:
-        body = body[:end]
-    anchors = []
-    for q in questions:
-        qtext = hooks.question_text(q)
-        if not qtext:
-            continue
-        token = f'"{qtext}"="'
-        pos = body.find(token)
-        if pos >= 0:
-            anchors.append((pos, qtext, pos + len(token)))
-    anchors.sort()
-    answers = {}
-    for k, (_, qtext, value_start) in enumerate(anchors):
-        last = k + 1 == len(anchors)
-        segment = body[value_start: len(body) if last else anchors[k + 1][0]].rstrip()
-        if not last:
-            segment = segment.removesuffix(",").rstrip()
-        answers[qtext] = segment.removesuffix('"')
-    return answers or None
-
-
 def response_for(call):
     """``(tool_response, None)`` for an answered call, else ``(None, reason)``."""
     result = call.result
@@ -195,7 +160,7 @@ def response_for(call):
         return None, "rejected"
     if result.structured and isinstance(result.structured.get("answers"), dict):
         return result.structured, None
-    parsed = parse_answer_text(result.text, call.questions)
+    parsed = hooks.parse_answer_text(result.text, call.questions)
     if parsed:
         return {"answers": parsed}, None
     return None, "unreadable"
