@@ -7,6 +7,8 @@ import json
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.hooks_support import error_log, events, make_repo, payload, question, run_hook
 
@@ -307,3 +309,31 @@ def test_empty_questions_and_missing_input_record_nothing(repo):
     post(payload([], {"answers": {}}, cwd=repo))
     post({"tool_name": "AskUserQuestion", "cwd": str(repo)})
     assert events() == []
+
+
+# --- robustness: any JSON shape is survivable --------------------------------
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=10)
+_option = st.one_of(st.text(max_size=15), st.fixed_dictionaries({"label": _json}), _json)
+_question = st.one_of(
+    st.fixed_dictionaries({"question": st.one_of(st.text(max_size=40), st.just("Q <gstack-qid:qa-tier>")),
+                           "options": st.one_of(st.lists(_option, max_size=4), _json)},
+                          optional={"multiSelect": _json}),
+    _json)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(questions=st.one_of(st.lists(_question, max_size=3), _json), response=_json,
+       session=_json, tool_use_id=_json)
+def test_hook_logic_survives_any_payload_shape(tmp_path, questions, response, session, tool_use_id):
+    from toolkit import hooks
+
+    p = {"tool_name": "AskUserQuestion", "cwd": str(tmp_path), "session_id": session,
+         "tool_use_id": tool_use_id, "tool_input": {"questions": questions}, "tool_response": response}
+    statuses = hooks.post_tool_use(p)
+    assert set(statuses) <= {"inserted", "dedup", "duplicate", "refused"}
+    out = hooks.pre_tool_use(p)
+    assert out is None or "permissionDecision" not in out or '"deny"' in out

@@ -286,6 +286,9 @@ def _answers_object(answers, annotations, questions):
     out = []
     for q in questions:
         text = question_text(q)
+        if not text:
+            out.append(Answer())
+            continue
         if text in answers:
             key = text
         elif _collapse(text) in collapsed:
