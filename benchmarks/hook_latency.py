@@ -2,7 +2,9 @@
 
 Baseline: a bare `python -c "import sqlite3, json"` start, the floor any Python hook pays
 before doing work. Each hook is run as Claude Code runs it (a new process, the payload
-on stdin) in a throwaway state root. Prints medians and the ratio to the baseline.
+on stdin) in a throwaway state root; the cases are interleaved so machine load hits them
+alike. Also times the hook logic in-process (no interpreter or click start-up).
+Prints medians and the ratio to the baseline.
 
 Run: .venv/bin/python benchmarks/hook_latency.py [RUNS]
 """
@@ -55,13 +57,32 @@ def main():
                 lambda i: timed([plantune, "hook", "pre-tool-use"],
                                 payload(cwd, f"tu-{i}", "PreToolUse"), env),
         }
-        results = {}
-        for name, fn in cases.items():
+        samples = {name: [] for name in cases}
+        for fn in cases.values():
             fn(-1)  # warm the page cache and .pyc files
-            results[name] = statistics.median(fn(i) for i in range(RUNS))
+        for i in range(RUNS):
+            for name, fn in cases.items():
+                samples[name].append(fn(i))
+        results = {name: statistics.median(v) for name, v in samples.items()}
         base = results[next(iter(results))]
         for name, ms in results.items():
             print(f"{name:45s} median {ms:7.1f} ms  ratio {ms / base:4.2f}x")
+        in_process(env, cwd)
+
+
+def in_process(env, cwd):
+    os.environ.update(env)
+    from toolkit import hooks
+
+    for name, fn, event in (("post_tool_use()", hooks.post_tool_use, "PostToolUse"),
+                            ("pre_tool_use()", hooks.pre_tool_use, "PreToolUse")):
+        times = []
+        for i in range(RUNS):
+            p = json.loads(payload(cwd, f"ip-{i}", event))
+            start = time.perf_counter()
+            fn(p)
+            times.append((time.perf_counter() - start) * 1000)
+        print(f"in-process {name:34s} median {statistics.median(times):7.2f} ms")
 
 
 if __name__ == "__main__":
