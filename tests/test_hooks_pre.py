@@ -7,7 +7,6 @@ preference values (latent bug 3), every question of a multi-question call logged
 
 import json
 import os
-import sqlite3
 
 import pytest
 

@@ -12,7 +12,6 @@ import os
 import shutil
 import sqlite3
 
-import pytest
 from click.testing import CliRunner
 
 from tests.hooks_support import make_repo, payload, question, run_hook

@@ -411,7 +411,7 @@ class Registry:
         if entry and entry.get("skill"):
             return entry["skill"]
         for skill in self.skills:
-            if qid.startswith(skill + "-") and skill != "preamble":
+            if qid.startswith(skill + "-"):
                 return skill
         return "unknown"
 
