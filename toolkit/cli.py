@@ -20,10 +20,14 @@ LAZY_COMMANDS = {
     "simulate": "toolkit.cli_calibrate:simulate",
     "calibrate": "toolkit.cli_calibrate:calibrate",
     "notebooks": "toolkit.cli_calibrate:notebooks",
+    "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
 HOOK_COMMANDS = {
+    "pre-tool-use": "toolkit.cli_hooks:pre_tool_use",
+    "post-tool-use": "toolkit.cli_hooks:post_tool_use",
+    "install": "toolkit.cli_hooks:install",
 }
 
 

@@ -1,0 +1,59 @@
+"""Shared helpers for the hook tests: payloads, a pinned project, running the hook."""
+
+import json
+import os
+import sqlite3
+import subprocess
+
+from tests.conftest import script
+
+
+def make_repo(parent, owner_repo="acme/web", name="web"):
+    """A folder with a git origin, so its slug is ``owner-repo`` (not its basename)."""
+    repo = parent / name
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text(
+        f'[remote "origin"]\n\turl = git@github.com:{owner_repo}.git\n')
+    return repo
+
+
+def question(text, labels, **extra):
+    q = {"question": text, "header": "H", "multiSelect": False,
+         "options": [{"label": lab, "description": ""} for lab in labels]}
+    q.update(extra)
+    return q
+
+
+def payload(questions, response=None, *, cwd, tool="AskUserQuestion", tool_use_id="tu-1",
+            session_id="sess1", event="PostToolUse"):
+    p = {"session_id": session_id, "transcript_path": "/dev/null", "cwd": str(cwd),
+         "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
+         "tool_use_id": tool_use_id, "tool_input": {"questions": questions}}
+    if response is not None:
+        p["tool_response"] = response
+    return p
+
+
+def run_hook(which, data, env=None):
+    """Run ``plantune hook <which>`` as Claude Code does; ``data`` is a dict or raw text."""
+    text = data if isinstance(data, str) else json.dumps(data)
+    return subprocess.run([script("plantune"), "hook", which], input=text.encode(),
+                          capture_output=True, timeout=30, env=env)
+
+
+def events(where=""):
+    path = os.environ["PLANTUNE_DB"]
+    if not os.path.exists(path):
+        return []
+    conn = sqlite3.connect(path)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in conn.execute(
+            f"SELECT * FROM question_log {where} ORDER BY id")]
+    finally:
+        conn.close()
+
+
+def error_log(state_root):
+    path = state_root / "hook-errors.log"
+    return path.read_text() if path.exists() else ""

@@ -1,0 +1,101 @@
+"""``plantune hook …``: Claude Code hook entry points and their installer.
+
+The hook commands read the hook JSON on stdin, always exit 0 and print only what
+Claude Code should act on; every internal problem goes to hook-errors.log.
+"""
+
+import sys
+
+import click
+
+from toolkit.cli import db_option, fail
+
+
+def _run_hook(name, handler):
+    from toolkit import hooks
+
+    try:
+        payload = hooks.parse_payload(hooks.read_stdin())
+        if payload is None:
+            return
+        out = handler(payload)
+        if isinstance(out, str) and out:
+            sys.stdout.buffer.write(out.encode("utf-8") + b"\n")
+            sys.stdout.flush()
+    except hooks.HookInputError as e:
+        hooks.log_error(name, str(e))
+    except Exception as e:  # noqa: BLE001 - a hook must never break the agent
+        hooks.log_error(name, f"main crash: {type(e).__name__}: {e}")
+
+
+@click.command("post-tool-use")
+@db_option
+def post_tool_use(db_path):
+    """Record every answer of an AskUserQuestion call (Claude Code PostToolUse hook).
+
+    Reads the hook JSON on stdin, records one question-log event per question
+    (option keys for registered questions), prints nothing and always exits 0.
+
+    \b
+    Example:
+        plantune hook post-tool-use < payload.json
+    """
+    from toolkit import hooks
+
+    _run_hook(hooks.HOOK_POST, lambda p: hooks.post_tool_use(p, db_path=db_path))
+
+
+@click.command("pre-tool-use")
+@db_option
+def pre_tool_use(db_path):
+    """Auto-decide an AskUserQuestion call from your preferences (Claude Code PreToolUse hook).
+
+    Denies the call with the recommended answer only when every question is marked,
+    two-way and set to never-ask; otherwise prints nothing (or memory context) and
+    lets the question through. Always exits 0.
+
+    \b
+    Example:
+        plantune hook pre-tool-use < payload.json
+    """
+    from toolkit import hooks
+
+    _run_hook(hooks.HOOK_PRE, lambda p: hooks.pre_tool_use(p, db_path=db_path))
+
+
+@click.command()
+@click.option("--settings", "settings_path", type=click.Path(dir_okay=False),
+              help="Merge the entries into this settings.json instead of printing them.")
+@click.option("--executable", default="plantune", show_default=True,
+              help="How the hook commands call plantune (a name on PATH or an absolute path).")
+def install(settings_path, executable):
+    """Print or merge the .claude/settings.json entries that run plantune's hooks.
+
+    Without --settings the hooks block is printed. With it, the entries are added to
+    the file (created if missing) unless already there; other keys are kept.
+
+    \b
+    Example:
+        plantune hook install
+        plantune hook install --settings ~/.claude/settings.json
+    """
+    import json
+
+    from toolkit import hooks
+
+    if not settings_path:
+        click.echo(json.dumps({"hooks": hooks.settings_entries(executable)}, indent=2))
+        return
+    try:
+        outcome, gstack = hooks.install_settings(settings_path, executable)
+    except hooks.SettingsError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"cannot write {settings_path}: {e.strerror or e}")
+    for event, status in outcome.items():
+        verb = {"added": "added", "present": "already installed", "updated": "command updated"}[status]
+        click.echo(f"{event}: {verb} ({hooks.hook_command(event, executable)})")
+    if gstack:
+        click.echo(
+            f"note: {settings_path} still runs gstack's own question hooks; answers will be "
+            "recorded twice until you remove them", err=True)
