@@ -17,10 +17,12 @@ from toolkit import __version__
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
+    "guidance": "toolkit.cli_guidance:guidance",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
 HOOK_COMMANDS = {
+    "session-end": "toolkit.cli_guidance:session_end",
 }
 
 
