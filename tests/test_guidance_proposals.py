@@ -121,6 +121,16 @@ def test_door_class_column_blocks_even_when_registry_says_two_way(conn, project)
     assert propose(conn, project)["items"] == []
 
 
+def test_rows_without_door_class_are_classified_now(conn, project):
+    slug = slug_of(project)
+    repeated(conn, slug, qid="adhoc-cleanup", n=6, summary="Tidy the notes?")
+    assert "never-ask:adhoc-cleanup" in by_id(propose(conn, project))
+    # A foreign writer stored a destructive summary without plantune's classification.
+    conn.execute("UPDATE question_log SET door_class = NULL, question_summary = 'Wipe the"
+                 " staging bucket?' WHERE id = 1")
+    assert "never-ask:adhoc-cleanup" not in by_id(propose(conn, project))
+
+
 def test_one_way_event_in_another_project_blocks_too(conn, project):
     repeated(conn, slug_of(project), n=6)
     log(conn, "elsewhere", door_type="one-way")

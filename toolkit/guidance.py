@@ -530,7 +530,7 @@ def unsafe_ids(conn, candidates, registry=None):
 
     Registry door type; the caller's door_type or plantune's door_class on any logged
     event of the id (any project); a one-way pacing finding with that id; the classifier
-    re-run over every distinct summary logged for it. One signal is enough: suppression is
+    over the summaries of events logged without a door_class. One signal is enough: suppression is
     never proposed or applied on a doubtful id.
     """
     registry = _registry(conn) if registry is None else registry
@@ -542,13 +542,15 @@ def unsafe_ids(conn, candidates, registry=None):
         unsafe.update(r[0] for r in conn.execute(
             f"SELECT DISTINCT finding_id FROM findings WHERE door_type = 'one-way'"
             f" AND finding_id IN ({marks})", chunk))
-        for qid, skill, category, summary, door_class, door_type in conn.execute(
-                "SELECT DISTINCT question_id, skill, category, question_summary, door_class,"
-                f" door_type FROM question_log WHERE question_id IN ({marks})", chunk):
-            if qid in unsafe:
-                continue
-            if "one-way" in (door_class, door_type) or doors.is_one_way(
-                    qid, skill, category, summary, registry):
+        unsafe.update(r[0] for r in conn.execute(
+            f"SELECT DISTINCT question_id FROM question_log WHERE question_id IN ({marks})"
+            " AND (door_class = 'one-way' OR door_type = 'one-way')", chunk))
+        # door_class is the classifier's verdict at write time; rows written without it
+        # (older or foreign writers) are classified now.
+        for qid, skill, category, summary in conn.execute(
+                "SELECT DISTINCT question_id, skill, category, question_summary FROM question_log"
+                f" WHERE question_id IN ({marks}) AND door_class IS NULL", chunk):
+            if qid not in unsafe and doors.is_one_way(qid, skill, category, summary, registry):
                 unsafe.add(qid)
     for qid in candidates:
         if qid not in unsafe and doors.is_one_way(qid, registry=registry):
@@ -625,17 +627,21 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
     artifact_text = ("\n".join(l for _, l in _section_lines(guidance_lines, "Artifact Policy"))
                      if guidance_lines else "")
 
-    events = [dict(r) for r in conn.execute(
-        "SELECT id, ts, session_id, question_id, user_choice, recommended,"
-        " followed_recommendation, source FROM question_log"
-        " WHERE project = ? AND synthetic = 0 ORDER BY ts, id", (slug,))]
-    user_events = [e for e in events
-                   if e["source"] in USER_SOURCES and e["user_choice"] != UNKNOWN_CHOICE]
+    # Plain tuples: this reads the project's whole answer history.
+    cur = conn.cursor()
+    cur.row_factory = None
+    marks = ",".join("?" * len(USER_SOURCES))
+    cur.execute(
+        "SELECT id, session_id, question_id, user_choice, recommended, followed_recommendation"
+        f" FROM question_log WHERE project = ? AND synthetic = 0 AND source IN ({marks})"
+        " AND user_choice != ? ORDER BY ts, id", (slug, *USER_SOURCES, UNKNOWN_CHOICE))
     by_qid = OrderedDict()
-    for e in user_events:
-        by_qid.setdefault(e["question_id"], []).append(e)
+    for eid, session, qid, choice, rec, followed in cur:
+        by_qid.setdefault(qid, []).append({
+            "id": eid, "session_id": session, "user_choice": choice, "recommended": rec,
+            "followed_recommendation": followed})
+    # Checked lazily: only ids that reach a threshold pay for the one-way lookups.
     unsafe = _UnsafeCheck(conn, registry)
-    unsafe.prime(list(by_qid) + list(existing_prefs))
 
     items, rejected = [], []
 

@@ -10,3 +10,9 @@ ALTER TABLE guidance_proposals ADD COLUMN details_json TEXT NOT NULL DEFAULT '{}
     CHECK (json_type(details_json) = 'object');
 CREATE INDEX guidance_proposals_project ON guidance_proposals (project, created_at);
 CREATE INDEX trace_runs_project ON trace_runs (project, created_at);
+-- Guidance proposals ask, for every candidate question, "was it ever one-way?" and "was it
+-- ever logged without a door classification?". Both are rare rows, so partial indexes
+-- answer them without visiting the question's whole history.
+CREATE INDEX question_log_one_way ON question_log (question_id)
+    WHERE door_class = 'one-way' OR door_type = 'one-way';
+CREATE INDEX question_log_unclassified ON question_log (question_id) WHERE door_class IS NULL;
