@@ -11,7 +11,7 @@ from toolkit import db, guidance as g
 from toolkit.cli import cli
 from tests.conftest import script
 from tests.test_guidance import (
-    ONE_WAY, TWO_WAY, counts, file_sha, log, project, repeated, slug_of, tree_hashes,  # noqa: F401
+    ONE_WAY, counts, file_sha, log, project, repeated, slug_of, tree_hashes,  # noqa: F401
     write_local,
 )
 

@@ -109,7 +109,7 @@ def test_keyword_one_way_summary_blocks_an_adhoc_id(conn, project):
     slug = slug_of(project)
     repeated(conn, slug, qid="adhoc-cleanup", n=6, summary="Tidy the notes?")
     log(conn, slug, qid="adhoc-cleanup", summary="Force-push the cleanup branch?")
-    assert f"never-ask:adhoc-cleanup" not in by_id(propose(conn, project))
+    assert "never-ask:adhoc-cleanup" not in by_id(propose(conn, project))
 
 
 def test_door_class_column_blocks_even_when_registry_says_two_way(conn, project):
@@ -181,7 +181,7 @@ def test_overrides_below_half_are_rejected(conn, project):
     for s in ("a", "b", "c"):
         log(conn, slug, choice="skip", session=s)
     for s in ("a", "b", "c", "d"):
-        log(conn, slug, qid=TWO_WAY, session=s, choice="skip" if False else "accept")
+        log(conn, slug, qid=TWO_WAY, session=s, choice="accept")
     p = propose(conn, project)
     assert f"always-ask:{TWO_WAY}" not in by_id(p)
     assert "under 50%" in rejected(p, TWO_WAY)[0]["reason"]
@@ -445,7 +445,6 @@ def test_no_proposal_suppresses_a_one_way_id(conn, project, events, prefs, guida
     if local.exists():
         local.unlink()
     slug = slug_of(project)
-    seen = {}
     for i, e in enumerate(events):
         extra = {"door_type": e["door_type"]} if e["door_type"] else {}
         log(conn, slug, qid=e["qid"], choice=e["choice"], recommended=e["recommended"],
@@ -492,3 +491,15 @@ def test_no_proposal_suppresses_a_one_way_id(conn, project, events, prefs, guida
             for qid in QIDS:
                 if line.startswith(f"- `{qid}`: never-ask"):
                     assert not one_way(qid), line
+
+
+def test_apply_refuses_a_malformed_guidance_file(conn, project):
+    (project / ".plantune").mkdir()
+    (project / ".plantune" / "local_guidance.md").write_text("# notes\n\n## Scope\nmine\n")
+    repeated(conn, slug_of(project), n=5)
+    p = save(conn, project, propose(conn, project))
+    assert "is malformed" in p["guidance_malformed"]
+    before = snapshot(conn, project)
+    with pytest.raises(g.GuidanceError, match=r"is malformed \(missing sections .*\); nothing applied"):
+        g.apply_proposal(conn, p["id"])
+    assert snapshot(conn, project) == before

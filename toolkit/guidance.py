@@ -941,7 +941,7 @@ def render_proposal(p, status="proposed", applied_at=None) -> str:
     gh = p["guidance_hash"]
     out.append(f"- Guidance file: `{p['guidance_file']}` "
                + (f"(sha256 {gh[:16]}… when proposed)" if gh else "(absent when proposed)"))
-    out.append(f"- Affected preferences: "
+    out.append("- Affected preferences: "
                + (", ".join(f"`{q}`" for q in p["affected_question_ids"]) or "none")
                + f" (hash {p['preferences_hash'][:16]}…)")
     if p["items"]:
