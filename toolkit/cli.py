@@ -21,6 +21,7 @@ LAZY_COMMANDS = {
     "calibrate": "toolkit.cli_calibrate:calibrate",
     "notebooks": "toolkit.cli_calibrate:notebooks",
     "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
+    "guidance": "toolkit.cli_guidance:guidance",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
@@ -28,6 +29,7 @@ HOOK_COMMANDS = {
     "pre-tool-use": "toolkit.cli_hooks:pre_tool_use",
     "post-tool-use": "toolkit.cli_hooks:post_tool_use",
     "install": "toolkit.cli_hooks:install",
+    "session-end": "toolkit.cli_guidance:session_end",
 }
 
 
