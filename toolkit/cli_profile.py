@@ -214,7 +214,9 @@ def mismatch(project, db_path, as_json):
             click.echo(f"  {dim}: you declared {d:.3f} but your answers say {i:.3f} (gap {g:.3f})")
 
 
-@profile.command()
+# ignore_unknown_options lets a negative VALUE reach the range check instead of
+# being parsed as an option.
+@profile.command(context_settings={"ignore_unknown_options": True})
 @click.argument("dimension")
 @click.argument("value")
 @db_option
