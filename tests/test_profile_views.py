@@ -282,4 +282,4 @@ def test_dimension_trace_rows(conn):
 def test_project_filter_reaches_the_index(conn):
     plan = " ".join(r[3] for r in conn.execute(
         "EXPLAIN QUERY PLAN SELECT * FROM inferred_profile WHERE project = 'x' AND synthetic = 0"))
-    assert "USING INDEX question_log_project_ts (project=?)" in plan
+    assert "USING COVERING INDEX question_log_profile (project=? AND synthetic=?)" in plan

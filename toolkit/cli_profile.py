@@ -20,11 +20,10 @@ def _context(db_path, project=None):
 
 
 def _refresh_mirror(conn, project):
-    from toolkit import db, paths, profile_sync
+    from toolkit import paths, profile_sync
 
     if profile_sync.mirror_enabled():
-        with db.transaction(conn):
-            profile_sync.write_mirror(conn, paths.state_root(), project)
+        profile_sync.publish(conn, paths.state_root(), project)
 
 
 def _bar(value, width=20):

@@ -53,8 +53,7 @@ class Context:
 
     def refresh_mirror(self):
         if profile_sync.mirror_enabled():
-            with db.transaction(self.conn):
-                profile_sync.write_mirror(self.conn, self.root, self.project)
+            profile_sync.publish(self.conn, self.root, self.project)
 
 
 def cmd_read(ctx, args):
@@ -83,13 +82,13 @@ def cmd_derive(ctx, args):
     if not profile.signals_loaded(ctx.conn):
         err("DERIVE: registry or signals file missing, cannot derive")
         return 1
-    div = profile.diversity(ctx.conn, ctx.project)
     with db.transaction(ctx.conn):
         profile.set_meta(ctx.conn, profile.META_DERIVED_AT, db.utc_now())
-        if profile_sync.mirror_enabled():
-            profile_sync.write_mirror(ctx.conn, ctx.root, ctx.project)
-    out(f"DERIVE: ok — {div['sample_size']} events, {div['skills_covered']} skills, "
-        f"{div['question_ids_covered']} questions")
+    # One read of the views serves both the file and the summary line.
+    inferred = profile_sync.publish(ctx.conn, ctx.root, ctx.project)["inferred"]
+    out(f"DERIVE: ok — {inferred['sample_size']} events, "
+        f"{inferred['diversity']['skills_covered']} skills, "
+        f"{inferred['diversity']['question_ids_covered']} questions")
     return 0
 
 
@@ -160,8 +159,7 @@ def cmd_log_session(ctx, args):
         entry["ts"] = db.utc_now()
     with db.transaction(ctx.conn):
         profile.add_sessions(ctx.conn, [entry], origin="log-session")
-        if profile_sync.mirror_enabled():
-            profile_sync.write_mirror(ctx.conn, ctx.root, ctx.project)
+    ctx.refresh_mirror()
     return 0
 
 

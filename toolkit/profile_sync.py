@@ -215,15 +215,18 @@ def migrate_legacy(conn, root):
 # database → developer-profile.json (the mirror)
 
 
-def write_mirror(conn, root, project):
+def write_mirror(conn, root, project, doc=None):
     """Rewrite developer-profile.json from the database (caller holds the write lock).
 
-    Returns True when written; on failure says so on stderr and returns False.
+    ``doc`` is the document when the caller already built it. Returns True when
+    written; on failure says so on stderr and returns False.
     """
     path = os.path.abspath(profile_path(root))
     tmp = f"{path}.tmp.{os.getpid()}"
     try:
-        body = profile.js_pretty(profile.document(conn, project)).encode("utf-8")
+        if doc is None:
+            doc = profile.document(conn, project)
+        body = profile.js_pretty(doc).encode("utf-8")
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
@@ -240,6 +243,28 @@ def write_mirror(conn, root, project):
     if key is not None:
         _record(conn, path, KIND_PROFILE, key, hashlib.sha1(body).hexdigest())
     return True
+
+
+def publish(conn, root, project):
+    """Rebuild developer-profile.json; returns the document (even when the mirror is off).
+
+    The document is computed in a read snapshot, so hooks writing question events are
+    not held up by the views; the file is then written under the write lock, recomputed
+    first only if another connection committed in between.
+    """
+    conn.execute("BEGIN")
+    try:
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        doc = profile.document(conn, project)
+    finally:
+        conn.execute("COMMIT")
+    if not mirror_enabled():
+        return doc
+    with db.transaction(conn):
+        if conn.execute("PRAGMA data_version").fetchone()[0] != version:
+            doc = profile.document(conn, project)
+        write_mirror(conn, root, project, doc)
+    return doc
 
 
 def sync(conn, root, project, legacy=True, force_mirror=False):
@@ -264,8 +289,7 @@ def sync(conn, root, project, legacy=True, force_mirror=False):
         result = migrate_legacy(conn, root)
         changed = changed or bool(result and result["added"])
     if mirror and (changed or missing or force_mirror or (result is not None)):
-        with db.transaction(conn):
-            write_mirror(conn, root, project)
+        publish(conn, root, project)
     return result
 
 
