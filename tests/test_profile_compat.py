@@ -615,3 +615,12 @@ def test_compat_script_imports_no_heavy_modules(state_root):
                        env={**os.environ, "GSTACK_PROJECT_SLUG": PROJECT})
     assert r.returncode == 0, r.stderr
     assert "LOADED []" in r.stdout
+
+
+def test_25_profile_lives_under_state_root_not_home(state_root, tmp_path):
+    other_home = tmp_path / "elsewhere"
+    other_home.mkdir()
+    r = dev("--read", env={"GSTACK_HOME": str(other_home), "HOME": str(other_home)})
+    assert r.returncode == 0
+    assert (state_root / "developer-profile.json").exists()
+    assert not any(other_home.rglob("developer-profile.json"))

@@ -82,9 +82,12 @@ def show(project, synthetic, db_path, as_json):
         click.echo(line)
         click.echo(f"  {''.ljust(width)}  0 = {low}, 1 = {high}")
     click.echo("")
-    click.echo(f"Observed: {div['sample_size']} events, {div['skills_covered']} skills, "
-               f"{div['question_ids_covered']} questions, {div['distinct_days']} days "
-               f"(spanning {div['calendar_span_days']} calendar days).")
+    if div["sample_size"]:
+        click.echo(f"Observed: {div['sample_size']} events, {div['skills_covered']} skills, "
+                   f"{div['question_ids_covered']} questions on {div['distinct_days']} days "
+                   f"(from {div['first_day']} to {div['last_day']}).")
+    else:
+        click.echo("Observed: no answers recorded for this project yet.")
     message = prof.gate_message(div)
     click.echo(message if message else "Enough observed data: the inferred values are meaningful.")
     if not dec:

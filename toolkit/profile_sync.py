@@ -205,6 +205,8 @@ def migrate_legacy(conn, root):
     archive = _archive_name(path)
     try:
         os.replace(path, archive)
+    except FileNotFoundError:
+        archive = None  # a concurrent command archived it after importing the same bytes
     except OSError as e:
         _warn(f"could not archive {LEGACY_FILE}: {e.strerror}")
         archive = None
