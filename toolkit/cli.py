@@ -30,6 +30,7 @@ HOOK_COMMANDS = {
     "post-tool-use": "toolkit.cli_hooks:post_tool_use",
     "install": "toolkit.cli_hooks:install",
     "session-end": "toolkit.cli_guidance:session_end",
+    "profile": "toolkit.cli_profile:profile",
 }
 
 

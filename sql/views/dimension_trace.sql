@@ -1,0 +1,24 @@
+-- dimension_trace: every question-log event that moved a profile dimension, with its delta.
+--
+-- An event moves the profile only through the registry: its question_id must be a
+-- registered question with a signal_key, and its exact user_choice must appear in the
+-- signal map under that key (SPEC-gstack 6). One row per (event, dimension), in log order
+-- by event_id. Events with an empty question_id or user_choice never count (SPEC 7.2).
+-- `synthetic` is copied from the event so simulated history can be kept apart.
+CREATE VIEW dimension_trace AS
+SELECT
+    q.id AS event_id,
+    q.project,
+    q.synthetic,
+    q.ts,
+    q.skill,
+    q.question_id,
+    q.user_choice,
+    q.source,
+    r.signal_key,
+    m.dimension,
+    m.delta
+FROM question_log AS q
+JOIN registry_questions AS r ON r.id = q.question_id
+JOIN signal_map AS m ON m.signal_key = r.signal_key AND m.user_choice = q.user_choice
+WHERE q.question_id != '' AND q.user_choice != '';

@@ -1,0 +1,238 @@
+"""``plantune profile``: show, derive, gap, trace, mismatch, declare, setup, export, delete."""
+
+import json
+import os
+import stat
+
+import pytest
+from click.testing import CliRunner
+
+from tests.profile_support import PROJECT, add_event, add_events
+from toolkit import db
+from toolkit.cli import cli
+
+
+@pytest.fixture(autouse=True)
+def project_slug(monkeypatch):
+    monkeypatch.setenv("GSTACK_PROJECT_SLUG", PROJECT)
+
+
+def invoke(*args, input=None):
+    return CliRunner().invoke(cli, ["profile", *args], input=input)
+
+
+def declared_rows(conn):
+    return dict(conn.execute("SELECT dimension, value FROM declared_profile").fetchall())
+
+
+def test_show_below_the_gate_explains_what_is_missing(conn):
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 5)
+    r = invoke("show")
+    assert r.exit_code == 0, r.output
+    assert f"Profile for {PROJECT}" in r.output
+    assert "scope_appetite" in r.output and "0.711" in r.output
+    assert ("Not enough observed data yet — need 15 more events across 2 more skills, "
+            "7 more different questions and 2 more days") in r.output
+    assert "Nothing declared yet" in r.output
+
+
+def test_show_json_and_all_projects(conn):
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 2)
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 3, project="other")
+    data = json.loads(invoke("show", "--project", "__all__", "--json").output)
+    assert data["diversity"]["sample_size"] == 5
+    assert data["inferred"]["values"]["scope_appetite"] == 0.711
+    data = json.loads(invoke("show", "--json").output)
+    assert data["project"] == PROJECT and data["diversity"]["sample_size"] == 2
+
+
+def test_show_synthetic_history_separately(conn):
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 5, synthetic=1)
+    assert json.loads(invoke("show", "--json").output)["diversity"]["sample_size"] == 0
+    data = json.loads(invoke("show", "--synthetic", "--json").output)
+    assert data["diversity"]["sample_size"] == 5 and data["synthetic"] is True
+
+
+def test_derive_json(conn):
+    add_events(conn, [("plan-eng-review-arch-finding", "fix-now")] * 2)
+    data = json.loads(invoke("derive", "--json").output)
+    assert data["values"]["architecture_care"] == round(1 / (1 + 2.718281828459045 ** -0.3), 3)
+    assert data["totals"]["risk_tolerance"] == -0.04 and data["events"]["risk_tolerance"] == 2
+    r = invoke("derive")
+    assert "2 events, 1 skills, 1 questions" in r.output
+
+
+def test_declare_then_gap(conn, state_root):
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 5)
+    r = invoke("declare", "scope_appetite", "0.3")
+    assert r.exit_code == 0 and "Declared scope_appetite = 0.3" in r.output
+    assert declared_rows(conn) == {"scope_appetite": 0.3}
+    # gstack's file follows, so the /plan-tune skill sees the new value.
+    assert json.loads((state_root / "developer-profile.json").read_text())["declared"] == \
+        {"scope_appetite": 0.3}
+    data = json.loads(invoke("gap", "--json").output)
+    assert data == [{"dimension": "scope_appetite", "declared": 0.3, "inferred": 0.711,
+                     "gap": 0.411, "gap_word": "mismatch"}]
+    assert "mismatch" in invoke("gap").output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["scope_appetite", "1.5"], "Error: value for scope_appetite must be between 0 and 1, got 1.5"),
+    (["scope_appetite", "-0.1"], "Error: value for scope_appetite must be between 0 and 1, got -0.1"),
+    (["scope_appetite", "high"], "Error: value for scope_appetite must be a number between 0 and 1, got 'high'"),
+    (["scope_appetite", "nan"], "Error: value for scope_appetite must be between 0 and 1, got nan"),
+    (["happiness", "0.5"], "Error: unknown dimension 'happiness' (expected one of: scope_appetite, "
+                           "risk_tolerance, detail_preference, autonomy, architecture_care)"),
+])
+def test_declare_refuses_bad_values_and_writes_nothing(conn, state_root, args, message):
+    r = invoke("declare", *args)
+    assert r.exit_code == 1
+    assert r.output.strip() == message
+    assert declared_rows(conn) == {}
+    assert not (state_root / "developer-profile.json").exists()
+
+
+def test_setup_with_answers(conn):
+    r = invoke("setup", "--answers", "a,B,c,b,A")
+    assert r.exit_code == 0, r.output
+    assert declared_rows(conn) == {"scope_appetite": 0.25, "risk_tolerance": 0.5,
+                                   "detail_preference": 0.85, "autonomy": 0.5,
+                                   "architecture_care": 0.25}
+
+
+@pytest.mark.parametrize("answers", ["a,b,c", "a,b,c,d,a", "", "a,b,c,b,a,a"])
+def test_setup_rejects_bad_answers(conn, answers):
+    r = invoke("setup", "--answers", answers)
+    assert r.exit_code == 1
+    assert "--answers needs 5 comma-separated letters A, B or C" in r.output
+    assert declared_rows(conn) == {}
+
+
+def test_setup_interactive(conn):
+    r = invoke("setup", input="c\nc\nx\nb\na\nb\n")
+    assert r.exit_code == 0, r.output
+    assert "When a plan could grow" in r.output
+    assert declared_rows(conn)["detail_preference"] == 0.5  # "x" was asked again
+    assert declared_rows(conn)["architecture_care"] == 0.5
+
+
+def test_trace_and_unknown_dimension(conn):
+    add_events(conn, [("plan-ceo-review-mode", "expand"), ("plan-ceo-review-mode", "reduce")])
+    r = invoke("trace", "scope_appetite")
+    assert "plan-ceo-review-mode  → expand  (+0.06)" in r.output
+    assert "2 answers, total +0" in r.output
+    assert len(json.loads(invoke("trace", "scope_appetite", "--json").output)) == 2
+    r = invoke("trace", "happiness")
+    assert r.exit_code == 1 and "unknown dimension 'happiness'" in r.output
+    assert "No answers in" in invoke("trace", "autonomy").output
+
+
+def test_mismatch(conn):
+    assert "Not enough data to compare yet: 0 events, need 10" in invoke("mismatch").output
+    add_events(conn, [("land-and-deploy-merge-confirm", "accept")] * 12)
+    invoke("declare", "autonomy", "0.1")
+    r = invoke("mismatch")
+    assert "autonomy: you declared 0.100 but your answers say 0.808 (gap 0.708)" in r.output
+    data = json.loads(invoke("mismatch", "--json").output)
+    assert data["mismatches"][0]["dimension"] == "autonomy"
+
+
+def test_export_is_opt_in_private_and_never_overwrites(conn, tmp_path):
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 5)
+    invoke("declare", "autonomy", "0.7")
+    dest = tmp_path / "me.json"
+    r = invoke("export", str(dest))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(dest.read_text())
+    assert doc["declared"] == {"autonomy": 0.7}
+    assert doc["inferred"]["sample_size"] == 5 and doc["schema_version"] == 1
+    assert doc["plantune"]["inferred_by_project"][PROJECT]["scope_appetite"] == 0.711
+    assert stat.S_IMODE(os.stat(dest).st_mode) == 0o600
+    dest.write_text("keep")
+    r = invoke("export", str(dest))
+    assert r.exit_code == 1 and "already exists (use --force to overwrite)" in r.output
+    assert dest.read_text() == "keep"
+    assert invoke("export", str(dest), "--force").exit_code == 0
+    r = invoke("export", str(tmp_path / "missing" / "x.json"))
+    assert r.exit_code == 1 and "does not exist" in r.output
+
+
+# delete ------------------------------------------------------------------------------------
+
+MARKER = "zebra-quartz-7c1f0e"
+
+
+def plant_marked(conn, db_file):
+    add_event(conn, "plan-ceo-review-mode", "expand", summary=f"about {MARKER} one")
+    add_event(conn, "plan-ceo-review-mode", "reduce", project="other", summary=f"about {MARKER} two")
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO office_hours_sessions (session_key, mode, project_slug, assignment, raw_json,"
+            " origin, recorded_at) VALUES ('k:0', 'builder', 'x', ?, ?, 't', 't')",
+            (f"assign {MARKER}", json.dumps({"mode": "builder", "assignment": MARKER})))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with open(db_file, "rb") as f:
+        assert MARKER.encode() in f.read()
+
+
+def raw_bytes(db_file):
+    data = b""
+    for suffix in ("", "-wal"):
+        if os.path.exists(db_file + suffix):
+            with open(db_file + suffix, "rb") as f:
+                data += f.read()
+    return data
+
+
+def test_delete_refuses_without_yes(conn, db_file):
+    plant_marked(conn, db_file)
+    r = invoke("delete", "--all")
+    assert r.exit_code == 1
+    assert r.output.strip() == "Error: refusing to delete everything (2 question events) without --yes"
+    r = invoke("delete")
+    assert r.output.strip() == f"Error: refusing to delete project {PROJECT} (1 question events) without --yes"
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 2
+
+
+def test_delete_project_and_all_are_exclusive(conn):
+    r = invoke("delete", "--all", "--project", "x", "--yes")
+    assert r.exit_code == 1 and "use either --project or --all, not both" in r.output
+
+
+def test_delete_one_project_keeps_the_others(conn, db_file):
+    plant_marked(conn, db_file)
+    r = invoke("delete", "--project", "other", "--yes")
+    assert r.exit_code == 0, r.output
+    assert "Deleted other: 1 question_log, 0 office_hours_sessions. Database vacuumed." in r.output
+    assert [r[0] for r in conn.execute("SELECT project FROM question_log")] == [PROJECT]
+
+
+def test_delete_all_leaves_no_bytes_behind(conn, db_file, state_root):
+    plant_marked(conn, db_file)
+    invoke("declare", "autonomy", "0.7")
+    conn.close()
+    r = invoke("delete", "--all", "--yes")
+    assert r.exit_code == 0, r.output
+    assert "Deleted all projects: 2 question_log, 1 declared_profile, 1 office_hours_sessions." in r.output
+    assert MARKER.encode() not in raw_bytes(db_file)
+    c = db.connect(db_file)
+    assert c.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
+    assert c.execute("SELECT count(*) FROM registry_questions").fetchone()[0] == 53  # not profile data
+    c.close()
+    doc = json.loads((state_root / "developer-profile.json").read_text())
+    assert doc["declared"] == {} and doc["sessions"] == []
+
+
+def test_delete_with_files_removes_gstack_copies(conn, state_root):
+    add_event(conn, "plan-ceo-review-mode", "expand")
+    log = state_root / "projects" / PROJECT / "question-log.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text('{"skill":"x"}\n')
+    (state_root / "builder-profile.jsonl.migrated-2026-01-01-000000").write_text("{}\n")
+    invoke("show")
+    assert (state_root / "developer-profile.json").exists()
+    r = invoke("delete", "--all", "--files", "--yes", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert len(data["files_removed"]) == 3
+    assert not log.exists() and not (state_root / "developer-profile.json").exists()
