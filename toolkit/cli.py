@@ -22,6 +22,7 @@ LAZY_COMMANDS = {
     "notebooks": "toolkit.cli_calibrate:notebooks",
     "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
     "guidance": "toolkit.cli_guidance:guidance",
+    "profile": "toolkit.cli_profile:profile",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
@@ -30,7 +31,6 @@ HOOK_COMMANDS = {
     "post-tool-use": "toolkit.cli_hooks:post_tool_use",
     "install": "toolkit.cli_hooks:install",
     "session-end": "toolkit.cli_guidance:session_end",
-    "profile": "toolkit.cli_profile:profile",
 }
 
 
