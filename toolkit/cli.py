@@ -23,6 +23,7 @@ LAZY_COMMANDS = {
     "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
     "guidance": "toolkit.cli_guidance:guidance",
     "profile": "toolkit.cli_profile:profile",
+    "ingest-traces": "toolkit.cli_traces:ingest_traces",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
