@@ -17,6 +17,8 @@ from toolkit import __version__
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
+    "pacing": "toolkit.cli_pacing:pacing",
+    "flip": "toolkit.cli_pacing:flip",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
