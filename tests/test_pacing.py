@@ -165,11 +165,12 @@ def test_chain_defaults_to_session_and_first_budget_is_kept(conn):
     assert r2.notes == ["chain s1 keeps its first budget 2 (ignored 9)"]
 
 
-def test_a_budget_given_later_applies_from_then_on(conn):
+def test_a_chain_started_without_a_budget_keeps_none(conn):
     rank(conn, [fnd(f"ceo-{k}", 2, 2, 2) for k in range(3)], phase="ceo")
-    out = rank(conn, [fnd(f"eng-{k}", 2, 2, 2) for k in range(3)], budget=4)
-    assert out["budget"]["chain_budget"] == 4
-    assert out["budget"]["spent_before"] == 3 and out["budget"]["spent_this_phase"] == 1
+    r = pacing.rank(conn, req([fnd(f"eng-{k}", 2, 2, 2) for k in range(3)], budget=1), PROJECT)
+    assert r.output["budget"]["chain_budget"] is None and r.output["budget"]["remaining"] is None
+    assert r.output["budget"]["spent_before"] == 3 and r.output["budget"]["spent_this_phase"] == 3
+    assert r.notes == ["chain s1 keeps no budget (ignored 1)"]
 
 
 def test_budget_zero_silences_every_two_way_finding_but_not_doors_or_gates(conn):

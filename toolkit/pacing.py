@@ -376,15 +376,13 @@ def rank(conn, request, project, *, now=None, registry=None):
                 (project, chain_id, asked, now, now),
             )
         else:
+            # The chain's first call fixes its budget (none included): a budget that
+            # appeared later could already be overspent, and one that changed would let
+            # a chained review reset what it has left.
             chain_budget = chain[0]
-            if chain_budget is None and asked is not None:
-                chain_budget = asked
-                conn.execute(
-                    "UPDATE pacing_chains SET budget = ?, updated_at = ? WHERE project = ? AND chain_id = ?",
-                    (asked, now, project, chain_id),
-                )
-            elif asked is not None and asked != chain_budget:
-                notes.append(f"chain {chain_id} keeps its first budget {chain_budget} (ignored {asked})")
+            if asked != chain_budget and asked is not None:
+                kept = "no budget" if chain_budget is None else f"its first budget {chain_budget}"
+                notes.append(f"chain {chain_id} keeps {kept} (ignored {asked})")
         spent_before = conn.execute(
             "SELECT count(*) FROM findings WHERE project = ? AND chain_id = ? AND surface_reason = 'rank'",
             (project, chain_id),
