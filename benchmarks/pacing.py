@@ -24,6 +24,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 BIN = os.path.dirname(sys.executable)
 RATIO_LIMIT = 1.6
+LOG_ONE = (
+    "import time; from toolkit import db, paths, questions;"
+    " c = db.connect(paths.db_path());"
+    " r = questions.validate_event({'skill': 'plan-eng-review', 'question_id': 'bench-q',"
+    " 'question_summary': 'One question', 'user_choice': 'a', 'session_id': str(time.time())},"
+    " allow_phase=True);"
+    " questions.record_event(c, r, paths.resolve_slug()); c.close()"
+)
 
 
 def findings(n, prefix="f", seed=7):
@@ -116,15 +124,26 @@ def hook_call(env, cwd, runs):
         run(floor_cmd, env=env)
         run(rank_cmd, json.dumps({"session_id": f"warm-{i}", "phase": "eng",
                                   "findings": findings(10, f"w{i}")}), env, cwd)
-    floor, rank = [], []
+    # Where the time goes: importing the hot-path modules alone (no database, no work).
+    import_cmd = [sys.executable, "-c", "import toolkit.pacing, toolkit.paths"]
+    # Reference: one question event written by a one-shot process through the same
+    # modules (the write path every hook shares: open, insert, commit, close).
+    log_cmd = [sys.executable, "-c", LOG_ONE]
+    floor, imports, logs, rank = [], [], [], []
     for i in range(runs):
         request = json.dumps({"session_id": f"hook-{i}", "chain_id": "bench-chain", "phase": "eng",
                               "budget": 10_000, "findings": findings(10, f"h{i}", seed=i)})
         floor.append(run(floor_cmd, env=env))
+        imports.append(run(import_cmd, env=env))
+        logs.append(run(log_cmd, env=env, cwd=cwd))
         rank.append(run(rank_cmd, request, env, cwd))
-    f_med, r_med = statistics.median(floor), statistics.median(rank)
+    f_med, i_med, l_med, r_med = (statistics.median(x) for x in (floor, imports, logs, rank))
     ratio = r_med / f_med
     print(f"  python -c pass (floor):      median {f_med * 1000:.1f} ms  (min {min(floor) * 1000:.1f})")
+    print(f"  import toolkit.pacing only:  median {i_med * 1000:.1f} ms  (min {min(imports) * 1000:.1f})"
+          f"  = {i_med / f_med:.2f}x floor")
+    print(f"  log one question event:      median {l_med * 1000:.1f} ms  (min {min(logs) * 1000:.1f})"
+          f"  = {l_med / f_med:.2f}x floor")
     print(f"  gstack-pacing-rank (10):     median {r_med * 1000:.1f} ms  (min {min(rank) * 1000:.1f})")
     verdict = "ok" if ratio <= RATIO_LIMIT else "OVER"
     print(f"  ratio: {ratio:.2f}x (limit {RATIO_LIMIT}x: {verdict});"
