@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from toolkit import db, simulate
 from toolkit.cli import cli
 
-pytest.importorskip("toolkit.pacing")
+import toolkit.pacing  # noqa: F401
 
 
 def _rank(findings, session="s-acceptance", phase="eng"):

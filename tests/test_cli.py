@@ -61,6 +61,7 @@ def test_init_then_status(db_file, state_root):
     from toolkit import db
 
     assert data["schema_version"] == db.default_schema().migrations[-1][0].removesuffix(".sql")
+    assert "0001_core.sql" in data["migrations"]
 
 
 def test_db_option_beats_environment(tmp_path, db_file):

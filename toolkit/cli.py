@@ -24,6 +24,8 @@ LAZY_COMMANDS = {
     "guidance": "toolkit.cli_guidance:guidance",
     "profile": "toolkit.cli_profile:profile",
     "ingest-traces": "toolkit.cli_traces:ingest_traces",
+    "pacing": "toolkit.cli_pacing:pacing",
+    "flip": "toolkit.cli_pacing:flip",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.

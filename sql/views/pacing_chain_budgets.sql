@@ -1,0 +1,19 @@
+-- Chain budgets: each chained review's budget, how much of it rank-surfaced two-way
+-- findings have spent (across all its phases and sessions) and what is left. One-way
+-- doors, approval/migration gates and flips never spend it. A NULL budget means the
+-- chain runs on the per-phase cap alone.
+CREATE VIEW pacing_chain_budgets AS
+SELECT
+    c.project,
+    c.chain_id,
+    c.budget,
+    (SELECT count(*) FROM findings f
+      WHERE f.project = c.project AND f.chain_id = c.chain_id AND f.surface_reason = 'rank') AS spent,
+    CASE WHEN c.budget IS NULL THEN NULL ELSE max(0, c.budget - (
+        SELECT count(*) FROM findings f
+         WHERE f.project = c.project AND f.chain_id = c.chain_id AND f.surface_reason = 'rank'))
+    END AS remaining,
+    (SELECT count(DISTINCT f.session_id) FROM findings f
+      WHERE f.project = c.project AND f.chain_id = c.chain_id) AS sessions,
+    c.created_at
+FROM pacing_chains c;

@@ -1,0 +1,54 @@
+-- Every pacing decision with the question-log event that answers it.
+--
+-- A finding is linked to its answer by session + question id (+ phase, or an event
+-- logged without one), so the writer of the answer (`plantune log`, gstack-question-log,
+-- a hook) needs to know nothing about pacing. The newest matching event wins: for a
+-- Silent Decision that is its auto-decided event or a later flip; for a surfaced finding
+-- only an event other than auto-decided counts (the user's answer, or a flip), so a
+-- decision flipped out of the block stays unanswered until the user answers it.
+-- choice_in_force is what the agent should act on.
+CREATE VIEW pacing_decisions AS
+SELECT
+    d.*,
+    a.source AS answer_source,
+    a.user_choice AS answer_choice,
+    a.ts AS answered_at,
+    COALESCE(a.user_choice, d.choice) AS choice_in_force
+FROM (
+    SELECT
+        f.id,
+        f.project,
+        f.session_id,
+        f.chain_id,
+        f.phase,
+        f.finding_id,
+        f.question_id,
+        f.summary,
+        f.kind,
+        f.door_type,
+        f.door_reason,
+        f.severity,
+        f.irreversibility,
+        f.decision_matters,
+        f.score,
+        f.threshold,
+        f.calibration_id,
+        f.disposition,
+        f.surface_reason,
+        f.recommended,
+        f.choice,
+        f.flipped_at,
+        f.flipped_at IS NOT NULL AS flipped,
+        f.created_at,
+        (
+            SELECT q.id FROM question_log q
+            WHERE q.session_id = f.session_id
+              AND q.question_id = f.question_id
+              AND (q.phase = f.phase OR q.phase = 'unknown')
+              AND (f.disposition = 'silent' OR q.source <> 'auto-decided')
+            ORDER BY q.id DESC
+            LIMIT 1
+        ) AS answer_event_id
+    FROM findings f
+) d
+LEFT JOIN question_log a ON a.id = d.answer_event_id;
