@@ -109,23 +109,11 @@ def _canonical(obj) -> str:
 # Paths
 
 
-def _ancestors(path):
-    d = path
-    for _ in range(paths.MAX_WALK_DEPTH):
-        if not d or d == os.sep:
-            return
-        yield d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return
-        d = parent
-
-
 def project_root(cwd=None) -> str:
     """The project folder for ``cwd`` (see the module docstring for the rule)."""
     cwd = os.path.abspath(os.fspath(cwd) if cwd else os.getcwd())
     strong = weak = ""
-    for d in _ancestors(cwd):
+    for d in paths.ancestors(cwd):
         if os.path.lexists(os.path.join(d, ".git")) or any(
             os.path.isfile(os.path.join(d, m)) for m in paths.STRONG_MARKERS
         ):

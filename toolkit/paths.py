@@ -243,7 +243,7 @@ def slug_from_remote_url(url: str) -> str:
 # slug resolution
 
 
-def _ancestors(cwd: str):
+def ancestors(cwd: str):
     """``cwd`` and its parents, innermost first, stopping before "/" and at the cap."""
     d = cwd
     for _ in range(MAX_WALK_DEPTH):
@@ -312,7 +312,7 @@ def _write_cache(path: str, slug: str) -> None:
 
 
 def _resolve_uncached(cwd: str):
-    dirs = list(_ancestors(cwd))
+    dirs = list(ancestors(cwd))
     # Rule 3: outermost repository whose origin resolves. Only directories with
     # a .git entry get their config read, so this is one lstat per level.
     git_dirs = {d for d in dirs if os.path.lexists(os.path.join(d, ".git"))}
