@@ -17,6 +17,9 @@ from toolkit import __version__
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
+    "log": "toolkit.cli_questions:log",
+    "check": "toolkit.cli_questions:check",
+    "pref": "toolkit.cli_questions:pref",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.

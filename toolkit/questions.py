@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime, timezone
 
 from .screening import (
     JS_WHITESPACE,
@@ -73,7 +72,7 @@ QUESTION_INDEX_LIMIT = 1000
 
 # fullmatch, because JS `$` never matches before a trailing newline.
 _KEBAB = re.compile(r"[a-z0-9-]+")
-_RECOMMENDED_SUFFIX = js_regex(r"\s*\(recommended\)\s*\Z")
+_RECOMMENDED_SUFFIX = None  # compiled on first use: most events carry no recommendation
 
 
 class QuestionError(ValueError):
@@ -111,8 +110,9 @@ def parse_event(text) -> dict:
     return obj
 
 
-_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+# Sources, not compiled patterns: only a string options_count needs them (re caches).
+_JS_DECIMAL = r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+_JS_RADIX = r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)"
 _RADIX_BASE = {"x": 16, "o": 8, "b": 2}
 
 
@@ -142,9 +142,9 @@ def js_to_number(value) -> float:
         s = value.strip(JS_WHITESPACE)
         if not s:
             return 0.0
-        if _JS_DECIMAL.fullmatch(s):
+        if re.fullmatch(_JS_DECIMAL, s):
             return float(s.replace("Infinity", "inf"))
-        if _JS_RADIX.fullmatch(s):
+        if re.fullmatch(_JS_RADIX, s):
             return _int_to_float(int(s[2:], _RADIX_BASE[s[1].lower()]))
         return math.nan
     if isinstance(value, (list, tuple)):
@@ -164,14 +164,27 @@ def js_to_number(value) -> float:
 
 def normalize_choice(s: str) -> str:
     """Drop one trailing "(recommended)" marker (any case, with its spaces), then trim."""
+    global _RECOMMENDED_SUFFIX
+    if _RECOMMENDED_SUFFIX is None:
+        _RECOMMENDED_SUFFIX = js_regex(r"\s*\(recommended\)\s*\Z")
     return js_trim(_RECOMMENDED_SUFFIX.sub("", s, count=1))
 
 
 def format_ts(dt: datetime | None = None) -> str:
     """``Date.prototype.toISOString``: UTC, milliseconds, ``Z`` (naive means UTC)."""
     if dt is None:
-        dt = datetime.now(timezone.utc)
-    elif dt.tzinfo is not None:
+        # time, not datetime: importing datetime costs every hook call about a millisecond.
+        import time
+
+        ms = time.time_ns() // 1_000_000
+        t = time.gmtime(ms // 1000)
+        return (
+            f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T"
+            f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{ms % 1000:03d}Z"
+        )
+    from datetime import timezone
+
+    if dt.tzinfo is not None:
         dt = dt.astimezone(timezone.utc)
     return (
         f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
@@ -348,14 +361,14 @@ def js_number(x) -> str:
     return sign + body
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"
 
 
 def _js_string(s: str) -> str:
     out = json.dumps(s, ensure_ascii=False)
-    if _LONE_SURROGATE.search(out):
+    if not out.isascii() and re.search(_LONE_SURROGATE, out):
         # Well-formed JSON.stringify escapes lone surrogates instead of emitting them.
-        out = _LONE_SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), out)
+        out = re.sub(_LONE_SURROGATE, lambda m: "\\u%04x" % ord(m.group()), out)
     return out
 
 
@@ -450,10 +463,13 @@ class Recorded:
 def event_key(project: str, record: dict) -> str:
     """sha1 of the project and the canonical record: the same line imported twice, or
     recorded live and later imported from the mirror file, gets the same key."""
-    import hashlib
+    try:
+        from _sha1 import sha1  # built in; hashlib would first load OpenSSL (~3 ms per hook)
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
 
     canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
+    return sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _text_or_none(v):
