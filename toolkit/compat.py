@@ -249,8 +249,8 @@ def _pref_write(rest):
     if not rest:
         _complain(PREF, "--write requires a JSON payload")
         return 1
-    text = _utf8(PREF, rest[0], "--write payload")
     slug, conn, mirroring = _prepared()
+    text = _utf8(PREF, rest[0], "--write payload")
     from toolkit import mirror, preferences
 
     try:
