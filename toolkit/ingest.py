@@ -100,7 +100,7 @@ class StrictError(IngestError):
 
     def __init__(self, report, line, reason):
         where = f"{report.path}:{line}" if line else report.path
-        super().__init__(f"{where}: {reason} (--strict: nothing from this file was imported)")
+        super().__init__(f"{where}: {reason} (--strict: stopped, this run imported nothing from this file)")
         self.report = report
 
 
@@ -265,7 +265,12 @@ def _load_states(conn, paths):
     return {r[0]: _State(tuple(r)[1:]) for r in rows}
 
 
-def _save_state(conn, path, kind, st, offset, line_no, head, tail):
+def _save_state(conn, path, kind, st, offset, line_no, head, tail, size=None):
+    """Remember how far ``path`` was read.
+
+    ``size`` is the size to compare with on the next run: the stat's size once the whole
+    file was read, else the offset, so a run that stopped halfway never looks finished.
+    """
     conn.execute(
         "INSERT INTO ingest_state (path, kind, inode, size, offset, line_no, mtime_ns,"
         " head_sha1, tail_sha1, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -273,8 +278,8 @@ def _save_state(conn, path, kind, st, offset, line_no, head, tail):
         " size = excluded.size, offset = excluded.offset, line_no = excluded.line_no,"
         " mtime_ns = excluded.mtime_ns, head_sha1 = excluded.head_sha1,"
         " tail_sha1 = excluded.tail_sha1, updated_at = excluded.updated_at",
-        (path, kind, st.st_ino, st.st_size, offset, line_no, st.st_mtime_ns, head, tail,
-         db.utc_now()),
+        (path, kind, st.st_ino, st.st_size if size is None else size, offset, line_no,
+         st.st_mtime_ns, head, tail, db.utc_now()),
     )
 
 
@@ -330,15 +335,18 @@ _TOO_LONG = BadLine(f"line longer than {MAX_LINE_BYTES >> 20} MiB")
 class _LineJoiner:
     """Turns complete physical lines into JSON records.
 
-    A line that starts with ``{`` but does not parse alone opens a block: following lines
-    are added until the block parses as one object (a pretty-printed record, imported
-    with a note). The block is abandoned, its first line reported and the rest read again
-    line by line, when a new top-level record starts (a line at column 0 that parses
-    alone), when it grows past the limits, or at the end of the input.
+    A line that starts with ``{`` and ends with ``}`` is one record: it is handed on
+    undecoded (``obj`` None) and decoded where it is turned into a row, possibly in a
+    worker process. A line that starts with ``{`` but does not end with ``}`` opens a
+    block: following lines are added until the block parses as one object (a
+    pretty-printed record, imported with a note). The block is abandoned, its first line
+    reported and the rest read again line by line, when a new top-level record starts (a
+    line at column 0 that parses alone), when it grows past the limits, or at the end of
+    the input.
     """
 
     def __init__(self, on_record, report):
-        self.on_record = on_record  # (obj, text, line_no, last_line_no) -> None
+        self.on_record = on_record  # (obj, text, first_line_no, last_line_no) -> None
         self.report = report
         self.block = None  # [(line_no, text, start, end)]
         self.block_chars = 0
@@ -367,13 +375,14 @@ class _LineJoiner:
             # Only a line that closes an object can complete the block.
             if text.rstrip()[-1:] != "}":
                 return
-            obj = self._whole("\n".join(t for _, t, _, _ in self.block))
+            joined = "\n".join(t for _, t, _, _ in self.block)
+            obj = self._whole(joined)
             if obj is not None:
                 first = self.block[0][0]
                 self.block = None
                 self._advance(line_no, end)
                 self.report.note(first, f"multi-line JSON record (lines {first}-{line_no}) joined")
-                self.on_record(obj, None, first, line_no)
+                self.on_record(obj, joined, first, line_no)
             return
         self._single(line_no, text, start, end)
 
@@ -397,23 +406,23 @@ class _LineJoiner:
             self._advance(line_no, end)
             self.report.skip(line_no, text.reason)
             return
-        try:
-            obj = _parse(text)
-        except (ValueError, RecursionError):
-            stripped = text.strip()
-            if stripped.startswith("{"):
+        stripped = text.strip()
+        if stripped[:1] == "{":
+            if stripped[-1] == "}":
+                self._advance(line_no, end)
+                self.on_record(None, text, line_no, line_no)
+            else:
                 self.block = [(line_no, text, start, end)]
                 self.block_chars = len(text)
-                return
-            self._advance(line_no, end)
-            if stripped:
-                self.report.skip(line_no, "invalid JSON")
             return
         self._advance(line_no, end)
-        if not isinstance(obj, dict):
-            self.report.skip(line_no, "not a JSON object")
-            return
-        self.on_record(obj, text, line_no, line_no)
+        if stripped:
+            try:
+                _parse(text)
+            except (ValueError, RecursionError):
+                self.report.skip(line_no, "invalid JSON")
+            else:
+                self.report.skip(line_no, "not a JSON object")
 
     def _abandon(self):
         block, self.block = self.block, None
@@ -426,6 +435,10 @@ class _LineJoiner:
 
 # ---------------------------------------------------------------------------
 # JSONL kinds: record -> row
+#
+# A handler turns one decoded record into the parameters of its INSERT. Handlers are pure
+# (no database access), so a batch of records can be prepared in a worker process while
+# the main process writes the previous batch.
 
 
 class _QuestionLog:
@@ -434,12 +447,14 @@ class _QuestionLog:
 
     kind = "question-log"
 
-    def __init__(self, conn, path, project, st):
-        self.path, self.project = path, project
-        self.registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
-        self.default_ts = _mtime_ts(st)
-        self.recorded_at = db.utc_now()
+    def __init__(self, ctx):
+        self.path, self.project, self.default_ts, self.recorded_at, self.registry = ctx
         self.annotated = []
+
+    @staticmethod
+    def context(conn, path, project, st):
+        registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
+        return (path, project, _mtime_ts(st), db.utc_now(), registry)
 
     def row(self, obj, text, line_no):
         try:
@@ -457,17 +472,17 @@ class _QuestionLog:
             self.annotated.append((row[20], row[21], key, row[21]))
         return row
 
-    def flush(self, conn, rows):
+    @staticmethod
+    def flush(conn, rows, annotated):
         inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
         updated = 0
-        if self.annotated:
+        if annotated:
             # The same event, annotated in place by gstack since we saw it: keep the note.
             updated = conn.executemany(
                 "UPDATE question_log SET extra_json = ?, raw_json = ?"
                 " WHERE event_key = ? AND raw_json != ?",
-                self.annotated,
+                annotated,
             ).rowcount
-            self.annotated = []
         return inserted, updated
 
 
@@ -481,9 +496,13 @@ class _PreferenceEvents:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)"
     )
 
-    def __init__(self, conn, path, project, st):
-        self.path, self.project = path, project
-        self.default_ts = _mtime_ts(st)
+    def __init__(self, ctx):
+        self.path, self.project, self.default_ts = ctx
+        self.annotated = []
+
+    @staticmethod
+    def context(conn, path, project, st):
+        return (path, project, _mtime_ts(st))
 
     def row(self, obj, text, line_no):
         event_type = obj.get("event_type")
@@ -502,8 +521,9 @@ class _PreferenceEvents:
             f"{self.path}:{line_no}",
         )
 
-    def flush(self, conn, rows):
-        return conn.executemany(self.SQL, rows).rowcount, 0
+    @classmethod
+    def flush(cls, conn, rows, annotated):
+        return conn.executemany(cls.SQL, rows).rowcount, 0
 
 
 _SESSION_SQL = (
@@ -534,13 +554,19 @@ class _BuilderSessions:
 
     kind = "builder-profile"
 
-    def __init__(self, conn, path, project, st):
-        self.recorded_at = db.utc_now()
+    def __init__(self, ctx):
+        (self.recorded_at,) = ctx
+        self.annotated = []
+
+    @staticmethod
+    def context(conn, path, project, st):
+        return (db.utc_now(),)
 
     def row(self, obj, text, line_no):
         return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
 
-    def flush(self, conn, rows):
+    @staticmethod
+    def flush(conn, rows, annotated):
         return conn.executemany(_SESSION_SQL, rows).rowcount, 0
 
 
@@ -551,47 +577,143 @@ JSONL_KINDS = {
 }
 
 
+def _prepare(kind, ctx, records):
+    """Rows for a batch of records: ``(rows, skips, annotated)``.
+
+    ``records`` are ``(obj, text, line_no, multiline)``; ``obj`` is None when the record
+    crossed a process boundary as text (decoding again is cheaper than pickling a dict).
+    """
+    handler = JSONL_KINDS[kind](ctx)
+    rows, skips = [], []
+    for obj, text, line_no, multiline in records:
+        if obj is None:
+            try:
+                obj = _parse(text)
+            except (ValueError, RecursionError):
+                skips.append((line_no, "invalid JSON"))
+                continue
+            if not isinstance(obj, dict):
+                skips.append((line_no, "not a JSON object"))
+                continue
+        try:
+            rows.append(handler.row(obj, None if multiline else text, line_no))
+        except _Skip as e:
+            skips.append((line_no, str(e)))
+    return rows, skips, handler.annotated
+
+
 # The keyword net of the door classifier runs ~25 regexes over every summary. Each of its
-# patterns starts with a literal word (\bdelete, \bdrop, ...), so a summary that contains
-# none of those words cannot match any of them; skipping the net for it gives the same
-# classification for a fraction of the cost.
+# patterns starts with a literal word (\bdelete, \bdrop, ...) matched ASCII-case-
+# insensitively, so a summary whose lower-cased text contains none of those words cannot
+# match any of them: skipping the net for it gives the same classification, far cheaper.
 def _keyword_prefilter():
     from toolkit import doors
 
-    words = []
+    words = set()
     for source in doors.DESTRUCTIVE_PATTERN_SOURCES:
         m = re.match(r"\\b([A-Za-z]+)", source)
         if not m:
             return None  # a pattern of another shape: always run the full net
-        words.append(re.escape(m.group(1)))
-    from toolkit.screening import FLAGS
-
-    return re.compile("|".join(sorted(set(words))), FLAGS)
+        words.add(m.group(1).lower())
+    return tuple(sorted(words))
 
 
-_prefilter = None
+_prefilter_words = None
 
 
 def _classify(question_id, skill, category, summary, registry):
-    global _prefilter
+    global _prefilter_words
     from toolkit import doors
 
-    if _prefilter is None:
-        _prefilter = _keyword_prefilter() or False
-    if _prefilter and isinstance(summary, str) and not _prefilter.search(summary):
-        summary = None
+    if _prefilter_words is None:
+        _prefilter_words = _keyword_prefilter() or ()
+    if _prefilter_words and isinstance(summary, str):
+        low = summary.lower()
+        for word in _prefilter_words:
+            if word in low:
+                break
+        else:
+            summary = None
     return doors.classify(question_id, skill, category, summary, registry)
 
 
 # ---------------------------------------------------------------------------
 # JSONL reader
 
+# Inputs at least this large are prepared by worker processes while this one writes.
+PARALLEL_MIN_BYTES = 8 << 20
 
-def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress):
-    handler = JSONL_KINDS[kind](conn, path, project, st)
+
+def _worker_count(nbytes, parallel=True):
+    """Worker processes for a read of ``nbytes`` (0: prepare in this process).
+
+    ``PLANTUNE_INGEST_WORKERS=N`` forces N workers (0: never) whatever the size.
+    """
+    if not parallel:
+        return 0
+    setting = os.environ.get("PLANTUNE_INGEST_WORKERS", "")
+    if setting.strip().isdigit():
+        return int(setting)
+    if nbytes < PARALLEL_MIN_BYTES or not hasattr(os, "fork"):
+        return 0
+    return max(1, min((os.cpu_count() or 1) - 1, 3))
+
+
+def _worker_init(parent):
+    import signal
+    import threading
+    import time
+
+    # Ctrl-C is the parent's to handle; a worker printing a traceback helps no one.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch():
+        # A parent killed with SIGKILL cannot stop its pool: leave when orphaned.
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+class _Preparer:
+    """Prepares batches in this process, or in a pool of workers, results in order."""
+
+    def __init__(self, kind, ctx, workers):
+        self.kind, self.ctx = kind, ctx
+        self.pool = None
+        self.limit = 1
+        if workers > 0:
+            import multiprocessing
+
+            self.pool = multiprocessing.get_context("fork").Pool(
+                workers, initializer=_worker_init, initargs=(os.getpid(),))
+            self.limit = workers + 1  # batches in flight: bounded memory
+
+    def submit(self, records):
+        if self.pool is None:
+            return _prepare(self.kind, self.ctx, records)
+        # Decoded objects stay here; the text travels and is decoded again over there.
+        slim = [(None, t, n, m) for _, t, n, m in records]
+        return self.pool.apply_async(_prepare, (self.kind, self.ctx, slim))
+
+    @staticmethod
+    def result(job):
+        return job if isinstance(job, tuple) else job.get()
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
+def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress,
+                  parallel=True):
+    handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
-    rows = []
     fh = open(path, "rb")
+    preparer = None
     try:
         fd = fh.fileno()
         tx.begin()
@@ -612,33 +734,50 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 report.rescanned = True
                 report.note(None, "file was replaced or rewritten; read again from the start")
 
-        def on_record(obj, text, first, last):
-            try:
-                rows.append(handler.row(obj, text, first))
-            except _Skip as e:
-                report.skip(first, str(e))
-
-        joiner = _LineJoiner(on_record, report)
+        preparer = _Preparer(kind, handler.context(conn, path, project, st),
+                             _worker_count(st.st_size - offset, parallel))
+        records = []
+        joiner = _LineJoiner(
+            lambda obj, text, first, last: records.append((obj, text, first, last != first)),
+            report)
         joiner._advance(line_no, offset)
-
-        def flush():
-            if rows:
-                inserted, updated = handler.flush(conn, rows)
-                report.imported += inserted
-                report.duplicate += len(rows) - inserted
-                report.updated += updated
-                rows.clear()
-            safe_offset, safe_line = joiner.safe()
-            head, tail = _fingerprints(fd, safe_offset)
-            _save_state(conn, path, kind, st, safe_offset, safe_line, head, tail)
+        in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
+        reported = [offset]
 
         def check_strict():
             if strict and report.skipped:
-                bad = next(i for i in report.issues if i.skip)
+                bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
                 raise StrictError(report, bad.line, bad.message)
 
+        def land(job, safe_offset, safe_line, end, last):
+            rows, skips, annotated = preparer.result(job)
+            for line, reason in skips:
+                report.skip(line, reason)
+            check_strict()
+            if rows:
+                inserted, updated = handler.flush(conn, rows, annotated)
+                report.imported += inserted
+                report.duplicate += len(rows) - inserted
+                report.updated += updated
+            head, tail = _fingerprints(fd, safe_offset)
+            _save_state(conn, path, kind, st, safe_offset, safe_line, head, tail,
+                        size=None if last else safe_offset)
+            if not strict:
+                tx.commit()
+                tx.begin()
+            if progress and end > reported[0]:
+                progress(end - reported[0])
+                reported[0] = end
+
+        def cut(end, last=False):
+            batch = records[:]
+            records.clear()
+            in_flight.append((preparer.submit(batch), *joiner.safe(), end, last))
+            while len(in_flight) >= preparer.limit:
+                land(*in_flight.pop(0))
+
         fh.seek(offset)
-        start_offset = reported = offset
+        start_offset = offset
         batch = 0
         readline = fh.readline
         while True:
@@ -666,22 +805,16 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
             check_strict()
             batch += 1
             if batch >= BATCH_LINES:
-                flush()
-                if not strict:
-                    tx.commit()
-                    tx.begin()
-                if progress:
-                    progress(offset - reported)
-                reported = offset
+                cut(offset)
                 batch = 0
             if offset >= st.st_size:
                 break  # bytes appended after our stat are for the next run
         joiner.finish()
         check_strict()
-        flush()
+        cut(offset, last=True)
+        while in_flight:
+            land(*in_flight.pop(0))
         report.bytes_read = offset - start_offset
-        if progress and offset > reported:
-            progress(offset - reported)
         safe_offset, safe_line = joiner.safe()
         if final and safe_offset < st.st_size:
             report.skip(safe_line + 1, _PARTIAL)
@@ -691,7 +824,10 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
         tx.rollback()
         raise
     finally:
+        if preparer is not None:
+            preparer.close()
         fh.close()
+        report.issues.sort(key=lambda i: (i.line or 0))
     return report
 
 
@@ -862,7 +998,8 @@ def _apply_profile(conn, report, obj, text, st):
     report.duplicate += len(rows) - inserted
 
 
-def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final, progress):
+def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final, progress,
+                  parallel=False):
     tx = _Tx(conn)
     tx.begin()
     try:
@@ -912,11 +1049,12 @@ WHOLE_KINDS = ("question-preferences", "developer-profile")
 
 
 def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, final=True,
-                progress=None, report=None):
+                progress=None, report=None, parallel=True):
     """Ingest one gstack file of ``kind``; returns its :class:`FileReport`.
 
     ``final`` marks an explicit run: a truncated last line is then reported as skipped.
     ``state`` is the file's known ingest state when the caller already loaded it.
+    ``parallel`` allows worker processes for a large read.
     """
     report = report or FileReport(path, kind, project)
     try:
@@ -939,7 +1077,7 @@ def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, fin
     run = _ingest_whole if kind in WHOLE_KINDS else _ingest_jsonl
     try:
         return run(conn, path, kind, project, report, state, st,
-                   strict=strict, final=final, progress=progress)
+                   strict=strict, final=final, progress=progress, parallel=parallel)
     except StrictError:
         report.status = "failed"
         raise
@@ -970,7 +1108,8 @@ def sync_project(conn, state_root, slug) -> dict:
         state = states.get(path)
         if state is None and not os.path.exists(path):
             continue
-        reports.append(ingest_file(conn, path, kind, slug, state=state, final=False))
+        reports.append(ingest_file(conn, path, kind, slug, state=state, final=False,
+                                   parallel=False))
     return {
         "project": slug,
         "imported": sum(r.imported for r in reports),
