@@ -17,6 +17,7 @@ from toolkit import __version__
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
+    "ingest": "toolkit.cli_ingest:ingest",
     "log": "toolkit.cli_questions:log",
     "check": "toolkit.cli_questions:check",
     "pref": "toolkit.cli_questions:pref",

@@ -92,7 +92,6 @@ def run_log(event, project=None, db_path=None, as_json=False):
         raise CommandError(e.message.removeprefix(questions.PREFIX + ": ")) from None
     slug = _project(project)
     conn = _open(db_path)
-    _pickup(conn, slug, result)
     rec, warning = mirror.log_question(conn, record, slug, enabled=mirror.enabled())
     if warning:
         result.err.append(f"plantune: {warning}")

@@ -139,7 +139,6 @@ def set_(question_id, preference, source, free_text, global_, project, db_path):
 
     scope = _scope(global_, project)
     conn = open_db(db_path)
-    _pickup(conn, scope)
     payload = {"question_id": question_id, "preference": preference, "source": source}
     if free_text is not None:
         payload["free_text"] = free_text
@@ -210,7 +209,6 @@ def clear(question_id, global_, project, db_path):
 
     scope = _scope(global_, project)
     conn = open_db(db_path)
-    _pickup(conn, scope)
     removed, warning = mirror.clear_preferences(conn, scope, question_id,
                                                 enabled=mirror.enabled())
     _warn(warning)

@@ -146,10 +146,6 @@ def _question_log(args):
     if slug is None:
         slug = _slug()
     conn = _open(LOG)
-    if mirroring:
-        warning = mirror.pickup(conn, slug)
-        if warning:
-            _complain(LOG, warning)
     rec, warning = mirror.log_question(conn, record, slug, enabled=mirroring)
     if warning:
         _complain(LOG, warning)
@@ -207,19 +203,20 @@ def _question_preference(args):
     return handler(rest)
 
 
-def _prepared(ensure_file=True):
-    """Slug, connection and mirroring flag, with gstack's files picked up first."""
+def _prepared(pick_up=True):
+    """Slug, connection and mirroring flag; gstack's files picked up first for readers
+    (writers pick them up under their write lock instead)."""
     from toolkit import mirror
 
     slug = _slug()
     mirroring = mirror.enabled()
-    if mirroring and ensure_file:
-        try:
-            mirror.ensure_preferences_file(slug)
-        except OSError:
-            pass
     conn = _open(PREF)
     if mirroring:
+        try:
+            mirror.ensure_preferences_file(conn, slug)
+        except OSError:
+            pass
+    if mirroring and pick_up:
         warning = mirror.pickup(conn, slug)
         if warning:
             _complain(PREF, warning)
@@ -249,7 +246,7 @@ def _pref_write(rest):
     if not rest:
         _complain(PREF, "--write requires a JSON payload")
         return 1
-    slug, conn, mirroring = _prepared()
+    slug, conn, mirroring = _prepared(pick_up=False)
     text = _utf8(PREF, rest[0], "--write payload")
     from toolkit import mirror, preferences
 
@@ -283,7 +280,7 @@ def _pref_clear(rest):
     question_id = rest[0] if rest else None
     if question_id is not None:
         question_id = _utf8(PREF, question_id, "question id")
-    slug, conn, mirroring = _prepared()
+    slug, conn, mirroring = _prepared(pick_up=False)
     from toolkit import mirror
 
     removed, warning = mirror.clear_preferences(conn, slug, question_id, enabled=mirroring)

@@ -163,10 +163,14 @@ def _js_string(v):
 
 
 def _value(row):
-    """The stored value as gstack's file would hold it (None for a JSON null)."""
+    """The stored value as gstack's file would hold it (None for a JSON null).
+
+    A value that is not one of the three is kept in raw_value: a string as itself, any
+    other JSON value as its JSON text (the importer's rule), so a JSON null reads "null".
+    """
     if row[0] != UNKNOWN:
         return row[0]
-    return row[1]
+    return None if row[1] in (None, "null") else row[1]
 
 
 def get(conn, scope, question_id):

@@ -460,20 +460,93 @@ class Recorded:
         return f"DEDUP: skipped (source={source}, tool_use_id duplicate)"
 
 
+# Annotations gstack adds to a line after the fact (gstack-distill-free-text rewrites the
+# log in place to add `distilled_at`); they do not make the line another event.
+ANNOTATION_FIELDS = ("distilled_at",)
+
+
 def event_key(project: str, record: dict) -> str:
     """sha1 of the project and the canonical record: the same line imported twice, or
-    recorded live and later imported from the mirror file, gets the same key."""
+    recorded live and later imported from the mirror file, gets the same key.
+
+    Annotation fields (``distilled_at``) are left out, so a line that gstack later
+    annotated in place is still recognised as the event it was.
+    """
     try:
         from _sha1 import sha1  # built in; hashlib would first load OpenSSL (~3 ms per hook)
     except ImportError:  # pragma: no cover
         from hashlib import sha1
 
+    if any(k in record for k in ANNOTATION_FIELDS):
+        record = {k: v for k, v in record.items() if k not in ANNOTATION_FIELDS}
     canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _text_or_none(v):
     return v if isinstance(v, str) else None
+
+
+def _index_of(record, question_index):
+    if question_index is None:
+        question_index = record.get("question_index")
+    valid = isinstance(question_index, int) and not isinstance(question_index, bool)
+    # Outside the range it is an unknown field gstack never interpreted; raw_json keeps it.
+    return question_index if valid and 0 <= question_index < QUESTION_INDEX_LIMIT else 0
+
+
+INSERT_SQL = (
+    "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
+    " question_summary, category, door_type, options_count, user_choice, recommended,"
+    " followed_recommendation, session_id, source, tool_use_id, question_index, free_text,"
+    " phase, door_class, door_reason, extra_json, raw_json, ingested_from, synthetic,"
+    " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+    " ?, ?, ?, ?)"
+)
+
+
+def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, question_index=None,
+                ingested_from=None, synthetic=False, recorded_at=None, default_ts=None,
+                classify=None) -> tuple:
+    """The ``INSERT_SQL`` parameters for one validated event: the one row mapping.
+
+    ``key`` defaults to :func:`event_key` of the record and ``raw`` to its serialisation;
+    an importer passes the original line's key and text instead. ``classify`` replaces
+    ``doors.classify`` (same signature), e.g. with a cached variant for bulk imports.
+    """
+    if classify is None:
+        from toolkit.doors import classify
+    phase = record.get("phase")
+    phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
+    followed = record.get("followed_recommendation")
+    followed = int(followed) if isinstance(followed, bool) else None
+    options_count = record.get("options_count")
+    if not (isinstance(options_count, int) and not isinstance(options_count, bool)):
+        options_count = None
+    ts = record.get("ts")
+    if not (isinstance(ts, str) and ts):
+        ts = default_ts or format_ts()
+    category = _text_or_none(record.get("category"))
+    verdict = classify(record.get("question_id"), record.get("skill"), category,
+                       record.get("question_summary"), registry)
+    extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
+    if not recorded_at:
+        from toolkit.db import utc_now
+
+        recorded_at = utc_now()
+    return (
+        key or event_key(project, record), project, ts, record["skill"], record["question_id"],
+        record["question_summary"], category, _text_or_none(record.get("door_type")),
+        options_count, record["user_choice"], _text_or_none(record.get("recommended")),
+        followed, _text_or_none(record.get("session_id")), record.get("source", "agent"),
+        _text_or_none(record.get("tool_use_id")) or None, _index_of(record, question_index),
+        _text_or_none(record.get("free_text")), phase,
+        "one-way" if verdict.one_way else "two-way",
+        verdict.reason if not verdict.matched else f"{verdict.reason}:{verdict.matched}",
+        json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
+        raw if raw is not None else serialize(record), ingested_from, 1 if synthetic else 0,
+        recorded_at,
+    )
 
 
 def record_event(conn, record: dict, project: str, *, question_index=None, ingested_from=None,
@@ -485,23 +558,7 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
     multi-question call are all kept. ``registry`` maps id -> door type; by default the
     database's (synced) registry is used.
     """
-    from toolkit import db, doors
-
-    if question_index is None:
-        qi = record.get("question_index")
-        question_index = qi if isinstance(qi, int) and not isinstance(qi, bool) else 0
-    phase = record.get("phase")
-    phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
-    followed = record.get("followed_recommendation")
-    followed = int(followed) if isinstance(followed, bool) else None
-    options_count = record.get("options_count")
-    if not (isinstance(options_count, int) and not isinstance(options_count, bool)):
-        options_count = None
-    ts = record.get("ts")
-    ts = ts if isinstance(ts, str) and ts else format_ts()
-    key = event_key(project, record)
-    extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
-    raw = serialize(record)
+    question_index = _index_of(record, question_index)
     tool_use_id = _text_or_none(record.get("tool_use_id")) or None
 
     own = not conn.in_transaction
@@ -518,36 +575,13 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
             if hit:
                 if own:
                     conn.execute("COMMIT")
-                return Recorded("dedup", event_key=key)
+                return Recorded("dedup", event_key=event_key(project, record))
         if registry is None:
             registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
-        verdict = doors.classify(
-            question_id=record.get("question_id"),
-            skill=record.get("skill"),
-            category=_text_or_none(record.get("category")),
-            summary=record.get("question_summary"),
-            registry=registry,
-        )
-        cur = conn.execute(
-            "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
-            " question_summary, category, door_type, options_count, user_choice, recommended,"
-            " followed_recommendation, session_id, source, tool_use_id, question_index, free_text,"
-            " phase, door_class, door_reason, extra_json, raw_json, ingested_from, synthetic,"
-            " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " ?, ?, ?, ?)",
-            (
-                key, project, ts, record["skill"], record["question_id"],
-                record["question_summary"], _text_or_none(record.get("category")),
-                _text_or_none(record.get("door_type")), options_count, record["user_choice"],
-                _text_or_none(record.get("recommended")), followed,
-                _text_or_none(record.get("session_id")), record.get("source", "agent"),
-                tool_use_id, question_index, _text_or_none(record.get("free_text")), phase,
-                "one-way" if verdict.one_way else "two-way",
-                verdict.reason if not verdict.matched else f"{verdict.reason}:{verdict.matched}",
-                json.dumps(extra, ensure_ascii=False, separators=(",", ":")), raw,
-                ingested_from, 1 if synthetic else 0, recorded_at or db.utc_now(),
-            ),
-        )
+        row = prepare_row(record, project, registry=registry, question_index=question_index,
+                          ingested_from=ingested_from, synthetic=synthetic,
+                          recorded_at=recorded_at)
+        cur = conn.execute(INSERT_SQL, row)
         if own:
             conn.execute("COMMIT")
     except BaseException:
@@ -555,5 +589,5 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
             conn.execute("ROLLBACK")
         raise
     if cur.rowcount == 0:
-        return Recorded("duplicate", event_key=key)
-    return Recorded("inserted", id=cur.lastrowid, event_key=key)
+        return Recorded("duplicate", event_key=row[0])
+    return Recorded("inserted", id=cur.lastrowid, event_key=row[0])
