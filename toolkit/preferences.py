@@ -12,7 +12,6 @@ click's ``Error: `` themselves.
 
 from __future__ import annotations
 
-import json
 import re
 
 from toolkit.db import GLOBAL_SCOPE
@@ -67,6 +66,8 @@ class PreferenceError(ValueError):
 
 def parse_write(text):
     """Parse a ``--write`` payload: a JSON object, else ``invalid JSON``."""
+    import json  # not at the top: --check, the hot path, needs no JSON
+
     try:
         obj = json.loads(text)
     except (ValueError, TypeError, RecursionError):
@@ -307,6 +308,8 @@ def render(prefs):
 
         index = sorted((kv for kv in items if _is_array_index(kv[0])), key=lambda kv: int(kv[0]))
         items = index + [kv for kv in items if not _is_array_index(kv[0])]
+    import json
+
     body = ",\n".join(
         f"  {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
         for k, v in items
