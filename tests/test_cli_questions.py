@@ -2,7 +2,6 @@
 installed script's click-free fast path, and that both say exactly the same things."""
 
 import json
-import os
 
 import pytest
 from click.testing import CliRunner

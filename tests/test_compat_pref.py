@@ -393,6 +393,15 @@ def test_global_preference_is_the_fallback(state_root):
     assert json.loads(pref("--read", GSTACK_PROJECT_SLUG="elsewhere").stdout) == {}
 
 
+def test_project_null_entry_does_not_hide_the_global_one(state_root):
+    plant(state_root, {TWO_WAY: "never-ask"}, slug="__global__")
+    plant(state_root, {TWO_WAY: None})
+    assert out_lines(pref("--check", TWO_WAY)) == ["AUTO_DECIDE"]
+    plant(state_root, {TWO_WAY: "sometimes"})
+    assert out_lines(pref("--check", TWO_WAY)) == [
+        "ASK_NORMALLY", "NOTE: unknown preference value: sometimes"]
+
+
 def test_projects_are_separate(state_root):
     assert w(question_id=TWO_WAY, preference="never-ask", source="plan-tune").returncode == 0
     assert out_lines(pref("--check", TWO_WAY, GSTACK_PROJECT_SLUG="other")) == ["ASK_NORMALLY"]

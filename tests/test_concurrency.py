@@ -1,7 +1,6 @@
 """Many agents at once on one project: no error, no lost write, files and rows in step
 (acceptance 7)."""
 
-import json
 import os
 import subprocess
 import sys

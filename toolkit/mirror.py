@@ -287,12 +287,13 @@ def _quick_commits(conn):
     conn.execute("PRAGMA synchronous = NORMAL")
 
 
-def log_question(conn, record, project, *, enabled=True, env=None):
+def log_question(conn, record, project, *, enabled=True, env=None, question_index=None):
     """Record a validated question event and append gstack's line to question-log.jsonl.
 
     Under one database write lock: pick up other writers' lines (so dedup sees them),
     insert, append. The file's lines are thus in the same order as the rows, and a line
     read again by the importer maps to the row already there (same event key).
+    ``question_index`` (position in a multi-question call) defaults to the record's own.
     Returns ``(Recorded, warning or None)``.
     """
     from toolkit import db, questions
@@ -306,7 +307,8 @@ def log_question(conn, record, project, *, enabled=True, env=None):
     with db.transaction(conn):
         if enabled:
             warnings.append(pickup(conn, project, env))
-        rec = questions.record_event(conn, record, project, registry=registry)
+        rec = questions.record_event(conn, record, project, registry=registry,
+                                     question_index=question_index)
         if rec.status == "inserted" and enabled:
             path = project_file(project, QUESTION_LOG, env)
             try:

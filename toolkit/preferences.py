@@ -187,7 +187,8 @@ def effective_preference(conn, project, question_id):
     """``(value, scope)`` in force for a question: the project's own row, else the global one.
 
     ``(None, None)`` when neither scope has a row. ``value`` may be a hand-written string
-    that is not one of the three preferences; callers treat that as "ask".
+    that is not one of the three preferences; callers treat that as "ask". A project row
+    whose value is JSON null does not hide the global one.
     """
     rows = conn.execute(
         "SELECT preference, raw_value, scope FROM preferences"
@@ -198,6 +199,10 @@ def effective_preference(conn, project, question_id):
         return None, None
     if len(rows) > 1:
         rows.sort(key=lambda r: r[2] == GLOBAL_SCOPE)
+        # A project entry holding JSON null says nothing; the global one then applies (the
+        # hook's rule: "the project's value if it is a string, else the global one").
+        if _value(rows[0]) is None:
+            rows.pop(0)
     return _value(rows[0]), rows[0][2]
 
 

@@ -170,8 +170,9 @@ def normalize_choice(s: str) -> str:
     return js_trim(_RECOMMENDED_SUFFIX.sub("", s, count=1))
 
 
-def format_ts(dt: datetime | None = None) -> str:
-    """``Date.prototype.toISOString``: UTC, milliseconds, ``Z`` (naive means UTC)."""
+def format_ts(dt=None) -> str:
+    """``Date.prototype.toISOString`` of a datetime (now when None): UTC, milliseconds, ``Z``
+    (naive means UTC)."""
     if dt is None:
         # time, not datetime: importing datetime costs every hook call about a millisecond.
         import time
