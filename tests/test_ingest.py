@@ -171,6 +171,17 @@ def test_an_event_recorded_live_is_a_duplicate_when_its_mirror_line_is_imported(
     assert count(conn) == 1
 
 
+def test_numbers_written_the_js_way_still_match_the_live_key(state_root, conn):
+    rec = questions.validate_event(event(1, confidence=2.0, big=12345678901234567890,
+                                         nested=[1.0, {"x": 0.5}]))
+    questions.record_event(conn, rec, "p")
+    mirrored = line(rec)
+    assert '"confidence":2,' in mirrored and '"big":12345678901234567000' in mirrored
+    write(log_path(state_root, "p"), mirrored)
+    summary = ingest.ingest_state_root(conn, state_root)
+    assert (summary.imported, summary.duplicate) == (0, 1)
+
+
 def test_skips_each_kind_of_bad_line(state_root, conn):
     path = log_path(state_root, "p")
     os.makedirs(os.path.dirname(path))
