@@ -58,7 +58,9 @@ def test_init_then_status(db_file, state_root):
     assert data["db"] == db_file
     assert data["tables"]["registry_questions"] == 53
     assert data["tables"]["signal_map"] == 62
-    assert data["schema_version"] == "0001_core"
+    from toolkit import db
+
+    assert data["schema_version"] == db.default_schema().migrations[-1][0].removesuffix(".sql")
 
 
 def test_db_option_beats_environment(tmp_path, db_file):

@@ -171,6 +171,17 @@ def test_an_event_recorded_live_is_a_duplicate_when_its_mirror_line_is_imported(
     assert count(conn) == 1
 
 
+def test_numbers_written_the_js_way_still_match_the_live_key(state_root, conn):
+    rec = questions.validate_event(event(1, confidence=2.0, big=12345678901234567890,
+                                         nested=[1.0, {"x": 0.5}]))
+    questions.record_event(conn, rec, "p")
+    mirrored = line(rec)
+    assert '"confidence":2,' in mirrored and '"big":12345678901234567000' in mirrored
+    write(log_path(state_root, "p"), mirrored)
+    summary = ingest.ingest_state_root(conn, state_root)
+    assert (summary.imported, summary.duplicate) == (0, 1)
+
+
 def test_skips_each_kind_of_bad_line(state_root, conn):
     path = log_path(state_root, "p")
     os.makedirs(os.path.dirname(path))
@@ -380,3 +391,50 @@ def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monke
     cols = "event_key, project, ts, question_summary, door_class, door_reason, raw_json"
     assert (conn.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall()
             == other.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall())
+
+
+def test_unpaired_surrogates_from_js_are_stored_as_replacement_characters(state_root, conn):
+    # JS slicing a summary in the middle of an emoji leaves half of it; JSON.stringify
+    # writes it as an escape.
+    text = ('{"skill":"ship","question_id":"ship-x","question_summary":"Ship \\ud83d",'
+            '"user_choice":"yes","ts":"2026-03-01T10:00:00.000Z","note":"\\udc00"}')
+    write(log_path(state_root, "p"), text + "\n")
+    write(os.path.join(str(state_root), "projects", "p", "question-preferences.json"),
+          '{"a-\\ud800": "never-ask"}')
+    summary = ingest.ingest_state_root(conn, state_root)
+    assert summary.imported == 2 and summary.skipped == 0
+    row = conn.execute("SELECT question_summary, extra_json, raw_json FROM question_log").fetchone()
+    assert row["question_summary"] == "Ship \ufffd"
+    assert json.loads(row["extra_json"]) == {"note": "\ufffd"}
+    assert row["raw_json"] == text
+    assert conn.execute("SELECT question_id FROM preferences").fetchone()[0] == "a-\ufffd"
+    assert ingest.ingest_state_root(conn, state_root).imported == 0
+
+
+def test_keyword_prefilter_never_changes_a_door_classification():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from toolkit import doors
+
+    registry = doors.bundled_door_types()
+    risky = ["rm -rf /", "DELETE the bucket", "Remove folder x", "wipe", "PURGE cache",
+             "truncate logs", "Drop Table users", "delete from t", "force-push", "push --force",
+             "git reset --hard", "checkout -- f", "clean -f", "branch -D x", "kubectl delete",
+             "terraform destroy", "ROLLBACK", "revoke the api key", "reset all tokens",
+             "rotate secrets", "architectural change", "data model change",
+             "schema migration", "Breaking change", "drop\u00a0table", "Ｄelete"]
+    words = st.sampled_from(risky + ["fix the test", "format", "performance", "data",
+                                     "release", "ship it", "café", "\u212a", "ſchema"])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(words, min_size=1, max_size=4), st.sampled_from(
+        [("hook-abc", "unknown", None), ("ship-release-pipeline-missing", "ship", "approval"),
+         ("x-y", "cso", "approval"), ("x-y", "ship", "routing")]))
+    def check(parts, who):
+        summary = " ".join(parts)
+        qid, skill, category = who
+        assert ingest._classify(qid, skill, category, summary, registry) == doors.classify(
+            qid, skill, category, summary, registry)
+
+    check()

@@ -1,6 +1,7 @@
 """``plantune ingest``: import gstack's files from a state root into the database."""
 
 import os
+import sqlite3
 import sys
 
 import click
@@ -90,6 +91,10 @@ def ingest(state_root, strict, db_path, as_json):
     except ing.IngestError as e:
         progress.close()
         fail(str(e))
+    except sqlite3.Error as e:
+        # Batches already committed stay; a rerun continues from them.
+        progress.close()
+        fail(f"database error: {e}")
     progress.close()
 
     for problem in summary.problems:

@@ -352,13 +352,12 @@ class _LineJoiner:
     the input.
     """
 
-    def __init__(self, on_record, report):
+    def __init__(self, on_record, report, line_no=0, end=0):
         self.on_record = on_record  # (obj, text, first_line_no, last_line_no) -> None
         self.report = report
         self.block = None  # [(line_no, text, start, end)]
         self.block_chars = 0
-        self.end = 0
-        self.line_no = 0
+        self.line_no, self.end = line_no, end  # the last line resolved, and where it ends
 
     def safe(self):
         """(offset, line_no) up to which every line is resolved (a block is not)."""
@@ -603,10 +602,32 @@ def _prepare(kind, ctx, records):
                 skips.append((line_no, "not a JSON object"))
                 continue
         try:
-            rows.append(handler.row(obj, None if multiline else text, line_no))
+            row = handler.row(obj, None if multiline else text, line_no)
         except _Skip as e:
             skips.append((line_no, str(e)))
+            continue
+        except RecursionError:
+            skips.append((line_no, "nested too deeply"))
+            continue
+        rows.append(_storable(row) if "\\u" in text else row)
     return rows, skips, handler.annotated
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(row):
+    """The row with unpaired surrogates replaced by U+FFFD, which SQLite can store.
+
+    JS strings may hold them and JSON.stringify writes them as ``\\udXXX`` escapes (gstack
+    truncating a summary in the middle of an emoji does exactly that). The key and raw_json
+    keep the original.
+    """
+    return tuple(
+        _LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and _LONE_SURROGATE.search(v)
+        else v
+        for v in row
+    )
 
 
 # The keyword net of the door classifier runs ~25 regexes over every summary. Each of its
@@ -693,6 +714,9 @@ class _Preparer:
         if workers > 0:
             import multiprocessing
 
+            # Forked while this process holds the database open: the workers never touch
+            # it (they only turn text into tuples) and end with os._exit or SIGTERM, so
+            # no SQLite state is used or finalised on their side.
             self.pool = multiprocessing.get_context("fork").Pool(
                 workers, initializer=_worker_init, initargs=(os.getpid(),))
             self.limit = workers + 1  # batches in flight: bounded memory
@@ -746,8 +770,7 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
         records = []
         joiner = _LineJoiner(
             lambda obj, text, first, last: records.append((obj, text, first, last != first)),
-            report)
-        joiner._advance(line_no, offset)
+            report, line_no, offset)
         in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
         reported = [offset]
 
@@ -901,6 +924,9 @@ def _apply_preferences(conn, report, obj, text, scope, st):
     file_ts = _mtime_ts(st)
     seen = set()
     for qid, value in obj.items():
+        qid = _LONE_SURROGATE.sub("\ufffd", qid)
+        if isinstance(value, str):
+            value = _LONE_SURROGATE.sub("\ufffd", value)
         if not qid:
             report.skip(_line_of(text, '""'), "empty question id")
             continue
@@ -927,7 +953,8 @@ def _apply_preferences(conn, report, obj, text, scope, st):
             " ON CONFLICT (scope, question_id) DO UPDATE SET preference = excluded.preference,"
             " raw_value = excluded.raw_value, source = excluded.source,"
             " free_text = excluded.free_text, updated_at = excluded.updated_at",
-            (scope, qid, pref, raw, source or PREFERENCE_FILE_SOURCE, free_text, ts or file_ts),
+            _storable((scope, qid, pref, raw, source or PREFERENCE_FILE_SOURCE, free_text,
+                       ts or file_ts)),  # raw may be JSON text of a non-string value
         )
         if qid in current:
             report.updated += 1
@@ -999,7 +1026,7 @@ def _apply_profile(conn, report, obj, text, st):
         if not isinstance(session, dict):
             report.skip(_line_of(text, '"sessions"'), f"sessions[{i}]: not a JSON object")
             continue
-        rows.append(_session_row(session, DEVELOPER_PROFILE, recorded_at))
+        rows.append(_storable(_session_row(session, DEVELOPER_PROFILE, recorded_at)))
     inserted = conn.executemany(_SESSION_SQL, rows).rowcount if rows else 0
     report.imported += inserted
     report.duplicate += len(rows) - inserted

@@ -466,12 +466,46 @@ class Recorded:
 ANNOTATION_FIELDS = ("distilled_at",)
 
 
+def _js_numbers(v):
+    """``v`` with every number as it reads back after a JS round trip, or ``v`` itself.
+
+    The mirror line is written with JS number formatting (``2.0`` -> ``2``, integers past
+    2**53 rounded to a double), so the record keyed live and the line parsed back must
+    agree on numbers for their keys to match.
+    """
+    t = type(v)
+    if t is float:
+        if v.is_integer():
+            return int(v)
+        return v
+    if t is int:
+        if -(2**53) <= v <= 2**53:
+            return v
+        try:
+            return int(float(v))
+        except OverflowError:
+            return v
+    if t is dict:
+        out = None
+        for k, item in v.items():
+            new = _js_numbers(item)
+            if new is not item or type(new) is not type(item):
+                out = out if out is not None else dict(v)
+                out[k] = new
+        return v if out is None else out
+    if t is list:
+        new = [_js_numbers(item) for item in v]
+        return v if all(a is b for a, b in zip(new, v)) else new
+    return v
+
+
 def event_key(project: str, record: dict) -> str:
     """sha1 of the project and the canonical record: the same line imported twice, or
     recorded live and later imported from the mirror file, gets the same key.
 
     Annotation fields (``distilled_at``) are left out, so a line that gstack later
-    annotated in place is still recognised as the event it was.
+    annotated in place is still recognised as the event it was; numbers are taken as they
+    read back from the JS-formatted line.
     """
     try:
         from _sha1 import sha1  # built in; hashlib would first load OpenSSL (~3 ms per hook)
@@ -480,6 +514,7 @@ def event_key(project: str, record: dict) -> str:
 
     if any(k in record for k in ANNOTATION_FIELDS):
         record = {k: v for k, v in record.items() if k not in ANNOTATION_FIELDS}
+    record = _js_numbers(record)
     canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
 
