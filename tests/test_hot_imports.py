@@ -77,10 +77,12 @@ def test_no_click_on_the_compat_scripts_or_the_plantune_fast_path(loaded):
 
 def test_hot_path_stays_lean(loaded):
     # Each of these cost a millisecond or more per call (OpenSSL via hashlib, the datetime
-    # and sqlite3 package layers, subprocess); the hot path needs none of them.
+    # and sqlite3 package layers, subprocess); the hot path needs none of them. The json
+    # package is not needed either to log or to check (json_lite), only to write prefs.
     lean = {"hashlib", "datetime", "sqlite3", "subprocess", "typing", "decimal"}
-    for name, args, mods in loaded:
-        assert not (mods & lean), (name, args[:1], mods & lean)
+    for i, (name, args, mods) in enumerate(loaded):
+        banned = lean | ({"json"} if i in (0, 1, 4, 5, 9, 10) else set())
+        assert not (mods & banned), (name, args[:1], mods & banned)
 
 
 def test_other_commands_still_go_through_click():
@@ -147,3 +149,76 @@ def test_lazy_list_behaves_like_a_tuple():
     assert doors.DESTRUCTIVE_PATTERNS[0][1] == "/\\brm\\s+-rf\\b/i"
     with pytest.raises(AttributeError):
         doors.NO_SUCH_THING
+
+
+# --- json_lite: json's C scanner and encoder without the json package ---------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.booleans(), st.booleans(), st.sampled_from([None, (",", ":")]))
+def test_json_lite_dumps_is_json_dumps(value, ensure_ascii, sort_keys, separators):
+    from toolkit import json_lite
+
+    assert json_lite.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys,
+                           separators=separators) == json.dumps(
+        value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators)
+
+
+def _outcome(fn, text):
+    try:
+        return ("ok", repr(fn(text)))
+    except ValueError:
+        return ("error",)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    JSON_VALUES.map(json.dumps),
+    st.text(alphabet='{}[]":,. \t\n\r\ufeff0123456789-+eEaltrufnsINfinityNa\\u', max_size=30),
+    st.tuples(JSON_VALUES.map(json.dumps), st.sampled_from(["", " ", "x", "}", "\n", " 1"])).map(
+        "".join),
+))
+def test_json_lite_loads_is_json_loads(text):
+    from toolkit import json_lite
+
+    def reject(name):
+        raise ValueError(name)
+
+    assert _outcome(lambda t: json_lite.loads(t, object_pairs_hook=dict, parse_constant=reject),
+                    text) == _outcome(
+        lambda t: json.loads(t, object_pairs_hook=dict, parse_constant=reject), text)
+    assert _outcome(json_lite.loads, text) == _outcome(json.loads, text)
+
+
+def test_json_lite_errors_before_json_is_imported():
+    # the C scanner needs json.decoder in sys.modules to raise; json_lite must still raise
+    code = ("import sys\nfrom toolkit import json_lite\nassert 'json' not in sys.modules\n"
+            "for bad in ('{bad', '[1,', '{\"a\" 1}', 'nul'):\n"
+            "    try:\n        json_lite.loads(bad)\n    except ValueError:\n        pass\n"
+            "    else:\n        raise SystemExit(bad)\n")
+    p = subprocess.run([script("python"), "-c", code], capture_output=True, text=True, env=env())
+    assert p.returncode == 0, p.stderr
+
+
+def test_json_lite_edges():
+    from toolkit import json_lite
+
+    assert json_lite.loads(' {"a": 1, "a": 2} \n', object_pairs_hook=dict) == {"a": 2}
+    for bad in ("", "   ", "{", "\ufeff{}", "{} {}", "[1,]", "nul"):
+        with pytest.raises(ValueError):
+            json_lite.loads(bad)
+    with pytest.raises(RecursionError):
+        json_lite.loads("[" * 100000)
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError):
+        json_lite.dumps(loop)
+    with pytest.raises(TypeError):
+        json_lite.dumps({"a": object()})

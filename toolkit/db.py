@@ -10,7 +10,6 @@ Only the standard library is imported here: this module is on the hot path.
 
 import os
 import time
-import zlib
 
 try:
     # The C module alone. The sqlite3 package on top of it only adds the (deprecated)
@@ -57,15 +56,20 @@ class Schema:
     def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR):
         self.migrations = _sql_files(migrations_dir)
         self.views = []
-        crc = zlib.crc32("\n".join(n for n, _ in self.migrations).encode())
+        # _sha1, which the event keys load anyway (zlib would be one more library per hook).
+        try:
+            from _sha1 import sha1
+        except ImportError:  # pragma: no cover
+            from hashlib import sha1
+        digest = sha1("\n".join(n for n, _ in self.migrations).encode())
         for name, path in _sql_files(views_dir):
             with open(path, "rb") as f:
                 body = f.read()
             self.views.append((name[:-4], body.decode("utf-8")))
-            crc = zlib.crc32(name.encode() + b"\0" + body, crc)
+            digest.update(b"\0" + name.encode() + b"\0" + body)
         # user_version is a signed 32-bit integer; keep the stamp positive and non-zero so
         # a brand-new database (user_version 0) never looks current.
-        self.stamp = (crc & 0x7FFFFFFF) or 1
+        self.stamp = (int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF) or 1
 
 
 _default_schema = None

@@ -35,7 +35,7 @@ import os
 import re
 
 try:
-    # Built in. hashlib would load OpenSSL first (~3 ms), and compat commands import this
+    # CPython's own sha1. hashlib would load OpenSSL first (~3 ms), and compat commands import this
     # module on every call to pick up other writers' changes.
     from _sha1 import sha1 as _sha1
 except ImportError:  # pragma: no cover

@@ -6,9 +6,11 @@ hook call goes through it.  Recording lives further down the module.
 
 from __future__ import annotations
 
-import json
 import math
 import re
+
+# json's own C scanner and encoder without the json package's import cost (hot path).
+from toolkit import json_lite as json
 
 from .screening import (
     JS_WHITESPACE,
@@ -508,7 +510,7 @@ def event_key(project: str, record: dict) -> str:
     read back from the JS-formatted line.
     """
     try:
-        from _sha1 import sha1  # built in; hashlib would first load OpenSSL (~3 ms per hook)
+        from _sha1 import sha1  # CPython's own; hashlib would first load OpenSSL (~3 ms)
     except ImportError:  # pragma: no cover
         from hashlib import sha1
 
