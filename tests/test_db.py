@@ -21,6 +21,7 @@ def test_migrating_twice_changes_nothing(db_file):
     db.connect(db_file).close()
     before = schema_dump(db_file)
     c = db.connect(db_file)
+    # every shipped migration, in order (other issues add their own after 0001)
     assert db.applied_migrations(c) == [n for n, _ in db.default_schema().migrations]
     assert db.applied_migrations(c)[0] == "0001_core.sql"
     counts = db.table_counts(c)
@@ -145,18 +146,19 @@ def test_opening_an_up_to_date_database_runs_no_ddl(db_file):
     statements = []
     c = sqlite3.connect(db_file)
     c.close()
-    orig_connect = sqlite3.connect
+    # db may use the _sqlite3 C module directly; trace whichever module it opens with.
+    orig_connect = db.sqlite3.connect
 
     def tracing_connect(*a, **kw):
         conn = orig_connect(*a, **kw)
         conn.set_trace_callback(statements.append)
         return conn
 
-    sqlite3.connect = tracing_connect
+    db.sqlite3.connect = tracing_connect
     try:
         db.connect(db_file).close()
     finally:
-        sqlite3.connect = orig_connect
+        db.sqlite3.connect = orig_connect
     assert statements == ["PRAGMA foreign_keys = ON", "PRAGMA user_version"]
 
 

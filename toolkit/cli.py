@@ -26,6 +26,10 @@ LAZY_COMMANDS = {
     "ingest-traces": "toolkit.cli_traces:ingest_traces",
     "pacing": "toolkit.cli_pacing:pacing",
     "flip": "toolkit.cli_pacing:flip",
+    "ingest": "toolkit.cli_ingest:ingest",
+    "log": "toolkit.cli_questions:log",
+    "check": "toolkit.cli_questions:check",
+    "pref": "toolkit.cli_questions:pref",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.

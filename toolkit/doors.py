@@ -10,13 +10,10 @@ keyword net over the summary; otherwise two-way.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections import namedtuple
-from collections.abc import Mapping
 
-from .screening import FLAGS, js_space_fold
+from .screening import LazyPatterns, js_space_fold
 
 __all__ = [
     "Classification",
@@ -70,10 +67,17 @@ DESTRUCTIVE_PATTERN_SOURCES = (
     r"\bbreaking\s+change\b",
 )
 
-# (compiled pattern, JS string form reported as `matched`)
-DESTRUCTIVE_PATTERNS = tuple(
-    (re.compile(s, FLAGS), "/" + s + "/i") for s in DESTRUCTIVE_PATTERN_SOURCES
-)
+# Compiled one by one, only when a summary contains a pattern's leading word.
+_DESTRUCTIVE = LazyPatterns(DESTRUCTIVE_PATTERN_SOURCES)
+_JS_FORMS = tuple("/" + s + "/i" for s in DESTRUCTIVE_PATTERN_SOURCES)
+
+
+def __getattr__(name):
+    # DESTRUCTIVE_PATTERNS: (compiled pattern, JS string form reported as `matched`)
+    # pairs. Built on first access, so a classification never pays for all 25 compiles.
+    if name == "DESTRUCTIVE_PATTERNS":
+        return tuple(zip(_DESTRUCTIVE, _JS_FORMS))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 SKILL_CATEGORY_ONE_WAY = frozenset({"cso:approval", "land-and-deploy:approval"})
 
@@ -93,6 +97,8 @@ def load_bundled_registry() -> list:
     """The 53 bundled question definitions (cached; treat as read-only)."""
     global _bundled_entries
     if _bundled_entries is None:
+        import json
+
         with open(REGISTRY_PATH, encoding="utf-8") as fh:
             _bundled_entries = json.load(fh)
     return _bundled_entries
@@ -106,10 +112,10 @@ def bundled_door_types() -> dict:
     return _bundled_doors
 
 
-def _door_of(registry: Mapping, question_id: str):
+def _door_of(registry, question_id: str):
     door = registry.get(question_id)
-    if isinstance(door, Mapping):  # tolerate {id: entry} as well as {id: door_type}
-        door = door.get("door_type")
+    if not isinstance(door, str) and hasattr(door, "get"):
+        door = door.get("door_type")  # tolerate {id: entry} as well as {id: door_type}
     return door
 
 
@@ -118,7 +124,7 @@ def classify(
     skill: str | None = None,
     category: str | None = None,
     summary: str | None = None,
-    registry: Mapping | None = None,
+    registry=None,
 ) -> Classification:
     """Classify a question; ``registry`` maps id -> door_type (bundled when None)."""
     if question_id and isinstance(question_id, str):
@@ -129,10 +135,9 @@ def classify(
     if skill and category and f"{skill}:{category}" in SKILL_CATEGORY_ONE_WAY:
         return Classification(True, "skill-category")
     if summary and isinstance(summary, str):
-        summary = js_space_fold(summary)
-        for pattern, js_form in DESTRUCTIVE_PATTERNS:
-            if pattern.search(summary):
-                return Classification(True, "keyword", js_form)
+        i = _DESTRUCTIVE.first_index(js_space_fold(summary))
+        if i is not None:
+            return Classification(True, "keyword", _JS_FORMS[i])
     return Classification(False, "default-two-way")
 
 
@@ -141,6 +146,6 @@ def is_one_way(
     skill: str | None = None,
     category: str | None = None,
     summary: str | None = None,
-    registry: Mapping | None = None,
+    registry=None,
 ) -> bool:
     return classify(question_id, skill, category, summary, registry).one_way

@@ -49,3 +49,334 @@ def write_atomic(path, text):
     finally:
         os.close(fd)
     os.replace(tmp, path)
+
+
+GLOBAL_PREFERENCES = "global-question-preferences.json"
+# What gstack's ensure-file puts in a missing preferences file.
+EMPTY_PREFERENCES = "{}\n"
+
+
+def preferences_file(scope, env=None):
+    """The preferences file gstack reads for ``scope`` (a slug, or the global scope)."""
+    from toolkit.db import GLOBAL_SCOPE
+
+    if scope == GLOBAL_SCOPE:
+        return os.path.join(paths.state_root(env), GLOBAL_PREFERENCES)
+    return project_file(scope, PREFERENCES, env)
+
+
+def ensure_project_dir(slug, env=None):
+    """Create ``projects/<slug>/`` as gstack's bins do before they validate anything."""
+    os.makedirs(paths.project_dir(slug, env), exist_ok=True)
+
+
+def ensure_preferences_file(conn, slug, env=None):
+    """gstack's ensure-file: a missing project preferences file is created (``{}``).
+
+    It is created with what the database holds for the project (``{}`` and a newline
+    when nothing, as gstack), never empty over existing preferences: the importer makes
+    the database match this file, so an empty file would erase them (say, preferences
+    set while mirroring was off, or after the folder was deleted).
+    """
+    path = project_file(slug, PREFERENCES, env)
+    if os.path.exists(path):
+        return path
+    from toolkit import db, preferences
+
+    _quick_commits(conn)
+    with db.transaction(conn):
+        prefs = preferences.read(conn, slug)
+        text = preferences.render(prefs) if prefs else EMPTY_PREFERENCES
+        if _create_exclusive(path, text) and _has_ingest_state(conn):
+            st = os.stat(path)
+            digest = _sha1_hex(text.encode("utf-8"))
+            _save_state(conn, path, "question-preferences", st, 0, digest, digest)
+    return path
+
+
+def _create_exclusive(path, text):
+    """Create ``path`` with ``text`` unless it exists (never a half-written file)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+
+
+def failure(path, err):
+    """The one stderr line for a mirror write that failed (the database has the data)."""
+    reason = getattr(err, "strerror", None) or str(err)
+    return f"warning: recorded in the database, but could not update {path}: {reason}"
+
+
+# --------------------------------------------------------------------------
+# Pickup: other writers' changes come in through the incremental importer
+# (toolkit.ingest). Two shortcuts keep it off the hot path when it has nothing to do:
+# a stat of each file against ingest_state before the importer is even imported, and,
+# after our own write, moving ingest_state past the bytes we wrote ourselves, so the next
+# call does not read back its own line. Both follow the importer's rules exactly
+# (same unchanged test, same fingerprints); tests compare them with the importer's own.
+
+# (file name, ingest kind), in the importer's order.
+PROJECT_FILES = ((EVENTS, "question-events"), (PREFERENCES, "question-preferences"),
+                 (QUESTION_LOG, "question-log"))
+FINGERPRINT_BYTES = 4096
+
+
+def _sha1_hex(data):
+    try:
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
+    return sha1(data).hexdigest()
+
+
+def _states(conn, paths_):
+    marks = ",".join("?" * len(paths_))
+    return {
+        r[0]: tuple(r)[1:]
+        for r in conn.execute(
+            "SELECT path, inode, size, offset, line_no, mtime_ns FROM ingest_state"
+            f" WHERE path IN ({marks})", list(paths_))
+    }
+
+
+def _stat(path):
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _unchanged(state, st):
+    return state is not None and st is not None and (state[0], state[1], state[4]) == (
+        st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _nothing_to_pick_up(conn, slug, env):
+    files = [project_file(slug, name, env) for name, _ in PROJECT_FILES]
+    try:
+        states = _states(conn, files)
+    except Exception:  # noqa: BLE001 - no ingest_state table yet: let the importer decide
+        return False
+    for path in files:
+        st = _stat(path)
+        if st is None and path not in states:
+            continue  # the importer skips a file it never saw that does not exist
+        if not _unchanged(states.get(path), st):
+            return False
+    return True
+
+
+def pickup(conn, slug, env=None):
+    """Bring in what other writers changed in gstack's files since plantune last looked.
+
+    gstack's own bins (during a switch-over) and hand edits of question-preferences.json
+    write the files directly; the incremental importer reads only what changed. Returns a
+    warning line or None; never raises, never blocks the answer: if the importer is not
+    installed, nothing is picked up. Inside the caller's transaction the import joins it
+    (a savepoint undoes just the import if it fails).
+    """
+    from toolkit.db import GLOBAL_SCOPE
+
+    if slug == GLOBAL_SCOPE or _nothing_to_pick_up(conn, slug, env):
+        return None
+    try:
+        from toolkit import ingest
+    except ImportError:
+        return None
+    sync = getattr(ingest, "sync_project", None)
+    if sync is None:
+        return None
+    nested = conn.in_transaction
+    if nested:
+        conn.execute("SAVEPOINT plantune_pickup")
+    try:
+        summary = sync(conn, paths.state_root(env), slug)
+    except Exception as e:  # noqa: BLE001 - the answer must not depend on the import
+        if nested:
+            conn.execute("ROLLBACK TO plantune_pickup")
+            conn.execute("RELEASE plantune_pickup")
+        elif conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return f"warning: could not pick up changes to gstack's files: {e}"
+    if nested:
+        conn.execute("RELEASE plantune_pickup")
+    skipped = summary.get("skipped") if isinstance(summary, dict) else 0
+    if skipped:
+        bad = [f["path"] for f in summary.get("files", ()) if f.get("skipped")]
+        where = bad[0] if len(bad) == 1 else "gstack's files"
+        return (f"warning: skipped {skipped} unreadable entr{'y' if skipped == 1 else 'ies'}"
+                f" in {where} (details: plantune ingest)")
+    return None
+
+
+def _save_state(conn, path, kind, st, line_no, head, tail):
+    from toolkit.db import utc_now
+
+    conn.execute(
+        "INSERT INTO ingest_state (path, kind, inode, size, offset, line_no, mtime_ns,"
+        " head_sha1, tail_sha1, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, inode = excluded.inode,"
+        " size = excluded.size, offset = excluded.offset, line_no = excluded.line_no,"
+        " mtime_ns = excluded.mtime_ns, head_sha1 = excluded.head_sha1,"
+        " tail_sha1 = excluded.tail_sha1, updated_at = excluded.updated_at",
+        (path, kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail,
+         utc_now()),
+    )
+
+
+def _has_ingest_state(conn):
+    return conn.execute(
+        "SELECT 1 FROM pragma_table_info('ingest_state') WHERE name = 'tail_sha1'"
+    ).fetchone() is not None
+
+
+def _append_tracked(conn, path, kind, line):
+    """Append one line; when the importer had read the file to its end, mark our line read.
+
+    Someone else's bytes (an append that raced ours, outside our lock) leave the state as
+    it was: the importer then reads everything new, ours included, by key without dupes.
+    """
+    before = _stat(path)
+    state = _states(conn, [path]).get(path) if _has_ingest_state(conn) else None
+    caught_up = (before is None and state is None) or (
+        _unchanged(state, before) and state[2] == before.st_size)
+    written = append_line(path, line)
+    if not caught_up:
+        return
+    size = (before.st_size if before else 0) + written
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        if st.st_size != size:
+            return
+        n = min(size, FINGERPRINT_BYTES)
+        head = os.pread(fd, n, 0)
+        tail = head if size <= FINGERPRINT_BYTES else os.pread(fd, n, size - n)
+    finally:
+        os.close(fd)
+    _save_state(conn, path, kind, st, (state[3] if state else 0) + 1, _sha1_hex(head),
+                _sha1_hex(tail))
+
+
+def _write_tracked(conn, path, kind, text):
+    """Replace a whole file and record it as read: its content is the database's own."""
+    data = text.encode("utf-8")
+    write_atomic(path, text)
+    if _has_ingest_state(conn):
+        st = os.stat(path)
+        if st.st_size == len(data):
+            digest = _sha1_hex(data)
+            _save_state(conn, path, kind, st, 0, digest, digest)
+
+
+def _quick_commits(conn):
+    # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks face)
+    # without an fsync per call (~4 ms here); only an OS crash or power cut can lose the
+    # last commits, exactly as with gstack's own `echo >>` appends.
+    conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def log_question(conn, record, project, *, enabled=True, env=None, question_index=None):
+    """Record a validated question event and append gstack's line to question-log.jsonl.
+
+    Under one database write lock: pick up other writers' lines (so dedup sees them),
+    insert, append. The file's lines are thus in the same order as the rows, and a line
+    read again by the importer maps to the row already there (same event key).
+    ``question_index`` (position in a multi-question call) defaults to the record's own.
+    Returns ``(Recorded, warning or None)``.
+    """
+    from toolkit import db, questions
+
+    warnings = []
+    row = conn.execute(
+        "SELECT door_type FROM registry_questions WHERE id = ?", (record["question_id"],)
+    ).fetchone()
+    registry = {record["question_id"]: row[0]} if row else {}
+    _quick_commits(conn)
+    with db.transaction(conn):
+        if enabled:
+            warnings.append(pickup(conn, project, env))
+        rec = questions.record_event(conn, record, project, registry=registry,
+                                     question_index=question_index)
+        if rec.status == "inserted" and enabled:
+            path = project_file(project, QUESTION_LOG, env)
+            try:
+                _append_tracked(conn, path, "question-log", questions.serialize(record))
+            except (OSError, ValueError) as e:
+                warnings.append(failure(path, e))
+    return rec, next((w for w in warnings if w), None)
+
+
+def _rewrite_preferences(conn, scope, env):
+    from toolkit import preferences
+    from toolkit.db import GLOBAL_SCOPE
+
+    path = preferences_file(scope, env)
+    text = preferences.render(preferences.read(conn, scope))
+    try:
+        if scope == GLOBAL_SCOPE:
+            write_atomic(path, text)  # not a project file: the importer does not read it
+        else:
+            _write_tracked(conn, path, "question-preferences", text)
+    except (OSError, ValueError) as e:
+        return failure(path, e)
+    return None
+
+
+def set_preference(conn, scope, question_id, preference, source, free_text=None, *,
+                   enabled=True, env=None):
+    """Store a validated preference, rewrite the preferences file, append the event line.
+
+    All under one write lock, after picking up the files, so a hand edit made a moment
+    ago is kept, not overwritten. Returns ``(event record, warning or None)``. The global
+    scope has no events file in gstack; its preferences go to
+    global-question-preferences.json, which gstack's PreToolUse hook reads.
+    """
+    from toolkit import db, preferences, questions
+
+    from toolkit.db import GLOBAL_SCOPE
+
+    warnings = []
+    _quick_commits(conn)
+    with db.transaction(conn):
+        if enabled:
+            warnings.append(pickup(conn, scope, env))
+        record = preferences.write(conn, scope, question_id, preference, source, free_text)
+        if enabled:
+            warnings.append(_rewrite_preferences(conn, scope, env))
+            if scope != GLOBAL_SCOPE:
+                path = project_file(scope, EVENTS, env)
+                try:
+                    _append_tracked(conn, path, "question-events", questions.serialize(record))
+                except (OSError, ValueError) as e:
+                    warnings.append(failure(path, e))
+    return record, next((w for w in warnings if w), None)
+
+
+def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
+    """Remove one or all preferences of ``scope`` and rewrite its file when anything changed.
+
+    Returns ``(removed ids, warning or None)``.
+    """
+    from toolkit import db, preferences
+
+    warnings = []
+    _quick_commits(conn)
+    with db.transaction(conn):
+        if enabled:
+            warnings.append(pickup(conn, scope, env))
+        removed = preferences.clear(conn, scope, question_id)
+        if enabled and (removed or question_id is None):
+            warnings.append(_rewrite_preferences(conn, scope, env))
+    return removed, next((w for w in warnings if w), None)

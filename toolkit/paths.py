@@ -118,8 +118,10 @@ def slug_cache_file(cwd, env=None) -> str:
 # git config reading (no subprocess: hooks must stay fast and must not depend
 # on git being installed or on PATH).
 
-_SECTION_RE = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$')
-_KEY_RE = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$")
+# Sources, compiled by re's cache on first use: only a slug resolved from git config needs
+# them, and hooks usually get theirs from $GSTACK_PROJECT_SLUG or the slug cache.
+_SECTION_RE = r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$'
+_KEY_RE = r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$"
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b"}
 
 
@@ -168,7 +170,7 @@ def _config_origin_url(config_file: str) -> str:
         if not line or line[0] in "#;":
             continue
         if line.startswith("["):
-            m = _SECTION_RE.match(line)
+            m = re.match(_SECTION_RE, line)
             if not m:
                 in_origin = False
                 continue
@@ -182,7 +184,7 @@ def _config_origin_url(config_file: str) -> str:
                 continue
         if not in_origin:
             continue
-        m = _KEY_RE.match(line)
+        m = re.match(_KEY_RE, line)
         if m and m.group(1).lower() == "url" and m.group(2) is not None:
             url = _config_value(m.group(2))
             if url:

@@ -6,10 +6,11 @@ hook call goes through it.  Recording lives further down the module.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from datetime import datetime, timezone
+
+# json's own C scanner and encoder without the json package's import cost (hot path).
+from toolkit import json_lite as json
 
 from .screening import (
     JS_WHITESPACE,
@@ -73,7 +74,7 @@ QUESTION_INDEX_LIMIT = 1000
 
 # fullmatch, because JS `$` never matches before a trailing newline.
 _KEBAB = re.compile(r"[a-z0-9-]+")
-_RECOMMENDED_SUFFIX = js_regex(r"\s*\(recommended\)\s*\Z")
+_RECOMMENDED_SUFFIX = None  # compiled on first use: most events carry no recommendation
 
 
 class QuestionError(ValueError):
@@ -111,8 +112,9 @@ def parse_event(text) -> dict:
     return obj
 
 
-_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+# Sources, not compiled patterns: only a string options_count needs them (re caches).
+_JS_DECIMAL = r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+_JS_RADIX = r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)"
 _RADIX_BASE = {"x": 16, "o": 8, "b": 2}
 
 
@@ -142,9 +144,9 @@ def js_to_number(value) -> float:
         s = value.strip(JS_WHITESPACE)
         if not s:
             return 0.0
-        if _JS_DECIMAL.fullmatch(s):
+        if re.fullmatch(_JS_DECIMAL, s):
             return float(s.replace("Infinity", "inf"))
-        if _JS_RADIX.fullmatch(s):
+        if re.fullmatch(_JS_RADIX, s):
             return _int_to_float(int(s[2:], _RADIX_BASE[s[1].lower()]))
         return math.nan
     if isinstance(value, (list, tuple)):
@@ -164,14 +166,28 @@ def js_to_number(value) -> float:
 
 def normalize_choice(s: str) -> str:
     """Drop one trailing "(recommended)" marker (any case, with its spaces), then trim."""
+    global _RECOMMENDED_SUFFIX
+    if _RECOMMENDED_SUFFIX is None:
+        _RECOMMENDED_SUFFIX = js_regex(r"\s*\(recommended\)\s*\Z")
     return js_trim(_RECOMMENDED_SUFFIX.sub("", s, count=1))
 
 
-def format_ts(dt: datetime | None = None) -> str:
-    """``Date.prototype.toISOString``: UTC, milliseconds, ``Z`` (naive means UTC)."""
+def format_ts(dt=None) -> str:
+    """``Date.prototype.toISOString`` of a datetime (now when None): UTC, milliseconds, ``Z``
+    (naive means UTC)."""
     if dt is None:
-        dt = datetime.now(timezone.utc)
-    elif dt.tzinfo is not None:
+        # time, not datetime: importing datetime costs every hook call about a millisecond.
+        import time
+
+        ms = time.time_ns() // 1_000_000
+        t = time.gmtime(ms // 1000)
+        return (
+            f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T"
+            f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{ms % 1000:03d}Z"
+        )
+    from datetime import timezone
+
+    if dt.tzinfo is not None:
         dt = dt.astimezone(timezone.utc)
     return (
         f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
@@ -348,14 +364,14 @@ def js_number(x) -> str:
     return sign + body
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"
 
 
 def _js_string(s: str) -> str:
     out = json.dumps(s, ensure_ascii=False)
-    if _LONE_SURROGATE.search(out):
+    if not out.isascii() and re.search(_LONE_SURROGATE, out):
         # Well-formed JSON.stringify escapes lone surrogates instead of emitting them.
-        out = _LONE_SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), out)
+        out = re.sub(_LONE_SURROGATE, lambda m: "\\u%04x" % ord(m.group()), out)
     return out
 
 
@@ -447,17 +463,128 @@ class Recorded:
         return f"DEDUP: skipped (source={source}, tool_use_id duplicate)"
 
 
+# Annotations gstack adds to a line after the fact (gstack-distill-free-text rewrites the
+# log in place to add `distilled_at`); they do not make the line another event.
+ANNOTATION_FIELDS = ("distilled_at",)
+
+
+def _js_numbers(v):
+    """``v`` with every number as it reads back after a JS round trip, or ``v`` itself.
+
+    The mirror line is written with JS number formatting (``2.0`` -> ``2``, integers past
+    2**53 rounded to a double), so the record keyed live and the line parsed back must
+    agree on numbers for their keys to match.
+    """
+    t = type(v)
+    if t is float:
+        if v.is_integer():
+            return int(v)
+        return v
+    if t is int:
+        if -(2**53) <= v <= 2**53:
+            return v
+        try:
+            return int(float(v))
+        except OverflowError:
+            return v
+    if t is dict:
+        out = None
+        for k, item in v.items():
+            new = _js_numbers(item)
+            if new is not item or type(new) is not type(item):
+                out = out if out is not None else dict(v)
+                out[k] = new
+        return v if out is None else out
+    if t is list:
+        new = [_js_numbers(item) for item in v]
+        return v if all(a is b for a, b in zip(new, v)) else new
+    return v
+
+
 def event_key(project: str, record: dict) -> str:
     """sha1 of the project and the canonical record: the same line imported twice, or
-    recorded live and later imported from the mirror file, gets the same key."""
-    import hashlib
+    recorded live and later imported from the mirror file, gets the same key.
 
+    Annotation fields (``distilled_at``) are left out, so a line that gstack later
+    annotated in place is still recognised as the event it was; numbers are taken as they
+    read back from the JS-formatted line.
+    """
+    try:
+        from _sha1 import sha1  # CPython's own; hashlib would first load OpenSSL (~3 ms)
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
+
+    if any(k in record for k in ANNOTATION_FIELDS):
+        record = {k: v for k, v in record.items() if k not in ANNOTATION_FIELDS}
+    record = _js_numbers(record)
     canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
+    return sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _text_or_none(v):
     return v if isinstance(v, str) else None
+
+
+def _index_of(record, question_index):
+    if question_index is None:
+        question_index = record.get("question_index")
+    valid = isinstance(question_index, int) and not isinstance(question_index, bool)
+    # Outside the range it is an unknown field gstack never interpreted; raw_json keeps it.
+    return question_index if valid and 0 <= question_index < QUESTION_INDEX_LIMIT else 0
+
+
+INSERT_SQL = (
+    "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
+    " question_summary, category, door_type, options_count, user_choice, recommended,"
+    " followed_recommendation, session_id, source, tool_use_id, question_index, free_text,"
+    " phase, door_class, door_reason, extra_json, raw_json, ingested_from, synthetic,"
+    " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+    " ?, ?, ?, ?)"
+)
+
+
+def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, question_index=None,
+                ingested_from=None, synthetic=False, recorded_at=None, default_ts=None,
+                classify=None) -> tuple:
+    """The ``INSERT_SQL`` parameters for one validated event: the one row mapping.
+
+    ``key`` defaults to :func:`event_key` of the record and ``raw`` to its serialisation;
+    an importer passes the original line's key and text instead. ``classify`` replaces
+    ``doors.classify`` (same signature), e.g. with a cached variant for bulk imports.
+    """
+    if classify is None:
+        from toolkit.doors import classify
+    phase = record.get("phase")
+    phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
+    followed = record.get("followed_recommendation")
+    followed = int(followed) if isinstance(followed, bool) else None
+    options_count = record.get("options_count")
+    if not (isinstance(options_count, int) and not isinstance(options_count, bool)):
+        options_count = None
+    ts = record.get("ts")
+    if not (isinstance(ts, str) and ts):
+        ts = default_ts or format_ts()
+    category = _text_or_none(record.get("category"))
+    verdict = classify(record.get("question_id"), record.get("skill"), category,
+                       record.get("question_summary"), registry)
+    extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
+    if not recorded_at:
+        from toolkit.db import utc_now
+
+        recorded_at = utc_now()
+    return (
+        key or event_key(project, record), project, ts, record["skill"], record["question_id"],
+        record["question_summary"], category, _text_or_none(record.get("door_type")),
+        options_count, record["user_choice"], _text_or_none(record.get("recommended")),
+        followed, _text_or_none(record.get("session_id")), record.get("source", "agent"),
+        _text_or_none(record.get("tool_use_id")) or None, _index_of(record, question_index),
+        _text_or_none(record.get("free_text")), phase,
+        "one-way" if verdict.one_way else "two-way",
+        verdict.reason if not verdict.matched else f"{verdict.reason}:{verdict.matched}",
+        json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
+        raw if raw is not None else serialize(record), ingested_from, 1 if synthetic else 0,
+        recorded_at,
+    )
 
 
 def record_event(conn, record: dict, project: str, *, question_index=None, ingested_from=None,
@@ -469,23 +596,7 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
     multi-question call are all kept. ``registry`` maps id -> door type; by default the
     database's (synced) registry is used.
     """
-    from toolkit import db, doors
-
-    if question_index is None:
-        qi = record.get("question_index")
-        question_index = qi if isinstance(qi, int) and not isinstance(qi, bool) else 0
-    phase = record.get("phase")
-    phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
-    followed = record.get("followed_recommendation")
-    followed = int(followed) if isinstance(followed, bool) else None
-    options_count = record.get("options_count")
-    if not (isinstance(options_count, int) and not isinstance(options_count, bool)):
-        options_count = None
-    ts = record.get("ts")
-    ts = ts if isinstance(ts, str) and ts else format_ts()
-    key = event_key(project, record)
-    extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
-    raw = serialize(record)
+    question_index = _index_of(record, question_index)
     tool_use_id = _text_or_none(record.get("tool_use_id")) or None
 
     own = not conn.in_transaction
@@ -502,36 +613,13 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
             if hit:
                 if own:
                     conn.execute("COMMIT")
-                return Recorded("dedup", event_key=key)
+                return Recorded("dedup", event_key=event_key(project, record))
         if registry is None:
             registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
-        verdict = doors.classify(
-            question_id=record.get("question_id"),
-            skill=record.get("skill"),
-            category=_text_or_none(record.get("category")),
-            summary=record.get("question_summary"),
-            registry=registry,
-        )
-        cur = conn.execute(
-            "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
-            " question_summary, category, door_type, options_count, user_choice, recommended,"
-            " followed_recommendation, session_id, source, tool_use_id, question_index, free_text,"
-            " phase, door_class, door_reason, extra_json, raw_json, ingested_from, synthetic,"
-            " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " ?, ?, ?, ?)",
-            (
-                key, project, ts, record["skill"], record["question_id"],
-                record["question_summary"], _text_or_none(record.get("category")),
-                _text_or_none(record.get("door_type")), options_count, record["user_choice"],
-                _text_or_none(record.get("recommended")), followed,
-                _text_or_none(record.get("session_id")), record.get("source", "agent"),
-                tool_use_id, question_index, _text_or_none(record.get("free_text")), phase,
-                "one-way" if verdict.one_way else "two-way",
-                verdict.reason if not verdict.matched else f"{verdict.reason}:{verdict.matched}",
-                json.dumps(extra, ensure_ascii=False, separators=(",", ":")), raw,
-                ingested_from, 1 if synthetic else 0, recorded_at or db.utc_now(),
-            ),
-        )
+        row = prepare_row(record, project, registry=registry, question_index=question_index,
+                          ingested_from=ingested_from, synthetic=synthetic,
+                          recorded_at=recorded_at)
+        cur = conn.execute(INSERT_SQL, row)
         if own:
             conn.execute("COMMIT")
     except BaseException:
@@ -539,5 +627,5 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
             conn.execute("ROLLBACK")
         raise
     if cur.rowcount == 0:
-        return Recorded("duplicate", event_key=key)
-    return Recorded("inserted", id=cur.lastrowid, event_key=key)
+        return Recorded("duplicate", event_key=row[0])
+    return Recorded("inserted", id=cur.lastrowid, event_key=row[0])

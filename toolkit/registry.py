@@ -522,3 +522,58 @@ def lint(root: str, entries: list) -> dict:
     ]
     return {"files": len(files), "referenced": len(refs), "unregistered": unregistered,
             "unreferenced": unreferenced, "duplicates": duplicates}
+# --------------------------------------------------------------------------
+# Pure helpers over the registry entries and the signal map (gstack's
+# question-registry.ts and psychographic-signals.ts), for lint, tests and the profile.
+
+
+def lookup(entries, question_id):
+    """The registry entry for ``question_id``, or None for an ad-hoc id."""
+    for e in entries:
+        if e["id"] == question_id:
+            return e
+    return None
+
+
+def one_way_ids(entries):
+    return {e["id"] for e in entries if e["door_type"] == "one-way"}
+
+
+def stats(entries):
+    """``{total, one_way, two_way, by_skill, by_category}`` as gstack's registry stats."""
+    by_skill, by_category = {}, {}
+    for e in entries:
+        by_skill[e["skill"]] = by_skill.get(e["skill"], 0) + 1
+        by_category[e["category"]] = by_category.get(e["category"], 0) + 1
+    one_way = len(one_way_ids(entries))
+    return {"total": len(entries), "one_way": one_way, "two_way": len(entries) - one_way,
+            "by_skill": by_skill, "by_category": by_category}
+
+
+def apply_signal(signal_map, signal_key, user_choice, totals=None):
+    """The ``(dimension, delta)`` pairs one answer contributes, added to ``totals`` if given.
+
+    ``signal_map`` is the ``map`` object of the signal map. An unknown signal_key or
+    choice contributes nothing and leaves ``totals`` untouched.
+    """
+    deltas = (signal_map.get(signal_key) or {}).get(user_choice)
+    if not deltas:
+        return []
+    pairs = [(dim, delta) for dim, delta in deltas]
+    if totals is not None:
+        for dim, delta in pairs:
+            totals[dim] = totals.get(dim, 0) + delta
+    return pairs
+
+
+def normalize(total):
+    """``1 / (1 + e^(-3 total))`` rounded half-up to 3 decimals, as JS ``toFixed(3)`` does
+    on the exact binary value (Python's ``round`` is half-even)."""
+    import math
+    from decimal import ROUND_HALF_UP, Decimal
+
+    try:
+        value = 1.0 / (1.0 + math.exp(-3.0 * total))
+    except OverflowError:  # a hugely negative total
+        value = 0.0
+    return float(Decimal(value).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))

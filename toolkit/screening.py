@@ -18,6 +18,7 @@ import re
 
 __all__ = [
     "JS_WHITESPACE",
+    "LazyPatterns",
     "SHARED_PATTERNS",
     "SHARED_PATTERN_SOURCES",
     "PREFERENCE_FREE_TEXT_PATTERNS",
@@ -80,6 +81,72 @@ def js_regex(source: str, flags: int = FLAGS) -> re.Pattern:
     return re.compile("".join(out), flags)
 
 
+class LazyPatterns:
+    """An ordered list of regexes, each compiled the first time it could match.
+
+    Every pattern here starts with a literal word (``ignore``, ``\\bdelete``, ...), and a
+    text that does not contain that word (ASCII case-insensitively) cannot match the
+    pattern, so :meth:`first_index` skips it without compiling it. Compiling all the
+    lists up front costs a few milliseconds in every hook process; most texts need none
+    of them. Indexing and iterating give compiled patterns, like a tuple of them.
+    """
+
+    __slots__ = ("sources", "flags", "keys", "_compiled")
+
+    def __init__(self, sources, flags=FLAGS):
+        self.sources = tuple(sources)
+        self.flags = flags
+        self.keys = tuple(_leading_word(s) for s in self.sources)
+        self._compiled = [None] * len(self.sources)
+
+    def compiled(self, i):
+        p = self._compiled[i]
+        if p is None:
+            p = self._compiled[i] = re.compile(self.sources[i], self.flags)
+        return p
+
+    def first_index(self, text):
+        """Index of the first pattern that matches ``text`` (already space-folded), or None."""
+        lowered = text.lower()
+        for i, key in enumerate(self.keys):
+            if key in lowered and self.compiled(i).search(text):
+                return i
+        return None
+
+    def __len__(self):
+        return len(self.sources)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self.compiled(k) for k in range(len(self.sources))[i])
+        return self.compiled(range(len(self.sources))[i])
+
+    def __iter__(self):
+        return (self.compiled(i) for i in range(len(self.sources)))
+
+    def __add__(self, other):
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other):
+        return tuple(other) + tuple(self)
+
+    def __repr__(self):
+        return f"LazyPatterns({self.sources!r})"
+
+
+def _leading_word(source):
+    """The literal word every match of ``source`` must contain, lower-cased."""
+    body = source[2:] if source.startswith("\\b") else source
+    n = 0
+    while n < len(body) and body[n].isascii() and body[n].isalpha():
+        n += 1
+    if n < len(body) and body[n] in "?*{":
+        n -= 1  # the last letter is optional
+    if n <= 0:
+        raise ValueError(f"pattern has no leading literal word: {source!r}")
+    return body[:n].lower()
+
+
 # The single shared list (gstack lib/jsonl-store.ts).  Question log, learnings and
 # decisions all screen with this one; never re-declare a private copy (#1934).
 SHARED_PATTERN_SOURCES = (
@@ -97,7 +164,7 @@ SHARED_PATTERN_SOURCES = (
     r"do\s+not\s+(report|flag|mention)",
     r"approve\s+(all|every|this)",
 )
-SHARED_PATTERNS = tuple(re.compile(s, FLAGS) for s in SHARED_PATTERN_SOURCES)
+SHARED_PATTERNS = LazyPatterns(SHARED_PATTERN_SOURCES)
 
 # The older local list that gstack-question-preference --write still applies to
 # free_text.  It keeps the broad `override[:\s]`, so "I want to override this" is
@@ -110,23 +177,29 @@ PREFERENCE_FREE_TEXT_PATTERN_SOURCES = (
     r"\bassistant\s*:",
     r"do\s+not\s+(report|flag|mention)",
 )
-PREFERENCE_FREE_TEXT_PATTERNS = tuple(
-    re.compile(s, FLAGS) for s in PREFERENCE_FREE_TEXT_PATTERN_SOURCES
-)
+PREFERENCE_FREE_TEXT_PATTERNS = LazyPatterns(PREFERENCE_FREE_TEXT_PATTERN_SOURCES)
+
+
+def _first(text, patterns):
+    text = js_space_fold(text)
+    if isinstance(patterns, LazyPatterns):
+        i = patterns.first_index(text)
+        return None if i is None else patterns[i]
+    for p in patterns:
+        if p.search(text):
+            return p
+    return None
+
 
 def has_injection(text: str, patterns=SHARED_PATTERNS) -> bool:
     """True when any pattern finds instruction-like content in ``text``."""
-    text = js_space_fold(text)
-    return any(p.search(text) for p in patterns)
+    return _first(text, patterns) is not None
 
 
 def first_injection_match(text: str, patterns=SHARED_PATTERNS):
     """The JS source of the first matching pattern, or None (for actionable errors)."""
-    text = js_space_fold(text)
-    for p in patterns:
-        if p.search(text):
-            return p.pattern
-    return None
+    p = _first(text, patterns)
+    return None if p is None else p.pattern
 
 
 def js_trim(s: str) -> str:

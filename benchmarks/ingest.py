@@ -1,0 +1,236 @@
+"""Benchmark: `plantune ingest` of a large question log vs `sqlite-utils insert --nl`.
+
+Generates N gstack question-log lines (default 1,000,000; a realistic mix of agent,
+hook, free-text and auto-decided events over the bundled registry), then in one run:
+
+1. `sqlite-utils insert DB question_log FILE --nl` (the baseline: parse and insert, no
+   validation, no keys),
+2. `plantune ingest STATE_ROOT` (validates every line with gstack's rules, classifies the
+   door type, computes the event key, stores raw JSON and extra fields),
+3. `plantune ingest` again (nothing changed: a stat per file),
+4. `plantune ingest` after appending 1% more lines (reads only the new bytes).
+
+Each command runs as its own child process. Peak RSS: os.wait4's figure (the largest
+single process of the command's tree), and the largest sum over the whole process tree
+(main process plus ingest workers) sampled every 200 ms from /proc.
+
+    .venv/bin/python benchmarks/ingest.py              # 1,000,000 lines
+    .venv/bin/python benchmarks/ingest.py --lines 100000
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BIN = os.path.dirname(sys.executable)
+sys.path.insert(0, ROOT)
+
+RSS_LIMIT_MB = 200
+
+VERBS = ["Fix", "Defer", "Split", "Rename", "Cache", "Inline", "Document", "Test", "Refactor",
+         "Ship", "Review", "Pin", "Upgrade", "Mock", "Retry", "Batch"]
+THINGS = ["the flaky login test", "the N+1 query", "the changelog entry", "the retry loop",
+          "the config loader", "the migration order", "the API error messages", "the CLI help",
+          "the cache key", "the onboarding copy", "the release notes", "the rate limiter",
+          "the café menu parser", "the 🚀 launch checklist", "the webhook handler"]
+PLACES = ["billing", "auth", "search", "the dashboard", "the worker", "the SDK", "docs", "CI"]
+RISKY = ["delete the stale branch", "drop table sessions", "force-push main",
+         "run the schema migration now", "rotate the API key"]
+LABELS = ["A) Fix now", "B) Defer to a TODO", "C) Skip it", "D) Ask me later"]
+FREE = ["only if it does not slow the build", "do it but keep the old flag for a week",
+        "let's talk about this tomorrow", "ok, but write a test first"]
+
+
+def _summary(rng, i):
+    if rng.random() < 0.03:
+        return f"Should we {rng.choice(RISKY)} before release {i % 97}?"
+    return f"{rng.choice(VERBS)} {rng.choice(THINGS)} in {rng.choice(PLACES)}? (finding {i})"
+
+
+def generate(path, n, seed=7, start=0):
+    """Append ``n`` question-log lines as gstack writes them (compact JSON, keys in order)."""
+    from toolkit import doors
+
+    registry = doors.load_bundled_registry()
+    rng = random.Random(seed + start)
+    t = 1767225600.0 + start * 40  # 2026-01-01 UTC
+    session = "s-0"
+    with open(path, "a", encoding="utf-8") as fh:
+        for i in range(start, start + n):
+            t += rng.randint(5, 75)
+            if rng.random() < 0.05:
+                session = f"s-{i}"
+            ms = int((t - int(t)) * 1000)
+            ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{ms:03d}Z"
+            r = rng.random()
+            if r < 0.60:
+                e = rng.choice(registry)
+                options = e["options"] or ["accept", "defer", "skip"]
+                choice = rng.choice(options)
+                rec = {"skill": e["skill"], "question_id": e["id"],
+                       "question_summary": _summary(rng, i), "category": e["category"],
+                       "door_type": e["door_type"], "options_count": len(options),
+                       "user_choice": choice, "recommended": options[0], "session_id": session,
+                       "source": "agent", "followed_recommendation": choice == options[0]}
+            elif r < 0.85:
+                rec = {"skill": "unknown", "question_id": f"hook-{rng.getrandbits(40):010x}",
+                       "question_summary": _summary(rng, i), "options_count": 4,
+                       "user_choice": rng.choice(LABELS), "recommended": LABELS[0],
+                       "session_id": session, "source": "hook",
+                       "tool_use_id": f"toolu_{rng.getrandbits(96):024x}",
+                       "followed_recommendation": False}
+                rec["followed_recommendation"] = rec["user_choice"] == LABELS[0]
+            elif r < 0.95:
+                rec = {"skill": "unknown", "question_id": f"hook-{rng.getrandbits(40):010x}",
+                       "question_summary": _summary(rng, i), "user_choice": "Other",
+                       "session_id": session, "source": "auq-other",
+                       "tool_use_id": f"toolu_{rng.getrandbits(96):024x}",
+                       "free_text": rng.choice(FREE)}
+            else:
+                rec = {"skill": "unknown", "question_id": rng.choice(registry)["id"],
+                       "question_summary": _summary(rng, i), "user_choice": LABELS[0],
+                       "recommended": LABELS[0], "session_id": session,
+                       "source": "auto-decided", "followed_recommendation": True}
+            rec["ts"] = ts
+            fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def _tree_rss_kb(root):
+    """Sum of VmRSS over ``root`` and its descendants (Linux /proc), in kB."""
+    parents, rss = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                status = fh.read()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        parents[int(entry)] = int(fields.get("PPid", "0").strip() or 0)
+        rss[int(entry)] = int(fields.get("VmRSS", "0 kB").split()[0])
+    tree, frontier = {root}, [root]
+    while frontier:
+        pid = frontier.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    return sum(rss.get(p, 0) for p in tree)
+
+
+def run(argv, env=None):
+    """Run a command as a child: (seconds, peak RSS MB of one process, of the tree, stdout)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    peak = [0]
+    done = threading.Event()
+
+    def sample():
+        while not done.wait(0.2):
+            if os.path.isdir("/proc"):
+                peak[0] = max(peak[0], _tree_rss_kb(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    # Read before waiting so a chatty child never blocks on a full pipe.
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    done.set()
+    sampler.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err.decode()[-2000:]}")
+    return elapsed, usage.ru_maxrss / 1024, max(peak[0] / 1024, usage.ru_maxrss / 1024), out.decode()
+
+
+def count(db, table):
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=1_000_000)
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = ap.parse_args()
+    n = args.lines
+
+    work = tempfile.mkdtemp(prefix="plantune-bench-ingest-")
+    try:
+        state = os.path.join(work, "state")
+        log_dir = os.path.join(state, "projects", "bench")
+        os.makedirs(log_dir)
+        log = os.path.join(log_dir, "question-log.jsonl")
+        t0 = time.perf_counter()
+        generate(log, n)
+        size_mb = os.path.getsize(log) / 2**20
+        print(f"generated {n:,} lines ({size_mb:.0f} MB) in {time.perf_counter() - t0:.1f} s")
+
+        env = dict(os.environ, GSTACK_STATE_ROOT=state, GSTACK_HOME=state, HOME=work,
+                   PLANTUNE_MIRROR="0")
+        env.pop("PLANTUNE_DB", None)
+        su_db = os.path.join(work, "sqlite-utils.db")
+        pt_db = os.path.join(work, "plantune.db")
+        # Create the plantune database first so schema set-up is not timed.
+        subprocess.run([os.path.join(BIN, "plantune"), "init", "--db", pt_db], env=env,
+                       check=True, capture_output=True)
+
+        su_t, su_rss, su_tree, _ = run([os.path.join(BIN, "sqlite-utils"), "insert", su_db,
+                               "question_log", log, "--nl"], env)
+        assert count(su_db, "question_log") == n
+        pt_t, pt_rss, pt_tree, out = run([os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db],
+                                env)
+        got = count(pt_db, "question_log")
+        assert got == n, f"plantune ingest stored {got:,} rows, expected {n:,}:\n{out}"
+        again_t, again_rss, again_tree, out = run(
+            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env)
+        assert count(pt_db, "question_log") == n, out
+        extra = max(n // 100, 1)
+        generate(log, extra, start=n)
+        inc_t, inc_rss, inc_tree, out = run(
+            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env)
+        assert count(pt_db, "question_log") == n + extra, out
+
+        rows = [
+            ("sqlite-utils insert --nl", n, su_t, su_rss, su_tree),
+            ("plantune ingest (validating)", n, pt_t, pt_rss, pt_tree),
+            ("plantune ingest, unchanged", 0, again_t, again_rss, again_tree),
+            (f"plantune ingest, +{extra:,} lines", extra, inc_t, inc_rss, inc_tree),
+        ]
+        print(f"\n{'command':<34} {'lines':>10} {'seconds':>9} {'lines/s':>10}"
+              f" {'RSS/proc':>9} {'RSS/tree':>9}")
+        for name, lines, secs, rss, tree in rows:
+            rate = f"{lines / secs:,.0f}" if lines else "-"
+            print(f"{name:<34} {lines:>10,} {secs:>9.2f} {rate:>10} {rss:>6.0f} MB"
+                  f" {tree:>6.0f} MB")
+        print(f"\nratio plantune / sqlite-utils (time): {pt_t / su_t:.2f}"
+              f"  ({'faster' if pt_t < su_t else 'slower'} than the baseline)")
+        print(f"peak RSS of plantune ingest: {pt_rss:.0f} MB per process, {pt_tree:.0f} MB for"
+              f" the whole process tree (limit {RSS_LIMIT_MB} MB)")
+        if pt_tree >= RSS_LIMIT_MB:
+            raise SystemExit(f"peak RSS {pt_tree:.0f} MB is over the {RSS_LIMIT_MB} MB limit")
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

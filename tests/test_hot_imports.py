@@ -1,0 +1,224 @@
+"""What the hot-path commands import (acceptance 5), and that the lazy pattern lists that keep
+start-up fast decide exactly what the eagerly compiled lists would."""
+
+import json
+import re
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import script
+from tests.hotpath_support import env
+from toolkit import doors, screening
+
+HEAVY = {"pandas", "numpy", "datasette", "nbclient", "matplotlib"}
+EVENT = json.dumps({"skill": "ship", "question_id": "ship-changelog-voice-polish",
+                    "question_summary": "Polish the changelog voice?", "user_choice": "accept",
+                    "recommended": "accept", "tool_use_id": "t1"})
+PREF = json.dumps({"question_id": "ship-changelog-voice-polish", "preference": "never-ask",
+                   "source": "plan-tune", "free_text": "noise"})
+
+COMMANDS = [
+    ("gstack-question-log", [EVENT]),
+    ("gstack-question-log", [EVENT]),  # the DEDUP path
+    ("gstack-question-log", ["{bad"]),
+    ("gstack-question-preference", ["--write", PREF]),
+    ("gstack-question-preference", ["--check", "ship-changelog-voice-polish"]),
+    ("gstack-question-preference", ["--check", "adhoc-q", "--summary-stdin"]),
+    ("gstack-question-preference", ["--read"]),
+    ("gstack-question-preference", ["--stats"]),
+    ("gstack-question-preference", ["--clear", "x"]),
+    ("plantune", ["check", "ship-changelog-voice-polish"]),
+    ("plantune", ["log", EVENT.replace("t1", "t2")]),
+]
+
+
+def imported_modules(name, args, environ, stdin="Drop the users table?"):
+    p = subprocess.run(
+        [script("python"), "-X", "importtime", script(name)] + args,
+        input=stdin, capture_output=True, text=True, env=environ, timeout=60,
+    )
+    assert p.returncode in (0, 1), p.stderr
+    mods = set()
+    for line in p.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            mods.add(line.rsplit("|", 1)[1].strip())
+    assert mods, p.stderr
+    return mods
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory):
+    """Modules loaded by each command, run in order against one fresh state root."""
+    root = tmp_path_factory.mktemp("hot")
+    # Module scope runs before conftest's per-test isolation, so isolate explicitly.
+    environ = env(HOME=str(root), GSTACK_STATE_ROOT=str(root), GSTACK_HOME=str(root),
+                  PLANTUNE_DB=str(root / "plantune.db"), GSTACK_QUESTION_LOG_NO_DERIVE="1",
+                  PLANTUNE_MIRROR=None)
+    subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
+    return [(name, args, imported_modules(name, args, environ)) for name, args in COMMANDS]
+
+
+def _top(mods):
+    return {m.split(".")[0] for m in mods}
+
+
+def test_no_heavy_library_on_the_hot_path(loaded):
+    for name, args, mods in loaded:
+        assert not (_top(mods) & HEAVY), (name, args[:1], _top(mods) & HEAVY)
+
+
+def test_no_click_on_the_compat_scripts_or_the_plantune_fast_path(loaded):
+    for name, args, mods in loaded:
+        assert "click" not in _top(mods), (name, args[:1])
+
+
+def test_hot_path_stays_lean(loaded):
+    # Each of these cost a millisecond or more per call (OpenSSL via hashlib, the datetime
+    # and sqlite3 package layers, subprocess); the hot path needs none of them. The json
+    # package is not needed either to log or to check (json_lite), only to write prefs.
+    lean = {"hashlib", "datetime", "sqlite3", "subprocess", "typing", "decimal"}
+    for i, (name, args, mods) in enumerate(loaded):
+        banned = lean | ({"json"} if i in (0, 1, 4, 5, 9, 10) else set())
+        assert not (mods & banned), (name, args[:1], mods & banned)
+
+
+def test_other_commands_still_go_through_click():
+    p = subprocess.run([script("plantune"), "--version"], capture_output=True, text=True,
+                       env=env())
+    assert p.returncode == 0 and p.stdout.startswith("plantune, version")
+
+
+# --- lazy pattern lists ------------------------------------------------------------------
+
+LISTS = [screening.SHARED_PATTERNS, screening.PREFERENCE_FREE_TEXT_PATTERNS,
+         doors._DESTRUCTIVE]
+
+
+def eager_first(lazy, text):
+    for i, source in enumerate(lazy.sources):
+        if re.compile(source, lazy.flags).search(text):
+            return i
+    return None
+
+
+def test_every_pattern_starts_with_its_key():
+    for lazy in LISTS:
+        for source, key in zip(lazy.sources, lazy.keys):
+            body = source[2:] if source.startswith("\\b") else source
+            assert body.lower().startswith(key) and len(key) >= 2, (source, key)
+
+
+def test_leading_word_rules():
+    assert screening._leading_word(r"\bfoo\s+bar") == "foo"
+    assert screening._leading_word(r"colou?r") == "colo"
+    with pytest.raises(ValueError):
+        screening._leading_word(r"\s+x")
+
+
+WORDS = sorted({k for lazy in LISTS for k in lazy.keys} | {
+    "all", "previous", "instructions", "now", "are", "table", "-rf", "--force", "--hard", "-f",
+    "-D", ".", "--", "api key", "tokens", "secret", "output no findings", "security", "report",
+    "every", "this", "the rules", "change", "fork", "model change", "migration", "destroy", ":",
+    "from", "on", "not", "push", "directory", "files", "DELETE", "Rm", "SYSTEM", "K\u212aX"})
+SEPARATORS = [" ", "  ", "\n", "\t", "\u00a0", "", "-", ":", "x", "\u2028", "é"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)), max_size=8),
+       st.booleans())
+def test_lazy_lists_agree_with_eager_compilation(parts, upper):
+    text = "".join(w + s for w, s in parts)
+    if upper:
+        text = text.upper()
+    folded = screening.js_space_fold(text)
+    for lazy in LISTS:
+        assert lazy.first_index(folded) == eager_first(lazy, folded), (text, lazy.keys)
+    assert screening.has_injection(text) == (eager_first(LISTS[0], folded) is not None)
+
+
+def test_lazy_list_behaves_like_a_tuple():
+    shared = screening.SHARED_PATTERNS
+    assert len(shared) == 13 and shared[-1].pattern == screening.SHARED_PATTERN_SOURCES[-1]
+    assert [p.pattern for p in shared[1:3]] == list(screening.SHARED_PATTERN_SOURCES[1:3])
+    both = shared + screening.PREFERENCE_FREE_TEXT_PATTERNS
+    assert isinstance(both, tuple) and len(both) == 19
+    assert len(() + shared) == 13
+    assert doors.DESTRUCTIVE_PATTERNS[0][1] == "/\\brm\\s+-rf\\b/i"
+    with pytest.raises(AttributeError):
+        doors.NO_SUCH_THING
+
+
+# --- json_lite: json's C scanner and encoder without the json package ---------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.booleans(), st.booleans(), st.sampled_from([None, (",", ":")]))
+def test_json_lite_dumps_is_json_dumps(value, ensure_ascii, sort_keys, separators):
+    from toolkit import json_lite
+
+    assert json_lite.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys,
+                           separators=separators) == json.dumps(
+        value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators)
+
+
+def _outcome(fn, text):
+    try:
+        return ("ok", repr(fn(text)))
+    except ValueError:
+        return ("error",)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    JSON_VALUES.map(json.dumps),
+    st.text(alphabet='{}[]":,. \t\n\r\ufeff0123456789-+eEaltrufnsINfinityNa\\u', max_size=30),
+    st.tuples(JSON_VALUES.map(json.dumps), st.sampled_from(["", " ", "x", "}", "\n", " 1"])).map(
+        "".join),
+))
+def test_json_lite_loads_is_json_loads(text):
+    from toolkit import json_lite
+
+    def reject(name):
+        raise ValueError(name)
+
+    assert _outcome(lambda t: json_lite.loads(t, object_pairs_hook=dict, parse_constant=reject),
+                    text) == _outcome(
+        lambda t: json.loads(t, object_pairs_hook=dict, parse_constant=reject), text)
+    assert _outcome(json_lite.loads, text) == _outcome(json.loads, text)
+
+
+def test_json_lite_errors_before_json_is_imported():
+    # the C scanner needs json.decoder in sys.modules to raise; json_lite must still raise
+    code = ("import sys\nfrom toolkit import json_lite\nassert 'json' not in sys.modules\n"
+            "for bad in ('{bad', '[1,', '{\"a\" 1}', 'nul'):\n"
+            "    try:\n        json_lite.loads(bad)\n    except ValueError:\n        pass\n"
+            "    else:\n        raise SystemExit(bad)\n")
+    p = subprocess.run([script("python"), "-c", code], capture_output=True, text=True, env=env())
+    assert p.returncode == 0, p.stderr
+
+
+def test_json_lite_edges():
+    from toolkit import json_lite
+
+    assert json_lite.loads(' {"a": 1, "a": 2} \n', object_pairs_hook=dict) == {"a": 2}
+    for bad in ("", "   ", "{", "\ufeff{}", "{} {}", "[1,]", "nul"):
+        with pytest.raises(ValueError):
+            json_lite.loads(bad)
+    with pytest.raises(RecursionError):
+        json_lite.loads("[" * 100000)
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError):
+        json_lite.dumps(loop)
+    with pytest.raises(TypeError):
+        json_lite.dumps({"a": object()})

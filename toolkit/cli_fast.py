@@ -1,0 +1,220 @@
+"""The ``plantune`` console entry point, with a click-free fast path for ``check`` and ``log``.
+
+Agents may call ``plantune check`` / ``plantune log`` on every question. Importing click
+alone costs most of a Python start-up, so the plain forms of those two commands are
+parsed here by hand and run without it; every other command line (``--help``, other
+subcommands, anything unusual) goes to the click application in ``toolkit.cli`` unchanged.
+
+The work itself (``run_check``, ``run_log``) is shared with the click commands in
+``toolkit.cli_questions``, and the output (stdout lines, ``Error: ...`` on stderr, exit
+codes 1 and 2) is the same byte for byte whichever path runs; tests compare the two.
+"""
+
+import os
+import sys
+
+
+class CommandError(Exception):
+    """A refused command: one line for stderr (click's ``Error: `` is added) and an exit code."""
+
+    def __init__(self, message, exit_code=1):
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+class Output:
+    """Lines for stdout and stderr, printed by whichever command layer ran."""
+
+    __slots__ = ("out", "err")
+
+    def __init__(self):
+        self.out, self.err = [], []
+
+
+def _json_text(data):
+    import json
+
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+
+
+def _project(project):
+    from toolkit import paths
+
+    if project:
+        if not paths.is_valid_slug(project):
+            raise CommandError(
+                f"invalid project slug {project!r} (use letters, digits, '.', '_' and '-')"
+            )
+        return project
+    return paths.resolve_slug() or "unknown"
+
+
+def _open(db_path):
+    from toolkit import db, paths
+
+    try:
+        return db.connect(paths.db_path(db_path))
+    except db.DatabaseError as e:
+        raise CommandError(str(e)) from None
+
+
+def _pickup(conn, slug, result):
+    from toolkit import mirror
+
+    if mirror.enabled():
+        warning = mirror.pickup(conn, slug)
+        if warning:
+            result.err.append(f"plantune: {warning}")
+
+
+def read_stdin_text(what):
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CommandError(f"{what} on stdin is not valid UTF-8") from None
+
+
+def run_log(event, project=None, db_path=None, as_json=False):
+    """``plantune log``: validate (gstack rules plus phase), record, mirror."""
+    from toolkit import mirror, questions
+
+    result = Output()
+    text = read_stdin_text("the event") if event == "-" else event
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CommandError("the event is not valid UTF-8") from None
+    try:
+        record = questions.validate_json(text, allow_phase=True)
+    except questions.QuestionError as e:
+        raise CommandError(e.message.removeprefix(questions.PREFIX + ": ")) from None
+    slug = _project(project)
+    conn = _open(db_path)
+    rec, warning = mirror.log_question(conn, record, slug, enabled=mirror.enabled())
+    if warning:
+        result.err.append(f"plantune: {warning}")
+    if as_json:
+        result.out.append(_json_text({"status": rec.status, "id": rec.id,
+                                      "event_key": rec.event_key, "project": slug}))
+    elif rec.status == "dedup":
+        result.out.append(rec.dedup_line(record.get("source")))
+    return result
+
+
+def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_json=False):
+    """``plantune check``: ASK_NORMALLY / AUTO_DECIDE and NOTE lines (or JSON)."""
+    from toolkit import preferences
+
+    result = Output()
+    summary = None
+    if summary_stdin:
+        # Lenient, as gstack: the keyword net still sees every ASCII word.
+        summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+    slug = _project(project)
+    conn = _open(db_path)
+    _pickup(conn, slug, result)
+    decision = preferences.check(conn, slug, question_id, summary)
+    if as_json:
+        data = decision.as_dict()
+        data["project"] = slug
+        result.out.append(_json_text(data))
+    else:
+        result.out.extend(decision.lines())
+    return result
+
+
+# --------------------------------------------------------------------------
+# argv fast path
+
+_FLAGS = {"check": ("--summary-stdin", "--json"), "log": ("--json",)}
+_VALUED = ("--project", "--db")
+
+
+def _parse(args):
+    """``(command, kwargs)`` for a plain check/log command line, else None (use click)."""
+    if not args or args[0] not in _FLAGS:
+        return None
+    command, flags = args[0], _FLAGS[args[0]]
+    positional, seen = [], {}
+    i = 1
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a in flags:
+            if a in seen:
+                return None
+            seen[a] = True
+            continue
+        name, eq, value = a.partition("=")
+        if name in _VALUED:
+            if name in seen:
+                return None
+            if not eq:
+                if i >= len(args):
+                    return None
+                value = args[i]
+                i += 1
+            if not value or value.startswith("-"):
+                return None
+            seen[name] = value
+            continue
+        if a.startswith("-") and a != "-":
+            return None  # --help, --, unknown options: click explains them
+        positional.append(a)
+    if len(positional) != 1:
+        return None
+    db_path = seen.get("--db")
+    if db_path is not None and os.path.isdir(db_path):
+        return None  # click's Path check words that error
+    kwargs = {"project": seen.get("--project"), "db_path": db_path,
+              "as_json": "--json" in seen}
+    if command == "check":
+        if positional[0] == "-":
+            return None
+        kwargs["question_id"] = positional[0]
+        kwargs["summary_stdin"] = "--summary-stdin" in seen
+        return run_check, kwargs
+    kwargs["event"] = positional[0]
+    return run_log, kwargs
+
+
+def _write(stream, lines):
+    if lines:
+        stream.write("\n".join(lines) + "\n")
+
+
+def main(argv=None):
+    """Console entry point: the fast path when it applies, else the click application."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    parsed = _parse(args)
+    if parsed is None:
+        from toolkit.cli import main as click_main
+
+        return click_main(args)
+    run, kwargs = parsed
+    try:
+        result = run(**kwargs)
+        _write(sys.stderr, result.err)
+        _write(sys.stdout, result.out)
+        code = 0
+    except CommandError as e:
+        sys.stderr.write(f"Error: {e.message}\n")
+        code = e.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("plantune: interrupted\n")
+        code = 130
+    except Exception as e:  # noqa: BLE001 - the last line of defence, as in toolkit.cli
+        if os.environ.get("PLANTUNE_DEBUG"):
+            raise
+        sys.stderr.write(f"plantune: internal error: {type(e).__name__}: {e}\n")
+        code = 1
+    if argv is None:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os._exit(code)  # committed and flushed; skip interpreter teardown
+    return code

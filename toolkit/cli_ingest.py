@@ -1,0 +1,119 @@
+"""``plantune ingest``: import gstack's files from a state root into the database."""
+
+import os
+import sqlite3
+import sys
+
+import click
+
+from toolkit.cli import db_option, fail, json_option, open_db, print_json
+
+# Below this many bytes to read, a progress bar would only flash.
+PROGRESS_MIN_BYTES = 4 << 20
+
+
+class _Progress:
+    """A click progress bar on stderr, opened on the first tick of a large enough run."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.bar = None
+
+    def __call__(self, advance, total):
+        if not self.enabled or total < PROGRESS_MIN_BYTES:
+            return
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label="Ingesting", file=sys.stderr,
+                                         show_eta=True, show_percent=True)
+            self.bar.__enter__()
+        self.bar.update(advance)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _counts(report):
+    if report.status == "unchanged" and not report.skipped:
+        return "unchanged"
+    if report.status == "error":
+        return f"not read: {report.error}"
+    parts = [f"{report.imported:,} imported", f"{report.duplicate:,} duplicate",
+             f"{report.skipped:,} skipped"]
+    if report.updated:
+        parts.append(f"{report.updated:,} updated")
+    if report.removed:
+        parts.append(f"{report.removed:,} removed")
+    return ", ".join(parts)
+
+
+def _echo_issues(report):
+    for issue in report.issues:
+        where = f"{report.path}:{issue.line}" if issue.line else report.path
+        prefix = "" if issue.skip else "note: "
+        click.echo(f"{where}: {prefix}{issue.message}", err=True)
+
+
+@click.command()
+@click.argument("state_root", required=False, type=click.Path())
+@click.option("--strict", is_flag=True,
+              help="Any skipped line is an error: exit 1, nothing from that file imported.")
+@db_option
+@json_option
+def ingest(state_root, strict, db_path, as_json):
+    """Import gstack's files (question logs, preferences, events, profile) from STATE_ROOT.
+
+    Reads every projects/*/question-log.jsonl, question-events.jsonl and
+    question-preferences.json, plus developer-profile.json and builder-profile.jsonl.
+    STATE_ROOT defaults to $GSTACK_STATE_ROOT, else $GSTACK_HOME, else ~/.gstack.
+    Safe to rerun: only new bytes are read and nothing is imported twice. Lines that
+    cannot be imported are reported as FILE:LINE: REASON on stderr and skipped.
+
+    \b
+    Example:
+        plantune ingest
+        plantune ingest ~/.gstack --json
+        plantune ingest ./backup-of-gstack --strict
+    """
+    from toolkit import ingest as ing
+    from toolkit import paths
+
+    root = state_root or paths.state_root()
+    conn = open_db(db_path)
+    progress = _Progress(enabled=sys.stderr.isatty() and not as_json)
+    try:
+        summary = ing.ingest_state_root(conn, root, strict=strict, progress=progress)
+    except ing.StrictError as e:
+        progress.close()
+        _echo_issues(e.report)
+        fail(str(e))
+    except ing.IngestError as e:
+        progress.close()
+        fail(str(e))
+    except sqlite3.Error as e:
+        # Batches already committed stay; a rerun continues from them.
+        progress.close()
+        fail(f"database error: {e}")
+    progress.close()
+
+    for problem in summary.problems:
+        click.echo(problem, err=True)
+    for report in summary.files:
+        _echo_issues(report)
+    if not summary.files:
+        fail(f"nothing to ingest: no gstack files under {root}")
+    if not summary.readable:
+        fail(f"nothing could be read under {root}")
+    if as_json:
+        print_json(summary.as_dict())
+        return
+    for report in summary.files:
+        click.echo(f"{os.path.relpath(report.path, root)}: {_counts(report)}")
+    n_files, n_projects = len(summary.files), len(summary.projects)
+    click.echo(
+        f"Ingested {n_files} file{'s' * (n_files != 1)} from {n_projects}"
+        f" project{'s' * (n_projects != 1)}:"
+        f" {summary.imported:,} imported, {summary.duplicate:,} duplicate,"
+        f" {summary.skipped:,} skipped."
+    )
