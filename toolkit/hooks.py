@@ -585,22 +585,12 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
 
 
 def effective_preference(conn, project, question_id):
-    """``(value, scope)``: the project's preference beats the global one; (None, None) if unset.
-
-    A local stand-in for the shared preferences module; same contract.
-    """
+    """``(value, scope)`` in force: the project's preference beats the global one."""
     if conn is None:
         return None, None
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit import preferences
 
-    rows = dict(conn.execute(
-        "SELECT scope, preference FROM preferences WHERE question_id = ? AND scope IN (?, ?)",
-        (question_id, project, GLOBAL_SCOPE),
-    ).fetchall())
-    for scope in (project, GLOBAL_SCOPE):
-        if scope in rows:
-            return rows[scope], scope
-    return None, None
+    return preferences.effective_preference(conn, project, question_id)
 
 
 class Verdict:
