@@ -624,3 +624,28 @@ def test_25_profile_lives_under_state_root_not_home(state_root, tmp_path):
     assert r.returncode == 0
     assert (state_root / "developer-profile.json").exists()
     assert not any(other_home.rglob("developer-profile.json"))
+
+
+def test_derive_picks_up_lines_gstack_appended_to_the_question_log(state_root, monkeypatch):
+    """A switch-over: gstack's own bin appended to question-log.jsonl; --derive counts it."""
+    import json as _json
+    import subprocess as _sp
+
+    from tests.conftest import script as _script
+
+    monkeypatch.setenv("GSTACK_PROJECT_SLUG", "switchover")
+    log = state_root / "projects" / "switchover" / "question-log.jsonl"
+    log.parent.mkdir(parents=True)
+    lines = [
+        {"skill": "plan-ceo-review", "question_id": "plan-ceo-review-mode",
+         "question_summary": "Mode?", "user_choice": "expand", "source": "agent",
+         "ts": f"2026-04-0{d}T10:00:00.000Z"}
+        for d in range(1, 6)
+    ]
+    log.write_text("".join(_json.dumps(x, separators=(",", ":")) + "\n" for x in lines))
+    r = _sp.run([_script("gstack-developer-profile"), "--derive"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "DERIVE: ok — 5 events, 1 skills, 1 questions"
+    r = _sp.run([_script("gstack-developer-profile"), "--trace", "scope_appetite"],
+                capture_output=True, text=True)
+    assert "5 events for scope_appetite" in r.stdout

@@ -51,6 +51,15 @@ class Context:
         """gstack's "ensure the profile": pick up shared files, migrate, keep the mirror."""
         return profile_sync.sync(self.conn, self.root, self.project, force_mirror=force_mirror)
 
+    def pickup_log(self):
+        """Bring in question-log lines other writers (gstack's own bin) appended."""
+        from toolkit import mirror
+
+        if mirror.enabled():
+            warning = mirror.pickup(self.conn, self.project)
+            if warning:
+                err(warning)
+
     def refresh_mirror(self):
         if profile_sync.mirror_enabled():
             profile_sync.publish(self.conn, self.root, self.project)
@@ -78,6 +87,7 @@ def cmd_gap(ctx, args):
 
 
 def cmd_derive(ctx, args):
+    ctx.pickup_log()
     ctx.ensure()
     if not profile.signals_loaded(ctx.conn):
         err("DERIVE: registry or signals file missing, cannot derive")
@@ -97,6 +107,7 @@ def cmd_trace(ctx, args):
         err("TRACE: missing dimension argument")
         return 1
     dim = args[0]
+    ctx.pickup_log()
     if not profile.has_events(ctx.conn, ctx.project):
         out("TRACE: no events for this project")
         return 0

@@ -182,26 +182,20 @@ def pickup(conn, slug, env=None):
 
     gstack's own bins (during a switch-over) and hand edits of question-preferences.json
     write the files directly; the incremental importer reads only what changed. Returns a
-    warning line or None; never raises, never blocks the answer: if the importer is not
-    installed, nothing is picked up. Inside the caller's transaction the import joins it
-    (a savepoint undoes just the import if it fails).
+    warning line or None; never raises, never blocks the answer. Inside the caller's
+    transaction the import joins it (a savepoint undoes just the import if it fails).
     """
     from toolkit.db import GLOBAL_SCOPE
 
     if slug == GLOBAL_SCOPE or _nothing_to_pick_up(conn, slug, env):
         return None
-    try:
-        from toolkit import ingest
-    except ImportError:
-        return None
-    sync = getattr(ingest, "sync_project", None)
-    if sync is None:
-        return None
+    from toolkit import ingest
+
     nested = conn.in_transaction
     if nested:
         conn.execute("SAVEPOINT plantune_pickup")
     try:
-        summary = sync(conn, paths.state_root(env), slug)
+        summary = ingest.sync_project(conn, paths.state_root(env), slug)
     except Exception as e:  # noqa: BLE001 - the answer must not depend on the import
         if nested:
             conn.execute("ROLLBACK TO plantune_pickup")
