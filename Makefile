@@ -33,6 +33,9 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	@# Hooks start a fresh interpreter per call: ship bytecode so no call compiles
+	@# (environments with PYTHONDONTWRITEBYTECODE never cache it themselves).
+	$(BIN)/python -m compileall -q toolkit
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -54,6 +57,7 @@ endif
 # Serving (Datasette over the demo database) comes next, as the demo's last step.
 
 test: $(STAMP)
+	@$(BIN)/python -m compileall -q toolkit
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

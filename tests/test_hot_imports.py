@@ -222,3 +222,27 @@ def test_json_lite_edges():
         json_lite.dumps(loop)
     with pytest.raises(TypeError):
         json_lite.dumps({"a": object()})
+
+
+HOOK_PAYLOAD = json.dumps({
+    "session_id": "s1", "cwd": "/", "hook_event_name": "PostToolUse",
+    "tool_name": "AskUserQuestion", "tool_use_id": "tu-imports",
+    "tool_input": {"questions": [{"question": "Ship it? <gstack-qid:ship-todos-create>",
+                                  "options": ["A) Accept (recommended)", "B) Skip"]}]},
+    "tool_response": {"answers": {"Ship it? <gstack-qid:ship-todos-create>": "A) Accept"}},
+})
+
+
+@pytest.mark.parametrize("event", ["pre-tool-use", "post-tool-use"])
+def test_agent_hooks_load_neither_click_nor_heavy_libraries(tmp_path, event):
+    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path), GSTACK_HOME=str(tmp_path),
+                  PLANTUNE_DB=str(tmp_path / "plantune.db"), PLANTUNE_MIRROR=None,
+                  GSTACK_PROJECT_SLUG="imports")
+    subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
+    mods = _top(imported_modules("plantune", ["hook", event], environ, stdin=HOOK_PAYLOAD))
+    assert not (mods & (HEAVY | {"click"})), mods & (HEAVY | {"click"})
+    if event == "post-tool-use":
+        import sqlite3
+
+        c = sqlite3.connect(str(tmp_path / "plantune.db"))
+        assert c.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1

@@ -1,4 +1,7 @@
-"""The ``plantune`` console entry point, with a click-free fast path for ``check`` and ``log``.
+"""The ``plantune`` console entry point, with a click-free fast path for the hot commands.
+
+The hot commands are ``check``, ``log`` and the two AskUserQuestion hooks
+(``hook pre-tool-use`` / ``hook post-tool-use``).
 
 Agents may call ``plantune check`` / ``plantune log`` on every question. Importing click
 alone costs most of a Python start-up, so the plain forms of those two commands are
@@ -132,8 +135,38 @@ _FLAGS = {"check": ("--summary-stdin", "--json"), "log": ("--json",)}
 _VALUED = ("--project", "--db")
 
 
+_FAST_HOOKS = ("pre-tool-use", "post-tool-use")
+
+
+def _parse_hook(args):
+    """``plantune hook pre-tool-use|post-tool-use [--db PATH]`` without click."""
+    if len(args) < 2 or args[0] != "hook" or args[1] not in _FAST_HOOKS:
+        return None
+    rest = args[2:]
+    db_path = None
+    if rest:
+        if len(rest) == 2 and rest[0] == "--db" and rest[1] and not rest[1].startswith("-"):
+            db_path = rest[1]
+        elif len(rest) == 1 and rest[0].startswith("--db=") and len(rest[0]) > 5:
+            db_path = rest[0][5:]
+        else:
+            return None
+    return run_hook, {"event": args[1], "db_path": db_path}
+
+
+def run_hook(event, db_path=None):
+    """A Claude Code hook: always exit 0; output is written by the hook itself."""
+    from toolkit import hooks
+
+    hooks.run_named_hook(event, db_path=db_path)
+    return Output()
+
+
 def _parse(args):
     """``(command, kwargs)`` for a plain check/log command line, else None (use click)."""
+    hook = _parse_hook(args)
+    if hook is not None:
+        return hook
     if not args or args[0] not in _FLAGS:
         return None
     command, flags = args[0], _FLAGS[args[0]]

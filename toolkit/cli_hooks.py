@@ -4,8 +4,6 @@ The hook commands read the hook JSON on stdin, always exit 0 and print only what
 Claude Code should act on; every internal problem goes to hook-errors.log.
 """
 
-import sys
-
 import click
 
 from toolkit.cli import db_option, fail
@@ -14,18 +12,7 @@ from toolkit.cli import db_option, fail
 def _run_hook(name, handler):
     from toolkit import hooks
 
-    try:
-        payload = hooks.parse_payload(hooks.read_stdin())
-        if payload is None:
-            return
-        out = handler(payload)
-        if isinstance(out, str) and out:
-            sys.stdout.buffer.write(out.encode("utf-8") + b"\n")
-            sys.stdout.flush()
-    except hooks.HookInputError as e:
-        hooks.log_error(name, str(e))
-    except Exception as e:  # noqa: BLE001 - a hook must never break the agent
-        hooks.log_error(name, f"main crash: {type(e).__name__}: {e}")
+    hooks.run_hook(name, handler)
 
 
 @click.command("post-tool-use")

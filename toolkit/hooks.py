@@ -894,3 +894,33 @@ def install_settings(path: str, executable: str = "plantune") -> tuple:
             pass
         raise
     return outcome, gstack_hooks_in(settings)
+
+
+def run_hook(name, handler):
+    """Read the hook JSON on stdin, run ``handler`` and print what it returns.
+
+    Never raises and never exits non-zero: a broken hook must not break the agent, so
+    every problem goes to hook-errors.log instead.
+    """
+    import sys
+
+    try:
+        payload = parse_payload(read_stdin())
+        if payload is None:
+            return
+        out = handler(payload)
+        if isinstance(out, str) and out:
+            sys.stdout.buffer.write(out.encode("utf-8") + b"\n")
+            sys.stdout.flush()
+    except HookInputError as e:
+        log_error(name, str(e))
+    except Exception as e:  # noqa: BLE001 - a hook must never break the agent
+        log_error(name, f"main crash: {type(e).__name__}: {e}")
+
+
+def run_named_hook(event, db_path=None):
+    """Run the PreToolUse or PostToolUse hook by its command name (the fast CLI path)."""
+    if event == "post-tool-use":
+        run_hook(HOOK_POST, lambda p: post_tool_use(p, db_path=db_path))
+    else:
+        run_hook(HOOK_PRE, lambda p: pre_tool_use(p, db_path=db_path))
