@@ -159,7 +159,8 @@ def test_opening_an_up_to_date_database_runs_no_ddl(db_file):
         db.connect(db_file).close()
     finally:
         db.sqlite3.connect = orig_connect
-    assert statements == ["PRAGMA foreign_keys = ON", "PRAGMA user_version"]
+    assert statements == ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
+                          "PRAGMA user_version"]
 
 
 def test_wal_mode_is_on(conn):

@@ -119,14 +119,18 @@ def connect(path, migrate=True, schema=None, readonly=False):
     except sqlite3.Error as e:
         raise DatabaseError(f"cannot open database {path}: {e}") from None
     conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA foreign_keys = ON")
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
+        # agents face) without an fsync per call; only an OS crash or power cut can lose
+        # the last commits, exactly as with gstack's own `echo >>` appends.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        current = conn.execute("PRAGMA user_version").fetchone()[0] if migrate else None
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        raise DatabaseError(f"{path} is not a plantune database ({e})") from None
     if migrate:
         schema = schema or default_schema()
-        try:
-            current = conn.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as e:
-            conn.close()
-            raise DatabaseError(f"{path} is not a plantune database ({e})") from None
         if current != schema.stamp:
             _migrate(conn, schema, created)
     return conn

@@ -83,7 +83,6 @@ def ensure_preferences_file(conn, slug, env=None):
         return path
     from toolkit import db, preferences
 
-    _quick_commits(conn)
     with db.transaction(conn):
         prefs = preferences.read(conn, slug)
         text = preferences.render(prefs) if prefs else EMPTY_PREFERENCES
@@ -274,13 +273,6 @@ def _write_tracked(conn, path, kind, text):
             _save_state(conn, path, kind, st, 0, digest, digest)
 
 
-def _quick_commits(conn):
-    # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks face)
-    # without an fsync per call (~4 ms here); only an OS crash or power cut can lose the
-    # last commits, exactly as with gstack's own `echo >>` appends.
-    conn.execute("PRAGMA synchronous = NORMAL")
-
-
 def log_question(conn, record, project, *, enabled=True, env=None, question_index=None):
     """Record a validated question event and append gstack's line to question-log.jsonl.
 
@@ -297,7 +289,6 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
         "SELECT door_type FROM registry_questions WHERE id = ?", (record["question_id"],)
     ).fetchone()
     registry = {record["question_id"]: row[0]} if row else {}
-    _quick_commits(conn)
     with db.transaction(conn):
         if enabled:
             warnings.append(pickup(conn, project, env))
@@ -342,7 +333,6 @@ def set_preference(conn, scope, question_id, preference, source, free_text=None,
     from toolkit.db import GLOBAL_SCOPE
 
     warnings = []
-    _quick_commits(conn)
     with db.transaction(conn):
         if enabled:
             warnings.append(pickup(conn, scope, env))
@@ -366,7 +356,6 @@ def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
     from toolkit import db, preferences
 
     warnings = []
-    _quick_commits(conn)
     with db.transaction(conn):
         if enabled:
             warnings.append(pickup(conn, scope, env))
