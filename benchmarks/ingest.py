@@ -153,7 +153,14 @@ def run(argv, env=None):
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err.decode()[-2000:]}")
+    # CPU of the command and its reaped children (the ingest workers): less sensitive to
+    # other load on the machine than the wall time.
+    cpu = usage.ru_utime + usage.ru_stime
+    run.last_cpu = cpu
     return elapsed, usage.ru_maxrss / 1024, max(peak[0] / 1024, usage.ru_maxrss / 1024), out.decode()
+
+
+run.last_cpu = 0.0
 
 
 def count(db, table):
@@ -192,35 +199,42 @@ def main():
                        check=True, capture_output=True)
 
         su_t, su_rss, su_tree, _ = run([os.path.join(BIN, "sqlite-utils"), "insert", su_db,
-                               "question_log", log, "--nl"], env)
+                                        "question_log", log, "--nl"], env)
+        su_cpu = run.last_cpu
         assert count(su_db, "question_log") == n
         pt_t, pt_rss, pt_tree, out = run([os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db],
                                 env)
+        pt_cpu = run.last_cpu
         got = count(pt_db, "question_log")
         assert got == n, f"plantune ingest stored {got:,} rows, expected {n:,}:\n{out}"
         again_t, again_rss, again_tree, out = run(
             [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env)
+        again_cpu = run.last_cpu
         assert count(pt_db, "question_log") == n, out
         extra = max(n // 100, 1)
         generate(log, extra, start=n)
         inc_t, inc_rss, inc_tree, out = run(
             [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env)
+        inc_cpu = run.last_cpu
         assert count(pt_db, "question_log") == n + extra, out
 
         rows = [
-            ("sqlite-utils insert --nl", n, su_t, su_rss, su_tree),
-            ("plantune ingest (validating)", n, pt_t, pt_rss, pt_tree),
-            ("plantune ingest, unchanged", 0, again_t, again_rss, again_tree),
-            (f"plantune ingest, +{extra:,} lines", extra, inc_t, inc_rss, inc_tree),
+            ("sqlite-utils insert --nl", n, su_t, su_cpu, su_rss, su_tree),
+            ("plantune ingest (validating)", n, pt_t, pt_cpu, pt_rss, pt_tree),
+            ("plantune ingest, unchanged", 0, again_t, again_cpu, again_rss, again_tree),
+            (f"plantune ingest, +{extra:,} lines", extra, inc_t, inc_cpu, inc_rss, inc_tree),
         ]
-        print(f"\n{'command':<34} {'lines':>10} {'seconds':>9} {'lines/s':>10}"
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"\n{'command':<34} {'lines':>10} {'wall s':>8} {'cpu s':>8} {'lines/s':>9}"
               f" {'RSS/proc':>9} {'RSS/tree':>9}")
-        for name, lines, secs, rss, tree in rows:
+        for name, lines, secs, cpu, rss, tree in rows:
             rate = f"{lines / secs:,.0f}" if lines else "-"
-            print(f"{name:<34} {lines:>10,} {secs:>9.2f} {rate:>10} {rss:>6.0f} MB"
+            print(f"{name:<34} {lines:>10,} {secs:>8.2f} {cpu:>8.2f} {rate:>9} {rss:>6.0f} MB"
                   f" {tree:>6.0f} MB")
-        print(f"\nratio plantune / sqlite-utils (time): {pt_t / su_t:.2f}"
+        print(f"\nratio plantune / sqlite-utils, wall time: {pt_t / su_t:.2f}"
               f"  ({'faster' if pt_t < su_t else 'slower'} than the baseline)")
+        print(f"ratio plantune / sqlite-utils, CPU time:  {pt_cpu / su_cpu:.2f}"
+              f"  (1-minute load average at the end: {load:.1f} on {os.cpu_count()} CPUs)")
         print(f"peak RSS of plantune ingest: {pt_rss:.0f} MB per process, {pt_tree:.0f} MB for"
               f" the whole process tree (limit {RSS_LIMIT_MB} MB)")
         if pt_tree >= RSS_LIMIT_MB:
