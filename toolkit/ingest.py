@@ -80,8 +80,10 @@ ROOT_FILES = (
 
 FINGERPRINT_BYTES = 4096
 # Lines per transaction: large enough that commits cost little, small enough that memory
-# stays bounded and a hook waiting for the write lock waits a fraction of a second.
-BATCH_LINES = 5000
+# stays bounded and a hook waiting for the write lock waits about a second at most. Event
+# keys are random, so a batch dirties leaves all over the unique index: the larger the
+# batch, the more of its rows share each page written to the WAL (and checkpointed).
+BATCH_LINES = 10000
 # A pretty-printed record longer than this is not a record: its first line is reported.
 MULTILINE_MAX_LINES = 500
 MULTILINE_MAX_CHARS = 1 << 20
@@ -670,6 +672,10 @@ def _classify(question_id, skill, category, summary, registry):
 
 # Inputs at least this large are prepared by worker processes while this one writes.
 PARALLEL_MIN_BYTES = 8 << 20
+# Page cache for a large read (KiB). Event keys are random, so each insert lands on a
+# random leaf of the unique index; SQLite's default 2 MB cache turns that into a read
+# syscall per row once the table passes a few hundred thousand rows.
+LARGE_READ_CACHE_KIB = 32 << 10
 
 
 def _worker_count(nbytes, parallel=True):
@@ -744,7 +750,7 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
     handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
     fh = open(path, "rb")
-    preparer = None
+    preparer = cache_size = None
     try:
         fd = fh.fileno()
         tx.begin()
@@ -765,6 +771,9 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 report.rescanned = True
                 report.note(None, "file was replaced or rewritten; read again from the start")
 
+        if st.st_size - offset >= PARALLEL_MIN_BYTES:
+            cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
+            conn.execute(f"PRAGMA cache_size = -{LARGE_READ_CACHE_KIB}")
         preparer = _Preparer(kind, handler.context(conn, path, project, st),
                              _worker_count(st.st_size - offset, parallel))
         records = []
@@ -856,6 +865,8 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
     finally:
         if preparer is not None:
             preparer.close()
+        if cache_size is not None:
+            conn.execute(f"PRAGMA cache_size = {cache_size}")
         fh.close()
         report.issues.sort(key=lambda i: (i.line or 0))
     return report
