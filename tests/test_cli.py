@@ -58,7 +58,8 @@ def test_init_then_status(db_file, state_root):
     assert data["db"] == db_file
     assert data["tables"]["registry_questions"] == 53
     assert data["tables"]["signal_map"] == 62
-    assert data["schema_version"] == "0001_core"
+    assert data["schema_version"] == data["migrations"][-1].removesuffix(".sql")
+    assert data["migrations"][0] == "0001_core.sql"
 
 
 def test_db_option_beats_environment(tmp_path, db_file):

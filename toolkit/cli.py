@@ -17,6 +17,7 @@ from toolkit import __version__
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
+    "serve": "toolkit.cli_serve:serve",
 }
 
 
