@@ -151,8 +151,59 @@ def insert_cost(directory, n=1000, rounds=3):
                     )
             elapsed = (time.perf_counter() - t) / n
             results[label] = min(elapsed, results.get(label, elapsed))
+            t = time.perf_counter()
+            with db.transaction(conn):
+                conn.execute("DELETE FROM question_log")
+            elapsed = (time.perf_counter() - t) / n
+            key = "delete " + label
+            results[key] = min(elapsed, results.get(key, elapsed))
             conn.close()
     return results
+
+
+# The same summaries written as plain GROUP BYs over the log: what the views would cost
+# without the rollup tables. Each runs once, straight through sqlite3 (no time limit).
+NAIVE = {
+    "phase_counts": (
+        "SELECT project, session_id, phase, count(*) AS questions, sum(source = 'auto-decided'),"
+        " sum(door_class IS 'one-way' OR door_type IS 'one-way'), sum(followed_recommendation IS 1),"
+        " sum(followed_recommendation IS 0), min(ts), max(ts) AS last_ts"
+        " FROM question_log GROUP BY project, session_id, phase ORDER BY last_ts DESC LIMIT 101"
+    ),
+    "session_interruptions": (
+        "SELECT project, session_id, sum(source != 'auto-decided'), min(ts), max(ts) AS last_ts"
+        " FROM question_log GROUP BY project, session_id ORDER BY last_ts DESC LIMIT 101"
+    ),
+    "question_review": (
+        "SELECT project, question_id, count(*) AS events, sum(followed_recommendation IS 1),"
+        " sum(followed_recommendation IS 0) FROM question_log GROUP BY project, question_id"
+        " ORDER BY events DESC LIMIT 101"
+    ),
+    "daily_activity": (
+        "SELECT substr(ts, 1, 10) AS day, project, count(*) FROM question_log"
+        " GROUP BY project, day ORDER BY day DESC LIMIT 101"
+    ),
+}
+ROLLUP = {
+    "phase_counts": "SELECT * FROM phase_counts ORDER BY last_ts DESC LIMIT 101",
+    "session_interruptions": "SELECT * FROM session_interruptions ORDER BY last_ts DESC LIMIT 101",
+    "question_review": "SELECT * FROM question_review ORDER BY events DESC LIMIT 101",
+    "daily_activity": "SELECT * FROM daily_activity ORDER BY day DESC LIMIT 101",
+}
+
+
+def naive_vs_rollup(path):
+    conn = sqlite3.connect(path)
+    out = []
+    for name in NAIVE:
+        times = []
+        for sql in (NAIVE[name], ROLLUP[name]):
+            t = time.perf_counter()
+            conn.execute(sql).fetchall()
+            times.append(time.perf_counter() - t)
+        out.append((name, *times))
+    conn.close()
+    return out
 
 
 def view_names(path):
@@ -244,6 +295,7 @@ def main(argv=None):
     conn.close()
 
     baseline, rows, failures = asyncio.run(measure(path, args.repeat))
+    naive = naive_vs_rollup(path)
     with tempfile.TemporaryDirectory() as scratch:
         inserts = insert_cost(scratch)
     print(f"question_log rows: {n:,}; sqlite3 count(*) directly: {direct * 1000:.1f} ms")
@@ -261,9 +313,15 @@ def main(argv=None):
           f"{slowest[2] * 1000:.1f} ms without suggested facets")
     print(f"slowest single SQL statement on any view page: {worst[3]:.1f} ms ({worst[0]}: {worst[4]}...)"
           f" against Datasette's 1000 ms limit")
+    print("\nfirst page, newest first: GROUP BY over the log vs the rollup-backed view (sqlite3, no limit)")
+    for name, slow, fast in naive:
+        print(f"  {name:<24} {slow * 1000:9.1f} ms vs {fast * 1000:7.1f} ms = {slow / fast:7.0f}x")
     plain, rolled = inserts["without rollup triggers"], inserts["with rollup triggers"]
     print(f"hook-style insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
           f"{rolled * 1e6:.0f} us with = {rolled / plain:.2f}x")
+    plain, rolled = inserts["delete without rollup triggers"], inserts["delete with rollup triggers"]
+    print(f"bulk delete of those events, per event: {plain * 1e6:.1f} us without rollup triggers, "
+          f"{rolled * 1e6:.1f} us with = {rolled / plain:.1f}x")
     print(json.dumps({"events": n, "baseline_ms": round(baseline * 1000, 1),
                       "slowest_view": slowest[0], "slowest_view_ms": round(slowest[1] * 1000, 1)}))
     if tmp is not None:

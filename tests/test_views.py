@@ -676,7 +676,8 @@ def vm_steps(conn, sql):
 
 @pytest.fixture(scope="module")
 def large_log(tmp_path_factory):
-    """20,000 events in 100 sessions of 200 (few rollup rows per event), 5% auto-decided."""
+    """20,000 events in 100 sessions of 200 (few rollup rows per event), 5% auto-decided,
+    and 5,000 pacing findings (1,000 of them answered by an event)."""
     path = str(tmp_path_factory.mktemp("large") / "plantune.db")
     conn = db.connect(path)
     with db.transaction(conn):
@@ -692,6 +693,21 @@ def large_log(tmp_path_factory):
                    iif(i % 20 = 0 AND i % 7 != 0, 'auto-decided', 'agent'),
                    CASE i % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng' ELSE 'dx' END,
                    'two-way', '{}', '2026-01-01T00:00:00.000Z'
+            FROM s
+            """
+        )
+        conn.execute(
+            """
+            WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 4999)
+            INSERT INTO findings (project, session_id, chain_id, phase, finding_id, severity, irreversibility,
+                decision_matters, door_type, door_reason, score, threshold, disposition, surface_reason,
+                answer_event_id, created_at, updated_at)
+            SELECT 'p' || (i / 50 % 3), 's' || (i / 50), 'c' || (i / 50),
+                   CASE i % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng' ELSE 'dx' END,
+                   'f' || i, 1, 1, 1, 'two-way', 'test', 3, 4, iif(i % 5 = 0, 'surfaced', 'silent'),
+                   iif(i % 5 = 0, 'rank', NULL), iif(i % 5 = 0, i * 4 + 1, NULL),
+                   strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i * 240) || ' seconds'),
+                   '2026-01-01T00:00:00.000Z'
             FROM s
             """
         )
@@ -721,4 +737,31 @@ def test_view_pages_do_a_fraction_of_the_work_of_one_log_scan(large_log, view):
     for sql in datasette_queries(view, load_metadata()):
         steps = vm_steps(conn, sql)
         assert steps < scan / 4, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
+    conn.close()
+
+
+def test_changing_or_deleting_one_row_touches_only_its_groups(large_log, tmp_path):
+    """Writers delete and update rows one at a time (profile delete, flips): each must stay
+    a handful of index look-ups, never a walk over the log or the findings."""
+    path = str(tmp_path / "copy.db")
+    source = sqlite3.connect(large_log)
+    target = sqlite3.connect(path)
+    source.backup(target)
+    source.close()
+    target.close()
+    conn = db.connect(path)
+    scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
+    latest = conn.execute("SELECT max(id) FROM question_log").fetchone()[0]
+    writes = [
+        f"DELETE FROM question_log WHERE id = {latest}",  # last event of its phase and question
+        "UPDATE findings SET answer_event_id = NULL WHERE answer_event_id = 1",
+        "DELETE FROM question_log WHERE id = 1",  # first event; findings are checked for references
+        "UPDATE question_log SET phase = 'dx', session_id = NULL WHERE id = 2",
+        "UPDATE findings SET disposition = 'surfaced', surface_reason = 'flip' WHERE id = 8",
+        "DELETE FROM findings WHERE id = 5000",
+    ]
+    for sql in writes:
+        steps = vm_steps(conn, sql)
+        assert steps < scan / 20, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
+    assert_rollups_exact(conn)
     conn.close()

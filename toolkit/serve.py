@@ -9,6 +9,7 @@ Datasette is imported inside the functions: this module is never on the hot path
 CLI lists it.
 """
 
+import errno
 import json
 import os
 import signal
@@ -94,7 +95,7 @@ def pick_port(host, port):
         try:
             s.bind((host, port))
         except OSError as e:
-            if port and e.errno in (98, 48):  # EADDRINUSE on Linux, macOS
+            if port and e.errno == errno.EADDRINUSE:
                 raise ServeError(f"port {port} on {host} is already in use; choose another with --port") from None
             raise ServeError(f"cannot listen on {host}:{port}: {e.strerror}") from None
         return s.getsockname()[1]

@@ -110,6 +110,11 @@ CREATE TABLE rollup_choice (
 -- Boundary look-ups after a delete, and the question drill-down.
 CREATE INDEX question_log_phase_ts ON question_log (project, coalesce(session_id, ''), phase, ts);
 CREATE INDEX question_log_question_ts ON question_log (project, question_id, ts);
+-- findings.answer_event_id references question_log: without this index every deleted
+-- event scans all findings for referencing rows (28 ms each at 200,000 findings).
+CREATE INDEX findings_answer_event ON findings (answer_event_id);
+-- Boundary look-ups after a finding is deleted or moved.
+CREATE INDEX findings_phase_created ON findings (session_id, phase, project, created_at);
 -- Auto-decided events are few, so these partial indexes stay small and cost nothing for
 -- other rows. The first serves recent_auto_decisions (newest first) and its facets; the
 -- other two let the one-way audit look up only the rows it is about (normally none).
