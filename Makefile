@@ -25,6 +25,10 @@ endif
 # `make notebooks` opens JupyterLab on this database (the demo one unless you say otherwise).
 NOTEBOOK_DB ?= $(DEMO_DB)
 NOTEBOOK_SYNTHETIC ?= 1
+# `make demo` ends by serving the demo database in Datasette; DEMO_SERVE=0 skips that so
+# scripts and CI can run the demo to completion.
+DEMO_SERVE ?= 1
+SERVE_PORT ?= 8001
 
 .PHONY: demo test bench serve clean venv
 
@@ -54,7 +58,10 @@ endif
 	@echo "== Notebooks: executing both against the demo database"
 	$(DEMO_ENV) $(BIN)/plantune notebooks run $(DEMO_SYNTHETIC) --out $(DEMO_ROOT)/notebooks $(DEMO_TOLERATE)
 	@echo "Executed notebooks (open the .html files in a browser): $(DEMO_ROOT)/notebooks"
-# Serving (Datasette over the demo database) comes next, as the demo's last step.
+	@if [ "$(DEMO_SERVE)" != "0" ]; then \
+	  echo "Browsing the demo database (DEMO_SERVE=0 skips this step):"; \
+	  GSTACK_STATE_ROOT=$(DEMO_ROOT) PLANTUNE_DB=$(DEMO_DB) $(BIN)/plantune serve --port $(SERVE_PORT); \
+	fi
 
 test: $(STAMP)
 	@$(BIN)/python -m compileall -q toolkit
@@ -71,3 +78,6 @@ clean:
 notebooks: $(STAMP)
 	@test -x $(BIN)/jupyter-lab || $(BIN)/pip install --quiet --disable-pip-version-check -e '.[notebooks]'
 	PLANTUNE_DB=$(NOTEBOOK_DB) PLANTUNE_INCLUDE_SYNTHETIC=$(NOTEBOOK_SYNTHETIC) $(BIN)/jupyter lab notebooks/
+# Browse your own database (or DB=path) in Datasette, read-only.
+serve: $(STAMP)
+	$(BIN)/plantune serve --port $(SERVE_PORT) $(if $(DB),--db $(DB))

@@ -30,6 +30,7 @@ LAZY_COMMANDS = {
     "log": "toolkit.cli_questions:log",
     "check": "toolkit.cli_questions:check",
     "pref": "toolkit.cli_questions:pref",
+    "serve": "toolkit.cli_serve:serve",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
