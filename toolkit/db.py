@@ -250,6 +250,24 @@ def _seed(conn):
     registry.load_bundled(conn)
 
 
+def save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=None):
+    """Remember how far ``path`` was read (shared by the importer and the mirror writers).
+
+    ``size`` is the size to compare with on the next run: the stat's size once the whole
+    file was read, else the offset, so a run that stopped halfway never looks finished.
+    """
+    conn.execute(
+        "INSERT INTO ingest_state (path, kind, inode, size, offset, line_no, mtime_ns,"
+        " head_sha1, tail_sha1, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, inode = excluded.inode,"
+        " size = excluded.size, offset = excluded.offset, line_no = excluded.line_no,"
+        " mtime_ns = excluded.mtime_ns, head_sha1 = excluded.head_sha1,"
+        " tail_sha1 = excluded.tail_sha1, updated_at = excluded.updated_at",
+        (path, kind, st.st_ino, st.st_size if size is None else size, offset, line_no,
+         st.st_mtime_ns, head, tail, utc_now()),
+    )
+
+
 def table_counts(conn):
     names = [
         r[0]

@@ -39,8 +39,8 @@ def append_line(path, line):
     return len(data)
 
 
-def write_atomic(path, text):
-    """Replace a whole file atomically (temp file in the same folder, then rename)."""
+def _write_temp(path, text):
+    """Write ``text`` to a private temp file beside ``path``; returns the temp path."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp.{os.getpid()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -48,7 +48,12 @@ def write_atomic(path, text):
         os.write(fd, text.encode("utf-8"))
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+    return tmp
+
+
+def write_atomic(path, text):
+    """Replace a whole file atomically (temp file in the same folder, then rename)."""
+    os.replace(_write_temp(path, text), path)
 
 
 GLOBAL_PREFERENCES = "global-question-preferences.json"
@@ -95,13 +100,7 @@ def ensure_preferences_file(conn, slug, env=None):
 
 def _create_exclusive(path, text):
     """Create ``path`` with ``text`` unless it exists (never a half-written file)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.tmp.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, text.encode("utf-8"))
-    finally:
-        os.close(fd)
+    tmp = _write_temp(path, text)
     try:
         os.link(tmp, path)
         return True
@@ -214,18 +213,9 @@ def pickup(conn, slug, env=None):
 
 
 def _save_state(conn, path, kind, st, line_no, head, tail):
-    from toolkit.db import utc_now
+    from toolkit.db import save_ingest_state
 
-    conn.execute(
-        "INSERT INTO ingest_state (path, kind, inode, size, offset, line_no, mtime_ns,"
-        " head_sha1, tail_sha1, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, inode = excluded.inode,"
-        " size = excluded.size, offset = excluded.offset, line_no = excluded.line_no,"
-        " mtime_ns = excluded.mtime_ns, head_sha1 = excluded.head_sha1,"
-        " tail_sha1 = excluded.tail_sha1, updated_at = excluded.updated_at",
-        (path, kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail,
-         utc_now()),
-    )
+    save_ingest_state(conn, path, kind, st, st.st_size, line_no, head, tail)
 
 
 def _has_ingest_state(conn):
