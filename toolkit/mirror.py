@@ -91,7 +91,7 @@ def ensure_preferences_file(conn, slug, env=None):
     with db.transaction(conn):
         prefs = preferences.read(conn, slug)
         text = preferences.render(prefs) if prefs else EMPTY_PREFERENCES
-        if _create_exclusive(path, text) and _has_ingest_state(conn):
+        if _create_exclusive(path, text):
             st = os.stat(path)
             digest = _sha1_hex(text.encode("utf-8"))
             _save_state(conn, path, "question-preferences", st, 0, digest, digest)
@@ -218,12 +218,6 @@ def _save_state(conn, path, kind, st, line_no, head, tail):
     save_ingest_state(conn, path, kind, st, st.st_size, line_no, head, tail)
 
 
-def _has_ingest_state(conn):
-    return conn.execute(
-        "SELECT 1 FROM pragma_table_info('ingest_state') WHERE name = 'tail_sha1'"
-    ).fetchone() is not None
-
-
 def _append_tracked(conn, path, kind, line):
     """Append one line; when the importer had read the file to its end, mark our line read.
 
@@ -231,7 +225,7 @@ def _append_tracked(conn, path, kind, line):
     it was: the importer then reads everything new, ours included, by key without dupes.
     """
     before = _stat(path)
-    state = _states(conn, [path]).get(path) if _has_ingest_state(conn) else None
+    state = _states(conn, [path]).get(path)
     caught_up = (before is None and state is None) or (
         _unchanged(state, before) and state[2] == before.st_size)
     written = append_line(path, line)
@@ -256,11 +250,10 @@ def _write_tracked(conn, path, kind, text):
     """Replace a whole file and record it as read: its content is the database's own."""
     data = text.encode("utf-8")
     write_atomic(path, text)
-    if _has_ingest_state(conn):
-        st = os.stat(path)
-        if st.st_size == len(data):
-            digest = _sha1_hex(data)
-            _save_state(conn, path, kind, st, 0, digest, digest)
+    st = os.stat(path)
+    if st.st_size == len(data):
+        digest = _sha1_hex(data)
+        _save_state(conn, path, kind, st, 0, digest, digest)
 
 
 def log_question(conn, record, project, *, enabled=True, env=None, question_index=None):
