@@ -18,11 +18,12 @@ Hot path: standard library only. ``rank_main`` is the ``gstack-pacing-rank`` con
 script the review templates call, so it avoids click entirely.
 """
 
-import json
+import os
 import re
 import sys
 
 from toolkit import db, doors, questions, scoring
+from toolkit import json_lite as json  # the json package costs ~2 ms per hook process
 from toolkit.screening import flatten_newlines, has_injection, truncate
 
 __all__ = [
@@ -772,7 +773,8 @@ def rank_main(argv=None):
     Same contract as ``plantune pacing rank``; exit 1 with one line on stderr for bad
     input, and nothing stored.
     """
-    argv = sys.argv[1:] if argv is None else argv
+    standalone = argv is None
+    argv = sys.argv[1:] if standalone else argv
     prog = "gstack-pacing-rank"
     db_file = None
     if argv[:1] == ["--db"] and len(argv) == 2:
@@ -800,5 +802,12 @@ def rank_main(argv=None):
         return 1
     for note in result.notes:
         print(f"{prog}: note: {note}", file=sys.stderr)
-    sys.stdout.write(json.dumps(result.output, indent=2, ensure_ascii=False) + "\n")
+    # One compact line: the caller is a script (`plantune pacing rank` pretty-prints).
+    sys.stdout.write(json.dumps(result.output, ensure_ascii=False, separators=(",", ":")) + "\n")
+    if standalone:
+        # Committed and flushed: skip interpreter teardown and SQLite's close-time
+        # checkpoint, which would double the cost of a one-shot hook call.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
