@@ -400,21 +400,22 @@ class Simulation:
     # ------------------------------------------------------------------ writing
 
     def flush(self, conn):
-        """Write the collected rows in one transaction; returns how many were new."""
+        """Write the collected rows in one transaction; returns how many were new.
+
+        Counts come from each statement's own rowcount: the analysis rollups' triggers
+        make more changes per row, which the connection's total change count includes.
+        """
         written = {"question_log": 0, "findings": 0, "preferences": 0, "declared_profile": 0}
         with db.transaction(conn):
-            before = conn.total_changes
-            conn.executemany(
+            written["question_log"] = conn.executemany(
                 "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
                 " question_summary, category, door_type, options_count, user_choice, recommended,"
                 " followed_recommendation, session_id, source, tool_use_id, phase, door_class, door_reason,"
                 " extra_json, raw_json, ingested_from, recorded_at, synthetic)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
                 self.events,
-            )
-            written["question_log"] = conn.total_changes - before
-            before = conn.total_changes
-            conn.executemany(
+            ).rowcount
+            written["findings"] = conn.executemany(
                 "INSERT OR IGNORE INTO findings (project, session_id, chain_id, phase, finding_id, summary,"
                 " severity, irreversibility, decision_matters, door_type, door_reason, kind, recommended,"
                 " options_json, score, threshold, disposition, surface_reason, choice, answer_event_id,"
@@ -422,32 +423,27 @@ class Simulation:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                 " (SELECT id FROM question_log WHERE event_key = ?), ?, ?, ?, 1)",
                 self.findings,
-            )
-            written["findings"] = conn.total_changes - before
-            before = conn.total_changes
+            ).rowcount
             # A real preference or declared value always wins over a simulated one.
-            conn.executemany(
+            written["preferences"] = conn.executemany(
                 "INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
                 " synthetic, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (scope, question_id) DO UPDATE SET preference = excluded.preference,"
                 " raw_value = excluded.raw_value, updated_at = excluded.updated_at"
                 " WHERE preferences.synthetic = 1 AND excluded.updated_at > preferences.updated_at",
                 self.prefs,
-            )
-            written["preferences"] = conn.total_changes - before
+            ).rowcount
             conn.executemany(
                 "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type, question_id,"
                 " preference, source, extra_json, ingested_from, synthetic)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
                 self.pref_events,
             )
-            before = conn.total_changes
-            conn.executemany(
+            written["declared_profile"] = conn.executemany(
                 "INSERT OR IGNORE INTO declared_profile (scope, dimension, value, source, synthetic, declared_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 self.declared,
-            )
-            written["declared_profile"] = conn.total_changes - before
+            ).rowcount
         self.reset_rows()
         return written
 
