@@ -467,10 +467,7 @@ class _QuestionLog:
 
     @staticmethod
     def flush(conn, rows, annotated):
-        from toolkit import rollups
-
-        with rollups.bulk_question_rows(conn, len(rows)):
-            inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
+        inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
         updated = 0
         if annotated:
             # The same event, annotated in place by gstack since we saw it: keep the note.
