@@ -570,10 +570,10 @@ def normalize(total):
     """``1 / (1 + e^(-3 total))`` rounded half-up to 3 decimals, as JS ``toFixed(3)`` does
     on the exact binary value (Python's ``round`` is half-even)."""
     import math
-    from decimal import ROUND_HALF_UP, Decimal
+    from toolkit.profile import round3
 
     try:
         value = 1.0 / (1.0 + math.exp(-3.0 * total))
     except OverflowError:  # a hugely negative total
         value = 0.0
-    return float(Decimal(value).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
+    return round3(value)
