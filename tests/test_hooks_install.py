@@ -119,3 +119,42 @@ def test_gstack_hooks_still_present_get_a_note(tmp_path):
     r = install("--settings", str(path))
     assert r.exit_code == 0
     assert "still runs gstack's own question hooks" in r.stderr
+
+
+def test_db_option_pins_the_database_and_the_installed_command_works(tmp_path):
+    """The installed command line, run by a shell as Claude Code runs it, writes to --db."""
+    import subprocess
+    import sqlite3
+
+    from tests.conftest import BIN_DIR
+
+    target = tmp_path / "my dir" / "pinned.db"  # a space: the path must be quoted
+    path = tmp_path / "settings.json"
+    r = install("--settings", str(path), "--executable", os.path.join(BIN_DIR, "plantune"),
+                "--db", str(target))
+    assert r.exit_code == 0, r.output
+    settings = json.loads(path.read_text())
+    post = ours(settings, "PostToolUse")
+    assert len(post) == 1 and post[0]["command"].endswith("hook post-tool-use --db '%s'" % target)
+    # Reinstalling without --db repoints the same entry instead of adding a second one.
+    r = install("--settings", str(path), "--executable", os.path.join(BIN_DIR, "plantune"))
+    assert "PostToolUse: command updated" in r.stdout
+    assert len(ours(json.loads(path.read_text()), "PostToolUse")) == 1
+    install("--settings", str(path), "--executable", os.path.join(BIN_DIR, "plantune"),
+            "--db", str(target))
+    command = ours(json.loads(path.read_text()), "PostToolUse")[0]["command"]
+    target.parent.mkdir()
+    subprocess.run([os.path.join(BIN_DIR, "plantune"), "init", "--db", str(target)],
+                   check=True, capture_output=True)
+    question = "Create the TODOs? <gstack-qid:ship-todos-create>"
+    payload = json.dumps({
+        "session_id": "s-pin", "cwd": str(tmp_path), "hook_event_name": "PostToolUse",
+        "tool_name": "AskUserQuestion", "tool_use_id": "tu-pin",
+        "tool_input": {"questions": [{"question": question,
+                                      "options": ["A) Accept (recommended)", "B) Skip"]}]},
+        "tool_response": {"answers": {question: "A) Accept"}},
+    })
+    p = subprocess.run(command, shell=True, input=payload, capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout == ""
+    rows = sqlite3.connect(target).execute("SELECT question_id, user_choice FROM question_log").fetchall()
+    assert rows == [("ship-todos-create", "accept")]

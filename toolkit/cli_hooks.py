@@ -55,7 +55,10 @@ def pre_tool_use(db_path):
               help="Merge the entries into this settings.json instead of printing them.")
 @click.option("--executable", default="plantune", show_default=True,
               help="How the hook commands call plantune (a name on PATH or an absolute path).")
-def install(settings_path, executable):
+@click.option("--db", "db_path", type=click.Path(dir_okay=False),
+              help="Pin the database the hooks write to (default: the one they find at run "
+                   "time from $PLANTUNE_DB or the state root).")
+def install(settings_path, executable, db_path):
     """Print or merge the .claude/settings.json entries that run plantune's hooks.
 
     Without --settings the hooks block is printed. With it, the entries are added to
@@ -65,23 +68,24 @@ def install(settings_path, executable):
     Example:
         plantune hook install
         plantune hook install --settings ~/.claude/settings.json
+        plantune hook install --settings .claude/settings.json --db ~/work/plantune.db
     """
     import json
 
     from toolkit import hooks
 
     if not settings_path:
-        click.echo(json.dumps({"hooks": hooks.settings_entries(executable)}, indent=2))
+        click.echo(json.dumps({"hooks": hooks.settings_entries(executable, db_path)}, indent=2))
         return
     try:
-        outcome, gstack = hooks.install_settings(settings_path, executable)
+        outcome, gstack = hooks.install_settings(settings_path, executable, db_path)
     except hooks.SettingsError as e:
         fail(str(e))
     except OSError as e:
         fail(f"cannot write {settings_path}: {e.strerror or e}")
     for event, status in outcome.items():
         verb = {"added": "added", "present": "already installed", "updated": "command updated"}[status]
-        click.echo(f"{event}: {verb} ({hooks.hook_command(event, executable)})")
+        click.echo(f"{event}: {verb} ({hooks.hook_command(event, executable, db_path)})")
     if gstack:
         click.echo(
             f"note: {settings_path} still runs gstack's own question hooks; answers will be "

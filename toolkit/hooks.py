@@ -778,29 +778,42 @@ class SettingsError(ValueError):
     """A settings file we refuse to touch; ``str()`` is the one-line reason."""
 
 
-def hook_command(event: str, executable: str = "plantune") -> str:
-    return f"{executable} hook {'pre-tool-use' if event == 'PreToolUse' else 'post-tool-use'}"
+def hook_command(event: str, executable: str = "plantune", db_path=None) -> str:
+    """The hook's command line; ``db_path`` pins the database the hook writes to."""
+    import shlex
+
+    command = f"{executable} hook {'pre-tool-use' if event == 'PreToolUse' else 'post-tool-use'}"
+    if db_path:
+        command += " --db " + shlex.quote(os.path.abspath(db_path))
+    return command
 
 
-def settings_entries(executable: str = "plantune") -> dict:
+def settings_entries(executable: str = "plantune", db_path=None) -> dict:
     """The ``hooks`` block Claude Code needs for both events."""
     return {
         event: [{"matcher": MATCHER,
-                 "hooks": [{"type": "command", "command": hook_command(event, executable),
+                 "hooks": [{"type": "command", "command": hook_command(event, executable, db_path),
                             "timeout": HOOK_TIMEOUT}]}]
         for event in ("PreToolUse", "PostToolUse")
     }
 
 
 def _is_ours(command, event) -> bool:
+    import shlex
+
     if not isinstance(command, str):
         return False
-    words = command.split()
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
     tail = ["hook", "pre-tool-use" if event == "PreToolUse" else "post-tool-use"]
-    return len(words) == 3 and words[1:] == tail and os.path.basename(words[0]) == "plantune"
+    if len(words) not in (3, 5) or words[1:3] != tail or os.path.basename(words[0]) != "plantune":
+        return False
+    return len(words) == 3 or words[3] == "--db"
 
 
-def merge_settings(settings: dict, executable: str = "plantune") -> dict:
+def merge_settings(settings: dict, executable: str = "plantune", db_path=None) -> dict:
     """Add (or repoint) our two hook entries in a settings object in place.
 
     Returns ``{event: "added" | "present" | "updated"}``. An existing plantune entry
@@ -812,7 +825,7 @@ def merge_settings(settings: dict, executable: str = "plantune") -> dict:
     if not isinstance(hooks, dict):
         raise SettingsError('"hooks" must be a JSON object')
     outcome = {}
-    for event, groups in settings_entries(executable).items():
+    for event, groups in settings_entries(executable, db_path).items():
         existing = hooks.setdefault(event, [])
         if not isinstance(existing, list):
             raise SettingsError(f'"hooks.{event}" must be a JSON array')
@@ -848,7 +861,7 @@ def gstack_hooks_in(settings: dict) -> list:
     return found
 
 
-def install_settings(path: str, executable: str = "plantune") -> tuple:
+def install_settings(path: str, executable: str = "plantune", db_path=None) -> tuple:
     """Merge our hooks into the settings file at ``path`` (created if missing).
 
     Atomic (temp file + rename, mode kept). Raises SettingsError for a file that is
@@ -872,7 +885,7 @@ def install_settings(path: str, executable: str = "plantune") -> tuple:
     else:
         settings = {}
     try:
-        outcome = merge_settings(settings, executable)
+        outcome = merge_settings(settings, executable, db_path)
     except SettingsError as e:
         raise SettingsError(f"{path}: {e}; nothing was changed") from None
     if all(v == "present" for v in outcome.values()):
