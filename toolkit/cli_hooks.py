@@ -68,7 +68,7 @@ def install(settings_path, executable, db_path):
     Example:
         plantune hook install
         plantune hook install --settings ~/.claude/settings.json
-        plantune hook install --settings .claude/settings.json --db ~/work/plantune.db
+        plantune hook install --settings .claude/settings.json --db ~/projects/pinned.db
     """
     import json
 
