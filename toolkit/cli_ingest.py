@@ -68,7 +68,10 @@ def ingest(state_root, strict, db_path, as_json):
     question-preferences.json, plus developer-profile.json and builder-profile.jsonl.
     STATE_ROOT defaults to $GSTACK_STATE_ROOT, else $GSTACK_HOME, else ~/.gstack.
     Safe to rerun: only new bytes are read and nothing is imported twice. Lines that
-    cannot be imported are reported as FILE:LINE: REASON on stderr and skipped.
+    cannot be imported are reported as FILE:LINE: REASON on stderr and skipped. Events
+    that hooks spooled while the database was locked (STATE_ROOT/spool/) are recorded
+    first. Rows are written in short transactions (about 30 ms each), so hooks and
+    compat scripts running meanwhile wait for the write lock only briefly.
 
     \b
     Example:
@@ -99,17 +102,28 @@ def ingest(state_root, strict, db_path, as_json):
 
     for problem in summary.problems:
         click.echo(problem, err=True)
+    spooled = summary.spool
+    for failed in spooled.failed if spooled else ():
+        click.echo(f"spooled event set aside: {failed}", err=True)
     for report in summary.files:
         _echo_issues(report)
-    if not summary.files:
+    drained = spooled is not None and (spooled.recorded or spooled.already or spooled.failed)
+    if not summary.files and not drained:
         fail(f"nothing to ingest: no gstack files under {root}")
-    if not summary.readable:
+    if summary.files and not summary.readable:
         fail(f"nothing could be read under {root}")
     if as_json:
         print_json(summary.as_dict())
         return
+    if drained:
+        click.echo(f"spool: {spooled.recorded:,} recorded, {spooled.already:,} already"
+                   f" recorded, {len(spooled.failed):,} set aside")
     for report in summary.files:
         click.echo(f"{os.path.relpath(report.path, root)}: {_counts(report)}")
+    n_tx = summary.as_dict()["transactions"]
+    if n_tx:
+        click.echo(f"{n_tx:,} write transaction{'s' * (n_tx != 1)}; the longest held the"
+                   f" database's write lock {summary.lock_max_ms:,.0f} ms.")
     n_files, n_projects = len(summary.files), len(summary.projects)
     click.echo(
         f"Ingested {n_files} file{'s' * (n_files != 1)} from {n_projects}"
@@ -117,3 +131,4 @@ def ingest(state_root, strict, db_path, as_json):
         f" {summary.imported:,} imported, {summary.duplicate:,} duplicate,"
         f" {summary.skipped:,} skipped."
     )
+
