@@ -515,6 +515,10 @@ class _LineJoiner:
 # the main process writes the previous batch.
 
 
+# Question-log sources plantune writes beyond gstack's own (a flipped Silent Decision).
+OWN_SOURCES = ("flip",)
+
+
 class _QuestionLog:
     """question-log.jsonl lines: validated with gstack's rules, stored with their original
     content (key and raw_json from the line as written, ts/source/unknown fields kept)."""
@@ -532,7 +536,13 @@ class _QuestionLog:
 
     def row(self, obj, text, line_no):
         try:
-            rec = questions.validate_event(obj, now=self.default_ts)
+            if obj.get("source") in OWN_SOURCES:
+                # A line plantune itself wrote (a pacing flip): gstack's rules but that
+                # source, which gstack's readers count like any other.
+                rec = questions.validate_event(dict(obj, source="agent"), now=self.default_ts)
+                rec["source"] = obj["source"]
+            else:
+                rec = questions.validate_event(obj, now=self.default_ts)
         except questions.QuestionError as e:
             raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
         key = questions.event_key(self.project, obj)
