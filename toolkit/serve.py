@@ -15,8 +15,9 @@ import os
 import signal
 import socket
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-METADATA_FILE = os.path.join(REPO_ROOT, "datasette-metadata.json")
+from toolkit import resources
+
+METADATA_FILE = resources.path("datasette-metadata.json")
 DATABASE_NAME = "plantune"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8001
@@ -32,7 +33,7 @@ def load_metadata(path=METADATA_FILE):
         with open(path, encoding="utf-8") as f:
             return json.load(f)
     except FileNotFoundError:
-        raise ServeError(f"Datasette metadata not found at {path}") from None
+        raise ServeError(resources.missing_message("Datasette metadata", path)) from None
     except json.JSONDecodeError as e:
         raise ServeError(f"Datasette metadata {path} is not valid JSON: {e}") from None
 
