@@ -107,6 +107,27 @@ def url_for(host, port):
     return f"http://{shown}:{port}/{DATABASE_NAME}"
 
 
+def get(db_path, path):
+    """Fetch one page of the served database without listening: ``(status, body text)``.
+
+    The same application, metadata and read-only database as :func:`serve`; scripts and
+    smoke tests use it to check an installation (``plantune serve --get /plantune``).
+    """
+    import asyncio
+
+    if not path.startswith("/"):
+        raise ServeError(f"--get takes a path starting with /, e.g. /{DATABASE_NAME}")
+    prepare_database(db_path)
+    ds = build_datasette(db_path)
+
+    async def fetch():
+        await ds.invoke_startup()
+        return await ds.client.get(path)
+
+    response = asyncio.run(fetch())
+    return response.status_code, response.text
+
+
 def serve(db_path, host=DEFAULT_HOST, port=DEFAULT_PORT, on_ready=None):
     """Serve ``db_path`` until interrupted. ``on_ready(url)`` is called just before."""
     import asyncio
