@@ -42,7 +42,7 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit import db, questions
+from toolkit import db, questions, rollups
 from toolkit.paths import is_valid_slug
 
 __all__ = [
@@ -557,8 +557,11 @@ class _QuestionLog:
         return row
 
     @staticmethod
-    def flush(conn, rows, annotated):
-        inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
+    def flush(conn, rows, annotated, bulk=False):
+        if bulk and len(rows) >= rollups.BULK_MIN_ROWS:
+            inserted = rollups.insert_rows(conn, questions.INSERT_SQL, rows)
+        else:
+            inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
         updated = 0
         if annotated:
             # The same event, annotated in place by gstack since we saw it: keep the note.
@@ -606,7 +609,7 @@ class _PreferenceEvents:
         )
 
     @classmethod
-    def flush(cls, conn, rows, annotated):
+    def flush(cls, conn, rows, annotated, bulk=False):
         return conn.executemany(cls.SQL, rows).rowcount, 0
 
 
@@ -650,7 +653,7 @@ class _BuilderSessions:
         return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
 
     @staticmethod
-    def flush(conn, rows, annotated):
+    def flush(conn, rows, annotated, bulk=False):
         return conn.executemany(_SESSION_SQL, rows).rowcount, 0
 
 
@@ -872,6 +875,8 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 raise StrictError(report, bad.line, bad.message)
 
         chunk = [min(BATCH_LINES, 1000)]
+        # Large parts add the analysis rollups set-based instead of row by row.
+        bulk = kind == "question-log" and rollups.bulk_ready(conn)
 
         def land(job, safe_offset, safe_line, end, last):
             # The batch was prepared without the lock; it is written in transactions sized
@@ -894,7 +899,7 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 notes = annotated if done or i == len(part) else ()
                 tx.begin()
                 if part or notes:
-                    inserted, updated = handler.flush(conn, part, notes)
+                    inserted, updated = handler.flush(conn, part, notes, bulk)
                     report.imported += inserted
                     report.duplicate += len(part) - inserted
                     report.updated += updated
