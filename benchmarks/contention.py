@@ -162,7 +162,14 @@ def scenario_b(work, lines, workers=8, calls=200):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen(plantune("serve", "--port", str(port)), env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # pages count once the server answers
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/-/versions.json", timeout=5):
+                break
+        except OSError:
+            time.sleep(0.2)
 
     def pages():
         url = f"http://127.0.0.1:{port}/plantune/phase_counts.json?_size=5"
@@ -170,8 +177,9 @@ def scenario_b(work, lines, workers=8, calls=200):
             try:
                 with urllib.request.urlopen(url, timeout=30) as r:
                     ok = r.status == 200
-            except OSError:
+            except OSError as e:
                 ok = False
+                side.setdefault("page_errors", []).append(str(e))
             side["pages" if ok else "page_failures"] += 1
             time.sleep(0.05)
 
@@ -253,7 +261,8 @@ def main():
             print(f"   call latency p50 {b['p50_ms']:.0f} ms, p99 {b['p99_ms']:.0f} ms,"
                   f" max {b['max_ms']:.0f} ms; {b['elapsed_s']:.1f} s for all calls")
             print(f"   meanwhile: {b['backups']} backups ({b['backup_failures']} failed),"
-                  f" {b['pages']} pages served ({b['page_failures']} failed); ingest"
+                  f" {b['pages']} pages served ({b['page_failures']} failed"
+                  f"{': ' + b['page_errors'][0] if b.get('page_errors') else ''}); ingest"
                   f" {b['ingest_transactions']:,} transactions, longest hold"
                   f" {b['ingest_lock_max_ms']:.0f} ms")
         print(f"load average at end: {os.getloadavg()[0]:.1f}")

@@ -48,6 +48,11 @@ def _counts(report):
     return ", ".join(parts)
 
 
+def _spool_line(drained):
+    return (f"spool: {drained.recorded:,} recorded, {drained.already:,} already recorded,"
+            f" {len(drained.failed):,} set aside")
+
+
 def _echo_issues(report):
     for issue in report.issues:
         where = f"{report.path}:{issue.line}" if issue.line else report.path
@@ -68,10 +73,11 @@ def ingest(state_root, strict, db_path, as_json):
     question-preferences.json, plus developer-profile.json and builder-profile.jsonl.
     STATE_ROOT defaults to $GSTACK_STATE_ROOT, else $GSTACK_HOME, else ~/.gstack.
     Safe to rerun: only new bytes are read and nothing is imported twice. Lines that
-    cannot be imported are reported as FILE:LINE: REASON on stderr and skipped. Events
-    that hooks spooled while the database was locked (STATE_ROOT/spool/) are recorded
-    first. Rows are written in short transactions (about 30 ms each), so hooks and
-    compat scripts running meanwhile wait for the write lock only briefly.
+    cannot be imported are reported as FILE:LINE: REASON on stderr and skipped. A
+    state root with no gstack files yet says so and exits 0. Events that hooks spooled
+    while the database was locked (STATE_ROOT/spool/) are recorded first. Rows are
+    written in short transactions (about 30 ms each), so hooks and compat scripts
+    running meanwhile wait for the write lock only briefly.
 
     \b
     Example:
@@ -108,16 +114,23 @@ def ingest(state_root, strict, db_path, as_json):
     for report in summary.files:
         _echo_issues(report)
     drained = spooled is not None and (spooled.recorded or spooled.already or spooled.failed)
-    if not summary.files and not drained:
-        fail(f"nothing to ingest: no gstack files under {root}")
-    if summary.files and not summary.readable:
+    if not summary.files:
+        # A state root without gstack files yet (a fresh install) is not an error; a
+        # STATE_ROOT that does not exist at all still is (IngestError above).
+        if as_json:
+            print_json(summary.as_dict())
+            return
+        if drained:
+            click.echo(_spool_line(spooled))
+        click.echo(f"Nothing to ingest yet: no gstack files under {root}.")
+        return
+    if not summary.readable:
         fail(f"nothing could be read under {root}")
     if as_json:
         print_json(summary.as_dict())
         return
     if drained:
-        click.echo(f"spool: {spooled.recorded:,} recorded, {spooled.already:,} already"
-                   f" recorded, {len(spooled.failed):,} set aside")
+        click.echo(_spool_line(spooled))
     for report in summary.files:
         click.echo(f"{os.path.relpath(report.path, root)}: {_counts(report)}")
     n_tx = summary.as_dict()["transactions"]
