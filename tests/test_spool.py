@@ -129,7 +129,7 @@ def test_hook_spools_when_locked_and_exits_0(state_root, db_file, tmp_path):
 
 
 def test_a_drain_killed_before_removing_the_file_records_nothing_twice(state_root, conn):
-    path = spool.put_question(questions.validate_event(event(1)), "p")
+    path = spool.put_question(questions.validate_event(event(1)), "p", os.environ["PLANTUNE_DB"])
     saved = open(path, "rb").read()
     first = spool.drain(conn)
     assert (first.recorded, first.already) == (1, 0)
@@ -145,7 +145,7 @@ def test_a_drain_killed_before_removing_the_file_records_nothing_twice(state_roo
 
 def test_concurrent_drains_record_each_entry_once(state_root, db_file):
     for i in range(60):
-        spool.put_question(questions.validate_event(event(i)), "p")
+        spool.put_question(questions.validate_event(event(i)), "p", os.environ["PLANTUNE_DB"])
     results, errors = [], []
 
     def run():
@@ -170,7 +170,7 @@ def test_concurrent_drains_record_each_entry_once(state_root, db_file):
 
 
 def test_odd_files_in_the_spool_are_set_aside_and_never_block(state_root, db_file, tmp_path):
-    good = spool.put_question(questions.validate_event(event(1)), "p")
+    good = spool.put_question(questions.validate_event(event(1)), "p", os.environ["PLANTUNE_DB"])
     folder = os.path.dirname(good)
     os.mkfifo(os.path.join(folder, "00000000000000000001-1-fifo.json"))
     outside = tmp_path / "outside.json"
@@ -220,7 +220,7 @@ def test_spool_write_failure_leaves_no_temp_file(state_root, monkeypatch):
 
     monkeypatch.setattr(spool.os, "fsync", no_fsync)
     with pytest.raises(spool.SpoolError, match="No space left on device"):
-        spool.put_question(questions.validate_event(event(1)), "p")
+        spool.put_question(questions.validate_event(event(1)), "p", os.environ["PLANTUNE_DB"])
     assert os.listdir(os.path.join(str(state_root), "spool")) == []
 
 
@@ -229,12 +229,12 @@ def test_a_spool_that_is_a_symlink_is_refused(state_root, tmp_path):
     elsewhere.mkdir()
     os.symlink(elsewhere, os.path.join(str(state_root), "spool"))
     with pytest.raises(spool.SpoolError, match="is not a folder"):
-        spool.put_question(questions.validate_event(event(1)), "p")
+        spool.put_question(questions.validate_event(event(1)), "p", os.environ["PLANTUNE_DB"])
     assert list(elsewhere.iterdir()) == []
 
 
 def test_ingest_drains_before_reading_files_and_reports_it(state_root, conn):
-    spool.put_question(questions.validate_event(event(1)), "p")
+    spool.put_question(questions.validate_event(event(1)), "p", os.environ["PLANTUNE_DB"])
     summary = ingest.ingest_state_root(conn, str(state_root))
     assert summary.spool.recorded == 1
     assert summary.as_dict()["spool"]["recorded"] == 1
@@ -245,7 +245,7 @@ def test_validated_records_survive_the_spool_unchanged(state_root):
     # The drained row must be the event the writer acknowledged: same key, same ts.
     rec = questions.validate_event(event(1, free_text="naïve \ud83d text", phase="eng"),
                                    allow_phase=True)
-    path = spool.put_question(rec, "p")
+    path = spool.put_question(rec, "p", os.environ["PLANTUNE_DB"])
     entry = json.loads(open(path, encoding="ascii").read())
     again = questions.validate_event(entry["record"], allow_phase=True)
     assert again == rec
@@ -302,3 +302,16 @@ def test_spool_then_mirror_off_keeps_files_untouched(state_root, db_file, short_
     assert len(rows(db_file)) == 1
     assert not os.path.exists(os.path.join(hp.project_dir(state_root), "question-log.jsonl"))
     shutil.rmtree(os.path.join(str(state_root), "spool"))
+
+
+def test_an_event_spooled_for_another_database_waits_for_it(state_root, conn, tmp_path):
+    other = str(tmp_path / "scratch.db")
+    spool.put_question(questions.validate_event(event(1)), "p", other)
+    drained = spool.drain(conn)
+    assert (drained.recorded, drained.left) == (0, 1)
+    assert len(spooled(state_root)) == 1  # still there for its own database
+    scratch = db.connect(other)
+    assert spool.drain(scratch).recorded == 1
+    assert scratch.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
+    scratch.close()
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0

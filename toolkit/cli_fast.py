@@ -102,7 +102,7 @@ def run_log(event, project=None, db_path=None, as_json=False):
         record = questions.validate_json(text, allow_phase=True)
     except questions.QuestionError as e:
         raise CommandError(e.message.removeprefix(questions.PREFIX + ": ")) from None
-    from toolkit import db, spool
+    from toolkit import db, paths, spool
 
     slug = _project(project)
     try:
@@ -113,7 +113,7 @@ def run_log(event, project=None, db_path=None, as_json=False):
             raise
         # Locked past the busy timeout: the spool keeps the event until a writer can.
         try:
-            spool.put_question(record, slug, mirror=mirror.enabled())
+            spool.put_question(record, slug, paths.db_path(db_path), mirror=mirror.enabled())
         except spool.SpoolError as err:
             raise CommandError(f"database is locked and {err}") from None
         if as_json:

@@ -141,7 +141,7 @@ def _question_log(args):
         sys.stderr.write(e.message + "\n")
         return 1
 
-    from toolkit import db, mirror, spool
+    from toolkit import db, mirror, paths, spool
 
     if slug is None:
         slug = _slug()
@@ -154,7 +154,7 @@ def _question_log(args):
         # Locked past the busy timeout: keep the answer in the spool (the next writer or
         # `plantune ingest` records it) and succeed, as the agent must not lose it.
         try:
-            spool.put_question(record, slug, mirror=mirroring)
+            spool.put_question(record, slug, paths.db_path(), mirror=mirroring)
         except spool.SpoolError as err:
             _complain(LOG, f"database is locked and {err}")
             return 1

@@ -625,8 +625,9 @@ class _Writer:
         from toolkit import mirror, spool
 
         try:
-            spool.put_question(record, project, question_index=index,
-                               mirror=mirror.enabled(self.env), env=self.env)
+            spool.put_question(record, project, paths.db_path(self.db_path, env=self.env),
+                               question_index=index, mirror=mirror.enabled(self.env),
+                               env=self.env)
         except spool.SpoolError as e:
             log_error(self.hook, f"question {index} lost: database is locked and {e}",
                       self.env)

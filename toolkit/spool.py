@@ -70,8 +70,9 @@ def _private_dir(path):
         raise SpoolError(f"{path} is not a folder")
 
 
-def put_question(record, project, *, question_index=None, mirror=True, env=None):
-    """Spool one validated question event; returns the spool file's path.
+def put_question(record, project, db_file, *, question_index=None, mirror=True, env=None):
+    """Spool one validated question event meant for database ``db_file``; returns the
+    spool file's path.
 
     ``record`` is what ``questions.validate_event`` returned (its ``ts`` is the time of
     the answer, kept as is when the entry is drained later). Raises :class:`SpoolError`.
@@ -79,9 +80,14 @@ def put_question(record, project, *, question_index=None, mirror=True, env=None)
     from toolkit import questions
 
     key = questions.event_key(project, record)
-    entry = {"v": VERSION, "kind": QUESTION_EVENT, "project": project, "key": key,
-             "question_index": question_index, "mirror": bool(mirror), "record": record}
+    entry = {"v": VERSION, "kind": QUESTION_EVENT, "db": _same_file_key(db_file),
+             "project": project, "key": key, "question_index": question_index,
+             "mirror": bool(mirror), "record": record}
     return _put(entry, key, env)
+
+
+def _same_file_key(path):
+    return os.path.realpath(os.path.abspath(path)) if path else None
 
 
 def _put(entry, key, env):
@@ -158,6 +164,7 @@ def _read_entry(path):
     except (UnicodeDecodeError, ValueError):
         raise ValueError("not a spooled event (invalid JSON)") from None
     if not (isinstance(entry, dict) and entry.get("v") == VERSION
+            and isinstance(entry.get("db"), str)
             and entry.get("kind") == QUESTION_EVENT and isinstance(entry.get("record"), dict)
             and isinstance(entry.get("project"), str) and paths.is_valid_slug(entry["project"])):
         raise ValueError("not a spooled event of this plantune version")
@@ -193,8 +200,10 @@ def _clean_temps(where):
 def drain(conn, env=None, limit=None):
     """Record the spooled entries through ``conn``, oldest first; returns :class:`Drained`.
 
-    Stops (leaving the rest for later) when the database is busy again. Never raises for
-    a bad entry; a database error other than busy propagates.
+    Only entries meant for ``conn``'s database are drained: an event spooled by a writer
+    of another database (``--db``) waits for that one. Stops (leaving the rest for later)
+    when the database is busy again. Never raises for a bad entry; a database error other
+    than busy propagates.
     """
     from toolkit import db, mirror, questions
 
@@ -202,6 +211,7 @@ def drain(conn, env=None, limit=None):
     names = pending(env)
     if not names:
         return drained
+    ours = _same_file_key(db.file_of(conn))
     where = folder(env)
     _clean_temps(where)
     if limit is not None and len(names) > limit:
@@ -215,6 +225,9 @@ def drain(conn, env=None, limit=None):
             continue  # another drain took it
         except (OSError, ValueError) as e:
             _set_aside(path, getattr(e, "strerror", None) or str(e), env, drained)
+            continue
+        if entry["db"] != ours:
+            drained.left += 1
             continue
         try:
             record = questions.validate_event(entry["record"], allow_phase=True)
