@@ -180,14 +180,18 @@ class FileReport:
         self.bytes_read = 0
         self.issues: list[Issue] = []
         self.error = None
-        # Write transactions of this file and the longest time one held the write lock.
-        self.transactions = 0
-        self.lock_max_ms = 0.0
+        self.holds = []  # seconds each of this file's write transactions held the lock
+
+    @property
+    def transactions(self):
+        return len(self.holds)
+
+    @property
+    def lock_max_ms(self):
+        return max(self.holds, default=0.0) * 1000
 
     def add_holds(self, seconds):
-        if seconds:
-            self.transactions += len(seconds)
-            self.lock_max_ms = max(self.lock_max_ms, max(seconds) * 1000)
+        self.holds.extend(seconds)
 
     def skip(self, line, reason):
         self.skipped += 1
@@ -248,6 +252,19 @@ class Summary:
         """The longest any of this run's transactions held the write lock, in ms."""
         return max((f.lock_max_ms for f in self.files), default=0.0)
 
+    def lock_stats(self):
+        """How long this run's transactions held the write lock (ms): p50, p99, max, and
+        how many held it longer than 100 ms."""
+        holds = sorted(h for f in self.files for h in f.holds)
+        if not holds:
+            return {"lock_p50_ms": 0.0, "lock_p99_ms": 0.0, "lock_over_100ms": 0}
+
+        def at(q):
+            return round(holds[min(len(holds) - 1, int(q * (len(holds) - 1) + 0.5))] * 1000, 1)
+
+        return {"lock_p50_ms": at(0.5), "lock_p99_ms": at(0.99),
+                "lock_over_100ms": sum(h > 0.1 for h in holds)}
+
     @property
     def readable(self):
         """True when at least one file could be read (or was known and unchanged)."""
@@ -262,6 +279,7 @@ class Summary:
             "skipped": self.skipped,
             "transactions": self._total("transactions"),
             "lock_max_ms": round(self.lock_max_ms, 1),
+            **self.lock_stats(),
             "files": [f.as_dict() for f in self.files],
             "problems": self.problems,
             "spool": self.spool.as_dict() if self.spool is not None else None,
