@@ -1143,11 +1143,11 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         # Last step inside the transaction: if the file cannot be written, the database
         # changes roll back with the raised error.
         write_atomic(layout.local_file, new_text)
-        # Then gstack's own files, by the writer `--write` uses: its preferences file and
-        # events log say what the database says, so gstack's hook and skills follow the
-        # applied guidance, and the next pickup of the file does not undo it.
-        if events and mirroring:
-            p["warning"] = mirror.preferences_changed(conn, p["project"], events, env)
+    # Then, committed, gstack's own files, by the writer `--write` uses: its preferences
+    # file and events log say what the database says, so gstack's hook and skills follow
+    # the applied guidance, and the next pickup of the file does not undo it.
+    if events and mirroring:
+        p["warning"] = mirror.preferences_changed(conn, p["project"], events, env)
     p["status"], p["applied_at"] = "applied", now
     if p.get("path"):
         md = os.path.join(layout.project_dir, p["path"])

@@ -320,9 +320,9 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
 
 
 def append_question_event(conn, project, record, env=None):
-    """Append gstack's line for one question event just recorded in the caller's write
-    transaction (every writer of question events: compat, hooks, pacing decisions and
-    flips), advancing ingest_state past it. Returns a warning line or None."""
+    """Append gstack's line for one question event already recorded (pacing's decisions
+    and flips call it once their transaction committed), advancing ingest_state past it.
+    Returns a warning line or None."""
     from toolkit import questions
 
     path = project_file(project, QUESTION_LOG, env)
@@ -334,8 +334,8 @@ def append_question_event(conn, project, record, env=None):
 
 
 def preferences_changed(conn, scope, events=(), env=None):
-    """Mirror a change of ``scope``'s preferences made in the caller's write transaction:
-    rewrite its preferences file, append the events' lines to question-events.jsonl.
+    """Mirror a change of ``scope``'s preferences: rewrite its preferences file, append the
+    events' lines to question-events.jsonl.
 
     The one writer of gstack's preference files, for `--write`, `pref set` and applied
     guidance alike. Returns a warning line or None.

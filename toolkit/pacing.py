@@ -339,7 +339,7 @@ def rank(conn, request, project, *, now=None, registry=None):
     key = _request_key(project, req)
     now = now or db.utc_now()
     session_id, chain_id, phase = req["session_id"], req["chain_id"], req["phase"]
-    notes = []
+    notes, logged = [], []
     with db.transaction(conn):
         run = conn.execute(
             "SELECT request_sha1, output_json FROM pacing_runs"
@@ -428,7 +428,7 @@ def rank(conn, request, project, *, now=None, registry=None):
                 choice = f["recommended"]
                 event_id = _log_event(
                     conn, project, req, f, summary, choice, "auto-decided", now, registry,
-                    notes
+                    logged
                 )
             rows.append((
                 project, session_id, chain_id, phase, f["id"], summary, f["severity"],
@@ -483,17 +483,29 @@ def rank(conn, request, project, *, now=None, registry=None):
             (project, session_id, phase, chain_id, key,
              json.dumps(output, ensure_ascii=False, separators=(",", ":")), now),
         )
+    notes.extend(_mirror(conn, project, logged))
     return Ranking(output, notes=notes)
 
 
-def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, notes):
+def _mirror(conn, project, records):
+    """After the commit: gstack's question-log lines for the events just logged, so gstack's
+    own /plan-tune views (recent auto-decisions, stats by source) see what pacing decided.
+    Returns the warnings (a failed file write never undoes a decision)."""
+    from toolkit import mirror
+
+    if not records or not mirror.enabled():
+        return []
+    warnings = (mirror.append_question_event(conn, project, r) for r in records)
+    return [w for w in warnings if w][:1]
+
+
+def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, logged):
     """Write one question-log event for a decision and return its row id.
 
     ``ctx`` carries session_id, phase, chain_id and skill. The record goes through the
     same validation as every gstack event (with a gstack source), then takes the pacing
-    source: 'auto-decided' is gstack's own, 'flip' is plantune's. Its line goes to gstack's
-    question-log.jsonl as well, so gstack's own /plan-tune views (recent auto-decisions,
-    stats by source) see what pacing decided; a mirror problem is added to ``notes``.
+    source: 'auto-decided' is gstack's own, 'flip' is plantune's. A new event's record is
+    added to ``logged``, for its gstack line once the transaction committed.
     """
     record = {
         "skill": ctx["skill"],
@@ -519,12 +531,7 @@ def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, no
     record["source"] = source
     recorded = questions.record_event(conn, record, project, registry=registry, recorded_at=now)
     if recorded.status == "inserted":
-        from toolkit import mirror
-
-        if mirror.enabled():
-            warning = mirror.append_question_event(conn, project, record)
-            if warning:
-                notes.append(warning)
+        logged.append(record)
     if recorded.id is not None:
         return recorded.id
     return conn.execute(
@@ -653,11 +660,11 @@ def flip_choice(conn, decision, choice, project=None, now=None):
            "phase": decision["phase"], "chain_id": decision["chain_id"]}
     f = {"question_id": decision["question_id"], "door": decision["door_type"],
          "recommended": decision["recommended"], "options": options}
-    notes = []
+    logged = []
     with db.transaction(conn):
         event_id = _log_event(
             conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None,
-            notes
+            logged
         )
         conn.execute(
             "UPDATE findings SET choice = ?, answer_event_id = ?, flipped_at = ?, updated_at = ?"
@@ -665,8 +672,9 @@ def flip_choice(conn, decision, choice, project=None, now=None):
             (choice, event_id, now, now, decision["id"]),
         )
     decision = dict(decision, choice=choice, flipped_at=now, answer_event_id=event_id)
-    if notes:
-        decision["warning"] = notes[0]
+    warnings = _mirror(conn, decision["project"], logged)
+    if warnings:
+        decision["warning"] = warnings[0]
     return decision
 
 
