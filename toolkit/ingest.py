@@ -345,11 +345,14 @@ class _Tx:
 
         SQLite checkpoints in the COMMIT call that grows the WAL past its limit. The lock
         is free by then, but the time is ours and would stretch our measured holds; a
-        passive checkpoint run after each commit never blocks another writer.
+        passive checkpoint run between two transactions never blocks another writer. It
+        runs once about CHECKPOINT_FRAMES pages were written (measured at the previous
+        one): a page that many transactions touch is then copied back once, not each time.
         """
         if self.own and self.autocheckpoint is None:
             self.autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
             self.conn.execute("PRAGMA wal_autocheckpoint = 0")
+            self.since_checkpoint, self.checkpoint_every = 0, 4
 
     def restore(self):
         if self.autocheckpoint is not None:
@@ -367,8 +370,16 @@ class _Tx:
         if self.own and self.conn.in_transaction:
             self.conn.execute("COMMIT")
             self._held()
-            if self.autocheckpoint and len(self.holds) % CHECKPOINT_EVERY == 0:
-                self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            if self.autocheckpoint:
+                self.since_checkpoint += 1
+                if self.since_checkpoint >= self.checkpoint_every:
+                    self._checkpoint()
+
+    def _checkpoint(self):
+        frames = self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+        per_commit = max(frames, 1) / self.since_checkpoint
+        self.checkpoint_every = max(1, min(64, int(CHECKPOINT_FRAMES / per_commit)))
+        self.since_checkpoint = 0
 
     def rollback(self):
         if self.own and self.conn.in_transaction:
@@ -385,8 +396,8 @@ class _Tx:
 # scripts wait for it, and the issue of a starved hook is a lost answer. The batch size
 # adapts to the measured insert rate so that each transaction stays near this.
 LOCK_TARGET_SECONDS = 0.03
-# Our transactions between two passive checkpoints (each writes a few hundred pages).
-CHECKPOINT_EVERY = 4
+# WAL pages written between two passive checkpoints of a bulk import (32 MB of 4 KiB pages).
+CHECKPOINT_FRAMES = 8192
 MIN_WRITE_ROWS = 50
 # A writer that announced its wait gets the lock within this; then the import goes on
 # even if more keep arriving.
