@@ -45,7 +45,7 @@ def live_event(conn, project, ts, qid="ship-todos-create"):
 
 def build(tmp_path, name, monkeypatch, bulk):
     with monkeypatch.context() as m:
-        m.setattr(rollups, "BULK_MIN_ROWS", 1)
+        m.setattr(rollups, "BULK_MIN_BYTES", 1)
         if not bulk:
             m.setattr(rollups, "bulk_ready", lambda conn: False)
         return _build(tmp_path, name)

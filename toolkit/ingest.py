@@ -586,9 +586,9 @@ class _QuestionLog:
         return row
 
     @staticmethod
-    def flush(conn, rows, annotated, bulk=False):
-        if bulk and len(rows) >= rollups.BULK_MIN_ROWS:
-            inserted = rollups.insert_rows(conn, questions.INSERT_SQL, rows)
+    def flush(conn, rows, annotated, bulk=None):
+        if bulk is not None:
+            inserted = bulk.insert(questions.INSERT_SQL, rows)
         else:
             inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
         updated = 0
@@ -638,7 +638,7 @@ class _PreferenceEvents:
         )
 
     @classmethod
-    def flush(cls, conn, rows, annotated, bulk=False):
+    def flush(cls, conn, rows, annotated, bulk=None):
         return conn.executemany(cls.SQL, rows).rowcount, 0
 
 
@@ -682,7 +682,7 @@ class _BuilderSessions:
         return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
 
     @staticmethod
-    def flush(conn, rows, annotated, bulk=False):
+    def flush(conn, rows, annotated, bulk=None):
         return conn.executemany(_SESSION_SQL, rows).rowcount, 0
 
 
@@ -861,7 +861,7 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
     handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
     fh = open(path, "rb")
-    preparer = cache_size = None
+    preparer = cache_size = bulk = None
     try:
         fd = fh.fileno()
         if tx.own:
@@ -904,8 +904,10 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 raise StrictError(report, bad.line, bad.message)
 
         chunk = [min(BATCH_LINES, 1000)]
-        # Large parts add the analysis rollups set-based instead of row by row.
-        bulk = kind == "question-log" and rollups.bulk_ready(conn)
+        # A large read adds the analysis rollups set-based instead of row by row.
+        if (kind == "question-log" and st.st_size - offset >= rollups.BULK_MIN_BYTES
+                and rollups.bulk_ready(conn)):
+            bulk = rollups.Window(conn).__enter__()
 
         def land(job, safe_offset, safe_line, end, last):
             # The batch was prepared without the lock; it is written in transactions sized
@@ -999,6 +1001,8 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
         tx.rollback()
         raise
     finally:
+        if bulk is not None:
+            bulk.__exit__()
         report.add_holds(tx.holds)
         tx.restore()
         if preparer is not None:

@@ -27,8 +27,8 @@ except ImportError:  # pragma: no cover
 INSERT_TRIGGER = "question_log_rollup_insert"
 # sha1 of the trigger's SQL in sqlite_master as migration 0005 creates it.
 TRIGGER_SHA1 = "3eee9ca64b5b38a4daa12c2bdf179a6215b754d5"
-# Below this many rows the trigger is cheaper than four grouped statements.
-BULK_MIN_ROWS = 200
+# Below this many bytes to read (about 1,000 lines), an import keeps the per-row trigger.
+BULK_MIN_BYTES = 256 << 10
 
 # Every statement adds the contribution of the question_log rows with id > :lo (the rows
 # of this part: INTEGER PRIMARY KEY gives new rows ids above every existing one).
@@ -39,7 +39,7 @@ ADD_ROWS = (
     SELECT project, coalesce(session_id, ''), phase, count(*), sum(source = 'auto-decided'),
            sum(door_class IS 'one-way' OR door_type IS 'one-way'),
            sum(followed_recommendation IS 1), sum(followed_recommendation IS 0), min(ts), max(ts)
-    FROM question_log WHERE id > :lo
+    FROM question_log NOT INDEXED WHERE id > :lo
     GROUP BY project, coalesce(session_id, ''), phase
     ON CONFLICT (project, session_key, phase) DO UPDATE SET
         questions = questions + excluded.questions,
@@ -56,7 +56,7 @@ ADD_ROWS = (
            sum(door_class IS 'one-way' OR door_type IS 'one-way'),
            sum(followed_recommendation IS 1), sum(followed_recommendation IS 0),
            sum(question_id GLOB 'hook-*')
-    FROM question_log WHERE id > :lo
+    FROM question_log NOT INDEXED WHERE id > :lo
     GROUP BY project, substr(ts, 1, 10), source
     ON CONFLICT (project, day, source) DO UPDATE SET
         events = events + excluded.events,
@@ -80,7 +80,7 @@ ADD_ROWS = (
                iif(row_number() OVER w_first = 1, ts, NULL) AS first_ts,
                iif(row_number() OVER w_last = 1, id, NULL) AS last_id,
                iif(row_number() OVER w_last = 1, ts, NULL) AS last_ts
-        FROM question_log WHERE id > :lo
+        FROM question_log NOT INDEXED WHERE id > :lo
         WINDOW w_first AS (PARTITION BY project, question_id ORDER BY ts, id),
                w_last AS (PARTITION BY project, question_id ORDER BY ts DESC, id DESC)
     )
@@ -107,7 +107,7 @@ ADD_ROWS = (
     """
     INSERT INTO rollup_choice (project, question_id, user_choice, answers)
     SELECT project, question_id, user_choice, count(*)
-    FROM question_log WHERE id > :lo AND source != 'auto-decided'
+    FROM question_log NOT INDEXED WHERE id > :lo AND source != 'auto-decided'
     GROUP BY project, question_id, user_choice
     ON CONFLICT (project, question_id, user_choice) DO UPDATE SET
         answers = answers + excluded.answers
@@ -138,17 +138,33 @@ def bulk_sql(sql):
     return sql + " -- bulk: rollups added by toolkit.rollups"
 
 
-def insert_rows(conn, sql, rows):
-    """Insert ``rows`` with ``bulk_sql(sql)`` and add their rollups set-based; returns the
-    rowcount. Must run inside the caller's write transaction, and only when
-    :func:`bulk_ready` said so."""
-    lo = conn.execute("SELECT coalesce(max(id), 0) FROM question_log").fetchone()[0]
-    conn.set_authorizer(_authorizer)
-    try:
+class Window:
+    """While open, ``conn`` compiles the insert trigger without its rollup INSERTs.
+
+    Opened once for a whole import (installing an authorizer makes SQLite prepare every
+    statement again, too costly per batch). Rule while it is open: every row inserted
+    into question_log goes through :meth:`insert` (which adds its rollups); a plain
+    INSERT prepared now would be cached without the trigger.
+    """
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.set_authorizer(_authorizer)
+        return self
+
+    def __exit__(self, *exc):
+        self.conn.set_authorizer(None)
+        return False
+
+    def insert(self, sql, rows):
+        """Insert ``rows`` with ``bulk_sql(sql)`` and add their rollups set-based, in the
+        caller's write transaction; returns how many rows were inserted."""
+        conn = self.conn
+        lo = conn.execute("SELECT coalesce(max(id), 0) FROM question_log").fetchone()[0]
         inserted = conn.executemany(bulk_sql(sql), rows).rowcount
-    finally:
-        conn.set_authorizer(None)
-    if inserted:
-        for statement in ADD_ROWS:
-            conn.execute(statement, {"lo": lo})
-    return inserted
+        if inserted:
+            for statement in ADD_ROWS:
+                conn.execute(statement, {"lo": lo})
+        return inserted
