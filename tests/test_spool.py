@@ -315,3 +315,20 @@ def test_an_event_spooled_for_another_database_waits_for_it(state_root, conn, tm
     assert scratch.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
     scratch.close()
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
+
+
+def test_a_compat_event_with_an_odd_phase_field_drains_as_it_was_acknowledged(
+        state_root, db_file, short_wait, monkeypatch):
+    # gstack keeps unknown fields; "phase" is one for gstack-question-log (a plantune
+    # extension only for `plantune log` and the hooks), so any value was acknowledged.
+    monkeypatch.setenv("GSTACK_PROJECT_SLUG", hp.SLUG)
+    locker = Locker(db_file)
+    try:
+        assert compat.question_log_main([json.dumps(event(1, phase=5))]) == 0
+    finally:
+        locker.release()
+    conn = db.connect(db_file)
+    drained = spool.drain(conn)
+    conn.close()
+    assert (drained.recorded, drained.failed) == (1, [])
+    assert [s for _, s in rows(db_file)] == ["Polish the changelog voice 1?"]

@@ -154,7 +154,8 @@ def _question_log(args):
         # Locked past the busy timeout: keep the answer in the spool (the next writer or
         # `plantune ingest` records it) and succeed, as the agent must not lose it.
         try:
-            spool.put_question(record, slug, paths.db_path(), mirror=mirroring)
+            spool.put_question(record, slug, paths.db_path(), mirror=mirroring,
+                               allow_phase=False)
         except spool.SpoolError as err:
             _complain(LOG, f"database is locked and {err}")
             return 1

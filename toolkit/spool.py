@@ -70,19 +70,22 @@ def _private_dir(path):
         raise SpoolError(f"{path} is not a folder")
 
 
-def put_question(record, project, db_file, *, question_index=None, mirror=True, env=None):
+def put_question(record, project, db_file, *, question_index=None, mirror=True,
+                 allow_phase=True, env=None):
     """Spool one validated question event meant for database ``db_file``; returns the
     spool file's path.
 
     ``record`` is what ``questions.validate_event`` returned (its ``ts`` is the time of
-    the answer, kept as is when the entry is drained later). Raises :class:`SpoolError`.
+    the answer, kept as is when the entry is drained later), with ``allow_phase`` as the
+    writer validated it: the drain checks it again by the same rules, so an event that was
+    acknowledged is never refused later. Raises :class:`SpoolError`.
     """
     from toolkit import questions
 
     key = questions.event_key(project, record)
     entry = {"v": VERSION, "kind": QUESTION_EVENT, "db": _same_file_key(db_file),
              "project": project, "key": key, "question_index": question_index,
-             "mirror": bool(mirror), "record": record}
+             "mirror": bool(mirror), "allow_phase": bool(allow_phase), "record": record}
     return _put(entry, key, env)
 
 
@@ -230,7 +233,8 @@ def drain(conn, env=None, limit=None):
             drained.left += 1
             continue
         try:
-            record = questions.validate_event(entry["record"], allow_phase=True)
+            record = questions.validate_event(entry["record"],
+                                              allow_phase=entry.get("allow_phase") is not False)
         except questions.QuestionError as e:
             _set_aside(path, e.message, env, drained)
             continue
