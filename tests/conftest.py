@@ -19,8 +19,13 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("PLANTUNE_DB", str(root / "plantune.db"))
     monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
     for var in ("GSTACK_PROJECT_SLUG", "PLANTUNE_MIRROR", "CONDUCTOR_PORT",
-                "CONDUCTOR_WORKSPACE_PATH", "PLANTUNE_DEBUG"):
+                "CONDUCTOR_WORKSPACE_PATH", "PLANTUNE_DEBUG", "PLANTUNE_DEVELOPER",
+                "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(var, raising=False)
+    # The developer identity is resolved once per process; each test starts afresh.
+    from toolkit import identity
+
+    identity.reset()
     return root
 
 

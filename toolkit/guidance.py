@@ -23,7 +23,7 @@ import os
 import re
 from collections import OrderedDict, namedtuple
 
-from toolkit import db, doors, paths
+from toolkit import db, doors, identity, paths
 from toolkit.mirror import append_line, write_atomic
 from toolkit.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.screening import has_injection
@@ -1113,21 +1113,24 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
             if item["kind"] != "preference":
                 continue
             conn.execute(
-                "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
-                " VALUES (?, ?, ?, 'plan-tune', ?) ON CONFLICT (scope, question_id) DO UPDATE"
-                " SET preference = excluded.preference, raw_value = NULL, source = 'plan-tune',"
-                " free_text = NULL, synthetic = 0, updated_at = excluded.updated_at",
-                (p["project"], item["question_id"], item["preference"], now))
+                "INSERT INTO preferences (scope, question_id, preference, source, updated_at,"
+                " developer) VALUES (?, ?, ?, 'plan-tune', ?, ?) ON CONFLICT (scope, question_id)"
+                " DO UPDATE SET preference = excluded.preference, raw_value = NULL,"
+                " source = 'plan-tune', free_text = NULL, synthetic = 0,"
+                " updated_at = excluded.updated_at, developer = excluded.developer",
+                (p["project"], item["question_id"], item["preference"], now,
+                 identity.developer()))
             record = {"ts": now, "event_type": "preference-set", "question_id": item["question_id"],
                       "preference": item["preference"], "source": "plan-tune",
                       "proposal_id": p["id"]}
             conn.execute(
                 "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type,"
-                " question_id, preference, source, extra_json) VALUES (?, ?, ?, 'preference-set',"
-                " ?, ?, 'plan-tune', ?)",
+                " question_id, preference, source, extra_json, developer) VALUES (?, ?, ?,"
+                " 'preference-set', ?, ?, 'plan-tune', ?, ?)",
                 (_pref_event_key(p["project"], record), p["project"], now, item["question_id"],
                  item["preference"], json.dumps({"proposal_id": p["id"],
-                                                 "previous": item["previous_preference"]})))
+                                                 "previous": item["previous_preference"]}),
+                 identity.developer()))
         conn.execute("UPDATE guidance_proposals SET status = 'applied', applied_at = ? WHERE id = ?",
                      (now, p["id"]))
         if p["run_id"]:
