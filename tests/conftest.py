@@ -51,3 +51,32 @@ def conn(db_file):
 def script(name):
     """Path of an installed console script of this venv (compat tests run them as hooks do)."""
     return os.path.join(BIN_DIR, name)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole run (starting the JVM costs seconds).
+
+    Skipped without Java or pyspark, unless PLANTUNE_REQUIRE_SPARK=1 (CI) makes that a
+    failure.
+    """
+    import shutil
+
+    missing = None
+    if shutil.which("java") is None:
+        missing = "no Java runtime (Debian: apt-get install default-jre-headless)"
+    else:
+        try:
+            import pyspark  # noqa: F401
+        except ImportError:
+            missing = "pyspark is not installed (pip install 'plantune[spark]')"
+    if missing:
+        if os.environ.get("PLANTUNE_REQUIRE_SPARK"):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    from toolkit import team
+
+    session = team.spark_session("local[2]")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -225,7 +225,8 @@ def _copy_preferences(conn, params):
         selects.append("SELECT " + ("d.developer" if not params["developer"] else ":developer")
                        + ", " + ", ".join(f"d.{c}" for c in cols)
                        + " FROM src.developer_preferences d")
-    conn.execute("CREATE TEMP TABLE merge_prefs AS " + " UNION ALL ".join(selects))
+    conn.execute("CREATE TEMP TABLE merge_prefs AS " + " UNION ALL ".join(selects),
+                 {"developer": params["developer"]})
     try:
         total = conn.execute("SELECT count(*) FROM temp.merge_prefs").fetchone()[0]
         removed = conn.execute(

@@ -47,8 +47,8 @@ def duck_connect(directory):
     try:
         import duckdb
     except ImportError:
-        raise TeamError("DuckDB is not installed; install plantune with its team extra"
-                        " (pip install 'plantune[team]')") from None
+        raise TeamError("DuckDB is not installed; reinstall plantune (it depends on duckdb)"
+                        ) from None
     try:
         manifest = exp.read_manifest(directory) if os.path.isdir(directory) else None
     except exp.ExportError as e:
