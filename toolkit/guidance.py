@@ -1025,6 +1025,7 @@ def _proposal_from_row(row) -> dict:
         "thresholds": details.get("thresholds", {}),
         "guidance_malformed": details.get("guidance_malformed"),
         "status": row["status"], "applied_at": row["applied_at"],
+        "kind": details.get("kind", "project"),
     }
 
 
@@ -1077,6 +1078,10 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         raise GuidanceError(f"proposal {p['id']} is {p['status']}{when}; nothing applied")
     if not p["items"]:
         raise GuidanceError(f"proposal {p['id']} has no changes to apply")
+    if p["kind"] == "promotion":
+        from toolkit import promote
+
+        return promote.apply(conn, p, now)
     if not p["project_dir"]:
         raise GuidanceError(f"proposal {p['id']} does not name its project folder")
     layout = Layout(p["project_dir"])
