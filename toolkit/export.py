@@ -43,10 +43,14 @@ PARTITION_COLUMNS = ("project", "month")
 _PART_RE = re.compile(r"^(\.)?part-\d{5}\.(parquet|csv|jsonl)(\.tmp)?$")
 
 
+def _iso(col):
+    """True when an ISO time column starts with a year and month."""
+    return f"coalesce({col}, '') GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]*'"
+
+
 def _month(col):
     """The partition month of an ISO time column: YYYY-MM, or 'unknown'."""
-    return (f"CASE WHEN {col} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]*'"
-            f" THEN substr({col}, 1, 7) ELSE 'unknown' END")
+    return f"CASE WHEN {_iso(col)} THEN substr({col}, 1, 7) ELSE 'unknown' END"
 
 
 class ExportError(Exception):
@@ -58,9 +62,14 @@ class Dataset:
     columns), the column types and descriptions, and the per-partition fingerprint of rows
     that can change after they are written."""
 
-    def __init__(self, name, description, sql, columns, fingerprint="''"):
+    def __init__(self, name, description, sql, columns, order, fingerprint="''"):
         self.name, self.description, self.sql = name, description, sql
+        # The time column the month is cut from: the second column of the order.
+        self.time = order.split(", ")[1]
         self.columns = columns  # [(name, type, description)]
+        # Row order inside a partition: project first, then the time the month is cut from,
+        # then a unique tail, so an index on (project, time) streams rows with no sort.
+        self.order = order
         self.fingerprint = fingerprint
 
 
@@ -99,6 +108,7 @@ DATASETS = [
          ("phase", S, "review phase: ceo, design, eng, dx, other, unknown"),
          ("synthetic", I, "1 for simulated history"),
          ("recorded_at", S, "when plantune stored it")],
+        order="q.project, q.ts, q.id",
     ),
     Dataset(
         "findings",
@@ -127,6 +137,7 @@ DATASETS = [
          ("flipped_at", S, "when a silent decision was flipped"),
          ("synthetic", I, "1 for simulated history"),
          ("created_at", S, "when ranked"), ("updated_at", S, "last change")],
+        order="f.project, f.created_at, f.id",
         fingerprint="max(updated_at) || '|' || count(flipped_at)",
     ),
     Dataset(
@@ -151,6 +162,7 @@ DATASETS = [
          ("answer_choice", S, "the answer given"), ("answered_at", S, "when answered"),
          ("choice_in_force", S, "what the agent acts on"),
          ("synthetic", I, "1 for simulated history"), ("updated_at", S, "last change")],
+        order="p.project, p.created_at, p.id",
         fingerprint="max(updated_at) || '|' || coalesce(max(_answer), '') || '|' || count(_answer)",
     ),
     Dataset(
@@ -170,6 +182,7 @@ DATASETS = [
          ("n_findings", I, "findings fitted on"), ("n_sessions", I, "sessions fitted on"),
          ("override_recall", F, "overrides caught"), ("window_start", S, "fit window start"),
          ("window_end", S, "fit window end"), ("include_synthetic", I, "1 if simulated rows used")],
+        order="c.project, c.created_at, c.id",
     ),
     Dataset(
         "profile_signals",
@@ -184,14 +197,25 @@ DATASETS = [
          ("user_choice", S, "the answer"), ("source", S, "event source"),
          ("signal_key", S, "registry signal key"), ("dimension", S, "profile dimension"),
          ("delta", F, "how far the answer moves it"), ("synthetic", I, "1 for simulated")],
+        order="d.project, d.ts, d.event_id, d.dimension",
         fingerprint="printf('%.9f', total(delta)) || '|' || count(*)",
     ),
 ]
 BY_NAME = {d.name: d for d in DATASETS}
 
 
-def _ordered(ds):
-    return f"SELECT * FROM ({ds.sql}) ORDER BY _project, _month, _id"
+def _streams(conn, ds, watermark, rewrite_projects):
+    """Cursors giving the rows to write, grouped by partition: the rows with a proper month
+    in the dataset's order (the time orders the months), then the 'unknown' month's rows
+    (their times sort anywhere). A first export reads everything, so no filter gets in the
+    way of the (project, time) index that gives the order without a sort."""
+    cond, params = "", []
+    if watermark or rewrite_projects:
+        cond = " AND (_id > ? OR _project IN (SELECT value FROM json_each(?)))"
+        params = [watermark, json.dumps(sorted(rewrite_projects))]
+    iso = _iso(ds.time)
+    yield conn.execute(f"{ds.sql} WHERE {iso}{cond} ORDER BY {ds.order}", params)
+    yield conn.execute(f"{ds.sql} WHERE NOT ({iso}){cond} ORDER BY {ds.order}", params)
 
 
 def partition_dir(project, month):
@@ -466,12 +490,6 @@ def _export_dataset(conn, directory, fmt, ds, info, run, developer_of, obsolete)
     if append or rewrite:
         # Rows above the watermark, plus every row of the projects holding a partition to
         # rewrite; the loop keeps exactly the rows each partition needs.
-        cur = conn.execute(
-            f"SELECT * FROM ({_ordered(ds)}) WHERE _id > ? OR _project IN"
-            " (SELECT value FROM json_each(?))",
-            (watermark, json.dumps(sorted({p for p, _ in rewrite}))))
-        col_index = [d[0] for d in cur.description]
-        take = [col_index.index(n) for n in names]
         dev = names.index("developer")
         current, out, new_files = None, None, {}
 
@@ -479,22 +497,24 @@ def _export_dataset(conn, directory, fmt, ds, info, run, developer_of, obsolete)
             key = (r[1], r[2])
             return key in rewrite or (key in append and r[0] > watermark)
 
-        while True:
-            rows = cur.fetchmany(BATCH_ROWS)
-            if not rows:
-                break
-            for key, group in groupby(filter(keep, rows), key=lambda r: (r[1], r[2])):
-                chunk = list(group)
-                if key != current:
-                    if out is not None:
-                        out.close()
-                    out = _open_part(directory, fmt, ds, key, run, new_files)
-                    current = key
-                    written["files"] += 1
-                columns = [[r[j] for r in chunk] for j in take]
-                columns[dev] = [developer_of(v) for v in columns[dev]]
-                out.write(columns)
-                written["rows"] += len(chunk)
+        for cur in _streams(conn, ds, watermark, {p for p, _ in rewrite}):
+            col_index = [d[0] for d in cur.description]
+            take = [col_index.index(n) for n in names]
+            for rows in iter(lambda: cur.fetchmany(BATCH_ROWS), []):
+                for key, group in groupby(filter(keep, rows), key=lambda r: (r[1], r[2])):
+                    chunk = list(group)
+                    if key != current:
+                        if out is not None:
+                            out.close()
+                        if key in new_files:  # the order promises one run per partition
+                            raise ExportError(f"{ds.name}: rows of {key} came out of order")
+                        out = _open_part(directory, fmt, ds, key, run, new_files)
+                        current = key
+                        written["files"] += 1
+                    columns = [[r[j] for r in chunk] for j in take]
+                    columns[dev] = [developer_of(v) for v in columns[dev]]
+                    out.write(columns)
+                    written["rows"] += len(chunk)
         if out is not None:
             out.close()
         for key, (tmp, final) in new_files.items():
