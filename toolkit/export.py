@@ -404,12 +404,12 @@ def export(conn, directory, fmt="parquet", salt=None, datasets=None, progress=No
     run = manifest["runs"] + 1
     pseudonyms = {}
 
-    def developer_of(value):
-        if salt is None:
-            return value
+    def pseudonym_of(value):
         if value not in pseudonyms:
             pseudonyms[value] = identity.pseudonym(value or "", salt)
         return pseudonyms[value]
+
+    developer_of = pseudonym_of if salt is not None else None
 
     summary = {"directory": directory, "format": fmt, "run": run, "datasets": {}}
     obsolete = []
@@ -511,8 +511,11 @@ def _export_dataset(conn, directory, fmt, ds, info, run, developer_of, obsolete)
                         out = _open_part(directory, fmt, ds, key, run, new_files)
                         current = key
                         written["files"] += 1
-                    columns = [[r[j] for r in chunk] for j in take]
-                    columns[dev] = [developer_of(v) for v in columns[dev]]
+                    # One C-level transpose, then the columns the files hold.
+                    transposed = list(zip(*chunk))
+                    columns = [transposed[j] for j in take]
+                    if developer_of is not None:
+                        columns[dev] = [developer_of(v) for v in columns[dev]]
                     out.write(columns)
                     written["rows"] += len(chunk)
         if out is not None:
