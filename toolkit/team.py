@@ -305,7 +305,9 @@ def spark_session(master=None):
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active
-    builder = builder.master(master or "local[*]")
+    # Under spark-submit (which starts the gateway) the master comes from its --master.
+    if master or not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        builder = builder.master(master or "local[*]")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
     return builder.getOrCreate()
 
