@@ -41,8 +41,6 @@ def normalise(name) -> str:
 
 
 def _fallback():
-    import socket
-
     login = os.environ.get("USER") or os.environ.get("LOGNAME") or ""
     if not login:
         try:
@@ -51,7 +49,7 @@ def _fallback():
             login = pwd.getpwuid(os.getuid()).pw_name
         except (ImportError, KeyError, OSError):
             login = "unknown"
-    return f"{login}@{socket.gethostname() or 'localhost'}"
+    return f"{login}@{os.uname().nodename or 'localhost'}"
 
 
 def resolve(env=None, cwd=None) -> str:
