@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from toolkit import db, guidance, identity
+from toolkit import db, guidance
 
 MIN_HOLDERS = 3
 KIND = "promotion"
@@ -192,16 +192,7 @@ def save(conn, p):
     """Store a proposal that has items (what `guidance apply` reads)."""
     if not p["items"]:
         return
-    details = {"kind": KIND, "rejected": p["rejected"],
-               "affected_question_ids": p["affected_question_ids"],
-               "thresholds": p["thresholds"], "guidance_file": p["guidance_file"]}
-    with db.transaction(conn):
-        conn.execute(
-            "INSERT OR IGNORE INTO guidance_proposals (id, project, run_id, created_at, path,"
-            " guidance_hash, preferences_hash, status, items_json, project_dir, details_json)"
-            " VALUES (?, ?, NULL, ?, NULL, ?, ?, 'proposed', ?, NULL, ?)",
-            (p["id"], p["project"], p["created_at"], p["guidance_hash"], p["preferences_hash"],
-             json.dumps(p["items"], ensure_ascii=False), json.dumps(details, ensure_ascii=False)))
+    guidance.store_proposal(conn, p, None, {"kind": KIND})
 
 
 def is_promotion(p):
@@ -233,29 +224,11 @@ def apply(conn, p, now=None):
                     and item["question_id"] in unsafe:
                 raise PromotionError(f"\"{item['question_id']}\" is now classified one-way;"
                                      " nothing applied (run `plantune guidance promote` again)")
-        developer = identity.developer()
         for item in p["items"]:
             qid = item["question_id"]
             if item["kind"] == "global-preference":
-                conn.execute(
-                    "INSERT INTO preferences (scope, question_id, preference, source, updated_at,"
-                    " developer) VALUES (?, ?, ?, 'plan-tune', ?, ?)"
-                    " ON CONFLICT (scope, question_id) DO UPDATE SET"
-                    " preference = excluded.preference, raw_value = NULL, source = 'plan-tune',"
-                    " free_text = NULL, synthetic = 0, updated_at = excluded.updated_at,"
-                    " developer = excluded.developer",
-                    (db.GLOBAL_SCOPE, qid, item["preference"], now, developer))
-                record = {"ts": now, "event_type": "preference-set", "question_id": qid,
-                          "preference": item["preference"], "source": "plan-tune",
-                          "proposal_id": p["id"]}
-                conn.execute(
-                    "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type,"
-                    " question_id, preference, source, extra_json, developer) VALUES"
-                    " (?, ?, ?, 'preference-set', ?, ?, 'plan-tune', ?, ?)",
-                    (guidance._pref_event_key(db.GLOBAL_SCOPE, record), db.GLOBAL_SCOPE, now,
-                     qid, item["preference"],
-                     json.dumps({"proposal_id": p["id"],
-                                 "previous": item["previous_preference"]}), developer))
+                guidance.set_preference(conn, db.GLOBAL_SCOPE, qid, item["preference"], now,
+                                        p["id"], item["previous_preference"])
             else:
                 conn.execute(
                     "INSERT INTO registry_questions (id, skill, category, door_type, signal_key,"

@@ -137,27 +137,25 @@ FROM phase_rows GROUP BY phase
 ORDER BY list_position(['ceo', 'design', 'eng', 'dx', 'other', 'unknown'], phase)
 """
 
-# Per project and question id: the question_review view's override numbers.
-QUESTION_SQL = """
-SELECT project, question_id, count(*) AS events,
-    count(*) FILTER (WHERE source = 'auto-decided') AS auto_decided,
+# Followed, overridden and the override rate among those, as question_review counts them.
+_OVERRIDES = """
     count(*) FILTER (WHERE followed_recommendation = 1) AS followed,
     count(*) FILTER (WHERE followed_recommendation = 0) AS overridden,
     round(1.0 * count(*) FILTER (WHERE followed_recommendation = 0)
           / nullif(count(*) FILTER (WHERE followed_recommendation IS NOT NULL), 0), 3)
-        AS override_rate
+        AS override_rate"""
+
+# Per project and question id: the question_review view's override numbers.
+QUESTION_SQL = """
+SELECT project, question_id, count(*) AS events,
+    count(*) FILTER (WHERE source = 'auto-decided') AS auto_decided,""" + _OVERRIDES + """
 FROM question_events WHERE {qfilter} GROUP BY ALL
 ORDER BY project, question_id
 """
 
 # Per category (over the question_events view's `overridden`).
 CATEGORY_SQL = """
-SELECT category, count(*) AS events,
-    count(*) FILTER (WHERE followed_recommendation = 1) AS followed,
-    count(*) FILTER (WHERE followed_recommendation = 0) AS overridden,
-    round(1.0 * count(*) FILTER (WHERE followed_recommendation = 0)
-          / nullif(count(*) FILTER (WHERE followed_recommendation IS NOT NULL), 0), 3)
-        AS override_rate
+SELECT category, count(*) AS events,""" + _OVERRIDES + """
 FROM question_events WHERE {qfilter} GROUP BY ALL
 ORDER BY category NULLS LAST
 """
