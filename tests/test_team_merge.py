@@ -258,3 +258,26 @@ def test_real_rows_helper_writes_real_rows(tmp_path):
     real_rows(path, "r@example.com", "proj-r")
     assert query(path, "SELECT count(*), sum(synthetic) FROM question_log")[0][0] > 0
     assert query(path, "SELECT DISTINCT project FROM findings") == [("proj-r",)]
+
+
+def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
+    import subprocess
+
+    from tests.conftest import script
+
+    home = tmp_path / "home"
+    (home / ".gitconfig").write_text("[user]\n\temail = Hook.User@Example.com\n")
+    env = dict(os.environ, GSTACK_PROJECT_SLUG="p-hook")
+    env.pop("PLANTUNE_DEVELOPER", None)
+    event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
+             "user_choice": "yes"}
+    p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    env["PLANTUNE_DEVELOPER"] = "override@example.com"
+    event["tool_use_id"] = "t2"
+    p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert query(db_file, "SELECT developer FROM question_log ORDER BY id") == [
+        ("hook.user@example.com",), ("override@example.com",)]
