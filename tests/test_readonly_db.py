@@ -100,7 +100,8 @@ def live_and_copy(tmp_path, state_root):
     (state_root / "developer-profile.json").write_text(json.dumps({"declared": {"autonomy": 0.9}}))
     project = state_root / "projects" / "acme"
     project.mkdir(parents=True)
-    (project / "question-preferences.json").write_text(json.dumps({"ship-todos-create": "never-ask"}))
+    (project / "question-preferences.json").write_text(
+        json.dumps({"ship-todos-create": "never-ask"}))
     return copy
 
 
