@@ -166,3 +166,10 @@ def test_writing_to_a_scratch_database_leaves_the_live_files_alone(tmp_path, sta
     import sqlite3
 
     assert sqlite3.connect(scratch).execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
+
+
+def test_a_link_to_the_own_database_is_the_own_database(live_and_copy, state_root, tmp_path):
+    link = tmp_path / "link.db"
+    link.symlink_to(state_root / "plantune.db")
+    r = CliRunner().invoke(cli, ["profile", "show", "--json", "--db", str(link)])
+    assert json.loads(r.stdout)["declared"] == {"autonomy": 0.9}
