@@ -78,7 +78,7 @@ bench: $(STAMP)
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_ROOT) build *.egg-info
+	rm -rf $(VENV) $(DEMO_ROOT) build dist *.egg-info
 
 .PHONY: notebooks
 # JupyterLab refuses to start as root without --allow-root (containers, CI machines).
