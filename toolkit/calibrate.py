@@ -27,6 +27,7 @@ import numpy as np
 from toolkit import db, scoring
 
 DEFAULT_TARGET = 0.20
+ROWS_KEY = "_rows"
 DEFAULT_RESAMPLES = 1000
 RANK_CAP_PER_PHASE = 3
 PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")
@@ -490,6 +491,12 @@ def calibrate(findings, target=DEFAULT_TARGET, score_function="additive", weight
             for r in rates if r["answered"] >= MIN_ANSWERED_FOR_RATE
         ][:5],
         "bootstrap": {"unit": "session", "resamples": resamples, "seed": seed, "level": 0.95},
+        # The two-way rows the fit used, for notebook plots (never stored or printed).
+        ROWS_KEY: {
+            "score": scores, "id": ids, "surfaced": surfaced, "overridden": overridden[two_way],
+            "session_id": findings["session_id"][two_way], "question_id": findings["question_id"][two_way],
+            "answered": findings["answered"][two_way], "decision_matters": dm[two_way],
+        },
     }
 
 
@@ -584,6 +591,31 @@ def choose_source(conn, source, project=None, since=None, include_synthetic=Fals
     if source not in SOURCES:
         raise CalibrationError(f"unknown source {source!r} (expected findings, question-log or auto)")
     return source
+
+
+def run_source(conn, source="auto", target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
+               score_function=None, weights=None, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
+    """Calibrate from ``source`` (findings, question-log or auto); the report names the source used.
+
+    For findings the score function defaults to additive (weights fitted when weighted
+    is asked without weights); for the question log, to weighted with fitted weights.
+    """
+    chosen = choose_source(conn, source, project, since, include_synthetic)
+    if chosen == "question-log":
+        report = run_question_log(conn, target, project, since, include_synthetic, score_function, weights,
+                                  resamples=resamples, seed=seed, holdout_days=holdout_days)
+    else:
+        function = score_function or "additive"
+        report = run(conn, target, project, since, include_synthetic, function, weights,
+                     fit_score_weights=function == "weighted" and weights is None, resamples=resamples, seed=seed,
+                     holdout_days=holdout_days)
+    report["source_asked"] = source
+    return report
+
+
+def public(report):
+    """The report without the row arrays (what is printed and stored)."""
+    return {k: v for k, v in report.items() if k != ROWS_KEY}
 
 
 def _as_findings(ev, scores):
@@ -744,7 +776,7 @@ def store(conn, report):
     core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
             "ci_low", "ci_high", "n_findings", "n_sessions", "override_recall", "window_start", "window_end",
             "include_synthetic", "calibration_id", "source"}
-    details = {k: v for k, v in report.items() if k not in core}
+    details = {k: v for k, v in report.items() if k not in core and k != ROWS_KEY}
     with db.transaction(conn):
         cur = conn.execute(
             "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"

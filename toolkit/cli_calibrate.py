@@ -200,21 +200,12 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
                 click.echo(line)
         return
     try:
-        chosen = cal.choose_source(conn, source, project, since_day, include_synthetic)
-        if chosen == "question-log":
-            report = cal.run_question_log(
-                conn, target_value, project, since_day, include_synthetic, score_function, weight_values,
-                resamples=n_resamples, holdout_days=n_holdout,
-            )
-        else:
-            function = score_function or "additive"
-            report = cal.run(
-                conn, target_value, project, since_day, include_synthetic, function, weight_values,
-                fit_score_weights=function == "weighted" and weight_values is None, resamples=n_resamples,
-                holdout_days=n_holdout,
-            )
+        report = cal.run_source(conn, source, target_value, project, since_day, include_synthetic, score_function,
+                                weight_values, resamples=n_resamples, holdout_days=n_holdout)
     except cal.CalibrationError as e:
         fail(str(e))
+    report = cal.public(report)
+    chosen = report["source"]
     if not dry_run:
         cal.store(conn, report)
     if as_json:
