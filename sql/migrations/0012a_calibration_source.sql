@@ -1,5 +1,4 @@
--- 0012_calibration_source: where a calibration's history came from, and pacing state that
--- expires.
+-- 0012a_calibration_source: where a calibration's history came from.
 --
 -- A calibration is fitted either on recorded pacing findings or on the question log
 -- (answered two-way questions scored by the question-log scorer). Both give a threshold
