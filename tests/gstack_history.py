@@ -18,7 +18,7 @@ import json
 import math
 import os
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from toolkit import doors
 
@@ -30,8 +30,7 @@ def _write(root, project, records):
     folder = os.path.join(str(root), "projects", project)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "question-log.jsonl"), "a", encoding="utf-8") as fh:
-        for r in records:
-            fh.write(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n")
+        fh.writelines(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records)
 
 
 def _answer(rng, p_override, options, source):
@@ -56,7 +55,7 @@ def registry_history(root, days=120, seed=1, end="2026-11-30", sessions_per_day=
     weights = [4 if s in PHASE_OF_SKILL else 1 for s in skills]
     cat_effect = {"approval": -0.9, "routing": 1.4, "clarification": 2.0, "cherry-pick": 0.9, "feedback-loop": 0.0}
     phase_effect = {"ceo": 1.5, "design": 0.4, "eng": 0.6, "dx": -1.0}
-    end_day = datetime.fromisoformat(end).replace(tzinfo=timezone.utc)
+    end_day = datetime.fromisoformat(end).replace(tzinfo=UTC)
     written = 0
     for d in range(days):
         day = end_day - timedelta(days=days - 1 - d)
@@ -116,7 +115,7 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
     phase_effect = {"ceo": -1.2, "design": 1.4, "eng": 0.2, "dx": 0.7, "other": -0.8}
     words = ("deploy the cache", "rename the flag", "tighten auth checks", "reword the docs", "split the module",
              "add a retry", "merge the branches", "drop the banner")
-    end_day = datetime.fromisoformat(end).replace(tzinfo=timezone.utc)
+    end_day = datetime.fromisoformat(end).replace(tzinfo=UTC)
     written = 0
     for d in range(days):
         day = end_day - timedelta(days=days - 1 - d)

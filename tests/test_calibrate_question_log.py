@@ -121,6 +121,8 @@ def test_phase_comes_from_the_event_else_the_skill():
     assert qs.phase_of("dx", "plan-eng-review") == "dx"
     assert qs.phase_of("unknown", "plan-eng-review") == "eng"
     assert qs.phase_of(None, "ship") == "unknown"
+    assert qs.phase_of(None, "autoplan", "plan-design-review-fix") == "design"
+    assert qs.phase_of(None, "autoplan", "plan-designer-x") == "unknown"
 
 
 def test_summary_features_and_factor_rules():

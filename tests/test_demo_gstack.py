@@ -46,30 +46,29 @@ def test_make_demo_on_a_gstack_only_state_root(tmp_path):
         env.pop(var, None)
     cmd = ["make", "--no-print-directory", "-C", REPO, "-o", ".venv/.installed", "demo", "DEMO_SOURCE=gstack",
            f"DEMO_ROOT={root}", f"BIN={BIN}", f"SERVE_PORT={port}"]
-    log = open(tmp_path / "demo.log", "w+")
-    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 300
-        page = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                status, page = _get(f"http://127.0.0.1:{port}/plantune/calibrations.json?_shape=array")
-                break
-            except OSError:
-                time.sleep(1)
-        log.seek(0)
-        output = log.read()
-        assert page is not None, output
-        assert status == 200 and '"source": "question-log"' in page.replace('":"', '": "'), page
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
+    with open(tmp_path / "demo.log", "w+") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
+            deadline = time.monotonic() + 300
+            page = None
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    status, page = _get(f"http://127.0.0.1:{port}/plantune/calibrations.json?_shape=array")
+                    break
+                except OSError:
+                    time.sleep(1)
+            log.seek(0)
+            output = log.read()
+            assert page is not None, output
+            assert status == 200 and '"source": "question-log"' in page.replace('":"', '": "'), page
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     assert "Ingested" in output and "source: question-log" in output
     assert not [line for line in output.splitlines() if line.startswith("(skipped:")], output
     for name in ("01_question_log_distributions", "02_calibrate_surface_threshold"):

@@ -832,11 +832,11 @@ def summary_lines(report):
     window = f"{(report['window_start'] or '')[:10]} to {(report['window_end'] or '')[:10]}"
     source = report.get("source", "findings")
     lines = [
-        f"Fitted on {report['n_findings']:,} {_noun(report)} from {report['n_sessions']:,} sessions "
-        f"({where}, {window}, {synthetic}; source: {source}).",
+        (f"Fitted on {report['n_findings']:,} {_noun(report)} from {report['n_sessions']:,} sessions "
+         f"({where}, {window}, {synthetic}; source: {source})."),
         f"Rule: {_rule(report)}.",
-        f"Share asked: {_pct(report['achieved_rate'])} (target {_pct(report['target'])}); "
-        f"95% interval over resampled sessions {_pct(report['ci_low'])} to {_pct(report['ci_high'])}.",
+        (f"Share asked: {_pct(report['achieved_rate'])} (target {_pct(report['target'])}); "
+         f"95% interval over resampled sessions {_pct(report['ci_low'])} to {_pct(report['ci_high'])}."),
     ]
     if source == "question-log":
         low, high = report["matters_cuts"]
@@ -877,8 +877,9 @@ def _recall_line(part, label):
 
 def _interruption_lines(inter):
     lines = [
-        f"Questions per session: {inter['per_session']['before']:.1f} if everything is asked, "
-        f"{inter['per_session']['after']:.1f} with pacing (one-way and gates always, at most 3 ranked per phase)."
+        (f"Questions per session: {inter['per_session']['before']:.1f} if everything is asked, "
+         f"{inter['per_session']['after']:.1f} with pacing (one-way and gates always, "
+         "at most 3 ranked per phase).")
     ]
     if inter["per_phase"]:
         lines.append("Per phase: " + ", ".join(
@@ -890,10 +891,10 @@ def _interruption_lines(inter):
 def explain_lines(info):
     """``plantune calibrate --explain`` in plain English."""
     lines = [
-        f"Question {info['question_id']} (logged {info['times_logged']} times); newest event {info['event_id']} "
-        f"at {info['ts']}: skill {info['skill']}, phase {info['phase']}, category {info['category']}, "
-        f"{info['door']} door ({info['door_reason'] or 'unclassified'}), "
-        f"{info['options_count'] if info['options_count'] is not None else 'unknown'} options.",
+        (f"Question {info['question_id']} (logged {info['times_logged']} times); "
+         f"newest event {info['event_id']} at {info['ts']}: skill {info['skill']}, phase {info['phase']}, "
+         f"category {info['category']}, {info['door']} door ({info['door_reason'] or 'unclassified'}), "
+         f"{info['options_count'] if info['options_count'] is not None else 'unknown'} options."),
         f"Summary: {info['summary']}",
     ]
     for factor in ("severity", "irreversibility", "decision_matters"):

@@ -537,19 +537,14 @@ def _epoch_ms(ts):
 def _last_activity(conn, kind, project, ident):
     """The newest ranking or flip of a session or chain (None when it never ranked)."""
     if kind == "session":
-        row = conn.execute(
-            "SELECT max(coalesce((SELECT max(created_at) FROM pacing_runs WHERE session_id = :id"
-            " AND project = :p), ''), coalesce((SELECT max(flipped_at) FROM findings"
-            " WHERE session_id = :id AND project = :p), ''))",
-            {"id": ident, "p": project},
-        ).fetchone()
+        column, ranked = "session_id", "SELECT max(created_at) FROM pacing_runs WHERE session_id = :id"
     else:
-        row = conn.execute(
-            "SELECT max(coalesce((SELECT updated_at FROM pacing_chains WHERE chain_id = :id"
-            " AND project = :p), ''), coalesce((SELECT max(flipped_at) FROM findings"
-            " WHERE chain_id = :id AND project = :p), ''))",
-            {"id": ident, "p": project},
-        ).fetchone()
+        column, ranked = "chain_id", "SELECT updated_at FROM pacing_chains WHERE chain_id = :id"
+    row = conn.execute(
+        f"SELECT max(coalesce(({ranked} AND project = :p), ''), coalesce((SELECT max(flipped_at)"
+        f" FROM findings WHERE {column} = :id AND project = :p), ''))",
+        {"id": ident, "p": project},
+    ).fetchone()
     return row[0] or None
 
 

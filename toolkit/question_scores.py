@@ -26,7 +26,8 @@ fitted on logged questions means the same thing when `pacing rank` applies it to
 
 Only answers a person gave count as evidence (sources agent, hook, transcript-import, with
 a recommendation to follow or not). The phase is the event's own, else the one its skill
-implies (plan-ceo-review is ceo, ...). numpy; analysis side only, never the hot path.
+implies (plan-ceo-review is ceo, ...), else the one its question id's prefix implies.
+numpy; analysis side only, never the hot path.
 """
 
 import re
@@ -84,11 +85,17 @@ def door_of(door_type, door_class, door_reason, registry_door):
     return "two-way", reason
 
 
-def phase_of(phase, skill):
-    """The event's phase, else the phase its skill implies, else 'unknown'."""
+def phase_of(phase, skill, question_id=None):
+    """The event's phase, else the one its skill implies, else the one its question id's
+    skill prefix implies (autoplan asks plan-ceo-review-* questions), else 'unknown'."""
     if phase and phase != "unknown":
         return phase
-    return SKILL_PHASES.get(skill or "", "unknown")
+    if skill in SKILL_PHASES:
+        return SKILL_PHASES[skill]
+    for prefix, implied in SKILL_PHASES.items():
+        if question_id and question_id.startswith(prefix + "-"):
+            return implied
+    return "unknown"
 
 
 def options_bucket(count):
@@ -146,7 +153,8 @@ def events_from_rows(rows):
                                       cols["registry_door"])]
     ev["door"] = np.asarray([d for d, _ in doors], dtype=object)
     ev["reason"] = np.asarray([r for _, r in doors], dtype=object)
-    ev["phase"] = np.asarray([phase_of(p, s) for p, s in zip(cols["phase"], cols["skill"])], dtype=object)
+    ev["phase"] = np.asarray([phase_of(p, s, q) for p, s, q in zip(cols["phase"], cols["skill"],
+                                                                    cols["question_id"])], dtype=object)
     ev["category"] = np.asarray([c or "none" for c in cols["category"]], dtype=object)
     ev["answered"] = np.isin(np.asarray(cols["source"], dtype=object), ANSWER_SOURCES)
     followed = np.asarray([-1 if f is None else int(f) for f in cols["followed"]], dtype=np.int64)
@@ -174,12 +182,23 @@ class Scores:
     levels: dict  # level name -> (others answered, others overridden, estimate) arrays
 
 
+def _codes(values):
+    """Dense integer codes of a column (equal values, equal codes)."""
+    _, codes = np.unique(np.asarray(values).astype(str), return_inverse=True)
+    return codes.astype(np.int64)
+
+
 def _keys(ev, names):
-    parts = [ev[name].astype(str) for name in names]
-    out = parts[0]
-    for p in parts[1:]:
-        out = np.char.add(np.char.add(out.astype(str), "|"), p)
-    return out
+    """One integer group code per event for the combination of the ``names`` columns."""
+    codes = ev["_codes"]
+    key = np.zeros(ev["n"], dtype=np.int64)
+    for name in names:
+        if name not in codes:
+            codes[name] = _codes(ev[name])
+        part = codes[name]
+        key = key * (int(part.max()) + 1 if part.size else 1) + part
+        key = np.unique(key, return_inverse=True)[1].astype(np.int64)  # keep codes small
+    return key
 
 
 def session_folds(sessions, folds=None):
@@ -235,6 +254,7 @@ def override_estimates(ev, history):
     ev = dict(ev)
     ev["options"] = np.asarray([options_bucket(c) for c in ev["options_count"]], dtype=object)
     ev["all"] = np.full(ev["n"], "all", dtype=object)
+    ev["_codes"] = {}
     levels = {}
     n_all, k_all = _held_out_counts(ev["all"], history, y, fold, leave_out)
     base = (k_all + 1.0) / (n_all + 2.0)
@@ -283,7 +303,9 @@ def score_events(ev, history, fitted, target, cuts=None):
     if cuts is None:
         cuts = matters_cuts(estimate[np.asarray(fitted, dtype=bool)], target)
     matters = (estimate >= cuts[0]).astype(np.int64) + (estimate >= cuts[1]).astype(np.int64)
-    feats = [summary_features(s) for s in ev["summary"]]
+    distinct, where = np.unique(ev["summary"].astype(str), return_inverse=True)
+    found = [summary_features(s) for s in distinct]
+    feats = [found[j] for j in where]
     stakes = np.asarray([f[0] is not None for f in feats], dtype=bool)
     lasting = np.asarray([f[1] is not None for f in feats], dtype=bool)
     options = np.asarray([-1 if c is None else int(c) for c in ev["options_count"]], dtype=np.int64)
@@ -335,8 +357,8 @@ def explain(ev, scores, i):
             "severity": sev_why,
             "irreversibility": irr_why,
             "decision_matters": [
-                f"estimated override rate {scores.override_estimate[i]:.1%} (this answer left out); "
-                f"cut points {scores.matters_cuts[0]:.1%} (1) and {scores.matters_cuts[1]:.1%} (2)"
+                (f"estimated override rate {scores.override_estimate[i]:.1%} (this answer left out); "
+                 f"cut points {scores.matters_cuts[0]:.1%} (1) and {scores.matters_cuts[1]:.1%} (2)")
             ],
         },
         "evidence": evidence,
