@@ -227,3 +227,19 @@ def test_synthetic_questions_are_not_fitted(gstack_db):
     assert "no answered two-way questions in the question log" in r.stderr
     r = CliRunner().invoke(cli, ["calibrate", "--source", "question-log", "--include-synthetic", "--json"])
     assert r.exit_code == 0 and json.loads(r.stdout)["n_findings"] < n
+
+
+def test_findings_source_takes_a_holdout_too(db_file):
+    from toolkit import simulate
+
+    conn = db.connect(db_file)
+    simulate.simulate(conn, days=40, seed=3, projects=2, end="2026-11-30")
+    r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--holdout-days", "10", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["source"] == "findings" and out["window_end"][:10] <= "2026-11-20"
+    held = out["holdout"]
+    assert held["after"] == "2026-11-20" and held["n_findings"] > 0
+    assert 0.0 <= held["achieved_rate"] <= 1.0 and held["ci_low"] <= held["ci_high"]
+    row = conn.execute("SELECT source FROM calibrations WHERE id = ?", (out["calibration_id"],)).fetchone()
+    assert row[0] == "findings"

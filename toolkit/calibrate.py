@@ -631,11 +631,24 @@ def _as_findings(ev, scores):
 
 
 def _holdout_cut(days, holdout_days):
-    """The last day of the fit window: ``holdout_days`` days before the newest day."""
+    """The last day of the fit window: ``holdout_days`` days before the newest valid day."""
     from datetime import date, timedelta
 
-    newest = date.fromisoformat(max(days))
+    valid = [d for d in days if _is_day(d)]
+    if not valid:
+        raise CalibrationError("no dated history to hold out from")
+    newest = date.fromisoformat(max(valid))
     return (newest - timedelta(days=holdout_days)).isoformat()
+
+
+def _is_day(day):
+    from datetime import date
+
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True
 
 
 def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
@@ -746,8 +759,10 @@ def split_days(days, holdout_days):
         raise CalibrationError("--holdout-days must be at least 1")
     if len(days) == 0:
         raise CalibrationError("no history to split")
+    days = [str(d)[:10] for d in days]
     cut = _holdout_cut(days, holdout_days)
-    older = np.asarray([str(d)[:10] <= cut for d in days], dtype=bool)
+    # A row whose time is not a date (gstack does not check `ts`) stays with the older rows.
+    older = np.asarray([d <= cut or not _is_day(d) for d in days], dtype=bool)
     if not older.any():
         raise CalibrationError(f"the whole history is within the last {holdout_days} days: "
                                "choose a smaller --holdout-days")
