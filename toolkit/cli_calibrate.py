@@ -187,7 +187,8 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         weight_values = _parse_weights(weights)
         if score_function != "weighted":
             fail("--weights needs --score-function weighted")
-    conn = open_db(db_path)
+    # --explain and --dry-run only read: a missing database is an error, never created.
+    conn = open_db(db_path, existing=dry_run or explain_id is not None)
     if explain_id is not None:
         try:
             info = cal.explain_question(conn, explain_id.strip(), target_value, project, include_synthetic)
