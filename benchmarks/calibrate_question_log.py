@@ -80,8 +80,12 @@ def main():
     conn.close()
     path = os.path.join(tempfile.mkdtemp(prefix="plantune-sim-"), "sim.db")
     sim = db.connect(path)
-    sim_days = max(10, int(days * report["n_findings"] / max(1, n_events) * 0.9))
-    simulate.simulate(sim, days=sim_days, seed=1, projects=3, end="2026-11-30")
+    probe = db.connect(os.path.join(os.path.dirname(path), "probe.db"))
+    simulate.simulate(probe, days=10, seed=1, projects=12, end="2026-11-30")
+    per_day = cal.run(probe, include_synthetic=True, resamples=10)["n_findings"] / 10
+    probe.close()
+    sim_days = min(simulate.MAX_DAYS, max(10, round(report["n_findings"] / per_day)))
+    simulate.simulate(sim, days=sim_days, seed=1, projects=12, end="2026-11-30")
     took_f, findings = best_of(lambda: cal.run(sim, include_synthetic=True, resamples=200))
     print()
     print(f"question log: {n_events:,} events ({report['n_findings']:,} answered two-way) calibrated in "
