@@ -17,10 +17,13 @@ DEMO_SEED ?= 7
 DEMO_ENV := GSTACK_STATE_ROOT="$(DEMO_ROOT)" PLANTUNE_DB="$(DEMO_DB)"
 ifeq ($(DEMO_SOURCE),gstack)
 DEMO_SYNTHETIC :=
-# Real histories may not have enough findings yet; the demo reports that and goes on.
-DEMO_TOLERATE := || echo "(skipped: not enough recorded findings yet)"
+# A gstack history has questions and answers but no pacing findings: calibrate from the
+# question log. A very young history may still be too small; the demo says so and goes on.
+DEMO_CALIBRATE := --source question-log
+DEMO_TOLERATE := || echo "(skipped: not enough answered questions in the history yet)"
 else
 DEMO_SYNTHETIC := --include-synthetic
+DEMO_CALIBRATE :=
 DEMO_TOLERATE :=
 endif
 # `make notebooks` opens JupyterLab on this database (the demo one unless you say otherwise).
@@ -55,8 +58,8 @@ else
 	@echo "== 2/5 History: simulating $(DEMO_DAYS) days (seed $(DEMO_SEED)), replacing earlier simulated rows"
 	$(DEMO_ENV) $(BIN)/plantune simulate --days $(DEMO_DAYS) --seed $(DEMO_SEED) --replace
 endif
-	@echo "== 3/5 Calibration: fitting the pacing threshold (about 20% of two-way findings asked)"
-	$(DEMO_ENV) $(BIN)/plantune calibrate $(DEMO_SYNTHETIC) $(DEMO_TOLERATE)
+	@echo "== 3/5 Calibration: fitting the pacing threshold (about 20% of two-way decisions asked)"
+	$(DEMO_ENV) $(BIN)/plantune calibrate $(DEMO_CALIBRATE) $(DEMO_SYNTHETIC) $(DEMO_TOLERATE)
 	@echo "== 4/5 Notebooks: executing both against the demo database"
 	$(DEMO_ENV) $(BIN)/plantune notebooks run $(DEMO_SYNTHETIC) --out "$(DEMO_ROOT)/notebooks" $(DEMO_TOLERATE)
 	@echo "== 5/5 Done. Where everything is:"
