@@ -23,7 +23,7 @@ import os
 import re
 from collections import OrderedDict, namedtuple
 
-from toolkit import db, doors, identity, paths
+from toolkit import db, doors, identity, mirror, paths
 from toolkit.mirror import append_line, write_atomic
 from toolkit.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.screening import has_injection
@@ -1019,7 +1019,8 @@ def store_proposal(conn, p, project_dir, details=None):
 
 
 def set_preference(conn, scope, question_id, preference, now, proposal_id, previous):
-    """Write a preference an applied proposal sets, and its audit event (source plan-tune)."""
+    """Write a preference an applied proposal sets, and its audit event (source plan-tune);
+    returns the event record (what gstack's question-events.jsonl gets)."""
     conn.execute(
         "INSERT INTO preferences (scope, question_id, preference, source, updated_at,"
         " developer) VALUES (?, ?, ?, 'plan-tune', ?, ?) ON CONFLICT (scope, question_id)"
@@ -1036,6 +1037,7 @@ def set_preference(conn, scope, question_id, preference, now, proposal_id, previ
         (_pref_event_key(scope, record), scope, now, question_id, preference,
          json.dumps({"proposal_id": proposal_id, "previous": previous}),
          identity.developer()))
+    return record
 
 
 def _proposal_from_row(row) -> dict:
@@ -1112,7 +1114,12 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
     layout = Layout(p["project_dir"])
     # The hash is taken again right before writing, under the database write lock, so a
     # concurrent apply of another proposal cannot slip in between.
+    mirroring = mirror.enabled(env)
     with db.transaction(conn):
+        if mirroring:
+            # A hand edit of gstack's preferences file made a moment ago counts as a change
+            # of the affected preferences (and is kept): picked up before the checks.
+            mirror.pickup(conn, p["project"], env)
         current = file_hash(layout.local_file)
         if current != p["guidance_hash"]:
             raise GuidanceError(
@@ -1139,11 +1146,13 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
                 raise GuidanceError(layer.warning.replace("; continuing without it", "")
                                     + "; nothing applied")
         new_text = _edit_guidance(text, p, now)
+        events = []
         for item in p["items"]:
             if item["kind"] != "preference":
                 continue
-            set_preference(conn, p["project"], item["question_id"], item["preference"], now,
-                           p["id"], item["previous_preference"])
+            events.append(set_preference(conn, p["project"], item["question_id"],
+                                         item["preference"], now, p["id"],
+                                         item["previous_preference"]))
         conn.execute("UPDATE guidance_proposals SET status = 'applied', applied_at = ? WHERE id = ?",
                      (now, p["id"]))
         if p["run_id"]:
@@ -1152,6 +1161,11 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         # Last step inside the transaction: if the file cannot be written, the database
         # changes roll back with the raised error.
         write_atomic(layout.local_file, new_text)
+        # Then gstack's own files, by the writer `--write` uses: its preferences file and
+        # events log say what the database says, so gstack's hook and skills follow the
+        # applied guidance, and the next pickup of the file does not undo it.
+        if events and mirroring:
+            p["warning"] = mirror.preferences_changed(conn, p["project"], events, env)
     p["status"], p["applied_at"] = "applied", now
     if p.get("path"):
         md = os.path.join(layout.project_dir, p["path"])
