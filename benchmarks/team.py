@@ -132,6 +132,152 @@ def generate(path, n):
             "db_bytes": os.path.getsize(path)}
 
 
+def generate_parquet(directory, n):
+    """N question events and N/5 findings written straight to a hive-partitioned Parquet
+    dataset by DuckDB (same columns as `plantune export`), with a manifest listing them."""
+    import duckdb
+
+    from toolkit import export as exp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = db.connect(os.path.join(tmp, "registry.db"))
+        registry = conn.execute("SELECT id, skill, category, door_type FROM registry_questions"
+                                " ORDER BY id").fetchall()
+        conn.close()
+    con = duckdb.connect()
+    con.execute("CREATE TABLE reg (k BIGINT, id VARCHAR, skill VARCHAR, category VARCHAR,"
+                " door_type VARCHAR)")
+    con.executemany("INSERT INTO reg VALUES (?, ?, ?, ?, ?)",
+                    [(k,) + tuple(r) for k, r in enumerate(registry)])
+    step = SPAN / n
+    when = f"to_timestamp({START} + CAST(i * {step} AS BIGINT))"
+    t0 = time.perf_counter()
+    con.execute(f"""
+        COPY (
+            SELECT 'proj-' || ((i // {EVENTS_PER_SESSION}) % {PROJECTS}) AS project,
+                strftime({when}, '%Y-%m') AS month,
+                printf('bench-%012d', i) AS event_key,
+                'dev' || ((i // {EVENTS_PER_SESSION}) % {DEVELOPERS}) || '@bench.example'
+                    AS developer,
+                strftime({when}, '%Y-%m-%dT%H:%M:%SZ') AS ts, r.skill, r.id AS question_id,
+                'Generated question about ' || r.id AS question_summary, r.category,
+                r.door_type AS door, r.door_type AS door_class, r.door_type,
+                3::BIGINT AS options_count,
+                CASE WHEN {H} % 100 < 8 THEN 'b' ELSE 'a' END AS user_choice,
+                'a' AS recommended,
+                CASE WHEN {H} % 100 < 8 THEN 0 ELSE 1 END::BIGINT AS followed_recommendation,
+                'bs-' || (i // {EVENTS_PER_SESSION}) AS session_id,
+                CASE WHEN {H} % 10 < 6 THEN 'auto-decided' ELSE 'agent' END AS source,
+                0::BIGINT AS question_index,
+                CASE (i // 10) % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng'
+                    ELSE 'dx' END AS phase,
+                0::BIGINT AS synthetic, '2026-01-01T00:00:00.000Z' AS recorded_at
+            FROM range({n}) t(i) JOIN reg r ON r.k = {H} % {len(registry)}
+        ) TO '{directory}/question_events'
+        (FORMAT PARQUET, PARTITION_BY (project, month), COMPRESSION zstd)
+    """)
+    m = n // EVENTS_PER_FINDING
+    e = f"(i * {EVENTS_PER_FINDING})"
+    fwhen = f"to_timestamp({START} + CAST({e} * {step} AS BIGINT))"
+    con.execute(f"""
+        COPY (
+            SELECT 'proj-' || (({e} // {EVENTS_PER_SESSION}) % {PROJECTS}) AS project,
+                strftime({fwhen}, '%Y-%m') AS month,
+                'dev' || (({e} // {EVENTS_PER_SESSION}) % {DEVELOPERS}) || '@bench.example'
+                    AS developer,
+                'bs-' || ({e} // {EVENTS_PER_SESSION}) AS session_id,
+                'bc-' || ({e} // {EVENTS_PER_SESSION}) AS chain_id,
+                CASE ({e} // 10) % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng'
+                    ELSE 'dx' END AS phase,
+                'bf-' || i AS finding_id, 'bf-' || i AS question_id, 'pacing' AS skill,
+                'Generated finding ' || i AS summary,
+                CASE WHEN {H} % 50 = 1 THEN 'approval' ELSE 'finding' END AS kind,
+                CASE WHEN {H} % 20 = 0 THEN 'one-way' ELSE 'two-way' END AS door_type,
+                'registry' AS door_reason,
+                ({H} % 3)::BIGINT AS severity, (({H} // 3) % 3)::BIGINT AS irreversibility,
+                (({H} // 9) % 3)::BIGINT AS decision_matters,
+                ({H} % 3 + ({H} // 3) % 3 + ({H} // 9) % 3)::DOUBLE AS score,
+                4.0 AS threshold,
+                CASE WHEN {H} % 5 = 0 THEN 'surfaced' ELSE 'silent' END AS disposition,
+                CASE WHEN {H} % 5 = 0 THEN 'rank' END AS surface_reason,
+                'fix' AS recommended, 'fix' AS choice, NULL::VARCHAR AS answer_event_key,
+                NULL::VARCHAR AS flipped_at, 0::BIGINT AS synthetic,
+                strftime({fwhen}, '%Y-%m-%dT%H:%M:%SZ') AS created_at,
+                '2026-01-01T00:00:00.000Z' AS updated_at
+            FROM range({m}) t(i)
+        ) TO '{directory}/findings'
+        (FORMAT PARQUET, PARTITION_BY (project, month), COMPRESSION zstd)
+    """)
+    wall = time.perf_counter() - t0
+    manifest = {"version": exp.MANIFEST_VERSION, "format": "parquet",
+                "database_id": "generated", "salt_check": None, "runs": 1, "datasets": {}}
+    for ds in exp.DATASETS:
+        parts = {}
+        root = os.path.join(directory, ds.name)
+        for dirpath, _, files in os.walk(root):
+            files = sorted(f for f in files if f.endswith(".parquet"))
+            if files:
+                key = os.path.relpath(dirpath, root)
+                project, month = (x.split("=", 1)[1] for x in key.split(os.sep))
+                parts[key] = {"project": project, "month": month, "files": files,
+                              "rows": 0, "fingerprint": ""}
+        manifest["datasets"][ds.name] = {"watermark": 0, "partitions": parts}
+    with open(os.path.join(directory, exp.MANIFEST), "w", encoding="utf-8") as f:
+        json.dump(manifest, f)
+    return wall, m
+
+
+def numpy_fit_parquet(directory):
+    """The numpy fit on the findings of a Parquet dataset (read with pyarrow)."""
+    import pyarrow.dataset as pads
+
+    t0 = time.perf_counter()
+    table = pads.dataset(os.path.join(directory, "findings"), format="parquet",
+                         partitioning="hive").to_table(
+        columns=["finding_id", "severity", "irreversibility", "decision_matters", "door_type",
+                 "kind", "synthetic"])
+    cols = {c: table.column(c).to_numpy(zero_copy_only=False) for c in table.column_names}
+    t1 = time.perf_counter()
+    np = calibrate.np
+    keep = (cols["door_type"] != "one-way") & ~np.isin(cols["kind"], calibrate.GATE_KINDS) \
+        & (cols["synthetic"] == 0)
+    scores = calibrate.score_findings(cols["severity"][keep], cols["irreversibility"][keep],
+                                      cols["decision_matters"][keep])
+    fit = calibrate.fit_threshold(scores, 0.20, ids=cols["finding_id"][keep])
+    return t1 - t0, time.perf_counter() - t1, fit
+
+
+def parquet_run(work, n, master, env):
+    """Part two: report and fits on N events generated straight as Parquet."""
+    out = os.path.join(work, "generated")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    wall, m = generate_parquet(out, n)
+    print(f"[parquet] generated {n:,} events and {m:,} findings as Parquet in {wall:.1f} s",
+          flush=True)
+    plantune = os.path.join(BIN, "plantune")
+    report_s, peak, _ = timed_process([plantune, "team", "report", out, "--json"], env)
+    print(f"[parquet] team report (DuckDB, process incl. start): {report_s:.1f} s,"
+          f" peak RSS {peak:.0f} MiB", flush=True)
+    load_s, fit_s, fit = numpy_fit_parquet(out)
+    print(f"[parquet] numpy fit: load findings with pyarrow {load_s:.1f} s + fit {fit_s:.2f} s"
+          f" (threshold {fit.threshold:g}, tie fraction {fit.tie_fraction:.9f}, n {fit.n:,})",
+          flush=True)
+    for engine in ("duckdb", "spark"):
+        cmd = [plantune, "team", "calibrate", out, "--engine", engine, "--json"]
+        if engine == "spark":
+            cmd += ["--master", master]
+        wall, _, text = timed_process(cmd, env)
+        r = json.loads(text)
+        same = (r["threshold"], r["tie_fraction"], r["n"]) == (fit.threshold, fit.tie_fraction,
+                                                              fit.n)
+        print(f"[parquet] team calibrate --engine {engine}: {wall:.1f} s (process incl. start;"
+              f" numpy load+fit {load_s + fit_s:.1f} s, ratio {wall / (load_s + fit_s):.2f}x);"
+              f" same threshold and tie fraction as numpy: {same}", flush=True)
+        if not same:
+            raise SystemExit(f"{engine} fit differs from numpy: {r} vs {fit}")
+
+
 def _code(statement):
     """A statement without its leading comment lines."""
     lines = statement.strip().splitlines()
@@ -192,6 +338,11 @@ def main():
     ap.add_argument("--master", default="local[2]", help="Spark master for the Spark run.")
     ap.add_argument("--generate-only", action="store_true",
                     help="Build the database in --dir and stop (the runs can follow later).")
+    ap.add_argument("--parquet-events", type=int, default=0,
+                    help="Also generate this many events straight as Parquet and run the"
+                         " report and the fits on them.")
+    ap.add_argument("--skip-sqlite", action="store_true",
+                    help="Only the Parquet part (with --parquet-events).")
     args = ap.parse_args()
     work = args.dir or tempfile.mkdtemp(prefix="plantune-team-bench-")
     os.makedirs(work, exist_ok=True)
@@ -200,6 +351,10 @@ def main():
     env = dict(os.environ, PLANTUNE_DB=path, GSTACK_STATE_ROOT=work, HOME=work)
     plantune = os.path.join(BIN, "plantune")
     print(f"load before: {os.getloadavg()[0]:.2f} (2 cores, shared)", flush=True)
+    if args.parquet_events:
+        parquet_run(work, args.parquet_events, args.master, env)
+    if args.skip_sqlite:
+        return
     if not os.path.exists(path):
         g = generate(path, args.events)
         print(f"generated {g['events']:,} events in {g['events_s']:.1f} s and {g['findings']:,}"
