@@ -322,3 +322,21 @@ def test_histogram_fit_equals_fit_threshold_with_duplicate_ids():
 
         got = calibrate.fit_from_histogram(values, counts, target, stats)
         assert got == want
+
+
+def test_a_project_name_the_folder_must_encode_comes_back_exactly(tmp_path):
+    path = str(tmp_path / "odd.db")
+    ok(["init", "--db", path])
+    conn = sqlite3.connect(path)
+    for n, project in enumerate(["odd project/x", "plain"]):
+        conn.execute("INSERT INTO question_log (event_key, project, ts, skill, question_id,"
+                     " question_summary, user_choice, source, raw_json, recorded_at, developer)"
+                     " VALUES (?, ?, '2026-11-01T00:00:00Z', 'ship', 'ship-x', 'Ship?', 'y',"
+                     " 'agent', '{}', 'now', 'me@x')", (f"k{n}", project))
+    conn.commit()
+    conn.close()
+    out = str(tmp_path / "out")
+    ok(["export", out, "--db", path])
+    assert os.path.isdir(os.path.join(out, "question_events", "project=odd%20project%2Fx"))
+    report = teams.report(out, include_synthetic=True)
+    assert sorted(r["project"] for r in report["questions"]) == ["odd project/x", "plain"]

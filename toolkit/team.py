@@ -28,6 +28,7 @@ import os
 from toolkit import export as exp
 
 ENGINES = ("duckdb", "spark")
+DUCKDB_MEMORY = "2GB"
 GATE_KINDS = ("approval", "migration")
 _DUCK_TYPES = {exp.S: "VARCHAR", exp.I: "BIGINT", exp.F: "DOUBLE"}
 # The tie hash as a double in [0, 1): the first 32 bits of sha1(finding id), as
@@ -57,6 +58,10 @@ def duck_connect(directory):
         raise TeamError(f"{directory} holds no plantune export (no {exp.MANIFEST});"
                         " run `plantune export DIR` first")
     con = duckdb.connect()
+    # Reports aggregate; DuckDB spills what does not fit. The default (80% of the machine's
+    # memory) is too greedy for a laptop or a shared box.
+    con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+    con.execute("SET preserve_insertion_order = false")
     fmt = manifest["format"]
     for ds in exp.DATASETS:
         files = exp.manifest_files(directory, ds.name, manifest)
@@ -66,26 +71,36 @@ def duck_connect(directory):
             con.execute(f"CREATE VIEW {ds.name} AS SELECT CAST(NULL AS VARCHAR) AS project,"
                         f" CAST(NULL AS VARCHAR) AS month, {typed} WHERE false")
             continue
-        con.execute(f"CREATE TABLE _parts_{ds.name} (filename VARCHAR, project VARCHAR,"
-                    " month VARCHAR)")
-        con.executemany(f"INSERT INTO _parts_{ds.name} VALUES (?, ?, ?)", files)
         names = [f for f, _, _ in files]
+        # Project and month come from the folder names (hive partitioning), a constant per
+        # file. A value the export had to percent-encode is read from the manifest instead,
+        # joined on the file name, so it comes back exactly as stored.
+        plain = all(exp.partition_dir(p, m) == f"project={p}/month={m}" for _, p, m in files)
+        hive = ("hive_partitioning = true,"
+                " hive_types = {'project': 'VARCHAR', 'month': 'VARCHAR'}" if plain
+                else "filename = true")
         if fmt == "parquet":
-            source = "read_parquet($files, filename = true)"
+            source = f"read_parquet($files, {hive})"
         else:
             types = "{" + ", ".join(f"'{n}': '{_DUCK_TYPES[t]}'" for n, t, _ in ds.columns) + "}"
             if fmt == "csv":
-                source = (f"read_csv($files, header = true, columns = {types}, filename = true,"
+                source = (f"read_csv($files, header = true, columns = {types}, {hive},"
                           " auto_detect = false)")
             else:
                 source = (f"read_json($files, format = 'newline_delimited', columns = {types},"
-                          " filename = true)")
+                          f" {hive})")
         # The file list is fixed when the view is made: a table function's arguments must be
         # constants, so the list is spelled into the view as a literal.
         literal = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in names) + "]"
+        source = source.replace("$files", literal)
+        if plain:
+            con.execute(f"CREATE VIEW {ds.name} AS SELECT project, month, {cols} FROM {source}")
+            continue
+        con.execute(f"CREATE TABLE _parts_{ds.name} (filename VARCHAR, project VARCHAR,"
+                    " month VARCHAR)")
+        con.executemany(f"INSERT INTO _parts_{ds.name} VALUES (?, ?, ?)", files)
         con.execute(f"CREATE VIEW {ds.name} AS SELECT p.project, p.month, {cols}"
-                    f" FROM {source.replace('$files', literal)} AS d"
-                    f" JOIN _parts_{ds.name} AS p ON p.filename = d.filename")
+                    f" FROM {source} AS d JOIN _parts_{ds.name} AS p ON p.filename = d.filename")
     return con
 
 
