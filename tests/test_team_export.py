@@ -143,7 +143,7 @@ def test_files_a_killed_run_left_are_never_read(team, tmp_path):
 
 
 def team_report(out, include_synthetic=True):
-    return teams.report(out, include_synthetic=include_synthetic)
+    return teams.report(out, include_synthetic=include_synthetic, sessions=True)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])

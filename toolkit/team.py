@@ -204,20 +204,23 @@ def _rows(con, sql):
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def report(directory, include_synthetic=False, con=None):
-    """The team report as a dict of tables (lists of row dicts)."""
+def report(directory, include_synthetic=False, con=None, sessions=False):
+    """The team report as a dict of tables (lists of row dicts). ``sessions`` adds the
+    per-session rows behind the phase totals (phase_counts' rows: large on big data)."""
     con = con or duck_connect(directory)
     qfilter = _synthetic_filter(include_synthetic)
     phase_sql = PHASE_SQL.format(qfilter=qfilter, ffilter=qfilter)
     con.execute(f"CREATE OR REPLACE TEMP VIEW phase_rows AS {phase_sql}")
-    return {
+    result = {
         "include_synthetic": include_synthetic,
         "phases": _rows(con, PHASE_SUMMARY_SQL),
-        "phase_sessions": _rows(con, "SELECT * FROM phase_rows"),
         "questions": _rows(con, QUESTION_SQL.format(qfilter=qfilter)),
         "categories": _rows(con, CATEGORY_SQL.format(qfilter=qfilter)),
         "diversity": _rows(con, DIVERSITY_SQL.format(group="developer", qfilter=qfilter)),
     }
+    if sessions:
+        result["phase_sessions"] = _rows(con, "SELECT * FROM phase_rows")
+    return result
 
 
 def diversity(con, group="developer", include_synthetic=False):
