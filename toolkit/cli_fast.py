@@ -113,8 +113,9 @@ def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_j
     result = Output()
     summary = None
     if summary_stdin:
-        # Lenient, as gstack: the keyword net still sees every ASCII word.
-        summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+        # Raw bytes: the classifier decodes them itself, and text that is not valid UTF-8
+        # is one-way ("unreadable") rather than guessed at.
+        summary = sys.stdin.buffer.read() or None
     slug = _project(project)
     conn = _open(db_path)
     _pickup(conn, slug, result)
