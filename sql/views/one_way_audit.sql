@@ -6,25 +6,24 @@
 -- own door_class / door_type. Ids match in their canonical form (case, surrounding
 -- whitespace, '_' vs '-'). A fact learned after the decision still flags it. One-way doors
 -- must always be asked, so this view must be empty: any row is a safety bug to report
--- (`plantune doors audit` exits 1). flagged_by names the sources; decided_by says which
+-- (`plantune doors audit` exits 1). flagged_by names the sources (registry, classifier
+-- and logged for the row itself, recorded-<source> for facts from other records, e.g.
+-- recorded-finding for a one-way pacing finding of the same question); decided_by says which
 -- path decided (pacing: a finding links the event; hook: the event has a tool_use_id;
--- check: the rest). Each half walks a small partial index of auto-decided rows (the
--- canonical half walks the few one-way ids first: CROSS JOIN fixes that order).
+-- check: the rest). Each half reads a small partial index of auto-decided rows (the
+-- canonical half looks up only the one-way ids in it).
 CREATE VIEW one_way_audit AS
-WITH one_way_ids AS (
-    SELECT canonical_id FROM door_knowledge
-    UNION
-    SELECT replace(lower(trim(replace(replace(replace(replace(replace(replace(id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-') FROM registry_questions WHERE door_type = 'one-way'
-),
-flagged AS (
+WITH flagged AS (
     SELECT q.id
     FROM question_log AS q INDEXED BY question_log_auto_one_way
     WHERE q.source = 'auto-decided' AND (q.door_class IS 'one-way' OR q.door_type IS 'one-way')
     UNION
     SELECT q.id
-    FROM one_way_ids AS o
-    CROSS JOIN question_log AS q INDEXED BY question_log_auto_canonical
-    WHERE replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-') = o.canonical_id AND q.source = 'auto-decided'
+    FROM question_log AS q INDEXED BY question_log_auto_canonical
+    WHERE q.source = 'auto-decided' AND replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-') IN (
+        SELECT canonical_id FROM door_knowledge
+        UNION
+        SELECT replace(lower(trim(replace(replace(replace(replace(replace(replace(id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-') FROM registry_questions WHERE door_type = 'one-way')
 )
 SELECT
     q.id,
@@ -48,8 +47,10 @@ SELECT
         iif(r.door_type IS 'one-way', ',registry', '')
         || iif(q.door_class IS 'one-way', ',classifier', '')
         || iif(q.door_type IS 'one-way', ',logged', '')
-        || coalesce((SELECT ',' || group_concat(k.source, ',') FROM door_knowledge AS k
-                     WHERE k.canonical_id = replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-')), ''),
+        || coalesce((SELECT ',' || group_concat(DISTINCT 'recorded-' || k.source)
+                     FROM door_knowledge AS k
+                     WHERE k.canonical_id = replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-')
+                       AND k.evidence IS NOT 'question_log:' || q.id), ''),
         2) AS flagged_by
 FROM flagged
 JOIN question_log AS q ON q.id = flagged.id
