@@ -50,7 +50,8 @@ SELECT
         || coalesce((SELECT ',' || group_concat(DISTINCT 'recorded-' || k.source)
                      FROM door_knowledge AS k
                      WHERE k.canonical_id = replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-')
-                       AND k.evidence IS NOT 'question_log:' || q.id), ''),
+                       AND NOT (k.evidence IS 'question_log:' || q.id
+                                AND k.source IN ('logged', 'classified'))), ''),
         2) AS flagged_by
 FROM flagged
 JOIN question_log AS q ON q.id = flagged.id
