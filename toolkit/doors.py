@@ -193,7 +193,7 @@ def normalise(text: str, invisible_as: str = "") -> str:
 
 
 def _forms_now(*bases):
-    """Every inflection of each base verb (over-generation only adds misspellings)."""
+    """Each base verb with its regular inflections (irregular ones are listed by hand)."""
     out = set()
     for entry in bases:
         for base in entry.split(","):
@@ -205,13 +205,18 @@ def _forms_now(*bases):
                 head, _, rest = base.partition(" ")
                 out.update(f"{f} {rest}" for f in _forms_now(head))
                 continue
-            out.update((base + "s", base + "es", base + "ed", base + "d", base + "ing"))
             if base.endswith("e"):
-                out.update((base[:-1] + "ing", base[:-1] + "ion", base[:-1] + "ions"))
-            if base.endswith("y"):
-                out.update((base[:-1] + "ies", base[:-1] + "ied"))
-            if len(base) >= 3 and base[-1] not in "aeiouwxy" and base[-2] in "aeiou":
-                out.update((base + base[-1] + "ed", base + base[-1] + "ing"))
+                out.update((base + "s", base + "d", base[:-1] + "ing", base[:-1] + "ion",
+                            base[:-1] + "ions"))
+            elif base.endswith("y") and base[-2:-1] not in "aeiou":
+                out.update((base[:-1] + "ies", base[:-1] + "ied", base + "ing"))
+            elif base.endswith(("s", "x", "z", "ch", "sh")):
+                out.update((base + "es", base + "ed", base + "ing"))
+            else:
+                out.update((base + "s", base + "ed", base + "ing"))
+                if len(base) >= 3 and base[-1] not in "aeiouwxy" and base[-2] in "aeiou" \
+                        and base[-3] not in "aeiou":
+                    out.update((base + base[-1] + "ed", base + base[-1] + "ing"))
     return out
 
 
@@ -290,41 +295,39 @@ class _Family:
                 yield from group
 
 
-# word -> [(rest of the phrase, family id)]; built once, on the first classification.
+# (singles, phrases, firsts, versions): see _index_now; loaded on the first classification.
 _INDEX = None
-_VERSION_FAMILIES = ()
 
 
 def _index_now():
-    """``(index, version family ids)`` built from the families' entries (~20 ms).
+    """``(singles, phrases, firsts, versions)`` built from the families' entries (~20 ms).
 
-    ``index[word] = (ids of families holding the word alone, {n: {next n words: ids}})``.
+    Family membership is a bit mask (bit = family id): ``singles[word]``,
+    ``phrases["w1 w2 ..."]``; ``firsts[w1]`` is the longest phrase starting with w1;
+    ``versions`` the mask of families that take any version word. Flat maps of strings to
+    ints, so the cached copy loads in well under a millisecond.
     """
-    singles, multis, versions = {}, {}, []
+    singles, phrases, firsts, versions = {}, {}, {}, 0
     for family in _FAMILIES:
+        bit = 1 << family.id
         for entry in family.entries():
             entry = entry.strip()
             if entry.isalnum():
                 parts = (entry,)
             elif entry == "#version":
-                versions.append(family.id)
+                versions |= bit
                 continue
             else:
                 parts = _entry_words(entry)
                 if not parts:
                     continue
             if len(parts) == 1:
-                singles.setdefault(parts[0], set()).add(family.id)
+                singles[parts[0]] = singles.get(parts[0], 0) | bit
             else:
-                rest = parts[1:]
-                multis.setdefault(parts[0], {}).setdefault(len(rest), {}).setdefault(
-                    rest, set()).add(family.id)
-    index = {}
-    for word in set(singles) | set(multis):
-        more = {n: {rest: tuple(sorted(ids)) for rest, ids in by_rest.items()}
-                for n, by_rest in sorted(multis.get(word, {}).items(), reverse=True)}
-        index[word] = (tuple(sorted(singles.get(word, ()))), more)
-    return index, tuple(versions)
+                key = " ".join(parts)
+                phrases[key] = phrases.get(key, 0) | bit
+                firsts[parts[0]] = max(firsts.get(parts[0], 0), len(parts))
+    return singles, phrases, firsts, versions
 
 
 def _cache_path():
@@ -336,48 +339,63 @@ def _cache_path():
 
 
 def _build():
-    """Load the word index from its byte-code-like cache, else build it (and cache it)."""
-    global _INDEX, _VERSION_FAMILIES
+    """Load the word index from its cache next to the byte-code, else build (and cache) it."""
+    global _INDEX
     import marshal
 
     try:
         path = _cache_path()
         with open(path, "rb") as f:
-            index, versions = marshal.load(f)
+            index = marshal.load(f)
     except (OSError, EOFError, ValueError, TypeError):
-        index, versions = _index_now()
+        index = _index_now()
         try:
+            folder = os.path.dirname(path)
+            os.makedirs(folder, exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
-            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(tmp, "wb") as f:
-                marshal.dump((index, versions), f)
+                marshal.dump(index, f)
             os.replace(tmp, path)
+            for name in os.listdir(folder):  # copies made for earlier versions of this file
+                if name.startswith("doors-words.") and name != os.path.basename(path):
+                    try:
+                        os.remove(os.path.join(folder, name))
+                    except OSError:
+                        pass
         except (OSError, NameError):
             pass  # a read-only install builds it in each process instead
-    _INDEX, _VERSION_FAMILIES = index, versions
+    _INDEX = index
 
 
 def _scan(words):
     """``{family id: [(position, length), ...]}`` for every family found in ``words``."""
     if _INDEX is None:
         _build()
-    index, hits = _INDEX, {}
+    singles, phrases, firsts, versions = _INDEX
+    hits = {}
+    size = len(words)
     for i, w in enumerate(words):
-        slot = index.get(w)
-        if slot is not None:
-            for fid in slot[0]:
+        found = []
+        longest = firsts.get(w)
+        if longest:
+            for n in range(2, min(longest, size - i) + 1):
+                mask = phrases.get(" ".join(words[i:i + n]))
+                if mask:
+                    found.append((mask, n))
+        mask = singles.get(w)
+        if mask:
+            found.append((mask, 1))
+        elif versions and "." in w and _version(w):
+            found.append((versions, 1))
+        for mask, n in found:
+            while mask:
+                low = mask & -mask
+                fid = low.bit_length() - 1
+                mask ^= low
                 if fid in hits:
-                    hits[fid].append((i, 1))
+                    hits[fid].append((i, n))
                 else:
-                    hits[fid] = [(i, 1)]
-            for n, by_rest in slot[1].items():
-                ids = by_rest.get(tuple(words[i + 1:i + 1 + n]))
-                if ids:
-                    for fid in ids:
-                        hits.setdefault(fid, []).append((i, 1 + n))
-        elif _VERSION_FAMILIES and "." in w and _version(w):
-            for fid in _VERSION_FAMILIES:
-                hits.setdefault(fid, []).append((i, 1))
+                    hits[fid] = [(i, n)]
     return hits
 
 
