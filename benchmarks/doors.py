@@ -137,7 +137,8 @@ def main():
         print(f"baseline keyword net, same summaries: {result['baseline_per_summary_ms']:.4f} ms"
               f" (ratio {result['ratio_to_baseline']}x)")
     print(f"first classification in a fresh process: {result['first_call_cached_ms']:.2f} ms"
-          f" with the word-index cache, {result['first_call_building_index_ms']:.2f} ms building it")
+          f" with the word-index cache,"
+          f" {result['first_call_building_index_ms']:.2f} ms building it")
     for half in doors_support.HALVES:
         c = result[f"corpus_{half}"]
         print(f"corpus half {half}: recall {c['recall']:.1%} of {c['one_way']} one-way,"

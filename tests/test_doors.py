@@ -207,8 +207,8 @@ def test_gstack_keyword_cases(text):
 # --- question-level decisions ---------------------------------------------------------------
 
 def test_registry_by_canonical_id():
-    for qid in ("ship-test-failure-triage", "SHIP-TEST-FAILURE-TRIAGE", " ship_test_failure_triage ",
-                "ship\u200b-test-failure-triage"):
+    for qid in ("ship-test-failure-triage", "SHIP-TEST-FAILURE-TRIAGE",
+                " ship_test_failure_triage ", "ship\u200b-test-failure-triage"):
         assert decide(qid) == Classification(True, "registry")
     assert decide("ship-changelog-voice-polish") == Classification(False, "registry")
 

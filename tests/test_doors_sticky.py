@@ -179,13 +179,14 @@ def _one_entry(tmp_path, door="two-way", qid="land-and-deploy-rollback"):
 
 
 def test_registry_sync_that_drops_one_way_ids_is_refused(tmp_path, conn, db_file):
-    before = [tuple(r) for r in conn.execute("SELECT * FROM registry_questions ORDER BY id")]
+    registry = "SELECT * FROM registry_questions ORDER BY id"
+    before = [tuple(r) for r in conn.execute(registry)]
     r = invoke("registry", "sync", _one_entry(tmp_path), "--db", db_file)
     assert r.exit_code == 1
     assert "registry refused: 12 one-way questions would be dropped or downgraded" in r.output
     assert "land-and-deploy-rollback: one-way question would be made two-way" in r.output
     assert "ship-test-failure-triage: one-way question would be removed" in r.output
-    assert [tuple(r) for r in conn.execute("SELECT * FROM registry_questions ORDER BY id")] == before
+    assert [tuple(r) for r in conn.execute(registry)] == before
     # and the safety that rests on it still holds
     r = invoke("pref", "set", "land-and-deploy-rollback", "never-ask", "--source", "plan-tune",
                "--db", db_file)
@@ -266,7 +267,8 @@ def test_audit_reads_recorded_summaries_again(conn, db_file):
            question_summary="Make the S3 bucket public?")
     # as a row written under older rules would be
     with db.transaction(conn):
-        conn.execute("UPDATE question_log SET door_class = 'two-way', door_reason = 'default-two-way'")
+        conn.execute("UPDATE question_log SET door_class = 'two-way',"
+                     " door_reason = 'default-two-way'")
         conn.execute("DELETE FROM door_knowledge")
     assert audit_ids(conn) == []
     assert doors.reclassify(conn) == 1

@@ -494,8 +494,8 @@ class _Any:
 
     def __call__(self, t):
         for i, n in t.at(self.family):
-            if self.unless_near and any(w in self.unless_near
-                                        for w in t.words[max(0, i - 3):i] + t.words[i + n:i + n + 4]):
+            near = t.words[max(0, i - 3):i] + t.words[i + n:i + n + 4]
+            if self.unless_near and any(w in self.unless_near for w in near):
                 continue
             return True
         return False
@@ -1086,7 +1086,8 @@ RULES = (
         _Pair(_ROLLBACK_VERB, _ROLLBACK_OBJ, 5, passive=_F("reverted, downgraded, undone, "
                                                           "backed out, rolled back")))),
     ("production-deploy", _or(
-        _Pair(_DEPLOY, _PROD, 7, unless_after=_NOT_PROD_AFTER, passive=_F("deploy, deploys, deployed, deployment, release, "
+        _Pair(_DEPLOY, _PROD, 7, unless_after=_NOT_PROD_AFTER, passive=_F(
+            "deploy, deploys, deployed, deployment, release, "
                                             "released, rollout, rolled out, push, pushed, "
                                             "launch, launched, cutover, shipped, migration, "
                                             "upgrade, upgraded, enabled, flipped, change, "
@@ -1114,7 +1115,8 @@ RULES = (
                 "push to master, merge to main, merge to master, "
                 "deploy, deploys, deploying, deployed, redeploy, redeploys, redeploying, "
                 "redeployed, cut over, cutover, cutting over, switch traffic, shift traffic, "
-                "flip traffic, dns cutover, dns switch, blue green switch, promote to"), unless_near=_NONPROD))),
+                "flip traffic, dns cutover, dns switch, blue green switch, promote to"),
+             unless_near=_NONPROD))),
     ("publish-release", _or(
         _Any(_F(_forms("publish, unpublish, yank, republish")), unless_near=_INTERNAL),
         _Any(_F("unpublish, yank, yanked, yanking, republish, unpublished, "
@@ -1190,7 +1192,8 @@ RULES = (
               _F(_ID_TYPE), 6, passive=_F(_ID_TYPE)),
         _Pair(_REWRITE_VALUES, _F(_ALL_QUALIFIER), 6),
         _Pair(_SCHEMA_VERB, _SCHEMA_OBJ, 6, unless_after=_DURABLE_UNLESS_AFTER),
-        _Pair(_RUN, _MIGRATION, 5, unless_after=_MIGRATION_TOOLING, passive=_F("run, ran, applied, executed, deployed, shipped, "
+        _Pair(_RUN, _MIGRATION, 5, unless_after=_MIGRATION_TOOLING, passive=_F(
+            "run, ran, applied, executed, deployed, shipped, "
                                               "squashed, edited, rewritten, reverted")),
         _Pair(_MIGRATE, _MIGRATE_OBJ, 6, passive=_MIGRATE, verb_unless_after=_MIGRATION_TOOLING))),
     ("outbound-action", _or(
