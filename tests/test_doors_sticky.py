@@ -293,8 +293,9 @@ def test_migration_backfills_facts_from_older_rows(tmp_path):
         if name < "0009":
             (mig / name).write_text(open(path, encoding="utf-8").read())
     path = str(tmp_path / "old.db")
+    (tmp_path / "no-views").mkdir()
     conn = db.connect(path, schema=db.Schema(migrations_dir=str(mig),
-                                             views_dir=str(tmp_path / "none")))
+                                             views_dir=str(tmp_path / "no-views")))
     record(conn, question_id="adhoc-old", door_type="one-way")
     conn.close()
     conn = db.connect(path)
