@@ -192,49 +192,49 @@ def normalise(text: str, invisible_as: str = "") -> str:
 # cost nothing to import.
 
 
+def _entries(groups):
+    """The comma-separated entries of some strings, stripped, empty ones left out."""
+    for group in groups:
+        for entry in group.split(","):
+            entry = entry.strip()
+            if entry:
+                yield entry
+
+
 def _forms_now(*bases):
     """Each base verb with its regular inflections (irregular ones are listed by hand)."""
     out = set()
-    for entry in bases:
-        for base in entry.split(","):
-            base = base.strip()
-            if not base:
-                continue
-            out.add(base)
-            if " " in base:  # phrasal verb: inflect the first word
-                head, _, rest = base.partition(" ")
-                out.update(f"{f} {rest}" for f in _forms_now(head))
-                continue
-            if base.endswith("e"):
-                out.update((base + "s", base + "d", base[:-1] + "ing", base[:-1] + "ion",
-                            base[:-1] + "ions"))
-            elif base.endswith("y") and base[-2:-1] not in "aeiou":
-                out.update((base[:-1] + "ies", base[:-1] + "ied", base + "ing"))
-            elif base.endswith(("s", "x", "z", "ch", "sh")):
-                out.update((base + "es", base + "ed", base + "ing"))
-            else:
-                out.update((base + "s", base + "ed", base + "ing"))
-                if len(base) >= 3 and base[-1] not in "aeiouwxy" and base[-2] in "aeiou" \
-                        and base[-3] not in "aeiou":
-                    out.update((base + base[-1] + "ed", base + base[-1] + "ing"))
+    for base in _entries(bases):
+        out.add(base)
+        if " " in base:  # phrasal verb: inflect the first word
+            head, _, rest = base.partition(" ")
+            out.update(f"{f} {rest}" for f in _forms_now(head))
+        elif base.endswith("e"):
+            out.update((base + "s", base + "d", base[:-1] + "ing", base[:-1] + "ion",
+                        base[:-1] + "ions"))
+        elif base.endswith("y") and base[-2:-1] not in "aeiou":
+            out.update((base[:-1] + "ies", base[:-1] + "ied", base + "ing"))
+        elif base.endswith(("s", "x", "z", "ch", "sh")):
+            out.update((base + "es", base + "ed", base + "ing"))
+        else:
+            out.update((base + "s", base + "ed", base + "ing"))
+            if len(base) >= 3 and base[-1] not in "aeiouwxy" and base[-2] in "aeiou" \
+                    and base[-3] not in "aeiou":
+                out.update((base + base[-1] + "ed", base + base[-1] + "ing"))
     return out
 
 
 def _nouns_now(*words):
     """Each noun with its plural (phrases: the last word)."""
     out = set()
-    for entry in words:
-        for w in entry.split(","):
-            w = w.strip()
-            if not w:
-                continue
-            out.add(w)
-            if w.endswith(("s", "x", "ch", "sh")):
-                out.add(w + "es")
-            elif w.endswith("y") and w[-2:-1] not in "aeiou":
-                out.add(w[:-1] + "ies")
-            else:
-                out.add(w + "s")
+    for w in _entries(words):
+        out.add(w)
+        if w.endswith(("s", "x", "ch", "sh")):
+            out.add(w + "es")
+        elif w.endswith("y") and w[-2:-1] not in "aeiou":
+            out.add(w[:-1] + "ies")
+        else:
+            out.add(w + "s")
     return out
 
 
