@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from toolkit import __version__
+from toolkit import __version__, safe_io
 
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
@@ -242,7 +242,7 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the last line of defence
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        click.echo(f"plantune: internal error: {type(e).__name__}: {e}", err=True)
+        click.echo(f"plantune: {safe_io.error_line(e)}", err=True)
         sys.exit(1)
 
 

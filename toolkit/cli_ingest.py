@@ -49,6 +49,8 @@ def _counts(report):
 
 
 def _echo_issues(report):
+    if report.status == "error":
+        click.echo(f"{report.path}: {report.error}", err=True)
     for issue in report.issues:
         where = f"{report.path}:{issue.line}" if issue.line else report.path
         prefix = "" if issue.skip else "note: "
