@@ -142,6 +142,26 @@ def test_append_completes_a_partial_last_line(state_root):
     assert count("question_log") == 2
 
 
+def test_append_waits_for_a_line_another_appender_is_writing(tmp_path):
+    """A line half copied in by a concurrent appender is not a fragment to end early."""
+    import fcntl
+    import time
+
+    from toolkit import safe_io
+
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b'{"a":1}\n{"b":')
+    fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    t = threading.Thread(target=safe_io.append_line, args=(str(path), '{"c":3}'))
+    t.start()
+    time.sleep(0.2)
+    os.write(fd, b"2}\n")
+    os.close(fd)  # the other appender is done
+    t.join(10)
+    assert path.read_text() == '{"a":1}\n{"b":2}\n{"c":3}\n'
+
+
 def test_failed_append_takes_its_bytes_back(tmp_path, monkeypatch):
     """An append that fails halfway (ENOSPC after a short write) leaves no fragment."""
     from toolkit import safe_io

@@ -186,6 +186,10 @@ def append_line(path, line, *, root=None, make_dirs=True):
     # Read-write, so the last byte can be looked at on the same descriptor.
     fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600, root=root)
     try:
+        # Another appender's line may be half copied into the file right now (a write
+        # that straddles a page shows its first part first): plantune's appenders take
+        # turns, so a missing newline seen under the lock is a real fragment.
+        _lock_briefly(fd)
         before_st = os.fstat(fd)
         before = before_st.st_size
         completed = bool(before) and os.pread(fd, 1, before - 1) != b"\n"
@@ -207,6 +211,28 @@ def append_line(path, line, *, root=None, make_dirs=True):
         os.close(fd)
 
 
+
+
+# How long an append waits for another plantune appender of the same file; after that it
+# goes ahead without the lock (a stuck holder must never block a hook).
+_LOCK_WAIT_S = 2.0
+
+
+def _lock_briefly(fd):
+    import fcntl
+    import time
+
+    deadline = time.monotonic() + _LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        except OSError:
+            return False  # no locks on this filesystem: append anyway
 
 
 def _write_all(fd, data):
