@@ -41,10 +41,10 @@ _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float
 _scanners = {}
 
 
-def _error(message, pos):
+def _error(message, doc, pos):
     from json import JSONDecodeError
 
-    return JSONDecodeError(message, "", pos)
+    return JSONDecodeError(message, doc, pos)
 
 
 def loads(s, *, object_pairs_hook=None, parse_constant=None):
@@ -64,12 +64,12 @@ def _loads_with(s, object_pairs_hook, parse_float, parse_int, parse_constant):
         scan = _scanners[key] = _json.make_scanner(
             _Context(object_pairs_hook, parse_constant, parse_float, parse_int))
     if s.startswith("\ufeff"):
-        raise _error("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0)
+        raise _error("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0)
     start = len(s) - len(s.lstrip(_WHITESPACE))
     try:
         obj, end = scan(s, start)
     except StopIteration as err:
-        raise _error("Expecting value", err.value) from None
+        raise _error("Expecting value", s, err.value) from None
     except SystemError:
         # The C scanner raises its errors as json.decoder.JSONDecodeError, looked up in
         # sys.modules only: before json is imported it fails this way. Bad input is not
@@ -79,7 +79,7 @@ def _loads_with(s, object_pairs_hook, parse_float, parse_int, parse_constant):
         return json.loads(s, object_pairs_hook=object_pairs_hook, parse_float=parse_float,
                           parse_int=parse_int, parse_constant=parse_constant)
     if s[end:].strip(_WHITESPACE):
-        raise _error("Extra data", end)
+        raise _error("Extra data", s, end)
     return obj
 
 
