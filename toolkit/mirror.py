@@ -346,8 +346,7 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
         rec = questions.record_event(conn, record, project, registry=registry,
                                      question_index=question_index)
     if rec.status == "inserted" and enabled:
-        warnings.append(_append_or_warn(conn, project_file(project, QUESTION_LOG, env),
-                                        "question-log", questions.serialize(record), env))
+        warnings.append(append_question_event(conn, project, record, env))
     return rec, _one_warning(picked, warnings)
 
 
@@ -362,6 +361,66 @@ def _append_or_warn(conn, path, kind, line, env):
     except (OSError, ValueError) as e:
         return failure(path, e)
     return None
+
+
+def _once_committed(conn, write, warnings):
+    """Run ``write`` (a file write returning a warning line or None) once the caller's
+    transaction committed: at once when none is open (its warning is returned), else
+    right after the COMMIT (its warning added to ``warnings``); never after a ROLLBACK."""
+    from toolkit import db
+
+    if not conn.in_transaction:
+        return write()
+
+    def run():
+        warning = write()
+        if warning and warnings is not None:
+            warnings.append(warning)
+
+    db.after_commit(conn, run)
+    return None
+
+
+def append_question_event(conn, project, record, env=None, warnings=None):
+    """Append gstack's line for one question event, once its row is committed.
+
+    For every writer of question events (compat, hooks, pacing decisions and flips):
+    called inside a ``db.transaction`` the append waits for the COMMIT (and a warning
+    goes to ``warnings``); called after it, the append happens at once and its warning
+    line (or None) is returned. See :func:`append_committed`.
+    """
+    from toolkit import questions
+
+    path = project_file(project, QUESTION_LOG, env)
+    line = questions.serialize(record)
+    return _once_committed(
+        conn, lambda: _append_or_warn(conn, path, "question-log", line, env), warnings)
+
+
+def preferences_changed(conn, scope, events=(), env=None, warnings=None):
+    """Mirror a change of ``scope``'s preferences, once it is committed: rewrite its
+    preferences file, append the events' lines to question-events.jsonl.
+
+    The one writer of gstack's preference files, for `--write`, `pref set` and applied
+    guidance alike. Inside a ``db.transaction`` it waits for the COMMIT (a warning goes to
+    ``warnings``); after it, it runs at once and returns a warning line or None.
+    """
+    from toolkit import questions
+    from toolkit.db import GLOBAL_SCOPE
+
+    lines = [questions.serialize(record) for record in events]
+
+    def write():
+        found = [_rewrite_preferences(conn, scope, env)]
+        if scope != GLOBAL_SCOPE:
+            path = project_file(scope, EVENTS, env)
+            for line in lines:
+                found.append(_append_or_warn(conn, path, "question-events", line, env))
+                if found[-1]:
+                    break
+        return next((w for w in found if w), None)
+
+    return _once_committed(conn, write, warnings)
 
 
 def _rewrite_preferences(conn, scope, env):
@@ -408,8 +467,7 @@ def set_preference(conn, scope, question_id, preference, source, free_text=None,
     its preferences go to global-question-preferences.json, which gstack's PreToolUse
     hook reads.
     """
-    from toolkit import db, preferences, questions
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit import db, preferences
 
     picked, warnings = None, []
     with db.transaction(conn):
@@ -417,11 +475,7 @@ def set_preference(conn, scope, question_id, preference, source, free_text=None,
             picked = pickup(conn, scope, env)
         record = preferences.write(conn, scope, question_id, preference, source, free_text)
     if enabled:
-        warnings.append(_rewrite_preferences(conn, scope, env))
-        if scope != GLOBAL_SCOPE:
-            warnings.append(_append_or_warn(conn, project_file(scope, EVENTS, env),
-                                            "question-events", questions.serialize(record),
-                                            env))
+        warnings.append(preferences_changed(conn, scope, [record], env))
     return record, _one_warning(picked, warnings)
 
 
