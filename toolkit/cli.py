@@ -105,7 +105,10 @@ def open_db(db_path=None, readonly=False, existing=False):
 
 
 def gstack_files_apply(db_path):
-    """Whether gstack's files may feed the database of ``--db`` (see mirror.belongs_to_state_root)."""
+    """Whether gstack's files may feed the database of ``--db``.
+
+    See mirror.belongs_to_state_root.
+    """
     from toolkit import mirror
 
     return mirror.belongs_to_state_root(db_path)
@@ -113,7 +116,8 @@ def gstack_files_apply(db_path):
 
 def require_database(db_path):
     """Refuse a --db that does not exist (commands that only read create nothing)."""
-    from toolkit.cli_fast import CommandError, require_database as check
+    from toolkit.cli_fast import CommandError
+    from toolkit.cli_fast import require_database as check
 
     try:
         check(db_path)
