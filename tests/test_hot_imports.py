@@ -79,7 +79,10 @@ def test_hot_path_stays_lean(loaded):
     # Each of these cost a millisecond or more per call (OpenSSL via hashlib, the datetime
     # and sqlite3 package layers, subprocess); the hot path needs none of them. The json
     # package is not needed either to log or to check (json_lite), only to write prefs.
-    lean = {"hashlib", "datetime", "sqlite3", "subprocess", "typing", "decimal"}
+    # Nor importlib.resources (pathlib, zipfile, tempfile): toolkit.resources finds the
+    # bundled schema from the package's own folder instead.
+    lean = {"hashlib", "datetime", "sqlite3", "subprocess", "typing", "decimal",
+            "importlib.resources", "pathlib", "zipfile"}
     for i, (name, args, mods) in enumerate(loaded):
         banned = lean | ({"json"} if i in (0, 1, 4, 5, 9, 10) else set())
         assert not (mods & banned), (name, args[:1], mods & banned)

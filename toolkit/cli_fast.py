@@ -269,7 +269,9 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the last line of defence, as in toolkit.cli
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        sys.stderr.write(f"plantune: internal error: {type(e).__name__}: {e}\n")
+        from toolkit import safe_io
+
+        sys.stderr.write(f"plantune: {safe_io.error_line(e)}\n")
         code = 1
     if argv is None:
         try:

@@ -93,7 +93,9 @@ def _main(run, prefix, argv):
     except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        _complain(prefix, f"internal error: {type(e).__name__}: {e}")
+        from toolkit.safe_io import error_line
+
+        _complain(prefix, error_line(e))
         code = 1
     if standalone:
         try:

@@ -66,10 +66,12 @@ class PreferenceError(ValueError):
 
 def parse_write(text):
     """Parse a ``--write`` payload: a JSON object, else ``invalid JSON``."""
-    import json  # not at the top: --check, the hot path, needs no JSON
+    from toolkit import json_lite
 
     try:
-        obj = json.loads(text)
+        obj = json_lite.loads_checked(text)
+    except json_lite.BadValue as e:
+        raise PreferenceError(f"invalid JSON: {e}") from None
     except (ValueError, TypeError, RecursionError):
         raise PreferenceError("invalid JSON") from None
     if not isinstance(obj, dict):

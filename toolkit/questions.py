@@ -91,20 +91,18 @@ def _fail(text: str):
     raise QuestionError(f"{PREFIX}: {text}")
 
 
-def _reject_constant(name):
-    # JSON.parse has no NaN/Infinity literals; Python's json accepts them by default.
-    raise ValueError(f"invalid constant {name}")
-
-
 def parse_event(text) -> dict:
     """Parse one JSON object; anything else is ``invalid JSON``.
 
     Duplicate keys behave as in JSON.parse: first position, last value.
     (Upstream reports a non-object such as ``[1]`` as a bad skill; we call it
-    what it is.)
+    what it is.) Values no record can be stored with (1e999, NaN, a lone surrogate,
+    nesting past the limit) are refused with the reason after ``invalid JSON:``.
     """
     try:
-        obj = json.loads(text, object_pairs_hook=dict, parse_constant=_reject_constant)
+        obj = json.loads_checked(text, object_pairs_hook=dict)
+    except json.BadValue as e:
+        _fail(f"invalid JSON: {e}")
     except (ValueError, TypeError, RecursionError):
         _fail("invalid JSON")
     if not isinstance(obj, dict):

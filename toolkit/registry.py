@@ -4,6 +4,7 @@ import json
 import os
 import re
 
+from toolkit import safe_io
 from toolkit.db import utc_now
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -330,10 +331,11 @@ def load_source(path: str) -> list:
     JSON may be an array of entries or an object keyed by id. Raises RegistryError.
     """
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = safe_io.read_text(path)
     except FileNotFoundError:
         raise RegistryError(f"{path}: no such file") from None
+    except safe_io.UnsafeFile as e:
+        raise RegistryError(str(e)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise RegistryError(f"{path}: cannot read ({e})") from None
     stripped = text.lstrip("\ufeff \t\r\n")
@@ -549,8 +551,9 @@ def lint(root: str, entries: list) -> dict:
         rel = os.path.relpath(path, root)
         skill_dir = os.path.dirname(rel) or "."
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                lines = f.read().splitlines()
+            lines = safe_io.read_text(path, errors="replace").splitlines()
+        except safe_io.UnsafeFile as e:
+            raise RegistryError(str(e)) from None
         except OSError as e:
             raise RegistryError(f"{path}: cannot read ({e.strerror or e})") from None
         for no, line in enumerate(lines, 1):
