@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from toolkit import __version__
+from toolkit import __version__, safe_io
 
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
@@ -34,6 +34,7 @@ LAZY_COMMANDS = {
     "merge": "toolkit.cli_team:merge",
     "export": "toolkit.cli_team:export",
     "team": "toolkit.cli_team:team",
+    "doors": "toolkit.cli_doors:doors",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
@@ -312,7 +313,7 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the last line of defence
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        click.echo(f"plantune: internal error: {type(e).__name__}: {e}", err=True)
+        click.echo(f"plantune: {safe_io.error_line(e)}", err=True)
         sys.exit(1)
 
 
