@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from toolkit import __version__
+from toolkit import __version__, safe_io
 
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
@@ -31,6 +31,10 @@ LAZY_COMMANDS = {
     "check": "toolkit.cli_questions:check",
     "pref": "toolkit.cli_questions:pref",
     "serve": "toolkit.cli_serve:serve",
+    "merge": "toolkit.cli_team:merge",
+    "export": "toolkit.cli_team:export",
+    "team": "toolkit.cli_team:team",
+    "doors": "toolkit.cli_doors:doors",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
@@ -81,6 +85,28 @@ def db_option(f):
     )(f)
 
 
+def _set_developer(ctx, param, value):
+    if value is None:
+        return None
+    from toolkit import identity
+
+    try:
+        return identity.set_developer(value)
+    except identity.IdentityError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def developer_option(help_text):
+    """``--developer NAME``: whose rows these are (default: $PLANTUNE_DEVELOPER, else the git
+    user email). Set for the whole process as soon as it is parsed."""
+
+    def decorate(f):
+        return click.option("--developer", "developer", metavar="NAME", callback=_set_developer,
+                            expose_value=True, help=help_text)(f)
+
+    return decorate
+
+
 def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
 
@@ -105,7 +131,10 @@ def open_db(db_path=None, readonly=False, existing=False):
 
 
 def gstack_files_apply(db_path):
-    """Whether gstack's files may feed the database of ``--db`` (see mirror.belongs_to_state_root)."""
+    """Whether gstack's files may feed the database of ``--db``.
+
+    See mirror.belongs_to_state_root.
+    """
     from toolkit import mirror
 
     return mirror.belongs_to_state_root(db_path)
@@ -113,7 +142,8 @@ def gstack_files_apply(db_path):
 
 def require_database(db_path):
     """Refuse a --db that does not exist (commands that only read create nothing)."""
-    from toolkit.cli_fast import CommandError, require_database as check
+    from toolkit.cli_fast import CommandError
+    from toolkit.cli_fast import require_database as check
 
     try:
         check(db_path)
@@ -283,7 +313,7 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the last line of defence
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        click.echo(f"plantune: internal error: {type(e).__name__}: {e}", err=True)
+        click.echo(f"plantune: {safe_io.error_line(e)}", err=True)
         sys.exit(1)
 
 
