@@ -181,7 +181,8 @@ def _build():
     try:
         path = _cache_path()
         with open(path, "rb") as f:
-            index = marshal.load(f)
+            data = f.read()  # marshal.load(f) reads in small pieces: ~8x slower
+        index = marshal.loads(data)
     except (OSError, EOFError, ValueError, TypeError):
         index = _index_now()
         try:
