@@ -321,3 +321,23 @@ def test_word_index_cache_equals_a_fresh_build():
 
     classify("warm the cache")
     assert door_rules._INDEX == door_rules._index_now()
+
+
+def test_word_splitting_matches_the_token_pattern():
+    # Plain prose is split with string methods; the result must be what the pattern gives.
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from toolkit import door_rules
+
+    pattern = door_rules._token_pattern()
+    pieces = st.sampled_from(list("abz09 -.?!;,$%#+=/:()'\"é") + [
+        "--", "o+w", "-rf", "v1.2.3", "::/0", "a-b", "x.", "$ 5", "rm", "2.0"])
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.lists(pieces, max_size=14))
+    def check(parts):
+        text = normalise("".join(parts))
+        assert door_rules.words(text) == pattern.findall(text)
+
+    check()
