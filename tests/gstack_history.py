@@ -112,7 +112,7 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
             cat = rng.choice(categories)
             topics.append({
                 "phase": phase, "category": cat, "skill": skills[phase],
-                "id": f"{skills[phase]}-{phase}-topic-{j}",
+                "id": f"{skills[phase]}-{phase}-point-{j}",
                 "door": "one-way" if rng.random() < 0.12 else "two-way",
                 "effect": rng.gauss(0.0, 0.5), "options": rng.randint(2, 6),
                 "words": rng.choice(WORDS),
@@ -144,7 +144,7 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
                 qid = topic["id"] if rng.random() > 0.08 else f"{topic['skill']}-split-{rng.getrandbits(24):06x}"
                 t += timedelta(milliseconds=rng.randint(5_000, 900_000))
                 record = {"skill": topic["skill"], "question_id": qid,
-                          "question_summary": f"{topic['words'].capitalize()} ({topic['id']}, {rng.choice(AREAS)})",
+                          "question_summary": f"{topic['words'].capitalize()} in the {rng.choice(AREAS)}",
                           "user_choice": choice, "recommended": rec, "session_id": sid, "phase": topic["phase"]}
                 if rng.random() < 0.8:
                     record["category"] = topic["category"]
