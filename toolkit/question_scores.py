@@ -19,8 +19,12 @@ fitted on logged questions means the same thing when `pacing rank` applies it to
   (door, category, phase) cell, to a main-effects prior over door, category, phase,
   options count and door reason; each level is shrunk toward the one above it by a fixed
   number of pseudo-answers, so a question seen twice cannot claim 100%. Counts are taken
-  **leave-one-out**: an event's own answer never enters its own estimate, so the factor
-  cannot leak the label it is later judged against. The estimate becomes 0/1/2 by cut
+  **leave-one-out at the session level**: sessions fall into ``FOLDS`` folds by a hash of
+  their id, and an event's estimate counts only the answers of the other folds. Its own
+  answer (and its session's) never enters its own estimate, so the factor cannot leak the
+  label it is later judged against. (Leaving out the single event would not do: within a
+  question, overridden events would then always rank just below followed ones, and a cut
+  point between them would pick exactly the wrong events.) The estimate becomes 0/1/2 by cut
   points on its distribution over the fitted events (the top ``target`` share is 2, the
   next ``MATTERS_MIDDLE`` times target is 1), stored with the calibration.
 
