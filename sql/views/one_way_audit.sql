@@ -2,7 +2,7 @@
 -- door: one-way in the live registry, classified one-way by plantune when it was recorded
 -- (door_class), or logged as one-way by the caller (door_type). One-way doors must always
 -- be asked, so this view must be empty: any row here is a safety bug to report.
--- flagged_by names the rules that caught it. Each half reads a partial index holding only
+-- flagged_by names the rules that caught it; synthetic marks simulated events. Each half reads a partial index holding only
 -- auto-decided rows (the registry half walks the few one-way registry ids first: CROSS
 -- JOIN fixes that order), so the audit stays instant on a clean log of any size.
 CREATE VIEW one_way_audit AS
@@ -33,7 +33,8 @@ SELECT
         iif(r.door_type IS 'one-way', ',registry', '')
         || iif(q.door_class IS 'one-way', ',classifier', '')
         || iif(q.door_type IS 'one-way', ',logged', ''),
-        2) AS flagged_by
+        2) AS flagged_by,
+    q.synthetic
 FROM flagged
 JOIN question_log AS q ON q.id = flagged.id
 LEFT JOIN registry_questions AS r ON r.id = q.question_id;
