@@ -19,6 +19,7 @@ LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
     "simulate": "toolkit.cli_calibrate:simulate",
     "calibrate": "toolkit.cli_calibrate:calibrate",
+    "calibrations": "toolkit.cli_calibrations:calibrations",
     "notebooks": "toolkit.cli_calibrate:notebooks",
     "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
     "guidance": "toolkit.cli_guidance:guidance",
@@ -186,6 +187,8 @@ def status(db_path, as_json):
         "schema_version": migrations[-1].removesuffix(".sql") if migrations else None,
         "migrations": migrations,
         "tables": counts,
+        "synthetic_rows": db.synthetic_counts(conn),
+        "demo_database": db.is_demo(conn),
         "projects": projects,
     }
     if as_json:
@@ -196,11 +199,17 @@ def status(db_path, as_json):
     click.echo(f"Size:           {_human_size(size)}")
     click.echo(f"Schema version: {info['schema_version']} ({len(migrations)} migrations)")
     click.echo(f"Projects seen:  {', '.join(projects) if projects else '(none yet)'}")
+    simulated = info["synthetic_rows"]
+    if info["demo_database"]:
+        click.echo("Demo database:  yes (simulated rows count as real here)")
+    elif any(simulated.values()):
+        click.echo("Simulated rows: kept apart; no real decision uses them")
     click.echo("")
     width = max(len(n) for n in counts)
-    click.echo(f"{'table'.ljust(width)}  rows")
+    click.echo(f"{'table'.ljust(width)}  {'rows':>10}  simulated")
     for name, n in counts.items():
-        click.echo(f"{name.ljust(width)}  {n:,}")
+        sim = f"{simulated[name]:,}" if name in simulated else ""
+        click.echo(f"{name.ljust(width)}  {n:>10,}  {sim}".rstrip())
 
 
 def _human_size(n):
