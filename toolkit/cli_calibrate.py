@@ -140,16 +140,23 @@ def simulate(days, seed, projects, end, replace, db_path, as_json):
               help='Weights for the weighted score as JSON, e.g. \'{"decision_matters": 2}\' (default: fitted).')
 @click.option("--resamples", default="1000", show_default=True, help="Bootstrap resamples of sessions.")
 @click.option("--dry-run", is_flag=True, help="Report the fit without storing a calibration.")
+@click.option("--force", is_flag=True,
+              help="Store the fit even when its 95% interval is wider than ±5 points (marked low_confidence).")
 @db_option
 @json_option
-def calibrate(target, since, project, include_synthetic, score_function, weights, resamples, dry_run, db_path,
-              as_json):
+def calibrate(target, since, project, include_synthetic, score_function, weights, resamples, dry_run, force,
+              db_path, as_json):
     """Fit the pacing threshold so about --target of two-way findings are asked, and store it.
 
     Reports the achieved share with a 95% interval (resampling whole sessions), how many
     of your overrides the rule would have caught, and questions per session and phase
     before and after pacing. `pacing rank` uses the newest calibration of the project,
-    else the newest global one (stored when --project is not given).
+    else the newest global one (stored when --project is not given), unless one is pinned
+    with `plantune calibrations use ID`.
+
+    A fit is stored only when its interval is narrower than ±5 points; otherwise calibrate
+    says how much more data it needs and exits 1 (--force stores it marked low_confidence).
+    A fit that used simulated findings is stored synthetic and never ranks real findings.
 
     \b
     Example:
@@ -159,6 +166,7 @@ def calibrate(target, since, project, include_synthetic, score_function, weights
     """
     from toolkit import calibrate as cal
     from toolkit import paths
+    from toolkit.db import is_demo
 
     target_value = _fraction(target, "--target")
     since_day = _day(since, "--since")
@@ -178,24 +186,40 @@ def calibrate(target, since, project, include_synthetic, score_function, weights
         )
     except cal.CalibrationError as e:
         fail(str(e))
-    if not dry_run:
-        cal.store(conn, report)
+    check = cal.confidence(report)
+    report["confidence"] = check
+    refused = not check["ok"] and not force and not dry_run
+    if not dry_run and not refused:
+        cal.store(conn, report, low_confidence=not check["ok"])
     if as_json:
         keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings", "override_recall",
                 "calibration_id")
         out = {k: report[k] for k in keys}
         out.update({k: v for k, v in report.items() if k not in out})
         print_json(out)
-        return
-    for line in cal.summary_lines(report):
-        click.echo(line)
-    if dry_run:
-        click.echo("Dry run: nothing stored.")
     else:
-        click.echo(
-            f"Stored as calibration {report['calibration_id']} for {report['project']}; "
-            "`pacing rank` uses it from now on."
-        )
+        for line in cal.summary_lines(report):
+            click.echo(line)
+    if refused:
+        fail(cal.guard_message(report, check))
+    if as_json:
+        return
+    if dry_run:
+        if not check["ok"]:
+            click.echo("Warning: " + cal.guard_message(report, check).removeprefix("not stored: "))
+        click.echo("Dry run: nothing stored.")
+        return
+    stored = f"Stored as calibration {report['calibration_id']} for {report['project']}"
+    if report["synthetic"] and not is_demo(conn):
+        click.echo(f"{stored}, marked synthetic: it was fitted on simulated findings, so it never "
+                   "ranks real findings (only a demo database uses it).")
+    elif report["synthetic"]:
+        click.echo(f"{stored}, marked synthetic; this demo database ranks with it from now on.")
+    elif report["low_confidence"]:
+        click.echo(f"{stored}, marked low_confidence (forced below the ±5 point guard); "
+                   "`pacing rank` uses it from now on.")
+    else:
+        click.echo(f"{stored}; `pacing rank` uses it from now on.")
 
 
 def _parse_weights(text):
