@@ -73,27 +73,39 @@ class _Progress:
 @click.option("--projects", default="3", show_default=True, help="How many projects (1-12).")
 @click.option("--end", default=None, help="Last simulated day, YYYY-MM-DD (default: today, UTC).")
 @click.option("--replace", is_flag=True, help="Delete earlier simulated rows first (real rows are never touched).")
+@click.option("--new-db", is_flag=True,
+              help="Create the database (it must not exist yet) and mark it as a demo database.")
 @db_option
 @json_option
-def simulate(days, seed, projects, end, replace, db_path, as_json):
+def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
     """Write a realistic synthetic history (sessions, findings, answers), marked synthetic.
 
     Review chains run on most days: CEO and Eng phases always, Design and DX sometimes,
     5-10 findings each, decided by the uncalibrated pacing rule. Every row carries
-    synthetic = 1, so `plantune calibrate` ignores it unless given --include-synthetic.
+    synthetic = 1: check, hooks, pacing, guidance, the profile and `plantune calibrate`
+    ignore it unless given --include-synthetic. With --new-db the history goes into a new
+    demo database, where simulated rows count as real.
 
     \b
     Example:
         plantune simulate --days 90 --seed 7
-        plantune simulate --days 365 --projects 5 --replace
+        plantune simulate --new-db --db /tmp/demo.db --days 365 --projects 5
     """
+    from toolkit import paths
     from toolkit import simulate as sim
+    from toolkit.cli import mark_demo_database
 
     n_days = _whole(days, "--days", 1, sim.MAX_DAYS)
     n_seed = _whole(seed, "--seed", -(2**63), 2**63 - 1)
     n_projects = _whole(projects, "--projects", 1, len(sim.PROJECT_NAMES))
     end_day = _day(end, "--end")
+    if new_db:
+        path = paths.db_path(db_path)
+        if os.path.exists(path):
+            fail(f"{path} already exists; --new-db creates a new demo database (choose another --db)")
     conn = open_db(db_path)
+    if new_db:
+        mark_demo_database(conn, path)
     try:
         with _Progress(n_days, "simulating") as progress:
             summary = sim.simulate(conn, n_days, n_seed, n_projects, end_day, replace, progress=progress.update)

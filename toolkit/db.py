@@ -50,6 +50,24 @@ def real_rows(alias=None, include_synthetic=False):
             f" WHERE key = '{DEMO_KEY}' AND value = '1'))")
 
 
+# Tables whose rows are a user's history; a demo database must hold none that are real.
+HISTORY_TABLES = ("question_log", "findings", "preferences", "preference_events", "declared_profile",
+                  "calibrations", "office_hours_sessions", "pacing_chains", "pacing_runs", "trace_runs",
+                  "guidance_proposals")
+
+
+def real_history(conn):
+    """``{table: rows}`` of real (not simulated) history rows, tables with none left out."""
+    out = {}
+    for name in HISTORY_TABLES:
+        columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}
+        where = " WHERE synthetic = 0" if "synthetic" in columns else ""
+        n = conn.execute(f'SELECT count(*) FROM "{name}"{where}').fetchone()[0]
+        if n:
+            out[name] = n
+    return out
+
+
 def is_demo(conn):
     """True when the database is marked as a demo database."""
     row = conn.execute("SELECT value FROM plantune_meta WHERE key = ?", (DEMO_KEY,)).fetchone()
