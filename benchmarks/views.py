@@ -29,6 +29,9 @@ from toolkit import db, serve  # noqa: E402
 EVENTS_PER_SESSION = 40
 PROJECTS = 5
 FINDINGS_PER_SESSION = 8
+# Every fifth session is simulated (synthetic = 1), the rest real: the views' rollups keep
+# the two apart and every view page carries a synthetic facet.
+SIMULATED_EVERY = 5
 
 
 def build(path, n_events):
@@ -37,8 +40,8 @@ def build(path, n_events):
     Sessions of 40 events in one project walk the four review phases (10 each), spread
     over a year. 85% of events are registered questions, 10% unmarked hook ids (2,000
     distinct), 5% ad-hoc ids; 10% of registered two-way questions are auto-decided.
-    Pseudo-random choices come from multiplicative hashes of the row number, so every
-    build is identical.
+    Every fifth session is simulated (synthetic = 1). Pseudo-random choices come from
+    multiplicative hashes of the row number, so every build is identical.
     """
     conn = db.connect(path)
     conn.execute("PRAGMA cache_size = -200000")
@@ -85,7 +88,7 @@ def build(path, n_events):
                    CASE WHEN e.h < 850 THEN reg.door WHEN e.h2 % 20 = 0 THEN 'one-way' ELSE 'two-way' END,
                    'benchmark',
                    printf('toolu_bench_%09d', e.i),
-                   '{{}}', 1, '2025-01-01T00:00:00.000Z'
+                   '{{}}', e.sess % {SIMULATED_EVERY} = 0, '2025-01-01T00:00:00.000Z'
             FROM e JOIN reg ON reg.n = e.rn
             """
         )
@@ -104,7 +107,8 @@ def build(path, n_events):
                    'finding-' || (i % {FINDINGS_PER_SESSION}), 'Benchmark finding',
                    i % 3, (i / 3) % 3, (i / 9) % 3, 'two-way', 'benchmark',
                    (i % 3) + ((i / 3) % 3) + ((i / 9) % 3), 4.0,
-                   iif(i % 5 = 0, 'surfaced', 'silent'), iif(i % 5 = 0, 'rank', NULL), 1,
+                   iif(i % 5 = 0, 'surfaced', 'silent'), iif(i % 5 = 0, 'rank', NULL),
+                   (i / {FINDINGS_PER_SESSION}) % {SIMULATED_EVERY} = 0,
                    strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01',
                             '+' || ((i / {FINDINGS_PER_SESSION}) * {seconds_between_sessions} + 1200) || ' seconds'),
                    '2025-01-01T00:00:00.000Z'
@@ -113,7 +117,7 @@ def build(path, n_events):
         )
         conn.execute(
             "INSERT INTO preferences (scope, question_id, preference, source, synthetic, updated_at)"
-            " SELECT 'project-' || (n % 5), id, iif(n % 2 = 0, 'never-ask', 'always-ask'), 'plan-tune', 1,"
+            " SELECT 'project-' || (n % 5), id, iif(n % 2 = 0, 'never-ask', 'always-ask'), 'plan-tune', 0,"
             " '2025-06-01T00:00:00.000Z' FROM reg WHERE n % 3 = 0"
         )
         conn.execute(

@@ -572,12 +572,14 @@ def guard_message(report, check):
     )
 
 
-def store(conn, report, low_confidence=False):
+def store(conn, report):
     """Insert the calibration row for ``report`` and its 'fitted' event; returns its id.
 
     A fit that used any simulated finding is stored synthetic = 1, so it never ranks real
-    findings. ``low_confidence`` marks a fit stored with --force despite the guard.
+    findings. A fit that fails the confidence guard is stored low_confidence = 1: callers
+    that enforce the guard (``plantune calibrate`` without --force) never get here with one.
     """
+    low_confidence = not confidence(report)["ok"]
     from toolkit import pacing
 
     core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
@@ -606,7 +608,7 @@ def store(conn, report, low_confidence=False):
         if synthetic:
             notes.append("fitted on simulated findings: never ranks real ones")
         if low_confidence:
-            notes.append("stored with --force below the confidence guard")
+            notes.append("stored below the confidence guard (--force)")
         record_event(conn, report["project"], "fitted", cur.lastrowid,
                      before[0] if before else None, synthetic, "; ".join(notes), now)
     report["calibration_id"] = cur.lastrowid

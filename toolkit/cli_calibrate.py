@@ -202,7 +202,7 @@ def calibrate(target, since, project, include_synthetic, score_function, weights
     report["confidence"] = check
     refused = not check["ok"] and not force and not dry_run
     if not dry_run and not refused:
-        cal.store(conn, report, low_confidence=not check["ok"])
+        cal.store(conn, report)
     if as_json:
         keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings", "override_recall",
                 "calibration_id")
@@ -272,13 +272,21 @@ def notebooks():
 @click.option("--write-calibration", is_flag=True, help="Let notebook 02 store the calibration it fits.")
 @click.option("--no-html", is_flag=True, help="Save executed notebooks only, no HTML copies.")
 @click.option("--timeout", default="600", show_default=True, help="Seconds allowed per cell.")
+@click.option("--param", "param", multiple=True, metavar="NAME=VALUE",
+              help="Fill a parameter of the notebooks' parameters cell (repeatable), e.g. target=0.2.")
 @db_option
-def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeout, db_path):
+def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeout, param, db_path):
     """Execute every notebook against the database and save executed copies and HTML.
+
+    --param NAME=VALUE fills a parameter of the notebooks' parameters cell, as papermill's
+    -p does: the name matches without regard to case (project fills PROJECT), the value
+    takes the type of the parameter's default, and each notebook gets only the parameters
+    it declares. The executed copy records what it ran with in an injected cell.
 
     \b
     Example:
         plantune notebooks run --include-synthetic --out .demo/notebooks
+        plantune notebooks run --param project=acme-web --param since=2026-09-01 --param target=0.2
     """
     from toolkit import notebooks as nbs
     from toolkit import paths
@@ -299,7 +307,9 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
         click.echo(f"Ran {result['name']} in {result['seconds']:.1f} s → {saved}")
 
     try:
-        results = nbs.run(path, out, params, html_copy=not no_html, timeout=seconds, on_done=done)
+        notebook_params = nbs.parse_params(param)
+        results = nbs.run(path, out, params, html_copy=not no_html, timeout=seconds, on_done=done,
+                          notebook_params=notebook_params)
     except nbs.NotebookError as e:
         fail(str(e))
     click.echo(f"{len(results)} notebooks executed against {path}.")
