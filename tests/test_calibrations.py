@@ -26,20 +26,24 @@ def make_real(conn):
             conn.execute(f"UPDATE {table} SET synthetic = 0")
 
 
+def _real_history(db_file, days, projects):
+    conn = db.connect(db_file)
+    simulate.simulate(conn, days=days, seed=4 if days > 2 else 1, projects=projects, end="2026-11-30")
+    make_real(conn)
+    return conn
+
+
 @pytest.fixture
 def real_history(db_file):
-    conn = db.connect(db_file)
-    simulate.simulate(conn, days=120, seed=4, projects=3, end="2026-11-30")
-    make_real(conn)
+    conn = _real_history(db_file, 120, 3)
     yield conn
     conn.close()
 
 
 @pytest.fixture
 def tiny_history(db_file):
-    conn = db.connect(db_file)
-    simulate.simulate(conn, days=2, seed=1, projects=1, end="2026-11-30")
-    make_real(conn)
+    """Two days of one project: far too few sessions for the guard."""
+    conn = _real_history(db_file, 2, 1)
     yield conn
     conn.close()
 

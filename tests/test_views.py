@@ -640,16 +640,20 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
     conn.close()
 
 
-def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path, db_file):
-    """A database written before 0005 existed is backfilled exactly, then kept current."""
+def schema_before(tmp_path, first_missing):
+    """The schema as it was before migration ``first_missing`` (a name prefix), no views."""
     mig = tmp_path / "migrations"
     mig.mkdir()
     for name, path in db.default_schema().migrations:
-        if name < "0005":
+        if name < first_missing:
             (mig / name).write_text(open(path, encoding="utf-8").read())
     (tmp_path / "no-views").mkdir()
-    old = db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
-    conn = db.connect(db_file, schema=old)
+    return db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
+
+
+def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path, db_file):
+    """A database written before 0005 existed is backfilled exactly, then kept current."""
+    conn = db.connect(db_file, schema=schema_before(tmp_path, "0005"))
     build_history(conn)
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'rollup_phase'").fetchone()
     conn.close()
@@ -826,13 +830,7 @@ def test_recent_auto_decisions_keeps_only_the_last_30_days(history):
 
 def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
     """A database written before the rollups were keyed by synthetic is refilled exactly."""
-    mig = tmp_path / "migrations"
-    mig.mkdir()
-    for name, path in db.default_schema().migrations:
-        if name < "0011":
-            (mig / name).write_text(open(path, encoding="utf-8").read())
-    old = db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
-    conn = db.connect(db_file, schema=old)
+    conn = db.connect(db_file, schema=schema_before(tmp_path, "0011"))
     _history_with_simulated_rows(conn)
     mixed = conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0]
     conn.close()
