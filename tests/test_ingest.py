@@ -394,7 +394,10 @@ def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monke
     monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "0")
     other = db.connect(str(tmp_path / "serial.db"))
     serial = ingest.ingest_state_root(other, state_root).files[0]
-    assert parallel.as_dict() == serial.as_dict()
+    # Transaction counts and lock times depend on the clock, not on the input.
+    timing = ("transactions", "lock_max_ms")
+    assert ({k: v for k, v in parallel.as_dict().items() if k not in timing}
+            == {k: v for k, v in serial.as_dict().items() if k not in timing})
     assert parallel.imported == 4_000 - 5 - 4
     cols = "event_key, project, ts, question_summary, door_class, door_reason, raw_json"
     assert (conn.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall()

@@ -102,9 +102,26 @@ def run_log(event, project=None, db_path=None, as_json=False):
         record = questions.validate_json(text, allow_phase=True)
     except questions.QuestionError as e:
         raise CommandError(e.message.removeprefix(questions.PREFIX + ": ")) from None
+    from toolkit import db, paths, spool
+
     slug = _project(project)
-    conn = _open(db_path)
-    rec, warning = mirror.log_question(conn, record, slug, enabled=mirror.enabled())
+    try:
+        conn = _open(db_path)
+        rec, warning = mirror.log_question(conn, record, slug, enabled=mirror.enabled())
+    except db.sqlite3.OperationalError as e:
+        if not db.is_busy(e):
+            raise
+        # Locked past the busy timeout: the spool keeps the event until a writer can.
+        try:
+            spool.put_question(record, slug, paths.db_path(db_path), mirror=mirror.enabled())
+        except spool.SpoolError as err:
+            raise CommandError(f"database is locked and {err}") from None
+        if as_json:
+            result.out.append(_json_text({"status": "spooled", "id": None,
+                                          "event_key": questions.event_key(slug, record),
+                                          "project": slug}))
+        return result
+    warning = warning or spool.drain_after_write(conn)
     if warning:
         result.err.append(f"plantune: {warning}")
     if as_json:

@@ -250,6 +250,8 @@ def apply(proposal, db_path, as_json):
         fail(str(e))
     except OSError as e:
         fail(f"guidance file not written: {e.strerror or e}; nothing applied")
+    if p.get("warning"):
+        click.echo(f"plantune: {p['warning']}", err=True)
     if as_json:
         print_json(p)
         return

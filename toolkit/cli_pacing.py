@@ -160,6 +160,8 @@ def flip(finding_id, session, choice, surface, db_path):
             decision = pc.find_decision(conn, finding_id, decision["session_id"], decision["project"])
         if choice is not None:
             decision = pc.flip_choice(conn, decision, choice)
+            if decision.get("warning"):
+                click.echo(f"plantune: {decision['warning']}", err=True)
             click.echo(
                 f"Recorded {decision['finding_id']} → {decision['choice']}"
                 f" (session {decision['session_id']}, phase {decision['phase']})."

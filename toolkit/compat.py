@@ -141,12 +141,25 @@ def _question_log(args):
         sys.stderr.write(e.message + "\n")
         return 1
 
-    from toolkit import mirror
+    from toolkit import db, mirror, paths, spool
 
     if slug is None:
         slug = _slug()
-    conn = _open(LOG)
-    rec, warning = mirror.log_question(conn, record, slug, enabled=mirroring)
+    try:
+        conn = _open(LOG)
+        rec, warning = mirror.log_question(conn, record, slug, enabled=mirroring)
+    except db.sqlite3.OperationalError as e:
+        if not db.is_busy(e):
+            raise
+        # Locked past the busy timeout: keep the answer in the spool (the next writer or
+        # `plantune ingest` records it) and succeed, as the agent must not lose it.
+        try:
+            spool.put_question(record, slug, paths.db_path(), mirror=mirroring)
+        except spool.SpoolError as err:
+            _complain(LOG, f"database is locked and {err}")
+            return 1
+        return 0
+    warning = warning or spool.drain_after_write(conn)
     if warning:
         _complain(LOG, warning)
     if rec.status == "dedup":

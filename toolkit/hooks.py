@@ -558,9 +558,9 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
     answers, diagnostic = extract_answers(payload.get("tool_response"), qs)
     if diagnostic:
         log_error(HOOK_POST, diagnostic, env)
-    conn = _open_db(create=True, db_path=db_path, env=env)
+    writer = _Writer(HOOK_POST, db_path, env)
     try:
-        registry = Registry.from_db(conn)
+        registry = writer.registry()
         project = _project(payload, env)
         statuses = []
         for i, q in enumerate(qs):
@@ -575,10 +575,84 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
                 continue
             if record is None:
                 continue
-            statuses.append(_record(conn, record, project, i, registry, HOOK_POST, env))
+            statuses.append(writer.record(record, project, i, registry))
         return statuses
     finally:
-        conn.close()
+        writer.close()
+
+
+class _Writer:
+    """A hook's database connection, with the spool behind it.
+
+    The database is opened lazily. When it stays locked past the hook's busy timeout (or
+    is locked while being opened), this and every later record of the call go to the
+    spool instead, and the hook still succeeds: Claude Code kills a hook that waits too
+    long, and the answer would be lost with it. After a call whose records all reached the
+    database, a few spooled entries are drained on the same connection.
+    """
+
+    def __init__(self, hook, db_path, env, conn=None):
+        self.hook, self.db_path, self.env = hook, db_path, env
+        self.conn, self.own = conn, conn is None
+        self.busy = False
+        self.wrote = False
+        if conn is not None:
+            return
+        try:
+            self.conn = _open_db(create=True, db_path=db_path, env=env)
+        except Exception as e:
+            if not _busy(e):
+                raise
+            self.busy = True
+
+    def registry(self):
+        return Registry.from_db(self.conn) if self.conn is not None else Registry.bundled()
+
+    def record(self, record, project, index, registry):
+        if not self.busy:
+            try:
+                status = _record(self.conn, record, project, index, registry, self.hook,
+                                 self.env)
+                self.wrote = True
+                return status
+            except Exception as e:
+                if not _busy(e):
+                    raise
+                self.busy = True
+        return self._spool(record, project, index)
+
+    def _spool(self, record, project, index):
+        from toolkit import mirror, spool
+
+        try:
+            spool.put_question(record, project, paths.db_path(self.db_path, env=self.env),
+                               question_index=index, mirror=mirror.enabled(self.env),
+                               env=self.env)
+        except spool.SpoolError as e:
+            log_error(self.hook, f"question {index} lost: database is locked and {e}",
+                      self.env)
+            return "lost"
+        return "spooled"
+
+    def close(self):
+        if self.conn is None:
+            return
+        try:
+            if self.wrote and not self.busy:
+                from toolkit import spool
+
+                warning = spool.drain_after_write(self.conn, self.env)
+                if warning:
+                    log_error(self.hook, warning, self.env)
+        finally:
+            if self.own:
+                self.conn.close()
+
+
+def _busy(error):
+    from toolkit import db
+
+    return db.is_busy(error)
 
 
 # --------------------------------------------------------------------------
@@ -754,6 +828,14 @@ def _auto_decide(payload, verdicts, conn, project, registry, env):
     except OSError as e:
         log_error(HOOK_PRE, f"auto-decided marker not written: {e}", env)
     multi = len(verdicts) > 1
+    writer = _Writer(HOOK_PRE, None, env, conn=conn)
+    try:
+        _log_auto_decided(payload, verdicts, writer, project, registry, env, multi)
+    finally:
+        writer.close()
+
+
+def _log_auto_decided(payload, verdicts, writer, project, registry, env, multi):
     for v in verdicts:
         answer = Answer(choice=v.recommended)
         try:
@@ -768,7 +850,7 @@ def _auto_decide(payload, verdicts, conn, project, registry, env):
             log_error(HOOK_PRE, f"question {v.index} not logged: {e.message}", env)
             continue
         if record is not None:
-            _record(conn, record, project, v.index, registry, HOOK_PRE, env)
+            writer.record(record, project, v.index, registry)
 
 
 # --------------------------------------------------------------------------

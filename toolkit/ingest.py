@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 
 try:
     # CPython's own sha1. hashlib would load OpenSSL first (~3 ms), and compat commands import this
@@ -41,7 +42,7 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit import db, questions
+from toolkit import db, questions, rollups
 from toolkit.paths import is_valid_slug
 
 __all__ = [
@@ -179,6 +180,18 @@ class FileReport:
         self.bytes_read = 0
         self.issues: list[Issue] = []
         self.error = None
+        self.holds = []  # seconds each of this file's write transactions held the lock
+
+    @property
+    def transactions(self):
+        return len(self.holds)
+
+    @property
+    def lock_max_ms(self):
+        return max(self.holds, default=0.0) * 1000
+
+    def add_holds(self, seconds):
+        self.holds.extend(seconds)
 
     def skip(self, line, reason):
         self.skipped += 1
@@ -200,6 +213,8 @@ class FileReport:
             "removed": self.removed,
             "rescanned": self.rescanned,
             "bytes_read": self.bytes_read,
+            "transactions": self.transactions,
+            "lock_max_ms": round(self.lock_max_ms, 1),
             "error": self.error,
             "issues": [
                 {"line": i.line, "message": i.message, "skipped": i.skip} for i in self.issues
@@ -215,6 +230,7 @@ class Summary:
         self.files: list[FileReport] = []
         self.projects: list[str] = []
         self.problems: list[str] = []  # entries that are not files we read (bad project dirs)
+        self.spool = None  # what draining the spool did (toolkit.spool.Drained)
 
     def _total(self, name):
         return sum(getattr(f, name) for f in self.files)
@@ -232,6 +248,24 @@ class Summary:
         return self._total("skipped")
 
     @property
+    def lock_max_ms(self):
+        """The longest any of this run's transactions held the write lock, in ms."""
+        return max((f.lock_max_ms for f in self.files), default=0.0)
+
+    def lock_stats(self):
+        """How long this run's transactions held the write lock (ms): p50, p99, max, and
+        how many held it longer than 100 ms."""
+        holds = sorted(h for f in self.files for h in f.holds)
+        if not holds:
+            return {"lock_p50_ms": 0.0, "lock_p99_ms": 0.0, "lock_over_100ms": 0}
+
+        def at(q):
+            return round(holds[min(len(holds) - 1, int(q * (len(holds) - 1) + 0.5))] * 1000, 1)
+
+        return {"lock_p50_ms": at(0.5), "lock_p99_ms": at(0.99),
+                "lock_over_100ms": sum(h > 0.1 for h in holds)}
+
+    @property
     def readable(self):
         """True when at least one file could be read (or was known and unchanged)."""
         return any(f.status in ("read", "unchanged") for f in self.files)
@@ -243,8 +277,12 @@ class Summary:
             "imported": self.imported,
             "duplicate": self.duplicate,
             "skipped": self.skipped,
+            "transactions": self._total("transactions"),
+            "lock_max_ms": round(self.lock_max_ms, 1),
+            **self.lock_stats(),
             "files": [f.as_dict() for f in self.files],
             "problems": self.problems,
+            "spool": self.spool.as_dict() if self.spool is not None else None,
         }
 
 
@@ -289,24 +327,85 @@ class _Tx:
     """Batch transactions that also work inside a caller's open transaction.
 
     When the caller already holds a transaction we never commit or roll it back: the
-    caller decides, and our rows go with its.
+    caller decides, and our rows go with its. Every transaction of our own is timed from
+    the moment the write lock is held to the end of its COMMIT (``holds``), and before
+    taking the lock again we let writers that announced a wait go first.
     """
 
     def __init__(self, conn):
         self.conn = conn
         self.own = not conn.in_transaction
+        self.started = None
+        self.holds = []  # seconds each of our transactions held the write lock
+        self.db_file = db.file_of(conn) if self.own else None
+        self.autocheckpoint = None
+
+    def checkpoint_between(self):
+        """Checkpoint the WAL between our transactions instead of inside our COMMITs.
+
+        SQLite checkpoints in the COMMIT call that grows the WAL past its limit. The lock
+        is free by then, but the time is ours and would stretch our measured holds; a
+        passive checkpoint run after each commit never blocks another writer.
+        """
+        if self.own and self.autocheckpoint is None:
+            self.autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+            self.conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+    def restore(self):
+        if self.autocheckpoint is not None:
+            self.conn.execute(f"PRAGMA wal_autocheckpoint = {int(self.autocheckpoint)}")
+            self.autocheckpoint = None
 
     def begin(self):
         if self.own and not self.conn.in_transaction:
+            if self.db_file:
+                _let_waiters_in(self.db_file)
             self.conn.execute("BEGIN IMMEDIATE")
+            self.started = time.perf_counter()
 
     def commit(self):
         if self.own and self.conn.in_transaction:
             self.conn.execute("COMMIT")
+            self._held()
+            if self.autocheckpoint and len(self.holds) % CHECKPOINT_EVERY == 0:
+                self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def rollback(self):
         if self.own and self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
+            self._held()
+
+    def _held(self):
+        if self.started is not None:
+            self.holds.append(time.perf_counter() - self.started)
+            self.started = None
+
+
+# How long one of our batch transactions should hold the write lock: hooks and compat
+# scripts wait for it, and the issue of a starved hook is a lost answer. The batch size
+# adapts to the measured insert rate so that each transaction stays near this.
+LOCK_TARGET_SECONDS = 0.03
+# Our transactions between two passive checkpoints (each writes a few hundred pages).
+CHECKPOINT_EVERY = 4
+MIN_WRITE_ROWS = 50
+# A writer that announced its wait gets the lock within this; then the import goes on
+# even if more keep arriving.
+MAX_YIELD_SECONDS = 0.5
+
+
+def _let_waiters_in(db_file):
+    deadline = time.monotonic() + MAX_YIELD_SECONDS
+    while db.writers_waiting(db_file) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def _next_chunk(current, rows, seconds):
+    """Rows for the next transaction, from how long ``rows`` rows took (``seconds``)."""
+    if rows <= 0 or seconds <= 0:
+        return current
+    fit = int(rows * LOCK_TARGET_SECONDS / seconds)
+    # Grow slowly (a fast batch may have been a lucky one), shrink at once.
+    return max(MIN_WRITE_ROWS, min(fit, current * 2, BATCH_LINES))
 
 
 # ---------------------------------------------------------------------------
@@ -434,6 +533,10 @@ class _LineJoiner:
 # the main process writes the previous batch.
 
 
+# Question-log sources plantune writes beyond gstack's own (a flipped Silent Decision).
+OWN_SOURCES = ("flip",)
+
+
 class _QuestionLog:
     """question-log.jsonl lines: validated with gstack's rules, stored with their original
     content (key and raw_json from the line as written, ts/source/unknown fields kept)."""
@@ -451,7 +554,13 @@ class _QuestionLog:
 
     def row(self, obj, text, line_no):
         try:
-            rec = questions.validate_event(obj, now=self.default_ts)
+            if obj.get("source") in OWN_SOURCES:
+                # A line plantune itself wrote (a pacing flip): gstack's rules but that
+                # source, which gstack's readers count like any other.
+                rec = questions.validate_event(dict(obj, source="agent"), now=self.default_ts)
+                rec["source"] = obj["source"]
+            else:
+                rec = questions.validate_event(obj, now=self.default_ts)
         except questions.QuestionError as e:
             raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
         key = questions.event_key(self.project, obj)
@@ -466,8 +575,11 @@ class _QuestionLog:
         return row
 
     @staticmethod
-    def flush(conn, rows, annotated):
-        inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
+    def flush(conn, rows, annotated, bulk=False):
+        if bulk and len(rows) >= rollups.BULK_MIN_ROWS:
+            inserted = rollups.insert_rows(conn, questions.INSERT_SQL, rows)
+        else:
+            inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
         updated = 0
         if annotated:
             # The same event, annotated in place by gstack since we saw it: keep the note.
@@ -515,7 +627,7 @@ class _PreferenceEvents:
         )
 
     @classmethod
-    def flush(cls, conn, rows, annotated):
+    def flush(cls, conn, rows, annotated, bulk=False):
         return conn.executemany(cls.SQL, rows).rowcount, 0
 
 
@@ -559,7 +671,7 @@ class _BuilderSessions:
         return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
 
     @staticmethod
-    def flush(conn, rows, annotated):
+    def flush(conn, rows, annotated, bulk=False):
         return conn.executemany(_SESSION_SQL, rows).rowcount, 0
 
 
@@ -571,14 +683,16 @@ JSONL_KINDS = {
 
 
 def _prepare(kind, ctx, records):
-    """Rows for a batch of records: ``(rows, skips, annotated)``.
+    """Rows for a batch of records: ``(rows, marks, skips, annotated)``.
 
-    ``records`` are ``(obj, text, line_no, multiline)``; ``obj`` is None when the record
-    crossed a process boundary as text (decoding again is cheaper than pickling a dict).
+    ``records`` are ``(obj, text, line_no, multiline, mark)``; ``obj`` is None when the
+    record crossed a process boundary as text (decoding again is cheaper than pickling a
+    dict). ``mark`` is the (offset, line number) at the end of the record; ``marks`` has
+    the mark of each row, so a part of the batch can be committed with its own offset.
     """
     handler = JSONL_KINDS[kind](ctx)
-    rows, skips = [], []
-    for obj, text, line_no, multiline in records:
+    rows, marks, skips = [], [], []
+    for obj, text, line_no, multiline, mark in records:
         if obj is None:
             try:
                 obj = _parse(text)
@@ -597,7 +711,8 @@ def _prepare(kind, ctx, records):
             skips.append((line_no, "nested too deeply"))
             continue
         rows.append(_storable(row) if "\\u" in text else row)
-    return rows, skips, handler.annotated
+        marks.append(mark)
+    return rows, marks, skips, handler.annotated
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -716,7 +831,7 @@ class _Preparer:
         if self.pool is None:
             return _prepare(self.kind, self.ctx, records)
         # Decoded objects stay here; the text travels and is decoded again over there.
-        slim = [(None, t, n, m) for _, t, n, m in records]
+        slim = [(None, t, n, m, k) for _, t, n, m, k in records]
         return self.pool.apply_async(_prepare, (self.kind, self.ctx, slim))
 
     @staticmethod
@@ -738,14 +853,17 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
     preparer = cache_size = None
     try:
         fd = fh.fileno()
-        tx.begin()
         if tx.own:
-            # Under the write lock another process may have moved the state on.
+            # Another process may have moved the state on since the caller looked. Rows
+            # are keyed, so two imports of the same lines at once only add them once.
             state = _load_states(conn, [path]).get(path)
             if state is not None and state.unchanged(st):
                 report.status = "unchanged"
-                tx.commit()
                 return _report_partial(report, state, st, final, strict)
+        if strict:
+            tx.begin()  # --strict: one transaction, so a bad line undoes the whole file
+        else:
+            tx.checkpoint_between()
         offset, line_no = 0, 0
         if state is not None:
             if state.inode == st.st_ino and st.st_size >= state.offset:
@@ -763,7 +881,8 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                              _worker_count(st.st_size - offset, parallel))
         records = []
         joiner = _LineJoiner(
-            lambda obj, text, first, last: records.append((obj, text, first, last != first)),
+            lambda obj, text, first, last: records.append(
+                (obj, text, first, last != first, joiner.safe())),
             report, line_no, offset)
         in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
         reported = [offset]
@@ -773,22 +892,43 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
                 raise StrictError(report, bad.line, bad.message)
 
+        chunk = [min(BATCH_LINES, 1000)]
+        # Large parts add the analysis rollups set-based instead of row by row.
+        bulk = kind == "question-log" and rollups.bulk_ready(conn)
+
         def land(job, safe_offset, safe_line, end, last):
-            rows, skips, annotated = preparer.result(job)
+            # The batch was prepared without the lock; it is written in transactions sized
+            # to hold the lock about LOCK_TARGET_SECONDS each. The offset that covers the
+            # batch goes with its last rows: a kill in between only means rows read again
+            # (and ignored by key) on the next run.
+            rows, marks, skips, annotated = preparer.result(job)
             for line, reason in skips:
                 report.skip(line, reason)
             check_strict()
-            if rows:
-                inserted, updated = handler.flush(conn, rows, annotated)
-                report.imported += inserted
-                report.duplicate += len(rows) - inserted
-                report.updated += updated
-            head, tail = _fingerprints(fd, safe_offset)
-            _save_state(conn, path, kind, st, safe_offset, safe_line, head, tail,
-                        size=None if last else safe_offset)
-            if not strict:
-                tx.commit()
+            i = 0
+            while True:
+                part = rows[i:i + chunk[0]] if tx.own and not strict else rows[i:]
+                i += len(part)
+                done = i >= len(rows)
+                at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
+                head, tail = _fingerprints(fd, at)
+                # Annotations of rows already stored go with the first part (a kill after
+                # it keeps them), and again with the last (rows of this very batch).
+                notes = annotated if done or i == len(part) else ()
                 tx.begin()
+                if part or notes:
+                    inserted, updated = handler.flush(conn, part, notes, bulk)
+                    report.imported += inserted
+                    report.duplicate += len(part) - inserted
+                    report.updated += updated
+                _save_state(conn, path, kind, st, at, at_line, head, tail,
+                            size=None if done and last else at)
+                if not strict:
+                    tx.commit()
+                    if tx.holds:
+                        chunk[0] = _next_chunk(chunk[0], len(part), tx.holds[-1])
+                if done:
+                    break
             if progress and end > reported[0]:
                 progress(end - reported[0])
                 reported[0] = end
@@ -848,6 +988,8 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
         tx.rollback()
         raise
     finally:
+        report.add_holds(tx.holds)
+        tx.restore()
         if preparer is not None:
             preparer.close()
         if cache_size is not None:
@@ -1075,6 +1217,8 @@ def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final
     except BaseException:
         tx.rollback()
         raise
+    finally:
+        report.add_holds(tx.holds)
     return report
 
 
@@ -1202,6 +1346,18 @@ def pending_bytes(conn, plan):
     return total
 
 
+def drain_spool(conn, state_root):
+    """Record every event spooled under ``state_root`` (see toolkit.spool), oldest first.
+
+    Events spooled while the database was locked are older than anything this run reads
+    from the files, so they go first. Their gstack lines go to the same state root.
+    """
+    from toolkit import spool
+
+    env = dict(os.environ, GSTACK_STATE_ROOT=state_root)
+    return spool.drain(conn, env)
+
+
 def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
     """Ingest every gstack store under ``state_root``; returns a :class:`Summary`.
 
@@ -1216,6 +1372,7 @@ def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
     if not os.path.isdir(state_root):
         raise IngestError(f"state root {state_root} is not a directory")
     summary = Summary(state_root)
+    summary.spool = drain_spool(conn, state_root)
     plan = _plan(state_root, summary)
     tick = None
     if progress is not None:

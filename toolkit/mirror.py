@@ -315,12 +315,44 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
         rec = questions.record_event(conn, record, project, registry=registry,
                                      question_index=question_index)
         if rec.status == "inserted" and enabled:
-            path = project_file(project, QUESTION_LOG, env)
+            warnings.append(append_question_event(conn, project, record, env))
+    return rec, next((w for w in warnings if w), None)
+
+
+def append_question_event(conn, project, record, env=None):
+    """Append gstack's line for one question event just recorded in the caller's write
+    transaction (every writer of question events: compat, hooks, pacing decisions and
+    flips), advancing ingest_state past it. Returns a warning line or None."""
+    from toolkit import questions
+
+    path = project_file(project, QUESTION_LOG, env)
+    try:
+        _append_tracked(conn, path, "question-log", questions.serialize(record))
+    except (OSError, ValueError) as e:
+        return failure(path, e)
+    return None
+
+
+def preferences_changed(conn, scope, events=(), env=None):
+    """Mirror a change of ``scope``'s preferences made in the caller's write transaction:
+    rewrite its preferences file, append the events' lines to question-events.jsonl.
+
+    The one writer of gstack's preference files, for `--write`, `pref set` and applied
+    guidance alike. Returns a warning line or None.
+    """
+    from toolkit import questions
+    from toolkit.db import GLOBAL_SCOPE
+
+    warnings = [_rewrite_preferences(conn, scope, env)]
+    if scope != GLOBAL_SCOPE:
+        path = project_file(scope, EVENTS, env)
+        for record in events:
             try:
-                _append_tracked(conn, path, "question-log", questions.serialize(record))
+                _append_tracked(conn, path, "question-events", questions.serialize(record))
             except (OSError, ValueError) as e:
                 warnings.append(failure(path, e))
-    return rec, next((w for w in warnings if w), None)
+                break
+    return next((w for w in warnings if w), None)
 
 
 def _rewrite_preferences(conn, scope, env):
@@ -348,9 +380,7 @@ def set_preference(conn, scope, question_id, preference, source, free_text=None,
     scope has no events file in gstack; its preferences go to
     global-question-preferences.json, which gstack's PreToolUse hook reads.
     """
-    from toolkit import db, preferences, questions
-
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit import db, preferences
 
     warnings = []
     with db.transaction(conn):
@@ -358,13 +388,7 @@ def set_preference(conn, scope, question_id, preference, source, free_text=None,
             warnings.append(pickup(conn, scope, env))
         record = preferences.write(conn, scope, question_id, preference, source, free_text)
         if enabled:
-            warnings.append(_rewrite_preferences(conn, scope, env))
-            if scope != GLOBAL_SCOPE:
-                path = project_file(scope, EVENTS, env)
-                try:
-                    _append_tracked(conn, path, "question-events", questions.serialize(record))
-                except (OSError, ValueError) as e:
-                    warnings.append(failure(path, e))
+            warnings.append(preferences_changed(conn, scope, [record], env))
     return record, next((w for w in warnings if w), None)
 
 

@@ -452,7 +452,8 @@ def rank(conn, request, project, *, now=None, registry=None):
             if disposition == "silent":
                 choice = f["recommended"]
                 event_id = _log_event(
-                    conn, project, req, f, summary, choice, "auto-decided", now, registry
+                    conn, project, req, f, summary, choice, "auto-decided", now, registry,
+                    notes
                 )
             rows.append((
                 project, session_id, chain_id, phase, f["id"], summary, f["severity"],
@@ -511,12 +512,14 @@ def rank(conn, request, project, *, now=None, registry=None):
     return Ranking(output, notes=notes)
 
 
-def _log_event(conn, project, ctx, f, summary, choice, source, now, registry):
+def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, notes):
     """Write one question-log event for a decision and return its row id.
 
     ``ctx`` carries session_id, phase, chain_id and skill. The record goes through the
     same validation as every gstack event (with a gstack source), then takes the pacing
-    source: 'auto-decided' is gstack's own, 'flip' is plantune's.
+    source: 'auto-decided' is gstack's own, 'flip' is plantune's. Its line goes to gstack's
+    question-log.jsonl as well, so gstack's own /plan-tune views (recent auto-decisions,
+    stats by source) see what pacing decided; a mirror problem is added to ``notes``.
     """
     record = {
         "skill": ctx["skill"],
@@ -541,6 +544,13 @@ def _log_event(conn, project, ctx, f, summary, choice, source, now, registry):
         record = questions.validate_event(record, now=now, allow_phase=True)
     record["source"] = source
     recorded = questions.record_event(conn, record, project, registry=registry, recorded_at=now)
+    if recorded.status == "inserted":
+        from toolkit import mirror
+
+        if mirror.enabled():
+            warning = mirror.append_question_event(conn, project, record)
+            if warning:
+                notes.append(warning)
     if recorded.id is not None:
         return recorded.id
     return conn.execute(
@@ -670,9 +680,11 @@ def flip_choice(conn, decision, choice, project=None, now=None):
            "phase": decision["phase"], "chain_id": decision["chain_id"]}
     f = {"question_id": decision["question_id"], "door": decision["door_type"],
          "recommended": decision["recommended"], "options": options}
+    notes = []
     with db.transaction(conn):
         event_id = _log_event(
-            conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None
+            conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None,
+            notes
         )
         conn.execute(
             "UPDATE findings SET choice = ?, answer_event_id = ?, flipped_at = ?, updated_at = ?"
@@ -680,6 +692,8 @@ def flip_choice(conn, decision, choice, project=None, now=None):
             (choice, event_id, now, now, decision["id"]),
         )
     decision = dict(decision, choice=choice, flipped_at=now, answer_event_id=event_id)
+    if notes:
+        decision["warning"] = notes[0]
     return decision
 
 

@@ -601,7 +601,9 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
 
     own = not conn.in_transaction
     if own:
-        conn.execute("BEGIN IMMEDIATE")
+        from toolkit.db import begin_immediate
+
+        begin_immediate(conn)
     try:
         if dedup and tool_use_id:
             hit = conn.execute(
