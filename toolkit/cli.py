@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from toolkit import __version__
+from toolkit import __version__, safe_io
 
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
@@ -31,6 +31,7 @@ LAZY_COMMANDS = {
     "check": "toolkit.cli_questions:check",
     "pref": "toolkit.cli_questions:pref",
     "serve": "toolkit.cli_serve:serve",
+    "doors": "toolkit.cli_doors:doors",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
@@ -287,7 +288,7 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the last line of defence
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        click.echo(f"plantune: internal error: {type(e).__name__}: {e}", err=True)
+        click.echo(f"plantune: {safe_io.error_line(e)}", err=True)
         sys.exit(1)
 
 

@@ -54,6 +54,8 @@ def _spool_line(drained):
 
 
 def _echo_issues(report):
+    if report.status == "error":
+        click.echo(f"{report.path}: {report.error}", err=True)
     for issue in report.issues:
         where = f"{report.path}:{issue.line}" if issue.line else report.path
         prefix = "" if issue.skip else "note: "

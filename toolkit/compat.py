@@ -93,7 +93,9 @@ def _main(run, prefix, argv):
     except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        _complain(prefix, f"internal error: {type(e).__name__}: {e}")
+        from toolkit.safe_io import error_line
+
+        _complain(prefix, error_line(e))
         code = 1
     if standalone:
         try:
@@ -245,8 +247,9 @@ def _pref_check(rest):
     question_id = ids[0]
     summary = None
     if want_stdin:
-        # Decoded leniently, as gstack does: the keyword net still sees every ASCII word.
-        summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+        # Raw bytes: the classifier decodes them itself; invalid UTF-8 is one-way
+        # ("unreadable") where gstack would decode leniently and read on.
+        summary = sys.stdin.buffer.read() or None
     slug, conn, _ = _prepared()
     from toolkit import preferences
 

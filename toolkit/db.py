@@ -260,11 +260,29 @@ class transaction:
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
+        waiting = _AFTER_COMMIT.pop(id(self.conn), ())
         if exc_type is None:
             self.conn.execute("COMMIT")
+            for fn in waiting:
+                fn()
         else:
             self.conn.execute("ROLLBACK")
         return False
+
+
+# Work that may only happen once the transaction it belongs to committed (gstack's file
+# lines: a line for a row that was rolled back would be a phantom event). Keyed by
+# connection; run by ``transaction`` after its COMMIT, dropped on ROLLBACK.
+_AFTER_COMMIT = {}
+
+
+def after_commit(conn, fn):
+    """Run ``fn()`` right after the open ``transaction`` of ``conn`` commits (at once when
+    none is open); never when it rolls back."""
+    if not conn.in_transaction:
+        fn()
+        return
+    _AFTER_COMMIT.setdefault(id(conn), []).append(fn)
 
 
 def applied_migrations(conn):

@@ -31,7 +31,7 @@ import select
 import sys
 import time
 
-from toolkit import paths
+from toolkit import paths, safe_io
 from toolkit.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
 from toolkit.screening import js_trim, truncate
 
@@ -99,14 +99,34 @@ def log_error(hook: str, message: str, env=None) -> None:
     try:
         root = paths.state_root(env)
         os.makedirs(root, exist_ok=True)
-        line = f"{utc_now()} {hook}: {' '.join(str(message).split())}\n"
-        fd = os.open(os.path.join(root, ERROR_LOG), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
+        line = f"{utc_now()} {hook}: {' '.join(str(message).split())}"
+        # Lone surrogates (undecodable bytes in a payload) are written as U+FFFD.
+        line = line.encode("utf-8", "replace").decode("utf-8")
+        safe_io.append_line(os.path.join(root, ERROR_LOG), line, root=root, make_dirs=False)
     except Exception:  # noqa: BLE001 - logging must never break the hook
         pass
+
+
+def scrub_error_log(texts, everything=False, env=None):
+    """Remove hook-errors.log lines that mention any of ``texts`` (every line when
+    ``everything``), atomically and keeping the file's mode; returns lines removed.
+    Texts shorter than 4 characters are too common to mean the deleted data."""
+    root = paths.state_root(env)
+    path = os.path.join(root, ERROR_LOG)
+    try:
+        data = safe_io.read_bytes(path, root=root)
+    except FileNotFoundError:
+        return 0
+    # Lines are written with whitespace runs collapsed (see log_error): match them so.
+    needles = [" ".join(t.split()).encode("utf-8", "replace") for t in texts
+               if len(t.strip()) >= 4]
+    lines = data.splitlines(keepends=True)
+    keep = [] if everything else [
+        line for line in lines if not any(n in line for n in needles)]
+    if len(keep) == len(lines):
+        return 0
+    safe_io.write_atomic(path, b"".join(keep), root=root)
+    return len(lines) - len(keep)
 
 
 class HookInputError(ValueError):
@@ -379,6 +399,7 @@ class Registry:
 
     def __init__(self, entries):
         self.entries = {e["id"]: e for e in entries}
+        self._canonical = None
         self.skills = sorted({e["skill"] for e in entries if e.get("skill")}, key=len, reverse=True)
 
     @classmethod
@@ -401,7 +422,15 @@ class Registry:
         return cls(doors.load_bundled_registry())
 
     def get(self, qid):
-        return self.entries.get(qid)
+        """The entry for ``qid`` in any spelling of it (case, ``_`` vs ``-``, spaces)."""
+        entry = self.entries.get(qid)
+        if entry is None and isinstance(qid, str):
+            from toolkit.doors import canonical_id
+
+            if self._canonical is None:
+                self._canonical = {canonical_id(k): e for k, e in self.entries.items()}
+            entry = self._canonical.get(canonical_id(qid))
+        return entry
 
     def door_types(self) -> dict:
         return {k: e["door_type"] for k, e in self.entries.items()}
@@ -532,11 +561,12 @@ def _record(conn, record, project, index, registry, hook, env):
     result = questions.record_event(conn, record, project, question_index=index,
                                     registry=registry.door_types())
     if result.status == "inserted" and mirror.enabled(env):
+        # The row is committed: now the line, marked read so pickup does not read it back.
         try:
-            mirror.append_line(mirror.project_file(project, mirror.QUESTION_LOG, env),
-                               questions.serialize(record))
+            mirror.append_committed(conn, mirror.project_file(project, mirror.QUESTION_LOG, env),
+                                    "question-log", questions.serialize(record), env)
         except (OSError, ValueError) as e:
-            log_error(hook, f"mirror write failed: {e}", env)
+            log_error(hook, f"mirror write failed: {safe_io.describe(e)}", env)
     return result.status
 
 
@@ -691,10 +721,12 @@ def judge_question(question, index, conn, project, registry) -> Verdict:
         v.reason = "no question text"
         return v
     entry = registry.get(qid) if qid else None
-    verdict = doors.classify(
-        question_id=qid, skill=entry["skill"] if entry else None,
-        category=entry["category"] if entry else None, summary=summary,
-        registry=registry.door_types())
+    skill = entry["skill"] if entry else None
+    category = entry["category"] if entry else None
+    if conn is not None:
+        verdict = doors.door_for(conn, qid, summary, skill, category)
+    else:
+        verdict = doors.decide(qid, skill, category, summary, registry.door_types())
     v.one_way = verdict.one_way
     if not qid:
         v.reason = "no marker"

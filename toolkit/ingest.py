@@ -42,7 +42,7 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit import db, questions, rollups
+from toolkit import db, json_lite, questions, rollups, safe_io
 from toolkit.paths import is_valid_slug
 
 __all__ = [
@@ -116,17 +116,14 @@ class _Skip(Exception):
     """One record cannot be imported; the message is the reason shown to the user."""
 
 
-def _reject_constant(name):
-    # JSON.parse has no NaN/Infinity: a line gstack could not read is not one we import.
-    raise ValueError(f"invalid constant {name}")
-
-
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)
-
-
 def _parse(text):
-    """The decoded JSON value, or raise ValueError."""
-    return _decoder.decode(text)
+    """The decoded JSON value, or raise ValueError (:class:`~toolkit.json_lite.BadValue`,
+    with the reason, for 1e999, NaN, nesting past the limit).
+
+    Lone surrogates are let through: gstack's own lines carry them (a summary cut in the
+    middle of an emoji) and rows store them as U+FFFD (see ``_storable``).
+    """
+    return json_lite.loads_checked(text, surrogates=True)
 
 
 def _canonical(obj) -> str:
@@ -696,6 +693,9 @@ def _prepare(kind, ctx, records):
         if obj is None:
             try:
                 obj = _parse(text)
+            except json_lite.BadValue as e:
+                skips.append((line_no, str(e)))
+                continue
             except (ValueError, RecursionError):
                 skips.append((line_no, "invalid JSON"))
                 continue
@@ -732,39 +732,11 @@ def _storable(row):
     )
 
 
-# The keyword net of the door classifier runs ~25 regexes over every summary. Each of its
-# patterns starts with a literal word (\bdelete, \bdrop, ...) matched ASCII-case-
-# insensitively, so a summary whose lower-cased text contains none of those words cannot
-# match any of them: skipping the net for it gives the same classification, far cheaper.
-def _keyword_prefilter():
-    from toolkit import doors
-
-    words = set()
-    for source in doors.DESTRUCTIVE_PATTERN_SOURCES:
-        m = re.match(r"\\b([A-Za-z]+)", source)
-        if not m:
-            return None  # a pattern of another shape: always run the full net
-        words.add(m.group(1).lower())
-    return tuple(sorted(words))
-
-
-_prefilter_words = None
-
-
 def _classify(question_id, skill, category, summary, registry):
-    global _prefilter_words
+    """``doors.decide`` with the registry given as ``{id: door_type}`` (import workers)."""
     from toolkit import doors
 
-    if _prefilter_words is None:
-        _prefilter_words = _keyword_prefilter() or ()
-    if _prefilter_words and isinstance(summary, str):
-        low = summary.lower()
-        for word in _prefilter_words:
-            if word in low:
-                break
-        else:
-            summary = None
-    return doors.classify(question_id, skill, category, summary, registry)
+    return doors.decide(question_id, skill, category, summary, registry)
 
 
 # ---------------------------------------------------------------------------
@@ -846,10 +818,9 @@ class _Preparer:
 
 
 def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                  parallel=True):
+                  parallel=True, fh):
     handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
-    fh = open(path, "rb")
     preparer = cache_size = None
     try:
         fd = fh.fileno()
@@ -994,7 +965,6 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
             preparer.close()
         if cache_size is not None:
             conn.execute(f"PRAGMA cache_size = {cache_size}")
-        fh.close()
         report.issues.sort(key=lambda i: (i.line or 0))
     return report
 
@@ -1031,6 +1001,15 @@ def _line_of(text, needle, start=0):
     return text.count("\n", 0, i) + 1 if i >= 0 else None
 
 
+_BAD_NUMBER = re.compile(r"[0-9][eE]\+?[0-9]{3}|[0-9]{300}|NaN|Infinity")
+
+
+def _line_of_bad_value(text):
+    """The line of the first number a whole-file store cannot hold (1 when not found)."""
+    m = _BAD_NUMBER.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else 1
+
+
 def _load_object(report, data):
     try:
         text = data.decode("utf-8")
@@ -1039,6 +1018,9 @@ def _load_object(report, data):
         return None, None
     try:
         obj = _parse(text)
+    except json_lite.BadValue as e:
+        report.skip(_line_of_bad_value(text), str(e))
+        return None, text
     except json.JSONDecodeError as e:
         report.skip(e.lineno, f"invalid JSON ({e.msg})")
         return None, text
@@ -1171,7 +1153,7 @@ def _apply_profile(conn, report, obj, text, st):
 
 
 def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                  parallel=False):
+                  parallel=False, fh):
     tx = _Tx(conn)
     tx.begin()
     try:
@@ -1182,8 +1164,7 @@ def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final
                 tx.commit()
                 return report
         # Read under the write lock (see the module docstring).
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = fh.read()
         digest = _sha1(data).hexdigest()
         report.bytes_read = len(data)
         if progress:
@@ -1223,20 +1204,30 @@ WHOLE_KINDS = ("question-preferences", "developer-profile")
 
 
 def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, final=True,
-                progress=None, report=None, parallel=True):
+                progress=None, report=None, parallel=True, root=None):
     """Ingest one gstack file of ``kind``; returns its :class:`FileReport`.
 
     ``final`` marks an explicit run: a truncated last line is then reported as skipped.
     ``state`` is the file's known ingest state when the caller already loaded it.
-    ``parallel`` allows worker processes for a large read.
+    ``parallel`` allows worker processes for a large read. Only a regular file is read
+    (a FIFO, socket or device, or a symlink out of ``root``, is reported and skipped
+    without ever blocking).
     """
     report = report or FileReport(path, kind, project)
     try:
-        st = os.stat(path)
+        fh = safe_io.open_binary(path, root=root)
     except OSError as e:
         report.status = "error"
-        report.error = e.strerror or str(e)
+        report.error = e.reason if isinstance(e, safe_io.UnsafeFile) else (e.strerror or str(e))
         return report
+    with fh:
+        return _ingest_open(conn, path, kind, project, report, state, os.fstat(fh.fileno()),
+                            strict=strict, final=final, progress=progress, parallel=parallel,
+                            fh=fh)
+
+
+def _ingest_open(conn, path, kind, project, report, state, st, *, strict, final, progress,
+                 parallel, fh):
     if state is None:
         state = _load_states(conn, [path]).get(path)
     if state is not None and state.unchanged(st):
@@ -1251,7 +1242,7 @@ def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, fin
     run = _ingest_whole if kind in WHOLE_KINDS else _ingest_jsonl
     try:
         return run(conn, path, kind, project, report, state, st,
-                   strict=strict, final=final, progress=progress, parallel=parallel)
+                   strict=strict, final=final, progress=progress, parallel=parallel, fh=fh)
     except StrictError:
         report.status = "failed"
         raise
@@ -1280,10 +1271,10 @@ def sync_project(conn, state_root, slug) -> dict:
     reports = []
     for path, kind in files:
         state = states.get(path)
-        if state is None and not os.path.exists(path):
+        if state is None and not os.path.lexists(path):
             continue
         reports.append(ingest_file(conn, path, kind, slug, state=state, final=False,
-                                   parallel=False))
+                                   parallel=False, root=state_root))
     return {
         "project": slug,
         "imported": sum(r.imported for r in reports),
@@ -1311,13 +1302,15 @@ def _plan(state_root, summary):
         if not is_valid_slug(name):
             summary.problems.append(f"{base}: not a gstack project slug, skipped")
             continue
-        found = [(p, k) for p, k in _project_files(state_root, name) if os.path.isfile(p)]
+        # Anything at a store's path is planned: a FIFO or a symlink out of the state root
+        # is then reported by ingest_file (refused, never read), not silently passed over.
+        found = [(p, k) for p, k in _project_files(state_root, name) if os.path.lexists(p)]
         if found:
             summary.projects.append(name)
         plan.extend((p, k, name) for p, k in found)
     for name, kind in ROOT_FILES:
         path = os.path.join(state_root, name)
-        if os.path.isfile(path):
+        if os.path.lexists(path):
             plan.append((path, kind, None))
     return plan
 
@@ -1379,7 +1372,7 @@ def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
         summary.files.append(report)
         try:
             ingest_file(conn, path, kind, project, strict=strict, final=True, progress=tick,
-                        report=report)
+                        report=report, root=state_root)
         except StrictError as e:
             e.summary = summary
             raise

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 
+from toolkit import safe_io
+
 __all__ = [
     "state_root",
     "gstack_home",
@@ -165,7 +167,7 @@ def _config_origin_url(config_file: str) -> str:
     repository on every hook call.
     """
     try:
-        with open(config_file, encoding="utf-8", errors="replace") as fh:
+        with safe_io.open_text(config_file, errors="replace") as fh:
             text = fh.read()
     except OSError:
         return ""
@@ -206,7 +208,7 @@ def _config_origin_url(config_file: str) -> str:
 
 def _read_first_line(path: str) -> str:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with safe_io.open_text(path, errors="replace") as fh:
             return fh.readline().strip()
     except OSError:
         return ""
@@ -291,7 +293,7 @@ def _default_cwd(env) -> str:
 
 def _read_cache(path: str) -> str:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with safe_io.open_text(path, errors="replace") as fh:
             raw = fh.read(4096).strip()
     except OSError:
         return ""
