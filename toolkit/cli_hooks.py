@@ -62,7 +62,9 @@ def install(settings_path, executable, db_path):
     """Print or merge the .claude/settings.json entries that run plantune's hooks.
 
     Without --settings the hooks block is printed. With it, the entries are added to
-    the file (created if missing) unless already there; other keys are kept.
+    the file (created if missing) unless already there; other keys are kept, and
+    gstack's history under the state root is imported right away (progress on stderr),
+    so no hook call has a backlog to import.
 
     \b
     Example:
@@ -90,3 +92,43 @@ def install(settings_path, executable, db_path):
         click.echo(
             f"note: {settings_path} still runs gstack's own question hooks; answers will be "
             "recorded twice until you remove them", err=True)
+    _initial_import(db_path)
+
+
+def _initial_import(db_path):
+    """Import gstack's history now, with progress on stderr, so no hook call meets it.
+
+    Every batch is committed with its offset: an interrupted import keeps what it read,
+    and the next `plantune ingest` (or the hooks' background ingest) does the rest.
+    """
+    import os
+    import sys
+
+    from toolkit import ingest, paths
+    from toolkit.cli import open_db
+    from toolkit.cli_ingest import _Progress
+
+    root = paths.state_root()
+    if not os.path.isdir(root) or not ingest.history_files(root):
+        return
+    conn = open_db(db_path)
+    click.echo(f"Importing gstack's history from {root} ...", err=True)
+    progress = _Progress(enabled=sys.stderr.isatty(), label="Importing")
+    try:
+        summary = ingest.ingest_state_root(conn, root, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        fail("import interrupted; what was read is kept, `plantune ingest` does the rest")
+    except (ingest.IngestError, OSError) as e:
+        progress.close()
+        click.echo(f"note: gstack's history was not imported: {e}", err=True)
+        return
+    except Exception as e:  # noqa: BLE001 - the hooks are installed; say what to run
+        progress.close()
+        click.echo(f"note: gstack's history was not imported ({e}); run `plantune ingest`",
+                   err=True)
+        return
+    progress.close()
+    click.echo(f"Imported {summary.imported:,} new entr{'y' if summary.imported == 1 else 'ies'}"
+               f" from {len(summary.files)} file{'s' * (len(summary.files) != 1)}"
+               f" ({summary.duplicate:,} already there, {summary.skipped:,} skipped).", err=True)

@@ -160,19 +160,40 @@ def _unchanged(state, st):
         st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _nothing_to_pick_up(conn, slug, env):
-    files = [project_file(slug, name, env) for name, _ in PROJECT_FILES]
+# A hook or compat call imports at most this much of other writers' lines itself; a larger
+# backlog (say, a million lines gstack wrote before the switch) goes to a background
+# ingest (toolkit.backlog) and the call answers from what is imported. The time budget
+# bounds the inline part whatever the size.
+INLINE_MAX_BYTES = 64 << 10
+INLINE_BUDGET_SECONDS = 0.02
+JSONL_KINDS = ("question-events", "question-log")
+
+
+def _changed(conn, slug, env):
+    """``(changed, unread JSONL bytes)`` for the project's files, or None when unknown."""
+    files = [(project_file(slug, name, env), kind) for name, kind in PROJECT_FILES]
     try:
-        states = _states(conn, files)
+        states = _states(conn, [p for p, _ in files])
     except Exception:  # noqa: BLE001 - no ingest_state table yet: let the importer decide
-        return False
-    for path in files:
+        return None
+    changed, unread = False, 0
+    for path, kind in files:
         st = _stat(path)
         if st is None and path not in states:
             continue  # the importer skips a file it never saw that does not exist
-        if not _unchanged(states.get(path), st):
-            return False
-    return True
+        state = states.get(path)
+        if _unchanged(state, st):
+            continue
+        changed = True
+        if kind in JSONL_KINDS and st is not None:
+            same = state is not None and state[0] == st.st_ino and state[2] <= st.st_size
+            unread += st.st_size - (state[2] if same else 0)
+    return changed, unread
+
+
+def _database_file(conn):
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] if row and row[2] else None
 
 
 def pickup(conn, slug, env=None):
@@ -182,18 +203,36 @@ def pickup(conn, slug, env=None):
     write the files directly; the incremental importer reads only what changed. Returns a
     warning line or None; never raises, never blocks the answer. Inside the caller's
     transaction the import joins it (a savepoint undoes just the import if it fails).
+
+    A backlog of lines beyond INLINE_MAX_BYTES, or what is left when the inline budget
+    runs out, is handed to the background ingest; while that runs, calls leave the JSONL
+    files to it and only make the whole-file stores (preferences) current.
     """
     from toolkit.db import GLOBAL_SCOPE
 
-    if slug == GLOBAL_SCOPE or _nothing_to_pick_up(conn, slug, env):
+    if slug == GLOBAL_SCOPE:
         return None
+    seen = _changed(conn, slug, env)
+    if seen is not None and not seen[0]:
+        return None
+    unread = seen[1] if seen is not None else 0
+    db_file = _database_file(conn) if unread else None
+    defer = False
+    if db_file:
+        from toolkit import backlog
+
+        defer = unread > INLINE_MAX_BYTES or backlog.running(db_file)
+    import time
+
     from toolkit import ingest
 
+    root = paths.state_root(env)
     nested = conn.in_transaction
     if nested:
         conn.execute("SAVEPOINT plantune_pickup")
     try:
-        summary = ingest.sync_project(conn, paths.state_root(env), slug)
+        summary = ingest.sync_project(conn, root, slug, skip_jsonl=defer,
+                                      deadline=time.monotonic() + INLINE_BUDGET_SECONDS)
     except Exception as e:  # noqa: BLE001 - the answer must not depend on the import
         if nested:
             conn.execute("ROLLBACK TO plantune_pickup")
@@ -203,6 +242,12 @@ def pickup(conn, slug, env=None):
         return f"warning: could not pick up changes to gstack's files: {e}"
     if nested:
         conn.execute("RELEASE plantune_pickup")
+    if summary.get("pending"):
+        db_file = db_file or _database_file(conn)
+        if db_file:
+            from toolkit import backlog
+
+            backlog.start(db_file, root, slug, env)
     skipped = summary.get("skipped") if isinstance(summary, dict) else 0
     if skipped:
         bad = [f["path"] for f in summary.get("files", ()) if f.get("skipped")]
@@ -210,6 +255,44 @@ def pickup(conn, slug, env=None):
         return (f"warning: skipped {skipped} unreadable entr{'y' if skipped == 1 else 'ies'}"
                 f" in {where} (details: plantune ingest)")
     return None
+
+
+def backlog_note(conn, slug, env=None):
+    """A stderr line while gstack lines of ``slug`` still wait for import, else None.
+
+    For answers that depend on the whole history (``--derive``, ``--profile``): they
+    answer from what is imported and say so.
+    """
+    from toolkit import ingest
+
+    files = [project_file(slug, name, env) for name, kind in PROJECT_FILES
+             if kind in JSONL_KINDS]
+    try:
+        states = _states(conn, files)
+    except Exception:  # noqa: BLE001 - no ingest_state table: nothing imported yet either
+        return None
+    unread = total = 0
+    for path in files:
+        st = _stat(path)
+        if st is None:
+            continue
+        total += st.st_size
+        state = states.get(path)
+        unread += ingest.unread_bytes(_OffsetState(state) if state else None, path)
+    if not unread:
+        return None
+    done = 100 * (total - unread) // total if total else 0
+    return (f"note: gstack's history is still being imported in the background ({done}% done,"
+            f" {unread / 1048576:.1f} MiB left); this answer covers what is imported so far")
+
+
+class _OffsetState:
+    """The inode and offset of a mirror state row, as ingest.unread_bytes reads them."""
+
+    __slots__ = ("inode", "offset")
+
+    def __init__(self, row):
+        self.inode, self.offset = row[0], row[2]
 
 
 def _save_state(conn, path, kind, st, line_no, head, tail):
