@@ -35,32 +35,37 @@ SERVE_PORT ?= 8001
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@echo "== Building $(VENV): plantune (editable) and its test tools; a few minutes the first time"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[test]'
 	@# Hooks start a fresh interpreter per call: ship bytecode so no call compiles
 	@# (environments with PYTHONDONTWRITEBYTECODE never cache it themselves).
 	$(BIN)/python -m compileall -q toolkit
 	touch $(STAMP)
 
 demo: $(STAMP)
-	@echo "State root: $(DEMO_ROOT)"
-	GSTACK_STATE_ROOT=$(DEMO_ROOT) PLANTUNE_DB=$(DEMO_DB) $(BIN)/plantune init
-	GSTACK_STATE_ROOT=$(DEMO_ROOT) PLANTUNE_DB=$(DEMO_DB) $(BIN)/plantune status
+	@echo "== 1/5 Database: creating or upgrading $(DEMO_DB)"
+	$(DEMO_ENV) $(BIN)/plantune init
+	$(DEMO_ENV) $(BIN)/plantune status
 ifeq ($(DEMO_SOURCE),gstack)
-	@echo "== History: ingesting the gstack stores under $(DEMO_ROOT)"
+	@echo "== 2/5 History: ingesting the gstack stores under $(DEMO_ROOT)"
 	$(DEMO_ENV) $(BIN)/plantune ingest $(DEMO_ROOT)
 else
-	@echo "== History: simulating $(DEMO_DAYS) days (seed $(DEMO_SEED)), replacing earlier simulated rows"
+	@echo "== 2/5 History: simulating $(DEMO_DAYS) days (seed $(DEMO_SEED)), replacing earlier simulated rows"
 	$(DEMO_ENV) $(BIN)/plantune simulate --days $(DEMO_DAYS) --seed $(DEMO_SEED) --replace
 endif
-	@echo "== Calibration: fitting the pacing threshold (about 20% of two-way findings asked)"
+	@echo "== 3/5 Calibration: fitting the pacing threshold (about 20% of two-way findings asked)"
 	$(DEMO_ENV) $(BIN)/plantune calibrate $(DEMO_SYNTHETIC) $(DEMO_TOLERATE)
-	@echo "== Notebooks: executing both against the demo database"
+	@echo "== 4/5 Notebooks: executing both against the demo database"
 	$(DEMO_ENV) $(BIN)/plantune notebooks run $(DEMO_SYNTHETIC) --out $(DEMO_ROOT)/notebooks $(DEMO_TOLERATE)
-	@echo "Executed notebooks (open the .html files in a browser): $(DEMO_ROOT)/notebooks"
+	@echo "== 5/5 Done. Where everything is:"
+	@echo "   database:  $(DEMO_DB)"
+	@echo "   notebooks: $(DEMO_ROOT)/notebooks (open the .html files in a browser)"
 	@if [ "$(DEMO_SERVE)" != "0" ]; then \
-	  echo "Browsing the demo database (DEMO_SERVE=0 skips this step):"; \
-	  GSTACK_STATE_ROOT=$(DEMO_ROOT) PLANTUNE_DB=$(DEMO_DB) $(BIN)/plantune serve --port $(SERVE_PORT); \
+	  echo "   server:    http://127.0.0.1:$(SERVE_PORT)/plantune (starting now; Ctrl-C stops it)"; \
+	  $(DEMO_ENV) $(BIN)/plantune serve --port $(SERVE_PORT); \
+	else \
+	  echo "   server:    not started (DEMO_SERVE=0); make serve DB=$(DEMO_DB) starts it on port $(SERVE_PORT)"; \
 	fi
 
 test: $(STAMP)
@@ -68,16 +73,20 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
+	@test -x $(BIN)/sqlite-utils || $(BIN)/pip install --disable-pip-version-check -e '.[test,bench]'
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) build *.egg-info
 
 .PHONY: notebooks
+# JupyterLab refuses to start as root without --allow-root (containers, CI machines).
+JUPYTER_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # JupyterLab is an optional extra (`pip install -e '.[notebooks]'`); the tests never need it.
 notebooks: $(STAMP)
-	@test -x $(BIN)/jupyter-lab || $(BIN)/pip install --quiet --disable-pip-version-check -e '.[notebooks]'
-	PLANTUNE_DB=$(NOTEBOOK_DB) PLANTUNE_INCLUDE_SYNTHETIC=$(NOTEBOOK_SYNTHETIC) $(BIN)/jupyter lab notebooks/
+	@test -x $(BIN)/jupyter-lab || $(BIN)/pip install --disable-pip-version-check -e '.[test,notebooks]'
+	PLANTUNE_DB=$(NOTEBOOK_DB) PLANTUNE_INCLUDE_SYNTHETIC=$(NOTEBOOK_SYNTHETIC) \
+	  $(BIN)/jupyter lab $(JUPYTER_ROOT_FLAG) notebooks/
 # Browse your own database (or DB=path) in Datasette, read-only.
 serve: $(STAMP)
 	$(BIN)/plantune serve --port $(SERVE_PORT) $(if $(DB),--db $(DB))

@@ -3,7 +3,11 @@ import sys
 
 import pytest
 
-BIN_DIR = os.path.dirname(sys.executable)
+# The console scripts the subprocess tests run. PLANTUNE_TEST_BIN points them at another
+# installation: CI installs the built wheel (not editable) into a clean venv and runs the
+# compat tests against its bin folder, so what users install is what gets tested.
+BIN_DIR = os.environ.get("PLANTUNE_TEST_BIN") or os.path.dirname(sys.executable)
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(autouse=True)

@@ -633,6 +633,7 @@ def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path,
     for name, path in db.default_schema().migrations:
         if name < "0005":
             (mig / name).write_text(open(path, encoding="utf-8").read())
+    (tmp_path / "no-views").mkdir()
     old = db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
     conn = db.connect(db_file, schema=old)
     build_history(conn)

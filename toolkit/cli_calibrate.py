@@ -231,7 +231,7 @@ def notebooks():
 
 @notebooks.command(name="run")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Folder for the executed copies and HTML (default: notebooks/out).")
+              help="Folder for the executed copies and HTML (default: <state root>/notebooks).")
 @click.option("--include-synthetic", is_flag=True, help="Let the notebooks use simulated rows.")
 @click.option("--write-calibration", is_flag=True, help="Let notebook 02 store the calibration it fits.")
 @click.option("--no-html", is_flag=True, help="Save executed notebooks only, no HTML copies.")
@@ -249,7 +249,7 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
 
     seconds = _whole(timeout, "--timeout", 1, 86_400)
     path = paths.db_path(db_path)
-    out = out_dir or nbs.DEFAULT_OUT_DIR
+    out = out_dir or nbs.default_out_dir()
     params = {"INCLUDE_SYNTHETIC": bool(include_synthetic), "WRITE_CALIBRATION": bool(write_calibration)}
 
     def shown(p):

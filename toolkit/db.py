@@ -19,7 +19,9 @@ try:
 except ImportError:  # pragma: no cover - a Python built without the split module
     import sqlite3
 
-SQL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sql")
+from toolkit import resources
+
+SQL_DIR = resources.path("sql")
 MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
 VIEWS_DIR = os.path.join(SQL_DIR, "views")
 MIGRATIONS_TABLE = "plantune_migrations"
@@ -42,11 +44,16 @@ def utc_now():
     )
 
 
-def _sql_files(directory):
+def _sql_files(directory, what):
+    """The ``.sql`` files of ``directory`` in name order; a missing folder is an error.
+
+    An empty list would read as "nothing to apply" and leave a database without tables,
+    which every later command would report as a confusing "no such table".
+    """
     try:
         names = sorted(n for n in os.listdir(directory) if n.endswith(".sql"))
-    except FileNotFoundError:
-        return []
+    except OSError:
+        raise DatabaseError(resources.missing_message(what, directory)) from None
     return [(n, os.path.join(directory, n)) for n in names]
 
 
@@ -54,7 +61,10 @@ class Schema:
     """The migrations and views a database should have, and the stamp that names them."""
 
     def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR):
-        self.migrations = _sql_files(migrations_dir)
+        self.migrations = _sql_files(migrations_dir, "schema migrations folder")
+        if not self.migrations:
+            raise DatabaseError(
+                resources.missing_message("schema migrations (*.sql)", migrations_dir))
         self.views = []
         # _sha1, which the event keys load anyway (zlib would be one more library per hook).
         try:
@@ -62,7 +72,7 @@ class Schema:
         except ImportError:  # pragma: no cover
             from hashlib import sha1
         digest = sha1("\n".join(n for n, _ in self.migrations).encode())
-        for name, path in _sql_files(views_dir):
+        for name, path in _sql_files(views_dir, "views folder"):
             with open(path, "rb") as f:
                 body = f.read()
             self.views.append((name[:-4], body.decode("utf-8")))
@@ -113,6 +123,9 @@ def connect(path, migrate=True, schema=None, readonly=False):
         )
         conn.row_factory = sqlite3.Row
         return conn
+    if migrate:
+        # Loaded before the file is created: a broken installation creates no empty file.
+        schema = schema or default_schema()
     created = _create_private_file(path)
     try:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
@@ -129,9 +142,7 @@ def connect(path, migrate=True, schema=None, readonly=False):
     except sqlite3.DatabaseError as e:
         conn.close()
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
-    if migrate:
-        schema = schema or default_schema()
-        if current != schema.stamp:
+    if migrate and current != schema.stamp:
             _migrate(conn, schema, created)
     return conn
 

@@ -16,9 +16,9 @@ import re
 import tempfile
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NOTEBOOKS_DIR = os.path.join(REPO_ROOT, "notebooks")
-DEFAULT_OUT_DIR = os.path.join(NOTEBOOKS_DIR, "out")
+from toolkit import resources
+
+NOTEBOOKS_DIR = resources.path("notebooks")
 KERNEL_NAME = "python3"
 DEFAULT_TIMEOUT = 600
 
@@ -30,8 +30,8 @@ class NotebookError(Exception):
 def notebook_paths(directory=NOTEBOOKS_DIR):
     try:
         names = sorted(n for n in os.listdir(directory) if n.endswith(".ipynb"))
-    except FileNotFoundError:
-        raise NotebookError(f"no notebooks folder at {directory}") from None
+    except OSError:
+        raise NotebookError(resources.missing_message("notebooks folder", directory)) from None
     if not names:
         raise NotebookError(f"no notebooks in {directory}")
     return [os.path.join(directory, n) for n in names]
@@ -97,7 +97,14 @@ def execute(path, params=None, timeout=DEFAULT_TIMEOUT):
     return nb
 
 
-def run(db_path, out_dir=DEFAULT_OUT_DIR, params=None, directory=NOTEBOOKS_DIR, html_copy=True,
+def default_out_dir(env=None):
+    """``<state root>/notebooks``: executed copies go beside the data, never into the package."""
+    from toolkit import paths
+
+    return os.path.join(paths.state_root(env), "notebooks")
+
+
+def run(db_path, out_dir=None, params=None, directory=NOTEBOOKS_DIR, html_copy=True,
         timeout=DEFAULT_TIMEOUT, on_done=None):
     """Execute every notebook in ``directory`` against ``db_path`` and save copies in ``out_dir``.
 
@@ -109,6 +116,7 @@ def run(db_path, out_dir=DEFAULT_OUT_DIR, params=None, directory=NOTEBOOKS_DIR, 
     if not os.path.exists(db_path):
         raise NotebookError(f"no database at {db_path} (run `plantune init` or `plantune simulate` first)")
     paths = notebook_paths(directory)
+    out_dir = out_dir or default_out_dir()
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as e:

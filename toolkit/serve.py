@@ -15,8 +15,9 @@ import os
 import signal
 import socket
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-METADATA_FILE = os.path.join(REPO_ROOT, "datasette-metadata.json")
+from toolkit import resources
+
+METADATA_FILE = resources.path("datasette-metadata.json")
 DATABASE_NAME = "plantune"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8001
@@ -32,7 +33,7 @@ def load_metadata(path=METADATA_FILE):
         with open(path, encoding="utf-8") as f:
             return json.load(f)
     except FileNotFoundError:
-        raise ServeError(f"Datasette metadata not found at {path}") from None
+        raise ServeError(resources.missing_message("Datasette metadata", path)) from None
     except json.JSONDecodeError as e:
         raise ServeError(f"Datasette metadata {path} is not valid JSON: {e}") from None
 
@@ -104,6 +105,27 @@ def pick_port(host, port):
 def url_for(host, port):
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/{DATABASE_NAME}"
+
+
+def get(db_path, path):
+    """Fetch one page of the served database without listening: ``(status, body text)``.
+
+    The same application, metadata and read-only database as :func:`serve`; scripts and
+    smoke tests use it to check an installation (``plantune serve --get /plantune``).
+    """
+    import asyncio
+
+    if not path.startswith("/"):
+        raise ServeError(f"--get takes a path starting with /, e.g. /{DATABASE_NAME}")
+    prepare_database(db_path)
+    ds = build_datasette(db_path)
+
+    async def fetch():
+        await ds.invoke_startup()
+        return await ds.client.get(path)
+
+    response = asyncio.run(fetch())
+    return response.status_code, response.text
 
 
 def serve(db_path, host=DEFAULT_HOST, port=DEFAULT_PORT, on_ready=None):
