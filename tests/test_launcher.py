@@ -116,7 +116,8 @@ def test_editable_install(tmp_path):
     python = _venv(tmp_path / "venv")
     _pip_into(python, "-e", ROOT)
     site_packages = str(tmp_path / "venv" / "lib" / PYVER / "site-packages")
-    assert not os.path.isdir(os.path.join(site_packages, "toolkit"))  # found through its .pth
+    # The package is found through the .pth file that names the source folder.
+    assert not os.path.isfile(os.path.join(site_packages, "toolkit", "__init__.py"))
     _check_commands(str(tmp_path / "venv" / "bin"), site_packages, tmp_path)
 
 
