@@ -10,7 +10,12 @@ signal-map answers, ad-hoc and hook ids, __unknown__ answers, spread over a year
 generated in SQL. Mirroring is off (PLANTUNE_MIRROR=0): this measures the derive itself,
 not the rewrite of developer-profile.json.
 
+With --before-rev REV each size also runs against a copy of its database whose two profile
+views are those of git revision REV (the views that grouped the question log on every
+read), so before and after come from the same run and the same data.
+
 Usage: python benchmarks/derive_scale.py [--runs 20] [--sizes 1000,1000000] [--json]
+                                         [--before-rev REV]
 """
 
 import argparse
@@ -51,6 +56,23 @@ def build(directory, count):
     return path, project
 
 
+def with_old_views(path, rev):
+    """A copy of the database whose two profile views are those of git revision ``rev``."""
+    import shutil
+    import sqlite3
+
+    old = path.replace(".db", f"-{rev.replace('/', '_')}.db")
+    shutil.copy(path, old)
+    conn = sqlite3.connect(old, isolation_level=None)
+    for view in ("inferred_profile", "profile_diversity"):
+        body = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:sql/views/{view}.sql"],
+                              capture_output=True, text=True, check=True).stdout
+        conn.execute(f"DROP VIEW {view}")
+        conn.execute(body)
+    conn.close()
+    return old
+
+
 def run_once(argv, env):
     start = time.perf_counter()
     proc = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -65,6 +87,8 @@ def main():
     ap.add_argument("--runs", type=int, default=20, help="alternating rounds")
     ap.add_argument("--sizes", default="1000,1000000")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--before-rev", help="also run each size with the profile views of this"
+                    " git revision (the derive before the running totals), e.g. a commit")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     exe = os.path.join(BIN, "gstack-developer-profile")
@@ -82,6 +106,9 @@ def main():
                    "PLANTUNE_MIRROR": "0"}
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             commands[f"--derive at {count:,}"] = ([exe, "--derive"], env)
+            if args.before_rev:
+                commands[f"before: --derive at {count:,}"] = (
+                    [exe, "--derive"], dict(env, PLANTUNE_DB=with_old_views(path, args.before_rev)))
         outputs = {}
         for name, (argv, env) in commands.items():  # warm-up: byte-code, page cache
             outputs[name] = run_once(argv, env)[1].strip()
@@ -102,10 +129,14 @@ def main():
                         "ratio_best": round(best / floor_best, 3),
                         "output": outputs[name]})
     derive = [r for r in results if r["command"].startswith("--derive")]
+    before = [r for r in results if r["command"].startswith("before: --derive")]
     growth = None
     if len(derive) >= 2:
         growth = {"median": round(derive[-1]["median_ms"] / derive[0]["median_ms"], 3),
                   "best": round(derive[-1]["best_ms"] / derive[0]["best_ms"], 3)}
+        if len(before) >= 2:
+            growth["before_median"] = round(before[-1]["median_ms"] / before[0]["median_ms"], 3)
+            growth["before_best"] = round(before[-1]["best_ms"] / before[0]["best_ms"], 3)
     load = os.getloadavg()
     if args.json:
         print(json.dumps({"runs": args.runs, "load_average": load, "results": results,
@@ -119,6 +150,9 @@ def main():
     if growth:
         print(f"largest / smallest: median {growth['median']:.3f}x, best {growth['best']:.3f}x"
               "  (target <= 1.10x); target vs floor <= 2.5x")
+        if "before_median" in growth:
+            print(f"before: largest / smallest: median {growth['before_median']:.3f}x,"
+                  f" best {growth['before_best']:.3f}x")
 
 
 if __name__ == "__main__":

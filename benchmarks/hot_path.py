@@ -12,7 +12,9 @@ alike), the floor ``python -I -S -c pass`` (the bare interpreter: isolated, no s
   plantune log '<valid event>'
   python -c pass                  (the venv's plain start-up, for reference)
 
-and prints each median wall time as a ratio to the floor's median, and the best-of
+and, for the four targets, the same command started by the entry-point script an
+installer writes for a [project.scripts] entry ("before:", what plantune had before its
+launcher), and prints each median wall time as a ratio to the floor's median, and the best-of
 ratio (best time over best floor time), the steadier figure on a busy machine.
 Everything happens in a fresh temporary state root with mirroring on (gstack's files
 kept current, as by default). GSTACK_QUESTION_LOG_NO_DERIVE is set: a detached profile
@@ -69,10 +71,36 @@ def hook_payload(event_name, i):
     return json.dumps(payload).encode()
 
 
-def commands(i):
+# What an installer writes for a [project.scripts] entry point: the start-up plantune's
+# commands had before the launcher. Written into a temporary folder so both run side by side.
+SHIM = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from {module} import {function}
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit({function}())
+"""
+SHIMMED = {"gstack-question-preference": ("toolkit.compat", "question_preference_main"),
+           "gstack-question-log": ("toolkit.compat", "question_log_main"),
+           "plantune": ("toolkit.cli_fast", "main")}
+
+
+def write_shims(directory):
+    for name, (module, function) in SHIMMED.items():
+        path = os.path.join(directory, name)
+        with open(path, "w") as f:
+            f.write(SHIM.format(python=sys.executable, module=module, function=function))
+        os.chmod(path, 0o755)
+
+
+def commands(i, shim_dir):
     """name -> (argv, stdin bytes or None)."""
     pref = os.path.join(BIN, "gstack-question-preference")
     plantune = os.path.join(BIN, "plantune")
+    old_pref = os.path.join(shim_dir, "gstack-question-preference")
+    old_plantune = os.path.join(shim_dir, "plantune")
     return {
         FLOOR: ([sys.executable, "-I", "-S", "-c", "pass"], None),
         "gstack-question-preference --check": ([pref, "--check", TWO_WAY_ID], None),
@@ -86,6 +114,13 @@ def commands(i):
         "plantune check": ([plantune, "check", TWO_WAY_ID], None),
         "plantune log": ([plantune, "log", event(i)], None),
         "python -c pass (venv start-up)": ([sys.executable, "-c", "pass"], None),
+        "before: --check": ([old_pref, "--check", TWO_WAY_ID], None),
+        "before: --check --summary-stdin": ([old_pref, "--check", TWO_WAY_ID, "--summary-stdin"],
+                                            b"Polish the changelog voice before shipping?"),
+        "before: gstack-question-log": ([os.path.join(shim_dir, "gstack-question-log"),
+                                         event(i)], None),
+        "before: hook pre-tool-use": ([old_plantune, "hook", "pre-tool-use"],
+                                      hook_payload("PreToolUse", i)),
     }
 
 
@@ -127,11 +162,12 @@ def main():
         # Create and migrate the database once; the hot path never migrates.
         subprocess.run([os.path.join(BIN, "plantune"), "init"], env=env, check=True,
                        stdout=subprocess.DEVNULL)
-        for argv, stdin in commands(-1).values():  # warm the page cache, write byte-code
+        write_shims(root)
+        for argv, stdin in commands(-1, root).values():  # warm the page cache, write byte-code
             run_once(argv, env, stdin)
-        times = {name: [] for name in commands(0)}
+        times = {name: [] for name in commands(0, root)}
         for i in range(args.runs):
-            items = list(commands(i).items())
+            items = list(commands(i, root).items())
             # Rotate the order each round so no command always runs right after another.
             k = i % len(items)
             for name, (argv, stdin) in items[k:] + items[:k]:
