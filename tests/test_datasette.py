@@ -371,7 +371,7 @@ def test_serve_refuses_a_missing_database_and_creates_nothing(tmp_path):
     path = tmp_path / "nothing-here.db"
     r = CliRunner().invoke(cli, ["serve", "--db", str(path), "--port", "0"])
     assert r.exit_code == 1
-    assert r.output.strip() == f"Error: no database at {path} (run `plantune init` first)"
+    assert r.output.strip() == f"Error: no database at {path} (plantune init creates one)"
     assert not path.exists()
 
 

@@ -2,13 +2,21 @@
 
 import json
 import os
+import shlex
 import stat
+import subprocess
+import sys
 
+import pytest
 from click.testing import CliRunner
 
+from tests.conftest import script
 from toolkit.cli import cli
 
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
+# In-process (CliRunner) the running plantune is the one beside this interpreter.
+RUNNING = os.path.join(os.path.dirname(sys.executable), "plantune")
+MINIMAL_PATH = "/usr/bin:/bin"
 
 
 def install(*args):
@@ -26,9 +34,9 @@ def test_prints_the_entries_for_both_events():
     data = json.loads(r.stdout)
     assert data == {"hooks": {
         "PreToolUse": [{"matcher": MATCHER, "hooks": [
-            {"type": "command", "command": "plantune hook pre-tool-use", "timeout": 5}]}],
+            {"type": "command", "command": f"{RUNNING} hook pre-tool-use", "timeout": 5}]}],
         "PostToolUse": [{"matcher": MATCHER, "hooks": [
-            {"type": "command", "command": "plantune hook post-tool-use", "timeout": 5}]}],
+            {"type": "command", "command": f"{RUNNING} hook post-tool-use", "timeout": 5}]}],
     }}
 
 
@@ -36,13 +44,14 @@ def test_creates_a_missing_settings_file_and_is_idempotent(tmp_path):
     path = tmp_path / ".claude" / "settings.json"
     r = install("--settings", str(path))
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines() == ["PreToolUse: added (plantune hook pre-tool-use)",
-                                     "PostToolUse: added (plantune hook post-tool-use)"]
+    assert r.stdout.splitlines() == [f"PreToolUse: added ({RUNNING} hook pre-tool-use)",
+                                     f"PostToolUse: added ({RUNNING} hook post-tool-use)"]
     first = path.read_bytes()
     assert json.loads(first) == json.loads(install().stdout)
     r = install("--settings", str(path))
-    assert r.stdout.splitlines() == ["PreToolUse: already installed (plantune hook pre-tool-use)",
-                                     "PostToolUse: already installed (plantune hook post-tool-use)"]
+    assert r.stdout.splitlines() == [
+        f"PreToolUse: already installed ({RUNNING} hook pre-tool-use)",
+        f"PostToolUse: already installed ({RUNNING} hook post-tool-use)"]
     assert path.read_bytes() == first
 
 
@@ -158,3 +167,162 @@ def test_db_option_pins_the_database_and_the_installed_command_works(tmp_path):
     assert p.returncode == 0 and p.stdout == ""
     rows = sqlite3.connect(target).execute("SELECT question_id, user_choice FROM question_log").fetchall()
     assert rows == [("ship-todos-create", "accept")]
+
+
+# --- commands that run from any PATH ------------------------------------------------------
+
+ANSWER_QUESTION = "Create the TODOs? <gstack-qid:ship-todos-create>"
+
+
+def answer_payload(cwd):
+    return json.dumps({
+        "session_id": "s-any-path", "cwd": str(cwd), "hook_event_name": "PostToolUse",
+        "tool_name": "AskUserQuestion", "tool_use_id": "tu-any-path",
+        "tool_input": {"questions": [{"question": ANSWER_QUESTION,
+                                      "options": ["A) Accept (recommended)", "B) Skip"]}]},
+        "tool_response": {"answers": {ANSWER_QUESTION: "A) Accept"}},
+    })
+
+
+def minimal_env(state_root):
+    return {"PATH": MINIMAL_PATH, "HOME": os.environ["HOME"], "GSTACK_STATE_ROOT": str(state_root),
+            "PLANTUNE_DB": str(state_root / "plantune.db"), "GSTACK_PROJECT_SLUG": "any-path"}
+
+
+@pytest.fixture
+def spaced_plantune(tmp_path):
+    """The plantune under test, reachable only through a folder whose name has spaces."""
+    folder = tmp_path / "my tools (v2)"
+    folder.mkdir()
+    link = folder / "plantune"
+    link.symlink_to(script("plantune"))
+    return str(link)
+
+
+def test_installed_command_runs_from_a_minimal_path_and_records_the_answer(tmp_path, state_root):
+    """Installed by the console script itself: the entry names it absolutely, so a shell
+    whose PATH lacks the venv still runs it (the bare name used to fail with exit 127)."""
+    settings = tmp_path / "settings.json"
+    r = subprocess.run([script("plantune"), "hook", "install", "--settings", str(settings)],
+                       capture_output=True, text=True, env=minimal_env(state_root))
+    assert r.returncode == 0, r.stderr
+    command = ours(json.loads(settings.read_text()), "PostToolUse")[0]["command"]
+    assert shlex.split(command)[0] == script("plantune")
+    assert subprocess.run(["sh", "-c", "command -v plantune"], env=minimal_env(state_root),
+                          capture_output=True).returncode != 0  # really not on this PATH
+    p = subprocess.run(["sh", "-c", command], input=answer_payload(tmp_path), text=True,
+                       capture_output=True, env=minimal_env(state_root))
+    assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+    import sqlite3
+
+    rows = sqlite3.connect(state_root / "plantune.db").execute(
+        "SELECT question_id, user_choice FROM question_log").fetchall()
+    assert rows == [("ship-todos-create", "accept")]
+
+
+def test_path_with_spaces_is_quoted_idempotent_and_checks_ok(tmp_path, state_root, spaced_plantune):
+    settings = tmp_path / "settings.json"
+    args = ["hook", "install", "--settings", str(settings), "--executable", spaced_plantune,
+            "--check"]
+    for _ in range(2):
+        r = subprocess.run([script("plantune"), *args], capture_output=True, text=True,
+                           env=minimal_env(state_root))
+        assert r.returncode == 0, r.stdout + r.stderr
+        quoted = shlex.quote(spaced_plantune)
+        assert f"check PreToolUse: OK ({quoted} hook pre-tool-use)" in r.stdout
+        assert f"check PostToolUse: OK ({quoted} hook post-tool-use)" in r.stdout
+        after = json.loads(settings.read_text())
+        assert [h["command"] for h in ours(after, "PreToolUse")] == [f"{quoted} hook pre-tool-use"]
+        assert [h["command"] for h in ours(after, "PostToolUse")] == [f"{quoted} hook post-tool-use"]
+        assert len(after["hooks"]["PreToolUse"]) == len(after["hooks"]["PostToolUse"]) == 1
+    assert "already installed" in r.stdout
+    # The check recorded nothing and logged nothing.
+    import sqlite3
+
+    conn = sqlite3.connect(state_root / "plantune.db")
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
+    assert not (state_root / "hook-errors.log").exists()
+
+
+def test_old_unquoted_spaced_entries_and_duplicates_collapse_into_one(tmp_path, spaced_plantune):
+    path = tmp_path / "settings.json"
+    other = {"type": "command", "command": "othertool hook post-tool-use"}
+    guard = {"type": "command", "command": "guard.sh --strict"}
+    path.write_text(json.dumps({"hooks": {"PostToolUse": [
+        {"matcher": MATCHER, "hooks": [
+            {"type": "command", "command": f"{spaced_plantune} hook post-tool-use", "timeout": 5},
+            guard]},
+        {"matcher": MATCHER, "hooks": [
+            {"type": "command", "command": "plantune hook post-tool-use", "timeout": 5}]},
+        {"matcher": "Bash", "hooks": [other]},
+        {"matcher": MATCHER, "hooks": [
+            {"type": "command", "command": "/old/venv/bin/plantune hook post-tool-use --db /x.db"}]},
+    ]}}))
+    r = install("--settings", str(path), "--executable", spaced_plantune)
+    assert r.exit_code == 0, r.output
+    assert "PostToolUse: command updated" in r.stdout
+    after = json.loads(path.read_text())["hooks"]["PostToolUse"]
+    commands = [h["command"] for g in after for h in g["hooks"]]
+    assert commands == [f"{shlex.quote(spaced_plantune)} hook post-tool-use", "guard.sh --strict",
+                        "othertool hook post-tool-use"]
+    assert after[0]["hooks"][1] == guard and after[1] == {"matcher": "Bash", "hooks": [other]}
+
+
+def test_any_executable_name_is_replaced_not_duplicated(tmp_path):
+    """An executable not called plantune (a launcher, a renamed copy) is still recognised."""
+    path = tmp_path / "settings.json"
+    launcher = tmp_path / "bin" / "pt-launch"
+    launcher.parent.mkdir()
+    launcher.write_text("#!/bin/sh\nexit 0\n")
+    launcher.chmod(0o755)
+    for _ in range(3):
+        assert install("--settings", str(path), "--executable", str(launcher)).exit_code == 0
+    settings = json.loads(path.read_text())
+    for event in ("PreToolUse", "PostToolUse"):
+        assert [h["command"] for g in settings["hooks"][event] for h in g["hooks"]] == [
+            f"{launcher} hook {'pre' if event == 'PreToolUse' else 'post'}-tool-use"]
+
+
+def test_bare_and_relative_executables_become_absolute(tmp_path, monkeypatch):
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "plantune").symlink_to(script("plantune"))
+    monkeypatch.setenv("PATH", str(folder) + os.pathsep + MINIMAL_PATH)
+    data = json.loads(install("--executable", "plantune").stdout)
+    assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == (
+        f"{folder / 'plantune'} hook pre-tool-use")
+    monkeypatch.chdir(tmp_path)
+    data = json.loads(install("--executable", "bin/plantune").stdout)
+    assert data["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == (
+        f"{folder / 'plantune'} hook post-tool-use")
+    monkeypatch.setenv("PATH", MINIMAL_PATH)
+    r = install("--executable", "no-such-plantune")
+    assert r.exit_code == 1
+    assert r.stderr.strip() == (
+        "Error: no-such-plantune is not on PATH; pass its absolute path to --executable")
+
+
+def test_check_reports_a_command_that_cannot_run(tmp_path):
+    path = tmp_path / "settings.json"
+    missing = str(tmp_path / "gone" / "plantune")
+    r = install("--settings", str(path), "--executable", missing, "--check")
+    assert r.exit_code == 1
+    assert f"note: {missing} is not an executable file" in r.stderr
+    assert "check PreToolUse: failed: exit 127" in r.stdout
+    assert "check PostToolUse: failed: exit 127" in r.stdout
+    assert r.stderr.strip().endswith(
+        "Error: 2 of 2 hook commands failed from a minimal PATH")
+    # The entries are still installed (they start working once the executable is there).
+    assert len(ours(json.loads(path.read_text()), "PostToolUse")) == 1
+
+
+def test_check_reports_a_hook_that_runs_but_fails_inside(tmp_path, state_root, monkeypatch):
+    """A hook always exits 0; the check still sees the line it wrote to hook-errors.log."""
+    broken_db = tmp_path / "a-folder.db"
+    broken_db.mkdir()
+    monkeypatch.setenv("PLANTUNE_DB", str(broken_db))
+    r = install("--settings", str(tmp_path / "settings.json"), "--check")
+    assert r.exit_code == 1
+    assert "check PostToolUse: failed: logged an error:" in r.stdout
+    assert "check PreToolUse: failed: logged an error:" in r.stdout
+    assert "2 of 2 hook commands failed" in r.stderr

@@ -291,17 +291,25 @@ def test_strict_refuses_a_truncated_last_line(state_root, conn):
     assert count(conn) == 0
 
 
-def test_missing_or_empty_state_root_is_an_error_and_writes_nothing(tmp_path, conn):
+def test_missing_state_root_is_an_error_empty_one_is_nothing_yet(tmp_path, conn):
     missing = tmp_path / "nope"
     r = invoke(str(missing))
     assert r.exit_code == 1
     assert r.stderr == f"Error: state root {missing} does not exist\n"
     empty = tmp_path / "empty"
-    empty.mkdir()
+    (empty / "projects").mkdir(parents=True)
     r = invoke(str(empty))
-    assert r.exit_code == 1
-    assert r.stderr == f"Error: nothing to ingest: no gstack files under {empty}\n"
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert r.stdout == f"Nothing to ingest yet: no gstack files under {empty}.\n"
+    r = invoke(str(empty), "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["imported"] == 0
     assert count(conn) == 0 and count(conn, "ingest_state") == 0
+
+
+def test_a_fresh_default_state_root_is_nothing_yet(state_root, conn):
+    r = invoke()
+    assert r.exit_code == 0, r.output
+    assert r.stdout == f"Nothing to ingest yet: no gstack files under {state_root}.\n"
 
 
 def test_default_state_root_and_odd_project_folders(state_root, conn):

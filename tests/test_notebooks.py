@@ -84,7 +84,7 @@ def test_cli_without_a_database_fails_cleanly(tmp_path):
     missing = str(tmp_path / "missing.db")
     r = CliRunner().invoke(cli, ["notebooks", "run", "--db", missing, "--out", str(tmp_path / "out")])
     assert r.exit_code == 1
-    assert r.stderr.strip() == f"Error: no database at {missing} (run `plantune init` or `plantune simulate` first)"
+    assert r.stderr.strip() == f"Error: no database at {missing} (plantune init creates one)"
     assert not os.path.exists(missing)
     r = CliRunner().invoke(cli, ["notebooks", "run", "--timeout", "soon"])
     assert r.exit_code == 1 and r.stderr.strip() == "Error: --timeout must be a whole number, got 'soon'"

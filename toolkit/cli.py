@@ -85,33 +85,74 @@ def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
 
 
-def open_db(db_path=None, readonly=False):
-    """Open (and migrate) the database named by --db, $PLANTUNE_DB or the state root."""
-    from toolkit import db, paths
+def open_db(db_path=None, readonly=False, existing=False):
+    """Open (and migrate) the database named by --db, $PLANTUNE_DB or the state root.
+
+    ``existing`` is for commands that only read: a --db that does not exist is refused
+    and nothing is created (a typo must not leave an empty database behind). A --db
+    that is not the state root's own database is kept apart from gstack's files.
+    """
+    from toolkit import db, mirror, paths
 
     path = paths.db_path(db_path)
+    if existing:
+        require_database(db_path)
+    mirror.keep_to_own_database(db_path)
     try:
         return db.connect(path, readonly=readonly)
     except db.DatabaseError as e:
         fail(str(e))
 
 
+def gstack_files_apply(db_path):
+    """Whether gstack's files may feed the database of ``--db`` (see mirror.belongs_to_state_root)."""
+    from toolkit import mirror
+
+    return mirror.belongs_to_state_root(db_path)
+
+
+def require_database(db_path):
+    """Refuse a --db that does not exist (commands that only read create nothing)."""
+    from toolkit.cli_fast import CommandError, require_database as check
+
+    try:
+        check(db_path)
+    except CommandError as e:
+        fail(e.message)
+
+
 def print_json(data):
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
+def _set_state_root(ctx, param, value):
+    # Called on every invocation (value None without the option), so an earlier
+    # in-process invocation never leaves the flag set.
+    from toolkit import mirror
+
+    mirror.set_state_root(value)
+    return value
+
+
 @click.group(cls=LazyGroup, lazy_commands=LAZY_COMMANDS)
 @click.version_option(__version__, prog_name="plantune")
+@click.option("--state-root", type=click.Path(file_okay=False), expose_value=False,
+              is_eager=True, callback=_set_state_root,
+              help="gstack state root for this command (default: $GSTACK_STATE_ROOT, "
+                   "$GSTACK_HOME, ~/.gstack). Also lets a --db elsewhere pick up its files.")
 def cli():
     """plantune: record, query and tune the questions AI coding agents ask you.
 
     Everything lands in one SQLite database (default ~/.gstack/plantune.db;
-    $GSTACK_STATE_ROOT, $GSTACK_HOME, $PLANTUNE_DB or --db change it).
+    $GSTACK_STATE_ROOT, $GSTACK_HOME, $PLANTUNE_DB or --db change it). gstack's files
+    under the state root are kept in step with that database only; a --db elsewhere (a
+    backup, a copy) never reads or writes them unless --state-root is given too.
 
     \b
     Example:
         plantune init
         plantune status
+        plantune --state-root ~/.gstack profile show --db ~/pt-copy.db
     """
 
 
@@ -165,7 +206,7 @@ def status(db_path, as_json):
     from toolkit import db, paths
 
     path = paths.db_path(db_path)
-    conn = open_db(db_path)
+    conn = open_db(db_path, existing=True)
     counts = db.table_counts(conn)
     migrations = db.applied_migrations(conn)
     projects = [

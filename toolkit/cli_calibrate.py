@@ -170,7 +170,7 @@ def calibrate(target, since, project, include_synthetic, score_function, weights
         weight_values = _parse_weights(weights)
         if score_function != "weighted":
             fail("--weights needs --score-function weighted")
-    conn = open_db(db_path)
+    conn = open_db(db_path, existing=dry_run)
     try:
         report = cal.run(
             conn, target_value, project, since_day, include_synthetic, score_function, weight_values,

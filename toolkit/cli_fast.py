@@ -53,9 +53,18 @@ def _project(project):
     return paths.resolve_slug() or "unknown"
 
 
-def _open(db_path):
-    from toolkit import db, paths
+def require_database(db_path):
+    """A command that only reads refuses a --db that is not there, creating nothing."""
+    if db_path and not os.path.exists(db_path):
+        from toolkit import db
 
+        raise CommandError(db.no_database_message(db_path))
+
+
+def _open(db_path):
+    from toolkit import db, mirror, paths
+
+    mirror.keep_to_own_database(db_path)
     try:
         return db.connect(paths.db_path(db_path))
     except db.DatabaseError as e:
@@ -115,6 +124,7 @@ def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_j
     if summary_stdin:
         # Lenient, as gstack: the keyword net still sees every ASCII word.
         summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+    require_database(db_path)  # before anything, even the slug cache, is written
     slug = _project(project)
     conn = _open(db_path)
     _pickup(conn, slug, result)

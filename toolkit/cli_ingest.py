@@ -69,7 +69,8 @@ def ingest(state_root, strict, db_path, as_json):
     question-preferences.json, plus developer-profile.json and builder-profile.jsonl.
     STATE_ROOT defaults to $GSTACK_STATE_ROOT, else $GSTACK_HOME, else ~/.gstack.
     Safe to rerun: only new bytes are read and nothing is imported twice. Lines that
-    cannot be imported are reported as FILE:LINE: REASON on stderr and skipped.
+    cannot be imported are reported as FILE:LINE: REASON on stderr and skipped. A
+    state root with no gstack files yet says so and exits 0.
 
     \b
     Example:
@@ -103,7 +104,13 @@ def ingest(state_root, strict, db_path, as_json):
     for report in summary.files:
         _echo_issues(report)
     if not summary.files:
-        fail(f"nothing to ingest: no gstack files under {root}")
+        # A state root without gstack files yet (a fresh install) is not an error; a
+        # STATE_ROOT that does not exist at all still is (IngestError above).
+        if as_json:
+            print_json(summary.as_dict())
+        else:
+            click.echo(f"Nothing to ingest yet: no gstack files under {root}.")
+        return
     if not summary.readable:
         fail(f"nothing could be read under {root}")
     if as_json:

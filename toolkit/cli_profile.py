@@ -2,20 +2,24 @@
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli import db_option, fail, gstack_files_apply, json_option, open_db, print_json
 
 project_option = click.option(
     "--project", "-p", help="Project slug (default: the current directory's project; __all__ for all)."
 )
 
 
-def _context(db_path, project=None):
-    """Open the database, pick up gstack's files and resolve the project."""
+def _context(db_path, project=None, existing=True):
+    """Open the database, pick up gstack's files and resolve the project.
+
+    Commands that only read (``existing``) refuse a --db that does not exist.
+    """
     from toolkit import paths, profile_sync
 
-    conn = open_db(db_path)
+    conn = open_db(db_path, existing=existing)
     project = project or paths.resolve_slug() or "unknown"
-    profile_sync.sync(conn, paths.state_root(), project)
+    if gstack_files_apply(db_path):
+        profile_sync.sync(conn, paths.state_root(), project)
     return conn, project
 
 
@@ -235,7 +239,7 @@ def declare(dimension, value, db_path):
         number = prof.parse_declared_value(dimension, value)
     except prof.ProfileError as e:
         fail(str(e))
-    conn, project = _context(db_path)
+    conn, project = _context(db_path, existing=False)
     with db.transaction(conn):
         prof.set_declared(conn, {dimension: number}, source="plantune")
     _refresh_mirror(conn, project)
@@ -272,7 +276,7 @@ def setup(answers, db_path):
                                   show_choices=False)
             values[dim] = prof.SETUP_VALUES[letter.lower()]
             click.echo("")
-    conn, project = _context(db_path)
+    conn, project = _context(db_path, existing=False)
     with db.transaction(conn):
         prof.set_declared(conn, values, source="setup")
     _refresh_mirror(conn, project)
@@ -335,7 +339,8 @@ def delete(project, all_, files, yes, db_path, as_json):
         counts = prof.delete_counts(conn, scope)
         what = "everything" if scope is None else f"project {scope}"
         fail(f"refusing to delete {what} ({counts['question_log']} question events) without --yes")
-    profile_sync.sync(conn, root, scope or "unknown", legacy=False)
+    if gstack_files_apply(db_path):
+        profile_sync.sync(conn, root, scope or "unknown", legacy=False)
     counts = prof.delete(conn, scope)
     removed = []
     if files:

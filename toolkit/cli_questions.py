@@ -7,7 +7,7 @@ preferences, ``--json`` output and an explicit ``--project``.
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli import db_option, fail, json_option, open_db, print_json, require_database
 
 _PROJECT_HELP = "Project slug (default: $GSTACK_PROJECT_SLUG, else resolved from the current directory)."
 
@@ -167,7 +167,7 @@ def list_(global_, project, all_, db_path, as_json):
     """
     from toolkit.db import GLOBAL_SCOPE
 
-    conn = open_db(db_path)
+    conn = open_db(db_path, existing=True)
     sql = ("SELECT scope, question_id, CASE preference WHEN 'unknown' THEN raw_value"
            " ELSE preference END AS preference, source, updated_at FROM preferences")
     if all_:
@@ -234,6 +234,7 @@ def stats(global_, project, db_path, as_json):
     """
     from toolkit import preferences
 
+    require_database(db_path)
     scope = _scope(global_, project)
     conn = open_db(db_path)
     _pickup(conn, scope)

@@ -27,7 +27,7 @@ def list_(db_path, as_json):
     """
     from toolkit import registry as reg
 
-    conn = open_db(db_path)
+    conn = open_db(db_path, existing=True)
     rows = reg.list_questions(conn)
     if as_json:
         print_json(rows)
@@ -110,7 +110,7 @@ def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
             signal_keys = {k for k in reg.bundled_signal_map()["map"]}
             entries = reg.validate_source(reg.load_source(registry_path), signal_keys)
         else:
-            entries = reg.list_questions(open_db(db_path))
+            entries = reg.list_questions(open_db(db_path, existing=True))
         report = reg.lint(directory, entries)
     except reg.RegistryError as e:
         for problem in e.problems:

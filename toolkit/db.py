@@ -34,6 +34,11 @@ class DatabaseError(Exception):
     """A database problem explained in one sentence a user can act on."""
 
 
+def no_database_message(path):
+    """What a command that only reads says for a database file that is not there."""
+    return f"no database at {path} (plantune init creates one)"
+
+
 def utc_now():
     """UTC now as ISO-8601 with milliseconds and a Z, the format gstack writes."""
     ms = time.time_ns() // 1_000_000
@@ -117,7 +122,7 @@ def connect(path, migrate=True, schema=None, readonly=False):
     """
     if readonly:
         if not os.path.exists(path):
-            raise DatabaseError(f"no database at {path} (run `plantune init` first)")
+            raise DatabaseError(no_database_message(path))
         conn = sqlite3.connect(
             f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None
         )

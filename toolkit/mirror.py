@@ -20,6 +20,43 @@ def enabled(env=None):
     return env.get("PLANTUNE_MIRROR", "1") not in ("0", "false", "no", "off")
 
 
+# Set by `plantune --state-root PATH`: this command was told whose files to use.
+_state_root_given = False
+
+
+def set_state_root(path, env=None):
+    """``--state-root``: use ``path`` as the state root for this command (None: as configured)."""
+    global _state_root_given
+    _state_root_given = bool(path)
+    if path:
+        env = os.environ if env is None else env
+        env["GSTACK_STATE_ROOT"] = os.path.abspath(os.path.expanduser(path))
+
+
+def belongs_to_state_root(db_option, env=None):
+    """Whether gstack's files under the state root go with the database of ``--db``.
+
+    They belong to the state root's own database. A ``--db`` that points elsewhere (a
+    backup, a copy, a scratch file) is neither fed from them nor written to them, unless
+    the command was also given ``--state-root``: reading a backup must not change it,
+    and a scratch database must not rewrite live files.
+    """
+    return (not db_option or _state_root_given
+            or paths.is_own_database(db_option, os.environ if env is None else env))
+
+
+def keep_to_own_database(db_option, env=None):
+    """Turn gstack's files off for this process when ``--db`` names another database.
+
+    Returns :func:`belongs_to_state_root`.
+    """
+    env = os.environ if env is None else env
+    if belongs_to_state_root(db_option, env):
+        return True
+    env["PLANTUNE_MIRROR"] = "0"
+    return False
+
+
 def project_file(slug, name, env=None):
     return os.path.join(paths.project_dir(slug, env), name)
 

@@ -114,7 +114,9 @@ def run(db_path, out_dir=None, params=None, directory=NOTEBOOKS_DIR, html_copy=T
     import nbformat
 
     if not os.path.exists(db_path):
-        raise NotebookError(f"no database at {db_path} (run `plantune init` or `plantune simulate` first)")
+        from toolkit.db import no_database_message
+
+        raise NotebookError(no_database_message(db_path))
     paths = notebook_paths(directory)
     out_dir = out_dir or default_out_dir()
     try:

@@ -786,9 +786,10 @@ def rank_main(argv=None):
         print(f"{prog}: {_USAGE}", file=sys.stderr)
         return 1
     try:
-        from toolkit import paths
+        from toolkit import mirror, paths
 
         request = parse_request(sys.stdin.read())
+        mirror.keep_to_own_database(db_file)
         conn = db.connect(paths.db_path(db_file))
         try:
             result = rank(conn, request, paths.resolve_slug())

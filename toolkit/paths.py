@@ -16,6 +16,7 @@ __all__ = [
     "state_root",
     "gstack_home",
     "db_path",
+    "is_own_database",
     "project_dir",
     "sanitize_slug",
     "is_valid_slug",
@@ -88,6 +89,17 @@ def db_path(explicit=None, env=None) -> str:
     if value:
         return value
     return os.path.join(state_root(env), "plantune.db")
+
+
+def is_own_database(path, env=None) -> bool:
+    """True when ``path`` is the database this environment uses by default (same file)."""
+    own = db_path(None, env)
+    if os.path.abspath(path) == os.path.abspath(own):
+        return True
+    try:
+        return os.path.samefile(path, own)
+    except OSError:
+        return False
 
 
 def sanitize_slug(s) -> str:

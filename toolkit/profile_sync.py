@@ -29,8 +29,9 @@ KIND_LEGACY = "builder-profile"
 
 
 def mirror_enabled(env=None):
-    env = os.environ if env is None else env
-    return env.get("PLANTUNE_MIRROR", "1") != "0"
+    from toolkit import mirror
+
+    return mirror.enabled(env)
 
 
 def profile_path(root):

@@ -63,7 +63,7 @@ def prepare_database(db_path):
     from toolkit import db
 
     if not os.path.exists(db_path):
-        raise ServeError(f"no database at {db_path} (run `plantune init` first)")
+        raise ServeError(db.no_database_message(db_path))
     try:
         conn = db.connect(db_path)
     except db.DatabaseError as e:

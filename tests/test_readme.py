@@ -1,0 +1,131 @@
+"""Every shell example in the README works as written.
+
+The ```bash blocks are run in order, each as one bash script (``set -euo pipefail``), the
+way a new user would follow the README: a fresh HOME (so ``~/.gstack`` is a temp state
+root), the console scripts on PATH, a project folder as the working directory. Blocks
+fenced as ``text`` are synopses, not examples, and are not run.
+
+A few commands cannot run inside a test; the prelude replaces them with shell functions
+that record the call, and the test checks they are exactly the expected ones:
+installing plantune (CI installs the built wheel and tests that copy instead), the
+contributor ``make`` targets (CI runs ``make test``; ``make demo`` has its own test),
+and a server that runs until Ctrl-C (started on a free port, asked for one page,
+stopped).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import BIN_DIR, REPO_ROOT
+
+README = os.path.join(REPO_ROOT, "README.md")
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+PRELUDE = r"""
+set -euo pipefail
+skipped() { printf '%s\n' "$*" >> "$README_SKIPPED"; }
+pipx() { skipped pipx "$@"; }
+uv() { skipped uv "$@"; }
+pip() { skipped pip "$@"; }
+make() { skipped make "$@"; }
+serve_briefly() {
+  local log; log=$(mktemp)
+  command plantune "$@" --port 0 > "$log" 2>&1 &
+  local pid=$! url=""
+  for _ in $(seq 1 150); do
+    url=$(sed -n 's/.* at \(http[^ ]*\) .*/\1/p' "$log")
+    [ -n "$url" ] && break
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; return 1; }
+    sleep 0.2
+  done
+  [ -n "$url" ] || { kill "$pid"; cat "$log" >&2; return 1; }
+  python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=30)" "$url"
+  kill -INT "$pid"; wait "$pid" || true
+  skipped "served $*"
+}
+plantune() {
+  if [ "${1:-}" = serve ] && ! printf '%s\n' "$@" | grep -qx -- --get; then
+    serve_briefly "$@"
+  else
+    command plantune "$@"
+  fi
+}
+"""
+
+# What the prelude stands in for, in README order.
+EXPECTED_SKIPPED = [
+    "pipx install .",
+    "uv tool install .",
+    "pip install .",
+    "make demo",
+    "make test",
+    "served serve",
+    "make notebooks",
+    "make notebooks NOTEBOOK_DB=~/.gstack/plantune.db NOTEBOOK_SYNTHETIC=0",
+    "served serve",
+    "served serve --port 9000 --db ~/pt-copy.db",
+    "make serve",
+]
+
+
+def readme_blocks():
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    return [(lang, body) for lang, body in FENCE.findall(text)]
+
+
+def test_shell_examples_are_fenced_as_bash_and_synopses_as_text():
+    langs = {lang for lang, _ in readme_blocks()}
+    assert langs <= {"bash", "text", "json"}, langs
+    assert sum(1 for lang, _ in readme_blocks() if lang == "bash") >= 10
+
+
+@pytest.fixture
+def user_home(tmp_path, monkeypatch):
+    """A new user's machine: empty HOME, a project checkout, Claude Code's folders."""
+    home = tmp_path / "home"
+    project = home / "src" / "acme-web"
+    project.mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'acme-web'\n")
+    claude = home / ".claude"
+    shutil.copytree(os.path.join(REPO_ROOT, "tests", "fixtures", "transcripts"),
+                    claude / "projects")
+    scripts_dir = claude / "skills" / "gstack" / "scripts"
+    scripts_dir.mkdir(parents=True)
+    registry_ts = os.path.join(REPO_ROOT, "tests", "fixtures", "question-registry.ts")
+    shutil.copy(registry_ts, scripts_dir / "question-registry.ts")
+    # gstack's skill templates, each naming the registered questions of its skill.
+    from toolkit import registry as reg
+
+    signal_keys = set(reg.bundled_signal_map()["map"])
+    for entry in reg.validate_source(reg.load_source(registry_ts), signal_keys):
+        template = claude / "skills" / "gstack" / entry["skill"] / "SKILL.md.tmpl"
+        template.parent.mkdir(parents=True, exist_ok=True)
+        with open(template, "a", encoding="utf-8") as f:
+            f.write(f"question_id: {entry['id']}\n")
+    return home, project
+
+
+def test_every_readme_shell_example_runs(user_home, tmp_path):
+    home, project = user_home
+    skipped_file = tmp_path / "skipped.txt"
+    env = {
+        "HOME": str(home), "PATH": f"{BIN_DIR}:/usr/bin:/bin", "LANG": "C.UTF-8",
+        "README_SKIPPED": str(skipped_file), "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
+    }
+    for n, (lang, body) in enumerate(readme_blocks(), 1):
+        if lang != "bash":
+            continue
+        p = subprocess.run(["bash", "-c", PRELUDE + body], cwd=project, env=env,
+                           capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, (
+            f"README block {n} failed (exit {p.returncode}):\n{body}\n--- stdout\n"
+            f"{p.stdout[-3000:]}\n--- stderr\n{p.stderr[-3000:]}")
+        assert "Traceback" not in p.stderr, body
+    skipped = skipped_file.read_text().replace(str(home), "~").splitlines()
+    assert skipped == EXPECTED_SKIPPED
