@@ -255,3 +255,42 @@ def test_agent_hooks_load_neither_click_nor_heavy_libraries(tmp_path, event):
 
         c = sqlite3.connect(str(tmp_path / "plantune.db"))
         assert c.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
+
+
+# --- the hook's marker search without a regex ---------------------------------------------
+
+_MARKER_RE = re.compile(r"<gstack-qid:([a-z0-9-]{1,64})>", re.IGNORECASE)
+
+
+def _marker_by_regex(text):
+    m = _MARKER_RE.search(text)
+    if not m:
+        return None, screening.js_trim(text)
+    return m.group(1).lower(), screening.js_trim(text[: m.start()] + text[m.end():])
+
+
+_marker_bits = st.sampled_from(["<gstack-qid:", "<GSTACK-QID:", "<gstack-qid", ">", "<", ":",
+                                "ship-x", "A", "9", "-", " ", "\n", "x" * 63, "y" * 65,
+                                "\u212a", "\u017f", "é"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_marker_bits, max_size=8).map("".join))
+def test_marker_search_matches_the_regex(text):
+    from toolkit import hooks
+
+    assert hooks.extract_marker(text) == _marker_by_regex(text)
+
+
+def test_pre_tool_use_on_a_marked_question_needs_no_regex(tmp_path):
+    payload = json.dumps({
+        "session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse",
+        "tool_name": "AskUserQuestion", "tool_use_id": "t",
+        "tool_input": {"questions": [{
+            "question": "Polish the changelog? <gstack-qid:ship-changelog-voice-polish>",
+            "options": ["A) Polish it (recommended)", "B) Ship as is"]}]}})
+    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path), GSTACK_HOME=str(tmp_path),
+                  PLANTUNE_DB=str(tmp_path / "plantune.db"))
+    subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
+    mods = imported_modules("plantune", ["hook", "pre-tool-use"], environ, stdin=payload)
+    assert not (mods & {"re", "json", "hashlib"}), mods & {"re", "json", "hashlib"}
