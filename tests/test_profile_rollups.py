@@ -203,6 +203,7 @@ def test_migration_backfills_existing_events(tmp_path):
     old.mkdir()
     for name in sorted(p for p in __import__("os").listdir(MIGRATIONS_DIR) if p < "0014"):
         (old / name).write_text(open(f"{MIGRATIONS_DIR}/{name}").read())
+    (tmp_path / "noviews").mkdir()
     path = str(tmp_path / "x.db")
     c = db.connect(path, schema=Schema(str(old), str(tmp_path / "noviews")))
     qid = _signal_questions(c)[0]
