@@ -13,13 +13,17 @@ DEMO_DB := $(DEMO_ROOT)/plantune.db
 DEMO_SOURCE ?= simulate
 DEMO_DAYS ?= 90
 DEMO_SEED ?= 7
-DEMO_ENV := GSTACK_STATE_ROOT=$(DEMO_ROOT) PLANTUNE_DB=$(DEMO_DB)
+# Quoted: the paths may contain spaces.
+DEMO_ENV := GSTACK_STATE_ROOT="$(DEMO_ROOT)" PLANTUNE_DB="$(DEMO_DB)"
 ifeq ($(DEMO_SOURCE),gstack)
 DEMO_SYNTHETIC :=
-# Real histories may not have enough findings yet; the demo reports that and goes on.
-DEMO_TOLERATE := || echo "(skipped: not enough recorded findings yet)"
+# A gstack history has questions and answers but no pacing findings: calibrate from the
+# question log. A very young history may still be too small; the demo says so and goes on.
+DEMO_CALIBRATE := --source question-log
+DEMO_TOLERATE := || echo "(skipped: not enough answered questions in the history yet)"
 else
 DEMO_SYNTHETIC := --include-synthetic
+DEMO_CALIBRATE :=
 DEMO_TOLERATE :=
 endif
 # `make notebooks` opens JupyterLab on this database (the demo one unless you say otherwise).
@@ -49,15 +53,15 @@ demo: $(STAMP)
 	$(DEMO_ENV) $(BIN)/plantune status
 ifeq ($(DEMO_SOURCE),gstack)
 	@echo "== 2/5 History: ingesting the gstack stores under $(DEMO_ROOT)"
-	$(DEMO_ENV) $(BIN)/plantune ingest $(DEMO_ROOT)
+	$(DEMO_ENV) $(BIN)/plantune ingest "$(DEMO_ROOT)"
 else
 	@echo "== 2/5 History: simulating $(DEMO_DAYS) days (seed $(DEMO_SEED)), replacing earlier simulated rows"
 	$(DEMO_ENV) $(BIN)/plantune simulate --days $(DEMO_DAYS) --seed $(DEMO_SEED) --replace
 endif
-	@echo "== 3/5 Calibration: fitting the pacing threshold (about 20% of two-way findings asked)"
-	$(DEMO_ENV) $(BIN)/plantune calibrate $(DEMO_SYNTHETIC) $(DEMO_TOLERATE)
+	@echo "== 3/5 Calibration: fitting the pacing threshold (about 20% of two-way decisions asked)"
+	$(DEMO_ENV) $(BIN)/plantune calibrate $(DEMO_CALIBRATE) $(DEMO_SYNTHETIC) $(DEMO_TOLERATE)
 	@echo "== 4/5 Notebooks: executing both against the demo database"
-	$(DEMO_ENV) $(BIN)/plantune notebooks run $(DEMO_SYNTHETIC) --out $(DEMO_ROOT)/notebooks $(DEMO_TOLERATE)
+	$(DEMO_ENV) $(BIN)/plantune notebooks run $(DEMO_SYNTHETIC) --out "$(DEMO_ROOT)/notebooks" $(DEMO_TOLERATE)
 	@echo "== 5/5 Done. Where everything is:"
 	@echo "   database:  $(DEMO_DB)"
 	@echo "   notebooks: $(DEMO_ROOT)/notebooks (open the .html files in a browser)"
@@ -65,7 +69,7 @@ endif
 	  echo "   server:    http://127.0.0.1:$(SERVE_PORT)/plantune (starting now; Ctrl-C stops it)"; \
 	  $(DEMO_ENV) $(BIN)/plantune serve --port $(SERVE_PORT); \
 	else \
-	  echo "   server:    not started (DEMO_SERVE=0); make serve DB=$(DEMO_DB) starts it on port $(SERVE_PORT)"; \
+	  echo "   server:    not started (DEMO_SERVE=0); make serve DB='$(DEMO_DB)' starts it on port $(SERVE_PORT)"; \
 	fi
 
 test: $(STAMP)
@@ -77,7 +81,7 @@ bench: $(STAMP)
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_ROOT) build *.egg-info
+	rm -rf $(VENV) $(DEMO_ROOT) build dist *.egg-info
 
 .PHONY: notebooks
 # JupyterLab refuses to start as root without --allow-root (containers, CI machines).
@@ -85,8 +89,8 @@ JUPYTER_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # JupyterLab is an optional extra (`pip install -e '.[notebooks]'`); the tests never need it.
 notebooks: $(STAMP)
 	@test -x $(BIN)/jupyter-lab || $(BIN)/pip install --disable-pip-version-check -e '.[test,notebooks]'
-	PLANTUNE_DB=$(NOTEBOOK_DB) PLANTUNE_INCLUDE_SYNTHETIC=$(NOTEBOOK_SYNTHETIC) \
+	PLANTUNE_DB="$(NOTEBOOK_DB)" PLANTUNE_INCLUDE_SYNTHETIC=$(NOTEBOOK_SYNTHETIC) \
 	  $(BIN)/jupyter lab $(JUPYTER_ROOT_FLAG) notebooks/
 # Browse your own database (or DB=path) in Datasette, read-only.
 serve: $(STAMP)
-	$(BIN)/plantune serve --port $(SERVE_PORT) $(if $(DB),--db $(DB))
+	$(BIN)/plantune serve --port $(SERVE_PORT) $(if $(DB),--db "$(DB)")

@@ -4,7 +4,7 @@ Runs, in alternating rounds (so load changes on a shared machine hit every comma
 alike), the floor ``python -I -S -c pass`` (the bare interpreter: isolated, no site) and:
 
   gstack-question-preference --check <two-way id>
-  gstack-question-preference --check <two-way id> --summary-stdin   (summary on stdin)
+  gstack-question-preference --check <two-way id> --summary-stdin  (a 200-character summary)
   gstack-question-log '<valid event>'
   plantune hook pre-tool-use      (an AskUserQuestion with no preference: passes through)
   plantune hook post-tool-use     (records the answered question)
@@ -26,7 +26,13 @@ Targets (ratio to the floor): --check <= 1.8x, --check --summary-stdin <= 1.9x,
 gstack-question-log <= 2.0x, hook pre-tool-use pass-through <= 1.8x. ``--strict`` exits
 1 when a best-of ratio misses its target.
 
-Usage: python benchmarks/hot_path.py [--runs 30] [--strict] [--json]
+With ``--baseline DIR`` (a checkout of another version of the code, e.g. made with
+``git archive <rev> | tar -x -C DIR``) every command also runs from DIR (PYTHONPATH=DIR,
+same interpreter and venv; PYTHONPATH makes the launcher use Python's normal start),
+interleaved in the same rounds, and each command's ratio is reported beside the
+baseline's (the last column divides the two ratios).
+
+Usage: python benchmarks/hot_path.py [--runs 30] [--strict] [--json] [--baseline DIR]
 """
 
 import argparse
@@ -48,6 +54,10 @@ TARGETS = {
     "gstack-question-log": 2.0,
     "hook pre-tool-use (pass-through)": 1.8,
 }
+# A 200-character two-way summary: the door classifier reads all of it.
+SUMMARY = ("Should the settings page keep the compact layout on narrow screens, with the "
+           "section headings shortened and the help text moved under each field so the "
+           "form reads top to bottom?")[:200].encode()
 QUESTION = "Polish the changelog voice before shipping? <gstack-qid:ship-changelog-voice-polish>"
 
 
@@ -105,7 +115,7 @@ def commands(i, shim_dir):
         FLOOR: ([sys.executable, "-I", "-S", "-c", "pass"], None),
         "gstack-question-preference --check": ([pref, "--check", TWO_WAY_ID], None),
         "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"],
-                                    b"Polish the changelog voice before shipping?"),
+                                    SUMMARY),
         "gstack-question-log": ([os.path.join(BIN, "gstack-question-log"), event(i)], None),
         "hook pre-tool-use (pass-through)": ([plantune, "hook", "pre-tool-use"],
                                              hook_payload("PreToolUse", i)),
@@ -116,7 +126,7 @@ def commands(i, shim_dir):
         "python -c pass (venv start-up)": ([sys.executable, "-c", "pass"], None),
         "before: --check": ([old_pref, "--check", TWO_WAY_ID], None),
         "before: --check --summary-stdin": ([old_pref, "--check", TWO_WAY_ID, "--summary-stdin"],
-                                            b"Polish the changelog voice before shipping?"),
+                                            SUMMARY),
         "before: gstack-question-log": ([os.path.join(shim_dir, "gstack-question-log"),
                                          event(i)], None),
         "before: hook pre-tool-use": ([old_plantune, "hook", "pre-tool-use"],
@@ -146,6 +156,8 @@ def main():
     ap.add_argument("--runs", type=int, default=30, help="alternating rounds (>= 30)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="also run every command from the code in DIR (PYTHONPATH=DIR)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as root:
@@ -163,15 +175,30 @@ def main():
         subprocess.run([os.path.join(BIN, "plantune"), "init"], env=env, check=True,
                        stdout=subprocess.DEVNULL)
         write_shims(root)
-        for argv, stdin in commands(-1, root).values():  # warm the page cache, write byte-code
-            run_once(argv, env, stdin)
-        times = {name: [] for name in commands(0, root)}
+        base_env = None
+        if args.baseline:
+            base_env = dict(env, PYTHONPATH=os.path.abspath(args.baseline))
+            base_env["PLANTUNE_DB"] = os.path.join(root, "baseline.db")
+            subprocess.run([os.path.join(BIN, "plantune"), "init"], env=base_env, check=True,
+                           stdout=subprocess.DEVNULL)
+
+        def all_commands(i):
+            out = {name: (argv, stdin, env) for name, (argv, stdin) in commands(i, root).items()}
+            if base_env is not None:
+                out.update({f"{name} [baseline]": (argv, stdin, base_env)
+                            for name, (argv, stdin) in commands(i, root).items()
+                            if name != FLOOR and not name.startswith("before:")})
+            return out
+
+        for argv, stdin, e in all_commands(-1).values():  # warm the page cache, byte-code
+            run_once(argv, e, stdin)
+        times = {name: [] for name in all_commands(0)}
         for i in range(args.runs):
-            items = list(commands(i, root).items())
+            items = list(all_commands(i).items())
             # Rotate the order each round so no command always runs right after another.
             k = i % len(items)
-            for name, (argv, stdin) in items[k:] + items[:k]:
-                times[name].append(run_once(argv, env, stdin))
+            for name, (argv, stdin, e) in items[k:] + items[:k]:
+                times[name].append(run_once(argv, e, stdin))
 
     floor = statistics.median(t for t, _ in times[FLOOR])
     floor_best = min(t for t, _ in times[FLOOR])
@@ -191,6 +218,11 @@ def main():
             "cpu_ratio": round(cpu / floor_cpu, 3) if floor_cpu else None,
             "target": TARGETS.get(name),
         })
+    by_name = {r["command"]: r for r in results}
+    for r in results:
+        base = by_name.get(f"{r['command']} [baseline]")
+        if base:
+            r["vs_baseline"] = round(r["ratio"] / base["ratio"], 3)
     missed = [r for r in results if r["target"] and r["best_ratio"] > r["target"]]
     if args.json:
         print(json.dumps({"runs": args.runs, "load_average": os.getloadavg(),
@@ -205,7 +237,8 @@ def main():
             verdict = ("ok" if r["best_ratio"] <= r["target"] else "MISSED") if r["target"] else ""
             print(f"{r['command']:36s} {r['median_ms']:7.2f}ms {r['ratio']:5.2f}x"
                   f" {r['best_ms']:7.2f}ms {r['best_ratio']:5.2f}x {r['cpu_ms']:6.2f}ms"
-                  f" {r['cpu_ratio']:5.2f}x  {target} {verdict}")
+                  f" {r['cpu_ratio']:5.2f}x  {target} {verdict}"
+                  + (f"  vs baseline {r['vs_baseline']:.3f}" if "vs_baseline" in r else ""))
     if args.strict and missed:
         sys.exit(1)
 

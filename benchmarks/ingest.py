@@ -219,9 +219,10 @@ def main():
                                         "question_log", log, "--nl"], env)
         su_cpu = run.last_cpu
         assert count(su_db, "question_log") == n
-        pt_t, pt_rss, pt_tree, out = run([os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db],
-                                env)
+        pt_t, pt_rss, pt_tree, out = run(
+            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db, "--json"], env)
         pt_cpu = run.last_cpu
+        pt_summary = json.loads(out)
         got = count(pt_db, "question_log")
         assert got == n, f"plantune ingest stored {got:,} rows, expected {n:,}:\n{out}"
         again_t, again_rss, again_tree, out = run(
@@ -255,6 +256,10 @@ def main():
               f"  (1-minute load average at the end: {load:.1f} on {os.cpu_count()} CPUs)")
         print(f"peak RSS of plantune ingest: {pt_rss:.0f} MB per process, {pt_tree:.0f} MB for"
               f" the whole process tree (limit {RSS_LIMIT_MB} MB)")
+        print(f"plantune ingest wrote in {pt_summary['transactions']:,} transactions holding the"
+              f" write lock {pt_summary['lock_p50_ms']:.0f} ms (median),"
+              f" {pt_summary['lock_p99_ms']:.0f} ms (p99), {pt_summary['lock_max_ms']:.0f} ms"
+              f" (max); {pt_summary['lock_over_100ms']} over 100 ms")
         if max(pt_tree, pt_rss) >= RSS_LIMIT_MB:
             raise SystemExit(f"peak memory {max(pt_tree, pt_rss):.0f} MB is over the"
                              f" {RSS_LIMIT_MB} MB limit")

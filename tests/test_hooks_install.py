@@ -232,8 +232,8 @@ def test_path_with_spaces_is_quoted_idempotent_and_checks_ok(tmp_path, state_roo
         assert f"check PreToolUse: OK ({quoted} hook pre-tool-use)" in r.stdout
         assert f"check PostToolUse: OK ({quoted} hook post-tool-use)" in r.stdout
         after = json.loads(settings.read_text())
-        assert [h["command"] for h in ours(after, "PreToolUse")] == [f"{quoted} hook pre-tool-use"]
-        assert [h["command"] for h in ours(after, "PostToolUse")] == [f"{quoted} hook post-tool-use"]
+        for event, sub in (("PreToolUse", "pre"), ("PostToolUse", "post")):
+            assert [h["command"] for h in ours(after, event)] == [f"{quoted} hook {sub}-tool-use"]
         assert len(after["hooks"]["PreToolUse"]) == len(after["hooks"]["PostToolUse"]) == 1
     assert "already installed" in r.stdout
     # The check recorded nothing and logged nothing.
@@ -256,7 +256,8 @@ def test_old_unquoted_spaced_entries_and_duplicates_collapse_into_one(tmp_path, 
             {"type": "command", "command": "plantune hook post-tool-use", "timeout": 5}]},
         {"matcher": "Bash", "hooks": [other]},
         {"matcher": MATCHER, "hooks": [
-            {"type": "command", "command": "/old/venv/bin/plantune hook post-tool-use --db /x.db"}]},
+            {"type": "command",
+             "command": "/old/venv/bin/plantune hook post-tool-use --db /x.db"}]},
     ]}}))
     r = install("--settings", str(path), "--executable", spaced_plantune)
     assert r.exit_code == 0, r.output

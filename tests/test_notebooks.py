@@ -96,3 +96,29 @@ def test_markdown_rendering_escapes_and_formats():
         "<h1>Title &lt;x&gt;</h1>\n<p>Some <code>code</code> and <strong>bold</strong> text.</p>\n"
         "<ul><li>one</li><li>two more</li></ul>"
     )
+
+
+def test_notebooks_calibrate_from_the_question_log_with_a_holdout(tmp_path):
+    """A gstack-only history (no findings): notebook 02 fits on the question log when asked."""
+    from tests import gstack_history
+    from toolkit import ingest
+
+    root = tmp_path / "gstack"
+    gstack_history.adhoc_history(root, days=60, seed=9)
+    path = str(tmp_path / "gstack.db")
+    conn = db.connect(path)
+    ingest.ingest_state_root(conn, str(root))
+    results = notebooks.run(path, str(tmp_path / "out"), {"SOURCE": "question-log", "HOLDOUT_DAYS": 14},
+                            html_copy=False)
+    texts = {}
+    for r in results:
+        nb = nbformat.read(r["notebook"], as_version=4)
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+        assert not [o for o in outputs if o.output_type == "error"]
+        texts[r["name"]] = "\n".join(
+            o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in outputs
+        )
+    first, second = texts["01_question_log_distributions.ipynb"], texts["02_calibrate_surface_threshold.ipynb"]
+    assert "override_rate" in first and "category" in first and "phase" in first
+    assert "Source: question-log" in second and "source: question-log" in second
+    assert "last 14 days" in second and "override recall" in second

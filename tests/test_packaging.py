@@ -126,7 +126,8 @@ def test_installed_copy_creates_a_complete_database(installed, tmp_path):
     assert "Registry: 53 questions" in r.stdout
     conn = sqlite3.connect(db)
     migrations = [row[0] for row in conn.execute("SELECT name FROM plantune_migrations")]
-    assert migrations == sorted(os.path.basename(p) for p in _source_files("sql/migrations", ".sql"))
+    expected = sorted(os.path.basename(p) for p in _source_files("sql/migrations", ".sql"))
+    assert migrations == expected
     views = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
     assert views == {os.path.basename(p)[:-4] for p in _source_files("sql/views", ".sql")}
     r = run_installed(installed, "gstack-question-preference", "--check", "ship-todos-create",

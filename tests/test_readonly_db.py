@@ -100,7 +100,8 @@ def live_and_copy(tmp_path, state_root):
     (state_root / "developer-profile.json").write_text(json.dumps({"declared": {"autonomy": 0.9}}))
     project = state_root / "projects" / "acme"
     project.mkdir(parents=True)
-    (project / "question-preferences.json").write_text(json.dumps({"ship-todos-create": "never-ask"}))
+    (project / "question-preferences.json").write_text(
+        json.dumps({"ship-todos-create": "never-ask"}))
     return copy
 
 
@@ -165,3 +166,10 @@ def test_writing_to_a_scratch_database_leaves_the_live_files_alone(tmp_path, sta
     import sqlite3
 
     assert sqlite3.connect(scratch).execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
+
+
+def test_a_link_to_the_own_database_is_the_own_database(live_and_copy, state_root, tmp_path):
+    link = tmp_path / "link.db"
+    link.symlink_to(state_root / "plantune.db")
+    r = CliRunner().invoke(cli, ["profile", "show", "--json", "--db", str(link)])
+    assert json.loads(r.stdout)["declared"] == {"autonomy": 0.9}

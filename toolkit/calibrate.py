@@ -27,6 +27,7 @@ import numpy as np
 from toolkit import db, scoring
 
 DEFAULT_TARGET = 0.20
+ROWS_KEY = "_rows"
 DEFAULT_RESAMPLES = 1000
 RANK_CAP_PER_PHASE = 3
 PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")
@@ -490,6 +491,12 @@ def calibrate(findings, target=DEFAULT_TARGET, score_function="additive", weight
             for r in rates if r["answered"] >= MIN_ANSWERED_FOR_RATE
         ][:5],
         "bootstrap": {"unit": "session", "resamples": resamples, "seed": seed, "level": 0.95},
+        # The two-way rows the fit used, for notebook plots (never stored or printed).
+        ROWS_KEY: {
+            "score": scores, "id": ids, "surfaced": surfaced, "overridden": overridden[two_way],
+            "session_id": findings["session_id"][two_way], "question_id": findings["question_id"][two_way],
+            "answered": findings["answered"][two_way], "decision_matters": dm[two_way],
+        },
     }
 
 
@@ -498,9 +505,18 @@ def _fmt_score(v):
 
 
 def run(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False, score_function="additive",
-        weights=None, fit_score_weights=False, resamples=DEFAULT_RESAMPLES, seed=0):
-    """Load the findings that match the filters and calibrate on them."""
+        weights=None, fit_score_weights=False, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
+    """Load the findings that match the filters and calibrate on them.
+
+    With ``holdout_days`` the fit uses the older findings and the report adds how the
+    rule does on the last ``holdout_days`` days.
+    """
     findings = load_findings(conn, project, since, include_synthetic)
+    held = cut = None
+    if holdout_days is not None and findings["n"]:
+        older, cut = split_days(findings["created_at"], holdout_days)
+        held = _rows(findings, ~older)
+        findings = _rows(findings, older)
     if findings["n"] == 0 or not np.any(
         (findings["door_type"] != "one-way") & ~np.isin(findings["kind"], GATE_KINDS)
     ):
@@ -520,28 +536,275 @@ def run(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic
         "since": since,
         "include_synthetic": bool(include_synthetic),
         "calibration_id": None,
+        "source": "findings",
+        "holdout": None,
     })
+    if held is not None:
+        report["holdout"] = evaluate_holdout(held, report, holdout_days, cut, resamples, seed)
     return report
+
+
+def _rows(arrays, mask):
+    out = {k: (v[mask] if isinstance(v, np.ndarray) else v) for k, v in arrays.items()}
+    out["n"] = int(np.count_nonzero(mask))
+    return out
+
+
+# --------------------------------------------------------------------------- question-log source
+
+SOURCES = ("findings", "question-log")
+
+
+def has_findings(conn, project=None, since=None, include_synthetic=False):
+    """True when there are two-way findings (not gates) to fit on under these filters."""
+    row = conn.execute(
+        "SELECT 1 FROM finding_scores WHERE door_type != 'one-way' AND kind NOT IN ('approval', 'migration')"
+        " AND (:project IS NULL OR project = :project) AND (:since IS NULL OR created_at >= :since)"
+        " AND (:synthetic OR synthetic = 0) LIMIT 1",
+        {"project": project, "since": since, "synthetic": 1 if include_synthetic else 0},
+    ).fetchone()
+    return row is not None
+
+
+def has_answered_questions(conn, project=None, since=None, include_synthetic=False):
+    """True when the question log holds answered questions no verdict calls one-way."""
+    from toolkit import question_scores as qs
+
+    row = conn.execute(
+        "SELECT 1 FROM question_log WHERE source IN (" + ", ".join("?" * len(qs.ANSWER_SOURCES)) + ")"
+        " AND coalesce(door_class, '') != 'one-way' AND coalesce(door_type, '') != 'one-way'"
+        " AND (? IS NULL OR project = ?) AND (? IS NULL OR ts >= ?) AND (? OR synthetic = 0) LIMIT 1",
+        (*qs.ANSWER_SOURCES, project, project, since, since, 1 if include_synthetic else 0),
+    ).fetchone()
+    return row is not None
+
+
+def choose_source(conn, source, project=None, since=None, include_synthetic=False):
+    """``auto`` means findings when there are any, else the question log when it has
+    answered questions, else findings (whose error then says what is missing)."""
+    if source == "auto":
+        if has_findings(conn, project, since, include_synthetic):
+            return "findings"
+        if has_answered_questions(conn, project, since, include_synthetic):
+            return "question-log"
+        return "findings"
+    if source not in SOURCES:
+        raise CalibrationError(f"unknown source {source!r} (expected findings, question-log or auto)")
+    return source
+
+
+def run_source(conn, source="auto", target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
+               score_function=None, weights=None, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
+    """Calibrate from ``source`` (findings, question-log or auto); the report names the source used.
+
+    For findings the score function defaults to additive (weights fitted when weighted
+    is asked without weights); for the question log, to weighted with fitted weights.
+    """
+    chosen = choose_source(conn, source, project, since, include_synthetic)
+    if chosen == "question-log":
+        report = run_question_log(conn, target, project, since, include_synthetic, score_function, weights,
+                                  resamples=resamples, seed=seed, holdout_days=holdout_days)
+    else:
+        function = score_function or "additive"
+        report = run(conn, target, project, since, include_synthetic, function, weights,
+                     fit_score_weights=function == "weighted" and weights is None, resamples=resamples, seed=seed,
+                     holdout_days=holdout_days)
+    report["source_asked"] = source
+    return report
+
+
+def public(report):
+    """The report without the row arrays (what is printed and stored)."""
+    return {k: v for k, v in report.items() if k != ROWS_KEY}
+
+
+def _as_findings(ev, scores):
+    """Scored question-log events in the shape ``calibrate`` takes (one 'finding' each)."""
+    return {
+        "project": ev["project"], "session_id": ev["session"], "phase": ev["phase"],
+        "finding_id": ev["event_key"], "question_id": ev["question_id"], "door_type": ev["door"],
+        "kind": np.full(ev["n"], "finding", dtype=object), "created_at": ev["ts"],
+        "severity": scores.severity, "irreversibility": scores.irreversibility,
+        "decision_matters": scores.decision_matters, "overridden": ev["overridden"], "answered": ev["labelled"],
+        "synthetic": np.asarray(ev["synthetic"], dtype=bool), "n": ev["n"],
+    }
+
+
+def _holdout_cut(days, holdout_days):
+    """The last day of the fit window: ``holdout_days`` days before the newest valid day."""
+    from datetime import date, timedelta
+
+    valid = [d for d in days if _is_day(d)]
+    if not valid:
+        raise CalibrationError("no dated history to hold out from")
+    newest = date.fromisoformat(max(valid))
+    return (newest - timedelta(days=holdout_days)).isoformat()
+
+
+def _is_day(day):
+    from datetime import date
+
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True
+
+
+def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
+                     score_function=None, weights=None, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
+    """Calibrate on answered two-way questions of the question log (see ``question_scores``).
+
+    The score function defaults to weighted with weights fitted on the history (the
+    logistic fit of overrides on the three factors), falling back to additive when there
+    are too few overrides. With ``holdout_days`` the fit uses only the older history
+    (its answers are the only evidence) and the report adds the achieved rate, its
+    interval and override recall on the last ``holdout_days`` days.
+    """
+    from toolkit import question_scores as qs
+
+    target = _check_target(target)
+    ev = qs.load_events(conn, project, since, include_synthetic)
+    asked = ev["answered"]
+    if not np.any(asked & (ev["door"] == "two-way")):
+        raise CalibrationError(
+            "no answered two-way questions in the question log to calibrate on"
+            + _describe_filters(project, since, include_synthetic, 0)
+        )
+    in_fit = np.ones(ev["n"], dtype=bool)
+    cut = None
+    if holdout_days is not None:
+        in_fit, cut = split_days(ev["day"], holdout_days)
+        if not np.any(in_fit & asked & (ev["door"] == "two-way")):
+            raise CalibrationError(f"no answered two-way questions up to {cut}: choose a smaller --holdout-days")
+    fitted = in_fit & asked & (ev["door"] == "two-way")
+    scores = qs.score_events(ev, in_fit & ev["labelled"], fitted, target)
+    notes = []
+    fit_weights_now = score_function is None or (score_function == "weighted" and weights is None)
+    function = score_function or "weighted"
+    if fit_weights_now:
+        two_way_fit = fitted
+        try:
+            weights = fit_weights(scores.severity[two_way_fit], scores.irreversibility[two_way_fit],
+                                  scores.decision_matters[two_way_fit], ev["overridden"][two_way_fit])
+            function = "weighted"
+        except CalibrationError as e:
+            if score_function == "weighted":
+                raise
+            notes.append(f"additive score used: {e}")
+            function, weights = "additive", None
+    fit_rows = in_fit & asked
+    if not np.any(fit_rows & (ev["door"] == "two-way")):
+        raise CalibrationError("no answered two-way questions to calibrate on")
+    findings = _as_findings(_rows(ev, fit_rows), _subset_scores(scores, fit_rows))
+    report = calibrate(findings, target, function, weights, False, resamples, seed)
+    report.update({
+        "source": "question-log",
+        "project": project or db.GLOBAL_SCOPE,
+        "since": since,
+        "include_synthetic": bool(include_synthetic),
+        "calibration_id": None,
+        "matters_cuts": list(scores.matters_cuts),
+        "notes": notes,
+        "scorer": "question_scores (leave-one-out override evidence)",
+        "holdout": None,
+    })
+    if cut is not None:
+        rows = ~in_fit & asked
+        held = _as_findings(_rows(ev, rows), _subset_scores(scores, rows))
+        report["holdout"] = evaluate_holdout(held, report, holdout_days, cut, resamples, seed)
+    return report
+
+
+def _subset_scores(scores, mask):
+    from toolkit import question_scores as qs
+
+    return qs.Scores(scores.severity[mask], scores.irreversibility[mask], scores.decision_matters[mask],
+                     scores.override_estimate[mask], scores.matters_cuts, {})
+
+
+def evaluate_holdout(findings, report, days, after, resamples=DEFAULT_RESAMPLES, seed=0):
+    """Apply a fitted rule, unchanged, to held-out rows (same shape as ``load_findings``)."""
+    one_way = findings["door_type"] == "one-way"
+    gate = np.isin(findings["kind"], GATE_KINDS)
+    two_way = ~one_way & ~gate
+    out = {"days": days, "after": after, "n_findings": int(two_way.sum())}
+    if not two_way.any():
+        raise CalibrationError(f"nothing to validate on in the last {days} days: choose another --holdout-days")
+    values = score_findings(findings["severity"][two_way], findings["irreversibility"][two_way],
+                            findings["decision_matters"][two_way], report["score_function"],
+                            report["weights"] or None)
+    ids = findings["finding_id"][two_way]
+    surfaced = surfaced_mask(values, report["threshold"], report["tie_fraction"], ids=ids)
+    sessions = findings["session_id"][two_way]
+    low, high, _ = bootstrap_rate(surfaced, sessions, resamples, seed)
+    eligible = np.zeros(findings["n"], dtype=bool)
+    eligible[two_way] = surfaced
+    out.update({
+        "n_sessions": int(np.unique(sessions.astype(str)).size),
+        "achieved_rate": float(surfaced.mean()),
+        "ci_low": low,
+        "ci_high": high,
+        "n_overridden": int(findings["overridden"][two_way].sum()),
+        "override_recall": override_recall(surfaced, findings["overridden"][two_way]),
+        "random_recall": float(surfaced.mean()),
+        "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate, eligible),
+    })
+    return out
+
+
+def split_days(days, holdout_days):
+    """(mask of the older rows to fit on, last fitted day) for ``--holdout-days``."""
+    if holdout_days < 1:
+        raise CalibrationError("--holdout-days must be at least 1")
+    if len(days) == 0:
+        raise CalibrationError("no history to split")
+    days = [str(d)[:10] for d in days]
+    cut = _holdout_cut(days, holdout_days)
+    # A row whose time is not a date (gstack does not check `ts`) stays with the older rows.
+    older = np.asarray([d <= cut or not _is_day(d) for d in days], dtype=bool)
+    if not older.any():
+        raise CalibrationError(f"the whole history is within the last {holdout_days} days: "
+                               "choose a smaller --holdout-days")
+    return older, cut
+
+
+def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, include_synthetic=False):
+    """Factors and evidence for the newest logged event of ``question_id`` (a dict)."""
+    from toolkit import question_scores as qs
+
+    ev = qs.load_events(conn, project, None, include_synthetic)
+    hits = np.flatnonzero(ev["question_id"] == question_id)
+    if hits.size == 0:
+        raise CalibrationError(f"no logged question with id {question_id!r}")
+    answered = hits[ev["answered"][hits]]
+    i = int((answered if answered.size else hits)[-1])
+    fitted = ev["answered"] & (ev["door"] == "two-way")
+    scores = qs.score_events(ev, ev["labelled"], fitted, target)
+    out = qs.explain(ev, scores, i)
+    out["times_logged"] = int(hits.size)
+    return out
 
 
 def store(conn, report):
     """Insert the calibration row for ``report``; returns (and sets) its id."""
     core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
             "ci_low", "ci_high", "n_findings", "n_sessions", "override_recall", "window_start", "window_end",
-            "include_synthetic", "calibration_id"}
-    details = {k: v for k, v in report.items() if k not in core}
+            "include_synthetic", "calibration_id", "source"}
+    details = {k: v for k, v in report.items() if k not in core and k != ROWS_KEY}
     with db.transaction(conn):
         cur = conn.execute(
             "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"
             " weights_json, achieved_rate, ci_low, ci_high, n_findings, n_sessions, override_recall,"
-            " window_start, window_end, include_synthetic, details_json)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " window_start, window_end, include_synthetic, details_json, source)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 report["project"], db.utc_now(), report["target"], report["threshold"], report["tie_fraction"],
                 report["score_function"], json.dumps(report["weights"], sort_keys=True), report["achieved_rate"],
                 report["ci_low"], report["ci_high"], report["n_findings"], report["n_sessions"],
                 report["override_recall"], report["window_start"], report["window_end"],
                 int(report["include_synthetic"]), json.dumps(details, sort_keys=True),
+                report.get("source", "findings"),
             ),
         )
     report["calibration_id"] = cur.lastrowid
@@ -573,39 +836,89 @@ def _rule(report):
             f"or exactly {t_text} and its id hashes under {f:.3f} (about {100 * f:.0f}% of those ties)")
 
 
+def _noun(report):
+    return "answered two-way questions" if report.get("source") == "question-log" else "two-way findings"
+
+
 def summary_lines(report):
     """The report in plain English, one sentence per line (CLI and notebook 02)."""
     where = "all projects" if report["project"] == db.GLOBAL_SCOPE else f"project {report['project']}"
     synthetic = "simulated data included" if report["include_synthetic"] else "real data only"
     window = f"{(report['window_start'] or '')[:10]} to {(report['window_end'] or '')[:10]}"
+    source = report.get("source", "findings")
     lines = [
-        f"Fitted on {report['n_findings']:,} two-way findings from {report['n_sessions']:,} sessions "
-        f"({where}, {window}, {synthetic}).",
+        (f"Fitted on {report['n_findings']:,} {_noun(report)} from {report['n_sessions']:,} sessions "
+         f"({where}, {window}, {synthetic}; source: {source})."),
         f"Rule: {_rule(report)}.",
-        f"Share asked: {_pct(report['achieved_rate'])} (target {_pct(report['target'])}); "
-        f"95% interval over resampled sessions {_pct(report['ci_low'])} to {_pct(report['ci_high'])}.",
+        (f"Share asked: {_pct(report['achieved_rate'])} (target {_pct(report['target'])}); "
+         f"95% interval over resampled sessions {_pct(report['ci_low'])} to {_pct(report['ci_high'])}."),
     ]
-    if report["override_recall"] is None:
-        lines.append("Override recall: no overridden decisions recorded yet.")
-    else:
+    if source == "question-log":
+        low, high = report["matters_cuts"]
         lines.append(
-            f"Override recall: {_pct(report['override_recall'])} of the {report['n_overridden']:,} decisions you "
-            f"overrode would be asked about (asking a random {_pct(report['random_recall'])} would catch "
-            f"{_pct(report['random_recall'])})."
+            "Factors come from the question log: severity from category, options and summary; "
+            "irreversibility from the door and summary; decision matters from the override rate of "
+            f"similar questions in other sessions (1 from {_pct(low)}, 2 from {_pct(high)})."
         )
+    lines.extend(report.get("notes") or [])
+    lines.append(_recall_line(report, "Override recall"))
     inter = report["interruptions"]
-    lines.append(
-        f"Questions per session: {inter['per_session']['before']:.1f} if everything is asked, "
-        f"{inter['per_session']['after']:.1f} with pacing (one-way and gates always, at most 3 ranked per phase)."
-    )
-    if inter["per_phase"]:
-        lines.append("Per phase: " + ", ".join(
-            f"{name} {v['before']:.1f} → {v['after']:.1f}" for name, v in inter["per_phase"].items()
-        ) + ".")
+    lines.extend(_interruption_lines(inter))
+    held = report.get("holdout")
+    if held:
+        lines.append(
+            f"Held out the last {held['days']} days (after {held['after']}): {held['n_findings']:,} {_noun(report)} "
+            f"from {held['n_sessions']:,} sessions; share asked {_pct(held['achieved_rate'])} "
+            f"(95% interval {_pct(held['ci_low'])} to {_pct(held['ci_high'])})."
+        )
+        lines.append(_recall_line(held, "Held-out override recall"))
     if report["most_overridden"]:
         lines.append("Most overridden questions (evidence your decision matters there): " + ", ".join(
             f"{r['question_id']} {_pct(r['override_rate'])}" for r in report["most_overridden"][:3]
         ) + ".")
+    return lines
+
+
+def _recall_line(part, label):
+    if part["override_recall"] is None:
+        return f"{label}: no overridden decisions recorded."
+    times = part["override_recall"] / part["random_recall"] if part["random_recall"] else float("nan")
+    return (
+        f"{label}: {_pct(part['override_recall'])} of the {part['n_overridden']:,} decisions you "
+        f"overrode would be asked about; asking a random {_pct(part['random_recall'])} would catch "
+        f"{_pct(part['random_recall'])} ({times:.1f}x random)."
+    )
+
+
+def _interruption_lines(inter):
+    lines = [
+        (f"Questions per session: {inter['per_session']['before']:.1f} if everything is asked, "
+         f"{inter['per_session']['after']:.1f} with pacing (one-way and gates always, "
+         "at most 3 ranked per phase).")
+    ]
+    if inter["per_phase"]:
+        lines.append("Per phase: " + ", ".join(
+            f"{name} {v['before']:.1f} → {v['after']:.1f}" for name, v in inter["per_phase"].items()
+        ) + ".")
+    return lines
+
+
+def explain_lines(info):
+    """``plantune calibrate --explain`` in plain English."""
+    lines = [
+        (f"Question {info['question_id']} (logged {info['times_logged']} times); "
+         f"newest event {info['event_id']} at {info['ts']}: skill {info['skill']}, phase {info['phase']}, "
+         f"category {info['category']}, {info['door']} door ({info['door_reason'] or 'unclassified'}), "
+         f"{info['options_count'] if info['options_count'] is not None else 'unknown'} options."),
+        f"Summary: {info['summary']}",
+    ]
+    for factor in ("severity", "irreversibility", "decision_matters"):
+        lines.append(f"{factor.replace('_', ' ')} = {info[factor]}: " + "; ".join(info["why"][factor]) + ".")
+    lines.append("Override evidence from other sessions (each level shrunk toward the one above):")
+    for row in info["evidence"]:
+        counts = "" if "others_answered" not in row else (
+            f" ({row['others_overridden']:,} overridden of {row['others_answered']:,.0f} answered)")
+        lines.append(f"  {row['level']}: {_pct(row['estimate'])}{counts}")
     return lines
 
 

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from toolkit import __version__
+from toolkit import __version__, safe_io
 
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
@@ -31,6 +31,7 @@ LAZY_COMMANDS = {
     "check": "toolkit.cli_questions:check",
     "pref": "toolkit.cli_questions:pref",
     "serve": "toolkit.cli_serve:serve",
+    "doors": "toolkit.cli_doors:doors",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
@@ -105,7 +106,10 @@ def open_db(db_path=None, readonly=False, existing=False):
 
 
 def gstack_files_apply(db_path):
-    """Whether gstack's files may feed the database of ``--db`` (see mirror.belongs_to_state_root)."""
+    """Whether gstack's files may feed the database of ``--db``.
+
+    See mirror.belongs_to_state_root.
+    """
     from toolkit import mirror
 
     return mirror.belongs_to_state_root(db_path)
@@ -113,7 +117,8 @@ def gstack_files_apply(db_path):
 
 def require_database(db_path):
     """Refuse a --db that does not exist (commands that only read create nothing)."""
-    from toolkit.cli_fast import CommandError, require_database as check
+    from toolkit.cli_fast import CommandError
+    from toolkit.cli_fast import require_database as check
 
     try:
         check(db_path)
@@ -283,7 +288,7 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the last line of defence
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        click.echo(f"plantune: internal error: {type(e).__name__}: {e}", err=True)
+        click.echo(f"plantune: {safe_io.error_line(e)}", err=True)
         sys.exit(1)
 
 

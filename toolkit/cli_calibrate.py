@@ -130,32 +130,48 @@ def simulate(days, seed, projects, end, replace, db_path, as_json):
 
 
 @click.command()
-@click.option("--target", default="0.20", show_default=True, help="Share of two-way findings to ask about (0-1).")
-@click.option("--since", default=None, help="Only findings on or after this date (YYYY-MM-DD).")
-@click.option("--project", default=None, help="Fit on one project's findings and store the calibration for it.")
+@click.option("--target", default="0.20", show_default=True, help="Share of two-way decisions to ask about (0-1).")
+@click.option("--source", type=click.Choice(["auto", "findings", "question-log"]), default="auto", show_default=True,
+              help="Fit on recorded pacing findings, on answered questions of the question log, or "
+                   "auto: findings when there are any, else the question log.")
+@click.option("--holdout-days", default=None,
+              help="Fit on the older history and report how the rule does on the last N days.")
+@click.option("--explain", "explain_id", default=None, metavar="QUESTION_ID",
+              help="Show how the question-log scorer rates a question (factors and evidence); fits nothing.")
+@click.option("--since", default=None, help="Only history on or after this date (YYYY-MM-DD).")
+@click.option("--project", default=None, help="Fit on one project's history and store the calibration for it.")
 @click.option("--include-synthetic", is_flag=True, help="Also use simulated rows (left out by default).")
-@click.option("--score-function", type=click.Choice(["additive", "weighted"]), default="additive",
-              show_default=True, help="How the three factors combine into a score.")
+@click.option("--score-function", type=click.Choice(["additive", "weighted"]), default=None,
+              help="How the three factors combine into a score (default: additive for findings, "
+                   "weighted with fitted weights for the question log).")
 @click.option("--weights", default=None,
               help='Weights for the weighted score as JSON, e.g. \'{"decision_matters": 2}\' (default: fitted).')
 @click.option("--resamples", default="1000", show_default=True, help="Bootstrap resamples of sessions.")
 @click.option("--dry-run", is_flag=True, help="Report the fit without storing a calibration.")
 @db_option
 @json_option
-def calibrate(target, since, project, include_synthetic, score_function, weights, resamples, dry_run, db_path,
-              as_json):
-    """Fit the pacing threshold so about --target of two-way findings are asked, and store it.
+def calibrate(target, source, holdout_days, explain_id, since, project, include_synthetic, score_function, weights,
+              resamples, dry_run, db_path, as_json):
+    """Fit the pacing threshold so about --target of two-way decisions are asked, and store it.
 
     Reports the achieved share with a 95% interval (resampling whole sessions), how many
-    of your overrides the rule would have caught, and questions per session and phase
-    before and after pacing. `pacing rank` uses the newest calibration of the project,
-    else the newest global one (stored when --project is not given).
+    of your overrides the rule would have caught next to a random rule, and questions per
+    session and phase before and after pacing. `pacing rank` uses the newest calibration
+    of the project, else the newest global one (stored when --project is not given).
+
+    With --source question-log (or auto, when no findings are recorded yet) the fit uses
+    the two-way questions you answered (sources agent, hook, transcript-import; never
+    auto-decided or simulated). Each is scored with the same three factors a finding
+    has: severity from its category, options and summary, irreversibility from its door
+    and summary, decision matters from how often you overrode similar questions in
+    other sessions. --explain QUESTION_ID shows that scoring for one question.
 
     \b
     Example:
         plantune calibrate --include-synthetic
+        plantune calibrate --source question-log --holdout-days 14
+        plantune calibrate --explain ship-release-pipeline-missing
         plantune calibrate --project acme-web --since 2026-09-01 --dry-run --json
-        plantune calibrate --score-function weighted
     """
     from toolkit import calibrate as cal
     from toolkit import paths
@@ -163,6 +179,7 @@ def calibrate(target, since, project, include_synthetic, score_function, weights
     target_value = _fraction(target, "--target")
     since_day = _day(since, "--since")
     n_resamples = _whole(resamples, "--resamples", 1, 100_000)
+    n_holdout = None if holdout_days is None else _whole(holdout_days, "--holdout-days", 1, 3650)
     if project is not None and not paths.is_valid_slug(project):
         fail(f"--project must be a project slug (letters, digits, '.', '_' or '-'), got {project!r}")
     weight_values = None
@@ -170,30 +187,45 @@ def calibrate(target, since, project, include_synthetic, score_function, weights
         weight_values = _parse_weights(weights)
         if score_function != "weighted":
             fail("--weights needs --score-function weighted")
-    conn = open_db(db_path, existing=dry_run)
+    # --explain and --dry-run only read: a missing database is an error, never created.
+    conn = open_db(db_path, existing=dry_run or explain_id is not None)
+    if explain_id is not None:
+        try:
+            info = cal.explain_question(conn, explain_id.strip(), target_value, project, include_synthetic)
+        except cal.CalibrationError as e:
+            fail(str(e))
+        if as_json:
+            print_json(info)
+        else:
+            for line in cal.explain_lines(info):
+                click.echo(line)
+        return
     try:
-        report = cal.run(
-            conn, target_value, project, since_day, include_synthetic, score_function, weight_values,
-            fit_score_weights=score_function == "weighted" and weight_values is None, resamples=n_resamples,
-        )
+        report = cal.run_source(conn, source, target_value, project, since_day, include_synthetic, score_function,
+                                weight_values, resamples=n_resamples, holdout_days=n_holdout)
     except cal.CalibrationError as e:
         fail(str(e))
+    report = cal.public(report)
+    chosen = report["source"]
     if not dry_run:
         cal.store(conn, report)
     if as_json:
-        keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings", "override_recall",
-                "calibration_id")
+        keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings",
+                "override_recall", "calibration_id", "source")
         out = {k: report[k] for k in keys}
         out.update({k: v for k, v in report.items() if k not in out})
         print_json(out)
         return
+    if source == "auto":
+        click.echo(f"Source: {chosen} (auto: " + (
+            "findings are recorded)." if chosen == "findings" else "no findings recorded yet, using the question log)."))
     for line in cal.summary_lines(report):
         click.echo(line)
     if dry_run:
         click.echo("Dry run: nothing stored.")
     else:
         click.echo(
-            f"Stored as calibration {report['calibration_id']} for {report['project']}; "
+            f"Stored as calibration {report['calibration_id']} for {report['project']} (source {chosen}); "
             "`pacing rank` uses it from now on."
         )
 

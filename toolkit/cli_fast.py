@@ -102,9 +102,26 @@ def run_log(event, project=None, db_path=None, as_json=False):
         record = questions.validate_json(text, allow_phase=True)
     except questions.QuestionError as e:
         raise CommandError(e.message.removeprefix(questions.PREFIX + ": ")) from None
+    from toolkit import db, paths, spool
+
     slug = _project(project)
-    conn = _open(db_path)
-    rec, warning = mirror.log_question(conn, record, slug, enabled=mirror.enabled())
+    try:
+        conn = _open(db_path)
+        rec, warning = mirror.log_question(conn, record, slug, enabled=mirror.enabled())
+    except db.sqlite3.OperationalError as e:
+        if not db.is_busy(e):
+            raise
+        # Locked past the busy timeout: the spool keeps the event until a writer can.
+        try:
+            spool.put_question(record, slug, paths.db_path(db_path), mirror=mirror.enabled())
+        except spool.SpoolError as err:
+            raise CommandError(f"database is locked and {err}") from None
+        if as_json:
+            result.out.append(_json_text({"status": "spooled", "id": None,
+                                          "event_key": questions.event_key(slug, record),
+                                          "project": slug}))
+        return result
+    warning = warning or spool.drain_after_write(conn)
     if warning:
         result.err.append(f"plantune: {warning}")
     if as_json:
@@ -122,8 +139,9 @@ def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_j
     result = Output()
     summary = None
     if summary_stdin:
-        # Lenient, as gstack: the keyword net still sees every ASCII word.
-        summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+        # Raw bytes: the classifier decodes them itself, and text that is not valid UTF-8
+        # is one-way ("unreadable") rather than guessed at.
+        summary = sys.stdin.buffer.read() or None
     require_database(db_path)  # before anything, even the slug cache, is written
     slug = _project(project)
     conn = _open(db_path)
@@ -251,7 +269,9 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the last line of defence, as in toolkit.cli
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        sys.stderr.write(f"plantune: internal error: {type(e).__name__}: {e}\n")
+        from toolkit import safe_io
+
+        sys.stderr.write(f"plantune: {safe_io.error_line(e)}\n")
         code = 1
     if argv is None:
         try:

@@ -250,6 +250,8 @@ def apply(proposal, db_path, as_json):
         fail(str(e))
     except OSError as e:
         fail(f"guidance file not written: {e.strerror or e}; nothing applied")
+    if p.get("warning"):
+        click.echo(f"plantune: {p['warning']}", err=True)
     if as_json:
         print_json(p)
         return
@@ -340,14 +342,9 @@ def run(session_id, mode, required, cwd, project_dir, review, draft, merged_anal
 
 def _hook_error_log(message):
     """Append one line to <state root>/hook-errors.log; never raises."""
-    try:
-        from toolkit import db, paths
-        from toolkit.mirror import append_line
+    from toolkit.hooks import log_error
 
-        append_line(os.path.join(paths.state_root(), "hook-errors.log"),
-                    f"{db.utc_now()} hook session-end: {' '.join(str(message).split())}")
-    except Exception:  # noqa: BLE001 - a hook must never fail because logging failed
-        pass
+    log_error("hook session-end", message)
 
 
 @click.command("session-end")

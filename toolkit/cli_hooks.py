@@ -103,7 +103,8 @@ def install(settings_path, executable, db_path, check):
     except OSError as e:
         fail(f"cannot write {settings_path}: {e.strerror or e}")
     for event, status in outcome.items():
-        verb = {"added": "added", "present": "already installed", "updated": "command updated"}[status]
+        verb = {"added": "added", "present": "already installed",
+                "updated": "command updated"}[status]
         click.echo(f"{event}: {verb} ({hooks.hook_command(event, executable, db_path)})")
     if not os.access(executable, os.X_OK) or os.path.isdir(executable):
         click.echo(f"note: {executable} is not an executable file; the hooks fail until it is",

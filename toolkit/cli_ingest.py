@@ -49,7 +49,14 @@ def _counts(report):
     return ", ".join(parts)
 
 
+def _spool_line(drained):
+    return (f"spool: {drained.recorded:,} recorded, {drained.already:,} already recorded,"
+            f" {len(drained.failed):,} set aside")
+
+
 def _echo_issues(report):
+    if report.status == "error":
+        click.echo(f"{report.path}: {report.error}", err=True)
     for issue in report.issues:
         where = f"{report.path}:{issue.line}" if issue.line else report.path
         prefix = "" if issue.skip else "note: "
@@ -70,7 +77,10 @@ def ingest(state_root, strict, db_path, as_json):
     STATE_ROOT defaults to $GSTACK_STATE_ROOT, else $GSTACK_HOME, else ~/.gstack.
     Safe to rerun: only new bytes are read and nothing is imported twice. Lines that
     cannot be imported are reported as FILE:LINE: REASON on stderr and skipped. A
-    state root with no gstack files yet says so and exits 0.
+    state root with no gstack files yet says so and exits 0. Events that hooks spooled
+    while the database was locked (STATE_ROOT/spool/) are recorded first. Rows are
+    written in short transactions (about 30 ms each), so hooks and compat scripts
+    running meanwhile wait for the write lock only briefly.
 
     \b
     Example:
@@ -101,23 +111,35 @@ def ingest(state_root, strict, db_path, as_json):
 
     for problem in summary.problems:
         click.echo(problem, err=True)
+    spooled = summary.spool
+    for failed in spooled.failed if spooled else ():
+        click.echo(f"spooled event set aside: {failed}", err=True)
     for report in summary.files:
         _echo_issues(report)
+    drained = spooled is not None and (spooled.recorded or spooled.already or spooled.failed)
     if not summary.files:
         # A state root without gstack files yet (a fresh install) is not an error; a
         # STATE_ROOT that does not exist at all still is (IngestError above).
         if as_json:
             print_json(summary.as_dict())
-        else:
-            click.echo(f"Nothing to ingest yet: no gstack files under {root}.")
+            return
+        if drained:
+            click.echo(_spool_line(spooled))
+        click.echo(f"Nothing to ingest yet: no gstack files under {root}.")
         return
     if not summary.readable:
         fail(f"nothing could be read under {root}")
     if as_json:
         print_json(summary.as_dict())
         return
+    if drained:
+        click.echo(_spool_line(spooled))
     for report in summary.files:
         click.echo(f"{os.path.relpath(report.path, root)}: {_counts(report)}")
+    n_tx = summary.as_dict()["transactions"]
+    if n_tx:
+        click.echo(f"{n_tx:,} write transaction{'s' * (n_tx != 1)}; the longest held the"
+                   f" database's write lock {summary.lock_max_ms:,.0f} ms.")
     n_files, n_projects = len(summary.files), len(summary.projects)
     click.echo(
         f"Ingested {n_files} file{'s' * (n_files != 1)} from {n_projects}"
@@ -125,3 +147,4 @@ def ingest(state_root, strict, db_path, as_json):
         f" {summary.imported:,} imported, {summary.duplicate:,} duplicate,"
         f" {summary.skipped:,} skipped."
     )
+

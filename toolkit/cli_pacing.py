@@ -28,7 +28,9 @@ def rank(db_path):
     above the calibrated threshold surface best first, at most 3 per phase and within
     the chain's budget; the rest become Silent Decisions, logged at once. Ranking the
     same request again prints the same answer; a different request for an already
-    ranked phase is refused.
+    ranked phase is refused. A session or chain idle for more than
+    $PLANTUNE_PACING_TTL_MINUTES (default 120) is closed first: its decisions are kept
+    under `<id>~closed-<n>`, the same ids start afresh, and the answer says so.
 
     \b
     Example:
@@ -101,6 +103,9 @@ def show(session, db_path, as_json):
         f"\n{t['findings']} findings: {t['surfaced']} surfaced, {t['silent']} silent"
         f" ({t['flipped']} flipped)."
     )
+    for c in summary["closed_earlier"]:
+        click.echo(f"Closed earlier after a quiet spell (last active {c['last_activity']}): "
+                   f"kept as session {c['archived_as']}.")
 
 
 @pacing.command()
@@ -160,6 +165,8 @@ def flip(finding_id, session, choice, surface, db_path):
             decision = pc.find_decision(conn, finding_id, decision["session_id"], decision["project"])
         if choice is not None:
             decision = pc.flip_choice(conn, decision, choice)
+            if decision.get("warning"):
+                click.echo(f"plantune: {decision['warning']}", err=True)
             click.echo(
                 f"Recorded {decision['finding_id']} → {decision['choice']}"
                 f" (session {decision['session_id']}, phase {decision['phase']})."

@@ -317,18 +317,22 @@ def export(path, project, force, db_path):
 @db_option
 @json_option
 def delete(project, all_, files, yes, db_path, as_json):
-    """Delete profile data for good: the rows, then VACUUM so the bytes leave the file.
+    """Delete profile data for good: rows, gstack's lines, then VACUUM so no bytes remain.
 
-    Without --all: the project's question events and its office-hours sessions. With
-    --all: every question event, the declared profile and every session. Preferences
-    are kept (`plantune pref clear` removes those).
+    Without --all: the project's question events, its office-hours sessions, pacing
+    findings and runs, and the free text typed with its preferences. With --all: all of
+    that for every project, plus the declared profile. gstack's question-log.jsonl lines
+    of the deleted events and question-events.jsonl lines with typed text are removed
+    (atomic rewrite) and remembered as deleted, so no copy of them is imported again;
+    hook-errors.log loses its lines about them. Preferences are kept (`plantune pref
+    clear` removes those).
 
     \b
     Example:
         plantune profile delete --project old-repo --yes
         plantune profile delete --all --yes
     """
-    from toolkit import paths, profile as prof, profile_sync
+    from toolkit import hooks, mirror, paths, profile as prof, profile_sync
 
     if project and all_:
         fail("use either --project or --all, not both")
@@ -339,15 +343,23 @@ def delete(project, all_, files, yes, db_path, as_json):
         counts = prof.delete_counts(conn, scope)
         what = "everything" if scope is None else f"project {scope}"
         fail(f"refusing to delete {what} ({counts['question_log']} question events) without --yes")
-    if gstack_files_apply(db_path):
+    own_files = gstack_files_apply(db_path)
+    if own_files:
         profile_sync.sync(conn, root, scope or "unknown", legacy=False)
+    texts = prof.deleted_texts(conn, scope)
     counts = prof.delete(conn, scope)
+    # gstack's files lose the deleted lines too (tombstoned, so no copy comes back), and
+    # hook-errors.log its lines about them: when they feed this database.
+    if own_files:
+        mirror.forget(conn, scope)
+        hooks.scrub_error_log(texts, everything=scope is None)
     removed = []
     if files:
         removed = profile_sync.remove_files(root, scope)
         profile_sync.forget_files(conn, removed)
     if profile_sync.mirror_enabled() and not (files and scope is None):
         _refresh_mirror(conn, paths.resolve_slug() or "unknown")
+    prof.vacuum(conn)
     if as_json:
         print_json({"scope": scope or "__all__", "deleted": counts, "files_removed": removed})
         return

@@ -93,7 +93,9 @@ def _main(run, prefix, argv):
     except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        _complain(prefix, f"internal error: {type(e).__name__}: {e}")
+        from toolkit.safe_io import error_line
+
+        _complain(prefix, error_line(e))
         code = 1
     if standalone:
         try:
@@ -141,12 +143,25 @@ def _question_log(args):
         sys.stderr.write(e.message + "\n")
         return 1
 
-    from toolkit import mirror
+    from toolkit import db, mirror, paths, spool
 
     if slug is None:
         slug = _slug()
-    conn = _open(LOG)
-    rec, warning = mirror.log_question(conn, record, slug, enabled=mirroring)
+    try:
+        conn = _open(LOG)
+        rec, warning = mirror.log_question(conn, record, slug, enabled=mirroring)
+    except db.sqlite3.OperationalError as e:
+        if not db.is_busy(e):
+            raise
+        # Locked past the busy timeout: keep the answer in the spool (the next writer or
+        # `plantune ingest` records it) and succeed, as the agent must not lose it.
+        try:
+            spool.put_question(record, slug, paths.db_path(), mirror=mirroring)
+        except spool.SpoolError as err:
+            _complain(LOG, f"database is locked and {err}")
+            return 1
+        return 0
+    warning = warning or spool.drain_after_write(conn)
     if warning:
         _complain(LOG, warning)
     if rec.status == "dedup":
@@ -232,8 +247,9 @@ def _pref_check(rest):
     question_id = ids[0]
     summary = None
     if want_stdin:
-        # Decoded leniently, as gstack does: the keyword net still sees every ASCII word.
-        summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+        # Raw bytes: the classifier decodes them itself; invalid UTF-8 is one-way
+        # ("unreadable") where gstack would decode leniently and read on.
+        summary = sys.stdin.buffer.read() or None
     slug, conn, _ = _prepared()
     from toolkit import preferences
 

@@ -246,7 +246,9 @@ def _main(argv):
     except Exception as e:  # noqa: BLE001 - a skill script must never see a traceback
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        err(f"{PROG}: internal error: {type(e).__name__}: {e}")
+        from toolkit import safe_io
+
+        err(f"{PROG}: {safe_io.error_line(e)}")
         code = 1
     sys.stdout.flush()
     sys.exit(code)

@@ -152,6 +152,99 @@ def connect(path, migrate=True, schema=None, readonly=False):
     return conn
 
 
+# Waiting for the write lock. SQLite has no queue: a writer that finds the lock taken
+# sleeps in its busy handler (up to 100 ms between tries), and a bulk importer that commits
+# and begins again a millisecond later could keep winning. So a writer that has to wait
+# leaves a marker file in ``<db>-waiting/`` for as long as it waits; a bulk importer checks
+# that folder between its batches and pauses until the waiters are through.
+WAITING_SUFFIX = "-waiting"
+# A marker older than this belongs to a writer that was killed while it waited.
+WAITING_STALE_SECONDS = 15.0
+
+
+def is_busy(error):
+    """True when ``error`` means another connection holds the lock (retry or spool)."""
+    if not isinstance(error, sqlite3.OperationalError):
+        return False
+    text = str(error)
+    return "locked" in text or "busy" in text
+
+
+def file_of(conn):
+    """The file behind ``conn``'s main database (None for an in-memory one)."""
+    for row in conn.execute("PRAGMA database_list"):
+        if row[1] == "main":
+            return row[2] or None
+    return None
+
+
+def begin_immediate(conn):
+    """``BEGIN IMMEDIATE``; when the lock is taken, announce the wait, then wait.
+
+    The first try does not wait at all (busy timeout 0), so the common, uncontended case
+    costs two pragmas more than a bare BEGIN. Raises ``sqlite3.OperationalError``
+    ("database is locked") when the connection's busy timeout ran out.
+    """
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    except sqlite3.OperationalError as e:
+        if not is_busy(e) or timeout <= 0:
+            raise
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+    marker = _announce_wait(conn)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    finally:
+        if marker:
+            try:
+                os.unlink(marker)
+            except OSError:
+                pass
+
+
+def _announce_wait(conn):
+    path = file_of(conn)
+    if not path:
+        return None
+    folder = path + WAITING_SUFFIX
+    marker = os.path.join(folder, f"{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    except OSError:
+        return None  # an unwritable folder only costs fairness, never the write
+    return marker
+
+
+def writers_waiting(path):
+    """True while some writer announced that it waits for the lock of database ``path``."""
+    folder = path + WAITING_SUFFIX
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return False
+    now = time.time()
+    waiting = False
+    with entries:
+        for entry in entries:
+            try:
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            if age < WAITING_STALE_SECONDS:
+                waiting = True
+            else:
+                try:
+                    os.unlink(entry.path)  # left behind by a writer that was killed
+                except OSError:
+                    pass
+    return waiting
+
+
 class transaction:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` (or ``ROLLBACK`` on error).
 
@@ -163,15 +256,33 @@ class transaction:
         self.conn = conn
 
     def __enter__(self):
-        self.conn.execute("BEGIN IMMEDIATE")
+        begin_immediate(self.conn)
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
+        waiting = _AFTER_COMMIT.pop(id(self.conn), ())
         if exc_type is None:
             self.conn.execute("COMMIT")
+            for fn in waiting:
+                fn()
         else:
             self.conn.execute("ROLLBACK")
         return False
+
+
+# Work that may only happen once the transaction it belongs to committed (gstack's file
+# lines: a line for a row that was rolled back would be a phantom event). Keyed by
+# connection; run by ``transaction`` after its COMMIT, dropped on ROLLBACK.
+_AFTER_COMMIT = {}
+
+
+def after_commit(conn, fn):
+    """Run ``fn()`` right after the open ``transaction`` of ``conn`` commits (at once when
+    none is open); never when it rolls back."""
+    if not conn.in_transaction:
+        fn()
+        return
+    _AFTER_COMMIT.setdefault(id(conn), []).append(fn)
 
 
 def applied_migrations(conn):

@@ -23,8 +23,8 @@ import os
 import re
 from collections import OrderedDict, namedtuple
 
-from toolkit import db, doors, paths
-from toolkit.mirror import append_line, write_atomic
+from toolkit import db, doors, mirror, paths, safe_io
+from toolkit.safe_io import append_line, write_atomic
 from toolkit.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.screening import has_injection
 
@@ -194,12 +194,12 @@ def parse_guidance(text: str, required=()):
 
 def _read_bytes(path):
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_GUIDANCE_BYTES + 1)
+        data = safe_io.read_bytes(path, limit=MAX_GUIDANCE_BYTES + 1)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise Malformed("is a folder, not a file") from None
+    except safe_io.UnsafeFile as e:
+        raise Malformed("is a folder, not a file" if "directory" in e.reason
+                        else e.reason.replace("; refused", "")) from None
     except OSError as e:
         raise Malformed(f"cannot be read ({e.strerror or e})") from None
     return data
@@ -229,8 +229,7 @@ def read_layer(path, kind) -> Layer:
 def file_hash(path):
     """sha256 of a file's bytes, or None when it does not exist (absence is a state too)."""
     try:
-        with open(path, "rb") as f:
-            return _sha256(f.read())
+        return _sha256(safe_io.read_bytes(path))
     except FileNotFoundError:
         return None
 
@@ -516,33 +515,25 @@ def _registry(conn):
 def unsafe_ids(conn, candidates, registry=None):
     """The ids among ``candidates`` that any safety signal calls one-way.
 
-    Registry door type; the caller's door_type or plantune's door_class on any logged
-    event of the id (any project); a one-way pacing finding with that id; the classifier
-    over the summaries of events logged without a door_class. One signal is enough: suppression is
-    never proposed or applied on a doubtful id.
+    ``doors.door_for`` on each id (the registry and every recorded fact, in canonical form:
+    a logged door_type or door_class, a one-way pacing finding), plus the classifier over
+    the summaries of events logged without a door_class (older or foreign writers). One
+    signal is enough: suppression is never proposed or applied on a doubtful id.
+    ``registry`` (id -> door type) is consulted too when given.
     """
-    registry = _registry(conn) if registry is None else registry
     candidates = sorted({c for c in candidates if isinstance(c, str)})
-    unsafe = {c for c in candidates if registry.get(c) == "one-way"}
+    unsafe = {c for c in candidates if registry and doors.decide(c, registry=registry).one_way}
+    unsafe.update(c for c in candidates if c not in unsafe and doors.door_for(conn, c).one_way)
     for i in range(0, len(candidates), 500):
-        chunk = candidates[i:i + 500]
+        chunk = [c for c in candidates[i:i + 500] if c not in unsafe]
+        if not chunk:
+            continue
         marks = ",".join("?" * len(chunk))
-        unsafe.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT finding_id FROM findings WHERE door_type = 'one-way'"
-            f" AND finding_id IN ({marks})", chunk))
-        unsafe.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT question_id FROM question_log WHERE question_id IN ({marks})"
-            " AND (door_class = 'one-way' OR door_type = 'one-way')", chunk))
-        # door_class is the classifier's verdict at write time; rows written without it
-        # (older or foreign writers) are classified now.
         for qid, skill, category, summary in conn.execute(
                 "SELECT DISTINCT question_id, skill, category, question_summary FROM question_log"
                 f" WHERE question_id IN ({marks}) AND door_class IS NULL", chunk):
-            if qid not in unsafe and doors.is_one_way(qid, skill, category, summary, registry):
+            if qid not in unsafe and doors.decide(qid, skill, category, summary, {}).one_way:
                 unsafe.add(qid)
-    for qid in candidates:
-        if qid not in unsafe and doors.is_one_way(qid, registry=registry):
-            unsafe.add(qid)
     return unsafe
 
 
@@ -609,8 +600,7 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
     layer = read_layer(layout.local_file, "project")
     guidance_lines = None
     if layer.sections is not None:
-        with open(layout.local_file, encoding="utf-8") as f:
-            guidance_lines = f.read().splitlines()
+        guidance_lines = safe_io.read_text(layout.local_file).splitlines()
     existing_prefs = _preference_lines(guidance_lines) if guidance_lines else {}
     artifact_text = ("\n".join(l for _, l in _section_lines(guidance_lines, "Artifact Policy"))
                      if guidance_lines else "")
@@ -1039,8 +1029,8 @@ def find_proposal(conn, ref) -> dict:
     pid = ref
     if os.sep in ref or ref.endswith(".md"):
         try:
-            with open(ref, encoding="utf-8", errors="replace") as f:
-                m = _PROPOSAL_HEADING.search(f.read(4096))
+            head = safe_io.read_bytes(ref, limit=4096).decode("utf-8", "replace")
+            m = _PROPOSAL_HEADING.search(head)
         except OSError as e:
             raise GuidanceError(f"cannot read proposal file {ref}: {e.strerror or e}") from None
         if not m:
@@ -1082,7 +1072,13 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
     layout = Layout(p["project_dir"])
     # The hash is taken again right before writing, under the database write lock, so a
     # concurrent apply of another proposal cannot slip in between.
+    mirroring = mirror.enabled(env)
+    warnings = []
     with db.transaction(conn):
+        if mirroring:
+            # A hand edit of gstack's preferences file made a moment ago counts as a change
+            # of the affected preferences (and is kept): picked up before the checks.
+            mirror.pickup(conn, p["project"], env)
         current = file_hash(layout.local_file)
         if current != p["guidance_hash"]:
             raise GuidanceError(
@@ -1102,13 +1098,13 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         if current is None:
             text = guidance_template(p["project"], now)
         else:
-            with open(layout.local_file, encoding="utf-8") as f:
-                text = f.read()
+            text = safe_io.read_text(layout.local_file)
             layer = read_layer(layout.local_file, "project")
             if layer.warning:
                 raise GuidanceError(layer.warning.replace("; continuing without it", "")
                                     + "; nothing applied")
         new_text = _edit_guidance(text, p, now)
+        events = []
         for item in p["items"]:
             if item["kind"] != "preference":
                 continue
@@ -1128,6 +1124,7 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
                 (_pref_event_key(p["project"], record), p["project"], now, item["question_id"],
                  item["preference"], json.dumps({"proposal_id": p["id"],
                                                  "previous": item["previous_preference"]})))
+            events.append(record)
         conn.execute("UPDATE guidance_proposals SET status = 'applied', applied_at = ? WHERE id = ?",
                      (now, p["id"]))
         if p["run_id"]:
@@ -1136,6 +1133,14 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         # Last step inside the transaction: if the file cannot be written, the database
         # changes roll back with the raised error.
         write_atomic(layout.local_file, new_text)
+        # Then gstack's own files, by the writer `--write` uses: its preferences file and
+        # events log say what the database says, so gstack's hook and skills follow the
+        # applied guidance, and the next pickup of the file does not undo it.
+        if events and mirroring:
+            # Written once the transaction commits (never for a rolled-back apply).
+            mirror.preferences_changed(conn, p["project"], events, env, warnings=warnings)
+    if warnings:
+        p["warning"] = warnings[0]
     p["status"], p["applied_at"] = "applied", now
     if p.get("path"):
         md = os.path.join(layout.project_dir, p["path"])
@@ -1351,8 +1356,7 @@ def _provided_reader(name, source):
         if source is None:
             return (f"# {name}\n\nNot produced: the caller provided no {name[:-3].replace('_', ' ')} "
                     "for this run.\n")
-        with open(source, encoding="utf-8", errors="replace") as f:
-            return f.read()
+        return safe_io.read_text(source, errors="replace")
     return make
 
 
@@ -1368,7 +1372,7 @@ def read_index(path):
     """``(records, bad)``: valid index records in file order, and (line_no, reason) skipped."""
     records, bad = [], []
     try:
-        f = open(path, encoding="utf-8", errors="replace")
+        f = safe_io.open_text(path, errors="replace")
     except FileNotFoundError:
         return records, bad
     with f:

@@ -28,7 +28,7 @@ import select
 import sys
 import time
 
-from toolkit import json_lite, paths
+from toolkit import json_lite, paths, safe_io
 from toolkit.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
 from toolkit.screening import js_trim, truncate
 
@@ -115,14 +115,34 @@ def log_error(hook: str, message: str, env=None) -> None:
     try:
         root = paths.state_root(env)
         os.makedirs(root, exist_ok=True)
-        line = f"{utc_now()} {hook}: {' '.join(str(message).split())}\n"
-        fd = os.open(os.path.join(root, ERROR_LOG), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
+        line = f"{utc_now()} {hook}: {' '.join(str(message).split())}"
+        # Lone surrogates (undecodable bytes in a payload) are written as U+FFFD.
+        line = line.encode("utf-8", "replace").decode("utf-8")
+        safe_io.append_line(os.path.join(root, ERROR_LOG), line, root=root, make_dirs=False)
     except Exception:  # noqa: BLE001 - logging must never break the hook
         pass
+
+
+def scrub_error_log(texts, everything=False, env=None):
+    """Remove hook-errors.log lines that mention any of ``texts`` (every line when
+    ``everything``), atomically and keeping the file's mode; returns lines removed.
+    Texts shorter than 4 characters are too common to mean the deleted data."""
+    root = paths.state_root(env)
+    path = os.path.join(root, ERROR_LOG)
+    try:
+        data = safe_io.read_bytes(path, root=root)
+    except FileNotFoundError:
+        return 0
+    # Lines are written with whitespace runs collapsed (see log_error): match them so.
+    needles = [" ".join(t.split()).encode("utf-8", "replace") for t in texts
+               if len(t.strip()) >= 4]
+    lines = data.splitlines(keepends=True)
+    keep = [] if everything else [
+        line for line in lines if not any(n in line for n in needles)]
+    if len(keep) == len(lines):
+        return 0
+    safe_io.write_atomic(path, b"".join(keep), root=root)
+    return len(lines) - len(keep)
 
 
 class HookInputError(ValueError):
@@ -416,6 +436,7 @@ class Registry:
 
     def __init__(self, entries):
         self.entries = {e["id"]: e for e in entries}
+        self._canonical = None
         self.skills = sorted({e["skill"] for e in entries if e.get("skill")}, key=len, reverse=True)
 
     @classmethod
@@ -438,7 +459,15 @@ class Registry:
         return cls(doors.load_bundled_registry())
 
     def get(self, qid):
-        return self.entries.get(qid)
+        """The entry for ``qid`` in any spelling of it (case, ``_`` vs ``-``, spaces)."""
+        entry = self.entries.get(qid)
+        if entry is None and isinstance(qid, str):
+            from toolkit.doors import canonical_id
+
+            if self._canonical is None:
+                self._canonical = {canonical_id(k): e for k, e in self.entries.items()}
+            entry = self._canonical.get(canonical_id(qid))
+        return entry
 
     def door_types(self) -> dict:
         return {k: e["door_type"] for k, e in self.entries.items()}
@@ -569,11 +598,12 @@ def _record(conn, record, project, index, registry, hook, env):
     result = questions.record_event(conn, record, project, question_index=index,
                                     registry=registry.door_types())
     if result.status == "inserted" and mirror.enabled(env):
+        # The row is committed: now the line, marked read so pickup does not read it back.
         try:
-            mirror.append_line(mirror.project_file(project, mirror.QUESTION_LOG, env),
-                               questions.serialize(record))
+            mirror.append_committed(conn, mirror.project_file(project, mirror.QUESTION_LOG, env),
+                                    "question-log", questions.serialize(record), env)
         except (OSError, ValueError) as e:
-            log_error(hook, f"mirror write failed: {e}", env)
+            log_error(hook, f"mirror write failed: {safe_io.describe(e)}", env)
     return result.status
 
 
@@ -595,9 +625,9 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
     answers, diagnostic = extract_answers(payload.get("tool_response"), qs)
     if diagnostic:
         log_error(HOOK_POST, diagnostic, env)
-    conn = _open_db(create=True, db_path=db_path, env=env)
+    writer = _Writer(HOOK_POST, db_path, env)
     try:
-        registry = Registry.from_db(conn)
+        registry = writer.registry()
         project = _project(payload, env)
         statuses = []
         for i, q in enumerate(qs):
@@ -612,10 +642,84 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
                 continue
             if record is None:
                 continue
-            statuses.append(_record(conn, record, project, i, registry, HOOK_POST, env))
+            statuses.append(writer.record(record, project, i, registry))
         return statuses
     finally:
-        conn.close()
+        writer.close()
+
+
+class _Writer:
+    """A hook's database connection, with the spool behind it.
+
+    The database is opened lazily. When it stays locked past the hook's busy timeout (or
+    is locked while being opened), this and every later record of the call go to the
+    spool instead, and the hook still succeeds: Claude Code kills a hook that waits too
+    long, and the answer would be lost with it. After a call whose records all reached the
+    database, a few spooled entries are drained on the same connection.
+    """
+
+    def __init__(self, hook, db_path, env, conn=None):
+        self.hook, self.db_path, self.env = hook, db_path, env
+        self.conn, self.own = conn, conn is None
+        self.busy = False
+        self.wrote = False
+        if conn is not None:
+            return
+        try:
+            self.conn = _open_db(create=True, db_path=db_path, env=env)
+        except Exception as e:
+            if not _busy(e):
+                raise
+            self.busy = True
+
+    def registry(self):
+        return Registry.from_db(self.conn) if self.conn is not None else Registry.bundled()
+
+    def record(self, record, project, index, registry):
+        if not self.busy:
+            try:
+                status = _record(self.conn, record, project, index, registry, self.hook,
+                                 self.env)
+                self.wrote = True
+                return status
+            except Exception as e:
+                if not _busy(e):
+                    raise
+                self.busy = True
+        return self._spool(record, project, index)
+
+    def _spool(self, record, project, index):
+        from toolkit import mirror, spool
+
+        try:
+            spool.put_question(record, project, paths.db_path(self.db_path, env=self.env),
+                               question_index=index, mirror=mirror.enabled(self.env),
+                               env=self.env)
+        except spool.SpoolError as e:
+            log_error(self.hook, f"question {index} lost: database is locked and {e}",
+                      self.env)
+            return "lost"
+        return "spooled"
+
+    def close(self):
+        if self.conn is None:
+            return
+        try:
+            if self.wrote and not self.busy:
+                from toolkit import spool
+
+                warning = spool.drain_after_write(self.conn, self.env)
+                if warning:
+                    log_error(self.hook, warning, self.env)
+        finally:
+            if self.own:
+                self.conn.close()
+
+
+def _busy(error):
+    from toolkit import db
+
+    return db.is_busy(error)
 
 
 # --------------------------------------------------------------------------
@@ -654,10 +758,12 @@ def judge_question(question, index, conn, project, registry) -> Verdict:
         v.reason = "no question text"
         return v
     entry = registry.get(qid) if qid else None
-    verdict = doors.classify(
-        question_id=qid, skill=entry["skill"] if entry else None,
-        category=entry["category"] if entry else None, summary=summary,
-        registry=registry.door_types())
+    skill = entry["skill"] if entry else None
+    category = entry["category"] if entry else None
+    if conn is not None:
+        verdict = doors.door_for(conn, qid, summary, skill, category)
+    else:
+        verdict = doors.decide(qid, skill, category, summary, registry.door_types())
     v.one_way = verdict.one_way
     if not qid:
         v.reason = "no marker"
@@ -792,6 +898,14 @@ def _auto_decide(payload, verdicts, conn, project, registry, env):
     except OSError as e:
         log_error(HOOK_PRE, f"auto-decided marker not written: {e}", env)
     multi = len(verdicts) > 1
+    writer = _Writer(HOOK_PRE, None, env, conn=conn)
+    try:
+        _log_auto_decided(payload, verdicts, writer, project, registry, env, multi)
+    finally:
+        writer.close()
+
+
+def _log_auto_decided(payload, verdicts, writer, project, registry, env, multi):
     for v in verdicts:
         answer = Answer(choice=v.recommended)
         try:
@@ -806,7 +920,7 @@ def _auto_decide(payload, verdicts, conn, project, registry, env):
             log_error(HOOK_PRE, f"question {v.index} not logged: {e.message}", env)
             continue
         if record is not None:
-            _record(conn, record, project, v.index, registry, HOOK_PRE, env)
+            writer.record(record, project, v.index, registry)
 
 
 # --------------------------------------------------------------------------

@@ -42,7 +42,7 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit import db, questions
+from toolkit import db, json_lite, questions, rollups, safe_io
 from toolkit.paths import is_valid_slug
 
 __all__ = [
@@ -118,17 +118,14 @@ class _Skip(Exception):
     """One record cannot be imported; the message is the reason shown to the user."""
 
 
-def _reject_constant(name):
-    # JSON.parse has no NaN/Infinity: a line gstack could not read is not one we import.
-    raise ValueError(f"invalid constant {name}")
-
-
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)
-
-
 def _parse(text):
-    """The decoded JSON value, or raise ValueError."""
-    return _decoder.decode(text)
+    """The decoded JSON value, or raise ValueError (:class:`~toolkit.json_lite.BadValue`,
+    with the reason, for 1e999, NaN, nesting past the limit).
+
+    Lone surrogates are let through: gstack's own lines carry them (a summary cut in the
+    middle of an emoji) and rows store them as U+FFFD (see ``_storable``).
+    """
+    return json_lite.loads_checked(text, surrogates=True)
 
 
 def _canonical(obj) -> str:
@@ -183,6 +180,18 @@ class FileReport:
         self.pending = 0  # bytes left unread when a deadline stopped the read
         self.issues: list[Issue] = []
         self.error = None
+        self.holds = []  # seconds each of this file's write transactions held the lock
+
+    @property
+    def transactions(self):
+        return len(self.holds)
+
+    @property
+    def lock_max_ms(self):
+        return max(self.holds, default=0.0) * 1000
+
+    def add_holds(self, seconds):
+        self.holds.extend(seconds)
 
     def skip(self, line, reason):
         self.skipped += 1
@@ -204,6 +213,8 @@ class FileReport:
             "removed": self.removed,
             "rescanned": self.rescanned,
             "bytes_read": self.bytes_read,
+            "transactions": self.transactions,
+            "lock_max_ms": round(self.lock_max_ms, 1),
             "error": self.error,
             "issues": [
                 {"line": i.line, "message": i.message, "skipped": i.skip} for i in self.issues
@@ -219,6 +230,7 @@ class Summary:
         self.files: list[FileReport] = []
         self.projects: list[str] = []
         self.problems: list[str] = []  # entries that are not files we read (bad project dirs)
+        self.spool = None  # what draining the spool did (toolkit.spool.Drained)
 
     def _total(self, name):
         return sum(getattr(f, name) for f in self.files)
@@ -236,6 +248,24 @@ class Summary:
         return self._total("skipped")
 
     @property
+    def lock_max_ms(self):
+        """The longest any of this run's transactions held the write lock, in ms."""
+        return max((f.lock_max_ms for f in self.files), default=0.0)
+
+    def lock_stats(self):
+        """How long this run's transactions held the write lock (ms): p50, p99, max, and
+        how many held it longer than 100 ms."""
+        holds = sorted(h for f in self.files for h in f.holds)
+        if not holds:
+            return {"lock_p50_ms": 0.0, "lock_p99_ms": 0.0, "lock_over_100ms": 0}
+
+        def at(q):
+            return round(holds[min(len(holds) - 1, int(q * (len(holds) - 1) + 0.5))] * 1000, 1)
+
+        return {"lock_p50_ms": at(0.5), "lock_p99_ms": at(0.99),
+                "lock_over_100ms": sum(h > 0.1 for h in holds)}
+
+    @property
     def readable(self):
         """True when at least one file could be read (or was known and unchanged)."""
         return any(f.status in ("read", "unchanged") for f in self.files)
@@ -247,8 +277,12 @@ class Summary:
             "imported": self.imported,
             "duplicate": self.duplicate,
             "skipped": self.skipped,
+            "transactions": self._total("transactions"),
+            "lock_max_ms": round(self.lock_max_ms, 1),
+            **self.lock_stats(),
             "files": [f.as_dict() for f in self.files],
             "problems": self.problems,
+            "spool": self.spool.as_dict() if self.spool is not None else None,
         }
 
 
@@ -293,24 +327,85 @@ class _Tx:
     """Batch transactions that also work inside a caller's open transaction.
 
     When the caller already holds a transaction we never commit or roll it back: the
-    caller decides, and our rows go with its.
+    caller decides, and our rows go with its. Every transaction of our own is timed from
+    the moment the write lock is held to the end of its COMMIT (``holds``), and before
+    taking the lock again we let writers that announced a wait go first.
     """
 
     def __init__(self, conn):
         self.conn = conn
         self.own = not conn.in_transaction
+        self.started = None
+        self.holds = []  # seconds each of our transactions held the write lock
+        self.db_file = db.file_of(conn) if self.own else None
+        self.autocheckpoint = None
+
+    def checkpoint_between(self):
+        """Checkpoint the WAL between our transactions instead of inside our COMMITs.
+
+        SQLite checkpoints in the COMMIT call that grows the WAL past its limit. The lock
+        is free by then, but the time is ours and would stretch our measured holds; a
+        passive checkpoint run after each commit never blocks another writer.
+        """
+        if self.own and self.autocheckpoint is None:
+            self.autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+            self.conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+    def restore(self):
+        if self.autocheckpoint is not None:
+            self.conn.execute(f"PRAGMA wal_autocheckpoint = {int(self.autocheckpoint)}")
+            self.autocheckpoint = None
 
     def begin(self):
         if self.own and not self.conn.in_transaction:
+            if self.db_file:
+                _let_waiters_in(self.db_file)
             self.conn.execute("BEGIN IMMEDIATE")
+            self.started = time.perf_counter()
 
     def commit(self):
         if self.own and self.conn.in_transaction:
             self.conn.execute("COMMIT")
+            self._held()
+            if self.autocheckpoint and len(self.holds) % CHECKPOINT_EVERY == 0:
+                self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def rollback(self):
         if self.own and self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
+            self._held()
+
+    def _held(self):
+        if self.started is not None:
+            self.holds.append(time.perf_counter() - self.started)
+            self.started = None
+
+
+# How long one of our batch transactions should hold the write lock: hooks and compat
+# scripts wait for it, and the issue of a starved hook is a lost answer. The batch size
+# adapts to the measured insert rate so that each transaction stays near this.
+LOCK_TARGET_SECONDS = 0.03
+# Our transactions between two passive checkpoints (each writes a few hundred pages).
+CHECKPOINT_EVERY = 4
+MIN_WRITE_ROWS = 50
+# A writer that announced its wait gets the lock within this; then the import goes on
+# even if more keep arriving.
+MAX_YIELD_SECONDS = 0.5
+
+
+def _let_waiters_in(db_file):
+    deadline = time.monotonic() + MAX_YIELD_SECONDS
+    while db.writers_waiting(db_file) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def _next_chunk(current, rows, seconds):
+    """Rows for the next transaction, from how long ``rows`` rows took (``seconds``)."""
+    if rows <= 0 or seconds <= 0:
+        return current
+    fit = int(rows * LOCK_TARGET_SECONDS / seconds)
+    # Grow slowly (a fast batch may have been a lucky one), shrink at once.
+    return max(MIN_WRITE_ROWS, min(fit, current * 2, BATCH_LINES))
 
 
 # ---------------------------------------------------------------------------
@@ -438,6 +533,10 @@ class _LineJoiner:
 # the main process writes the previous batch.
 
 
+# Question-log sources plantune writes beyond gstack's own (a flipped Silent Decision).
+OWN_SOURCES = ("flip",)
+
+
 class _QuestionLog:
     """question-log.jsonl lines: validated with gstack's rules, stored with their original
     content (key and raw_json from the line as written, ts/source/unknown fields kept)."""
@@ -455,7 +554,13 @@ class _QuestionLog:
 
     def row(self, obj, text, line_no):
         try:
-            rec = questions.validate_event(obj, now=self.default_ts)
+            if obj.get("source") in OWN_SOURCES:
+                # A line plantune itself wrote (a pacing flip): gstack's rules but that
+                # source, which gstack's readers count like any other.
+                rec = questions.validate_event(dict(obj, source="agent"), now=self.default_ts)
+                rec["source"] = obj["source"]
+            else:
+                rec = questions.validate_event(obj, now=self.default_ts)
         except questions.QuestionError as e:
             raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
         key = questions.event_key(self.project, obj)
@@ -470,8 +575,11 @@ class _QuestionLog:
         return row
 
     @staticmethod
-    def flush(conn, rows, annotated):
-        inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
+    def flush(conn, rows, annotated, bulk=False):
+        if bulk and len(rows) >= rollups.BULK_MIN_ROWS:
+            inserted = rollups.insert_rows(conn, questions.INSERT_SQL, rows)
+        else:
+            inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
         updated = 0
         if annotated:
             # The same event, annotated in place by gstack since we saw it: keep the note.
@@ -519,7 +627,7 @@ class _PreferenceEvents:
         )
 
     @classmethod
-    def flush(cls, conn, rows, annotated):
+    def flush(cls, conn, rows, annotated, bulk=False):
         return conn.executemany(cls.SQL, rows).rowcount, 0
 
 
@@ -563,7 +671,7 @@ class _BuilderSessions:
         return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
 
     @staticmethod
-    def flush(conn, rows, annotated):
+    def flush(conn, rows, annotated, bulk=False):
         return conn.executemany(_SESSION_SQL, rows).rowcount, 0
 
 
@@ -575,17 +683,22 @@ JSONL_KINDS = {
 
 
 def _prepare(kind, ctx, records):
-    """Rows for a batch of records: ``(rows, skips, annotated)``.
+    """Rows for a batch of records: ``(rows, marks, skips, annotated)``.
 
-    ``records`` are ``(obj, text, line_no, multiline)``; ``obj`` is None when the record
-    crossed a process boundary as text (decoding again is cheaper than pickling a dict).
+    ``records`` are ``(obj, text, line_no, multiline, mark)``; ``obj`` is None when the
+    record crossed a process boundary as text (decoding again is cheaper than pickling a
+    dict). ``mark`` is the (offset, line number) at the end of the record; ``marks`` has
+    the mark of each row, so a part of the batch can be committed with its own offset.
     """
     handler = JSONL_KINDS[kind](ctx)
-    rows, skips = [], []
-    for obj, text, line_no, multiline in records:
+    rows, marks, skips = [], [], []
+    for obj, text, line_no, multiline, mark in records:
         if obj is None:
             try:
                 obj = _parse(text)
+            except json_lite.BadValue as e:
+                skips.append((line_no, str(e)))
+                continue
             except (ValueError, RecursionError):
                 skips.append((line_no, "invalid JSON"))
                 continue
@@ -601,7 +714,8 @@ def _prepare(kind, ctx, records):
             skips.append((line_no, "nested too deeply"))
             continue
         rows.append(_storable(row) if "\\u" in text else row)
-    return rows, skips, handler.annotated
+        marks.append(mark)
+    return rows, marks, skips, handler.annotated
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -621,39 +735,11 @@ def _storable(row):
     )
 
 
-# The keyword net of the door classifier runs ~25 regexes over every summary. Each of its
-# patterns starts with a literal word (\bdelete, \bdrop, ...) matched ASCII-case-
-# insensitively, so a summary whose lower-cased text contains none of those words cannot
-# match any of them: skipping the net for it gives the same classification, far cheaper.
-def _keyword_prefilter():
-    from toolkit import doors
-
-    words = set()
-    for source in doors.DESTRUCTIVE_PATTERN_SOURCES:
-        m = re.match(r"\\b([A-Za-z]+)", source)
-        if not m:
-            return None  # a pattern of another shape: always run the full net
-        words.add(m.group(1).lower())
-    return tuple(sorted(words))
-
-
-_prefilter_words = None
-
-
 def _classify(question_id, skill, category, summary, registry):
-    global _prefilter_words
+    """``doors.decide`` with the registry given as ``{id: door_type}`` (import workers)."""
     from toolkit import doors
 
-    if _prefilter_words is None:
-        _prefilter_words = _keyword_prefilter() or ()
-    if _prefilter_words and isinstance(summary, str):
-        low = summary.lower()
-        for word in _prefilter_words:
-            if word in low:
-                break
-        else:
-            summary = None
-    return doors.classify(question_id, skill, category, summary, registry)
+    return doors.decide(question_id, skill, category, summary, registry)
 
 
 # ---------------------------------------------------------------------------
@@ -720,7 +806,7 @@ class _Preparer:
         if self.pool is None:
             return _prepare(self.kind, self.ctx, records)
         # Decoded objects stay here; the text travels and is decoded again over there.
-        slim = [(None, t, n, m) for _, t, n, m in records]
+        slim = [(None, t, n, m, k) for _, t, n, m, k in records]
         return self.pool.apply_async(_prepare, (self.kind, self.ctx, slim))
 
     @staticmethod
@@ -735,21 +821,23 @@ class _Preparer:
 
 
 def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                  parallel=True, deadline=None, batch_lines=BATCH_LINES):
+                  parallel=True, fh, deadline=None):
     handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
-    fh = open(path, "rb")
     preparer = cache_size = None
     try:
         fd = fh.fileno()
-        tx.begin()
         if tx.own:
-            # Under the write lock another process may have moved the state on.
+            # Another process may have moved the state on since the caller looked. Rows
+            # are keyed, so two imports of the same lines at once only add them once.
             state = _load_states(conn, [path]).get(path)
             if state is not None and state.unchanged(st):
                 report.status = "unchanged"
-                tx.commit()
                 return _report_partial(report, state, st, final, strict)
+        if strict:
+            tx.begin()  # --strict: one transaction, so a bad line undoes the whole file
+        else:
+            tx.checkpoint_between()
         offset, line_no = 0, 0
         if state is not None:
             if state.inode == st.st_ino and st.st_size >= state.offset:
@@ -767,7 +855,8 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                              _worker_count(st.st_size - offset, parallel))
         records = []
         joiner = _LineJoiner(
-            lambda obj, text, first, last: records.append((obj, text, first, last != first)),
+            lambda obj, text, first, last: records.append(
+                (obj, text, first, last != first, joiner.safe())),
             report, line_no, offset)
         in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
         reported = [offset]
@@ -777,22 +866,43 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
                 raise StrictError(report, bad.line, bad.message)
 
+        chunk = [min(BATCH_LINES, 1000)]
+        # Large parts add the analysis rollups set-based instead of row by row.
+        bulk = kind == "question-log" and rollups.bulk_ready(conn)
+
         def land(job, safe_offset, safe_line, end, last):
-            rows, skips, annotated = preparer.result(job)
+            # The batch was prepared without the lock; it is written in transactions sized
+            # to hold the lock about LOCK_TARGET_SECONDS each. The offset that covers the
+            # batch goes with its last rows: a kill in between only means rows read again
+            # (and ignored by key) on the next run.
+            rows, marks, skips, annotated = preparer.result(job)
             for line, reason in skips:
                 report.skip(line, reason)
             check_strict()
-            if rows:
-                inserted, updated = handler.flush(conn, rows, annotated)
-                report.imported += inserted
-                report.duplicate += len(rows) - inserted
-                report.updated += updated
-            head, tail = _fingerprints(fd, safe_offset)
-            _save_state(conn, path, kind, st, safe_offset, safe_line, head, tail,
-                        size=None if last else safe_offset)
-            if not strict:
-                tx.commit()
+            i = 0
+            while True:
+                part = rows[i:i + chunk[0]] if tx.own and not strict else rows[i:]
+                i += len(part)
+                done = i >= len(rows)
+                at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
+                head, tail = _fingerprints(fd, at)
+                # Annotations of rows already stored go with the first part (a kill after
+                # it keeps them), and again with the last (rows of this very batch).
+                notes = annotated if done or i == len(part) else ()
                 tx.begin()
+                if part or notes:
+                    inserted, updated = handler.flush(conn, part, notes, bulk)
+                    report.imported += inserted
+                    report.duplicate += len(part) - inserted
+                    report.updated += updated
+                _save_state(conn, path, kind, st, at, at_line, head, tail,
+                            size=None if done and last else at)
+                if not strict:
+                    tx.commit()
+                    if tx.holds:
+                        chunk[0] = _next_chunk(chunk[0], len(part), tx.holds[-1])
+                if done:
+                    break
             if progress and end > reported[0]:
                 progress(end - reported[0])
                 reported[0] = end
@@ -833,7 +943,7 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
             joiner.feed(line_no, text, start, offset)
             check_strict()
             batch += 1
-            if batch >= batch_lines:
+            if batch >= BATCH_LINES:
                 cut(offset)
                 batch = 0
             if offset >= st.st_size:
@@ -859,11 +969,12 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
         tx.rollback()
         raise
     finally:
+        report.add_holds(tx.holds)
+        tx.restore()
         if preparer is not None:
             preparer.close()
         if cache_size is not None:
             conn.execute(f"PRAGMA cache_size = {cache_size}")
-        fh.close()
         report.issues.sort(key=lambda i: (i.line or 0))
     return report
 
@@ -900,6 +1011,15 @@ def _line_of(text, needle, start=0):
     return text.count("\n", 0, i) + 1 if i >= 0 else None
 
 
+_BAD_NUMBER = re.compile(r"[0-9][eE]\+?[0-9]{3}|[0-9]{300}|NaN|Infinity")
+
+
+def _line_of_bad_value(text):
+    """The line of the first number a whole-file store cannot hold (1 when not found)."""
+    m = _BAD_NUMBER.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else 1
+
+
 def _load_object(report, data):
     try:
         text = data.decode("utf-8")
@@ -908,6 +1028,9 @@ def _load_object(report, data):
         return None, None
     try:
         obj = _parse(text)
+    except json_lite.BadValue as e:
+        report.skip(_line_of_bad_value(text), str(e))
+        return None, text
     except json.JSONDecodeError as e:
         report.skip(e.lineno, f"invalid JSON ({e.msg})")
         return None, text
@@ -1040,7 +1163,7 @@ def _apply_profile(conn, report, obj, text, st):
 
 
 def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                  parallel=False):
+                  parallel=False, fh):
     tx = _Tx(conn)
     tx.begin()
     try:
@@ -1051,8 +1174,7 @@ def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final
                 tx.commit()
                 return report
         # Read under the write lock (see the module docstring).
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = fh.read()
         digest = _sha1(data).hexdigest()
         report.bytes_read = len(data)
         if progress:
@@ -1079,6 +1201,8 @@ def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final
     except BaseException:
         tx.rollback()
         raise
+    finally:
+        report.add_holds(tx.holds)
     return report
 
 
@@ -1090,23 +1214,32 @@ WHOLE_KINDS = ("question-preferences", "developer-profile")
 
 
 def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, final=True,
-                progress=None, report=None, parallel=True, deadline=None,
-                batch_lines=BATCH_LINES):
+                progress=None, report=None, parallel=True, root=None, deadline=None):
     """Ingest one gstack file of ``kind``; returns its :class:`FileReport`.
 
     ``final`` marks an explicit run: a truncated last line is then reported as skipped.
     ``state`` is the file's known ingest state when the caller already loaded it.
-    ``parallel`` allows worker processes for a large read. A JSONL read stops at a line
-    boundary once ``time.monotonic()`` passes ``deadline``, keeping what it read (the
-    report's ``pending`` is the bytes left); ``batch_lines`` is lines per transaction.
+    ``parallel`` allows worker processes for a large read. Only a regular file is read
+    (a FIFO, socket or device, or a symlink out of ``root``, is reported and skipped
+    without ever blocking). A JSONL read stops at a line boundary once
+    ``time.monotonic()`` passes ``deadline``, keeping what it read (the report's
+    ``pending`` is the bytes left).
     """
     report = report or FileReport(path, kind, project)
     try:
-        st = os.stat(path)
+        fh = safe_io.open_binary(path, root=root)
     except OSError as e:
         report.status = "error"
-        report.error = e.strerror or str(e)
+        report.error = e.reason if isinstance(e, safe_io.UnsafeFile) else (e.strerror or str(e))
         return report
+    with fh:
+        return _ingest_open(conn, path, kind, project, report, state, os.fstat(fh.fileno()),
+                            strict=strict, final=final, progress=progress, parallel=parallel,
+                            fh=fh, deadline=deadline)
+
+
+def _ingest_open(conn, path, kind, project, report, state, st, *, strict, final, progress,
+                 parallel, fh, deadline=None):
     if state is None:
         state = _load_states(conn, [path]).get(path)
     if state is not None and state.unchanged(st):
@@ -1118,13 +1251,11 @@ def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, fin
                 report.status = "failed"
                 raise
         return report
-    if kind in WHOLE_KINDS:
-        run, extra = _ingest_whole, {}
-    else:
-        run, extra = _ingest_jsonl, {"deadline": deadline, "batch_lines": batch_lines}
+    run, extra = ((_ingest_whole, {}) if kind in WHOLE_KINDS
+                  else (_ingest_jsonl, {"deadline": deadline}))
     try:
-        return run(conn, path, kind, project, report, state, st,
-                   strict=strict, final=final, progress=progress, parallel=parallel, **extra)
+        return run(conn, path, kind, project, report, state, st, strict=strict, final=final,
+                   progress=progress, parallel=parallel, fh=fh, **extra)
     except StrictError:
         report.status = "failed"
         raise
@@ -1139,8 +1270,7 @@ def _project_files(state_root, slug):
     return [(os.path.join(base, name), kind) for name, kind in PROJECT_FILES]
 
 
-def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False,
-                 batch_lines=BATCH_LINES) -> dict:
+def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> dict:
     """Bring one project's three gstack files into the database; cheap when nothing changed.
 
     For the hot path: an unchanged file costs one ``stat`` (plus one indexed query for all
@@ -1158,16 +1288,14 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False,
     pending = 0
     for path, kind in files:
         state = states.get(path)
-        if state is None and not os.path.exists(path):
+        if state is None and not os.path.lexists(path):
             continue
-        if skip_jsonl and kind in JSONL_KINDS:
-            pending += unread_bytes(state, path)
-            continue
-        if deadline is not None and kind in JSONL_KINDS and time.monotonic() >= deadline:
+        if kind in JSONL_KINDS and (skip_jsonl or (
+                deadline is not None and time.monotonic() >= deadline)):
             pending += unread_bytes(state, path)
             continue
         report = ingest_file(conn, path, kind, slug, state=state, final=False,
-                             parallel=False, deadline=deadline, batch_lines=batch_lines)
+                             parallel=False, root=state_root, deadline=deadline)
         pending += report.pending
         reports.append(report)
     return {
@@ -1191,6 +1319,11 @@ def unread_bytes(state, path):
     return st.st_size - state.offset
 
 
+def history_files(state_root):
+    """Every gstack file under ``state_root`` the importer would read: [(path, kind, project)]."""
+    return _plan(os.fspath(state_root), Summary(os.fspath(state_root)))
+
+
 def _plan(state_root, summary):
     """Every file to ingest under ``state_root``: [(path, kind, project)]."""
     plan = []
@@ -1209,20 +1342,17 @@ def _plan(state_root, summary):
         if not is_valid_slug(name):
             summary.problems.append(f"{base}: not a gstack project slug, skipped")
             continue
-        found = [(p, k) for p, k in _project_files(state_root, name) if os.path.isfile(p)]
+        # Anything at a store's path is planned: a FIFO or a symlink out of the state root
+        # is then reported by ingest_file (refused, never read), not silently passed over.
+        found = [(p, k) for p, k in _project_files(state_root, name) if os.path.lexists(p)]
         if found:
             summary.projects.append(name)
         plan.extend((p, k, name) for p, k in found)
     for name, kind in ROOT_FILES:
         path = os.path.join(state_root, name)
-        if os.path.isfile(path):
+        if os.path.lexists(path):
             plan.append((path, kind, None))
     return plan
-
-
-def history_files(state_root):
-    """Every gstack file under ``state_root`` the importer would read: [(path, kind, project)]."""
-    return _plan(os.fspath(state_root), Summary(os.fspath(state_root)))
 
 
 def pending_bytes(conn, plan):
@@ -1242,6 +1372,18 @@ def pending_bytes(conn, plan):
     return total
 
 
+def drain_spool(conn, state_root):
+    """Record every event spooled under ``state_root`` (see toolkit.spool), oldest first.
+
+    Events spooled while the database was locked are older than anything this run reads
+    from the files, so they go first. Their gstack lines go to the same state root.
+    """
+    from toolkit import spool
+
+    env = dict(os.environ, GSTACK_STATE_ROOT=state_root)
+    return spool.drain(conn, env)
+
+
 def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
     """Ingest every gstack store under ``state_root``; returns a :class:`Summary`.
 
@@ -1256,6 +1398,7 @@ def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
     if not os.path.isdir(state_root):
         raise IngestError(f"state root {state_root} is not a directory")
     summary = Summary(state_root)
+    summary.spool = drain_spool(conn, state_root)
     plan = _plan(state_root, summary)
     tick = None
     if progress is not None:
@@ -1269,7 +1412,7 @@ def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
         summary.files.append(report)
         try:
             ingest_file(conn, path, kind, project, strict=strict, final=True, progress=tick,
-                        report=report)
+                        report=report, root=state_root)
         except StrictError as e:
             e.summary = summary
             raise

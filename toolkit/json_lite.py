@@ -17,15 +17,22 @@ _WHITESPACE = " \t\n\r"
 
 class _Context:
     # The attributes the C scanner reads, as on json.JSONDecoder.
-    __slots__ = ("strict", "object_hook", "object_pairs_hook", "parse_float", "parse_int",
-                 "parse_constant", "memo")
+    __slots__ = (
+        "memo",
+        "object_hook",
+        "object_pairs_hook",
+        "parse_constant",
+        "parse_float",
+        "parse_int",
+        "strict",
+    )
 
-    def __init__(self, object_pairs_hook, parse_constant):
+    def __init__(self, object_pairs_hook, parse_constant, parse_float=float, parse_int=int):
         self.strict = True
         self.object_hook = None
         self.object_pairs_hook = object_pairs_hook
-        self.parse_float = float
-        self.parse_int = int
+        self.parse_float = parse_float
+        self.parse_int = parse_int
         self.parse_constant = parse_constant or _CONSTANTS.__getitem__
         self.memo = {}
 
@@ -34,38 +41,45 @@ _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float
 _scanners = {}
 
 
-def _error(message, pos):
+def _error(message, doc, pos):
     from json import JSONDecodeError
 
-    return JSONDecodeError(message, "", pos)
+    return JSONDecodeError(message, doc, pos)
 
 
 def loads(s, *, object_pairs_hook=None, parse_constant=None):
     """``json.loads(s, object_pairs_hook=..., parse_constant=...)`` for a ``str``."""
+    return _loads_with(s, object_pairs_hook, float, int, parse_constant)
+
+
+def _loads_with(s, object_pairs_hook, parse_float, parse_int, parse_constant):
     if _json is None or not isinstance(s, str):
         import json
 
-        return json.loads(s, object_pairs_hook=object_pairs_hook, parse_constant=parse_constant)
-    key = (object_pairs_hook, parse_constant)
+        return json.loads(s, object_pairs_hook=object_pairs_hook, parse_float=parse_float,
+                          parse_int=parse_int, parse_constant=parse_constant)
+    key = (object_pairs_hook, parse_constant, parse_float, parse_int)
     scan = _scanners.get(key)
     if scan is None:
-        scan = _scanners[key] = _json.make_scanner(_Context(object_pairs_hook, parse_constant))
+        scan = _scanners[key] = _json.make_scanner(
+            _Context(object_pairs_hook, parse_constant, parse_float, parse_int))
     if s.startswith("\ufeff"):
-        raise _error("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0)
+        raise _error("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0)
     start = len(s) - len(s.lstrip(_WHITESPACE))
     try:
         obj, end = scan(s, start)
     except StopIteration as err:
-        raise _error("Expecting value", err.value) from None
+        raise _error("Expecting value", s, err.value) from None
     except SystemError:
         # The C scanner raises its errors as json.decoder.JSONDecodeError, looked up in
         # sys.modules only: before json is imported it fails this way. Bad input is not
         # the hot path, so let json itself parse it and raise.
         import json
 
-        return json.loads(s, object_pairs_hook=object_pairs_hook, parse_constant=parse_constant)
+        return json.loads(s, object_pairs_hook=object_pairs_hook, parse_float=parse_float,
+                          parse_int=parse_int, parse_constant=parse_constant)
     if s[end:].strip(_WHITESPACE):
-        raise _error("Extra data", end)
+        raise _error("Extra data", s, end)
     return obj
 
 
@@ -88,3 +102,107 @@ def dumps(obj, *, ensure_ascii=True, separators=None, sort_keys=False):
     encode = _json.make_encoder({}, _default, string, None, key_sep, item_sep, sort_keys,
                                 False, True)
     return "".join(encode(obj, 0))
+
+
+# --------------------------------------------------------------------------
+# Values no JSON line of gstack's can carry safely.
+#
+# Python's decoder turns 1e999 into inf and a 400-digit integer into an int no SQLite
+# column holds; "\ud800" escapes decode to a lone surrogate no UTF-8 text holds; a value
+# nested a thousand levels deep recurses through every later encode. Any of them in one
+# record used to fail a whole import or a command with an internal error, so they are
+# refused where the record is parsed, with the reason.
+
+MAX_DEPTH = 64
+# Outside a double's range (what JS reads a long integer as): Infinity in JS.
+_INT_LIMIT = 1 << 1024
+_ESCAPED_SURROGATE = None
+
+
+class BadValue(ValueError):
+    """A decoded value plantune refuses to store; ``str()`` is the reason."""
+
+
+def _finite_float(text):
+    v = float(text)
+    if v in (_INF, _NEG_INF):
+        raise BadValue("number out of range")
+    return v
+
+
+def _bounded_int(text):
+    v = int(text)
+    if not -_INT_LIMIT < v < _INT_LIMIT:
+        raise BadValue("number out of range")
+    return v
+
+
+def _reject_constant(name):
+    # JSON (and JS's JSON.parse) has no NaN or Infinity literals: plain invalid JSON.
+    raise ValueError(f"invalid constant {name}")
+
+
+_INF, _NEG_INF = float("inf"), float("-inf")
+
+
+def loads_checked(s, *, object_pairs_hook=None, surrogates=False):
+    """``loads`` that refuses what no stored record may hold, raising :class:`BadValue`
+    with the reason: numbers out of a double's range (1e999), nesting deeper than
+    ``MAX_DEPTH``, and (unless ``surrogates``) lone surrogates from ``\\udXXX`` escapes.
+    Other bad JSON, the NaN and Infinity literals included, raises ValueError as ``loads``
+    does.
+    """
+    global _ESCAPED_SURROGATE
+    if isinstance(s, str) and s.count("{") + s.count("[") > MAX_DEPTH:
+        # The decoder itself recurses: stop absurd depths before they reach it.
+        depth = _max_depth(s)
+        if depth > MAX_DEPTH:
+            raise BadValue(f"nested deeper than {MAX_DEPTH} levels")
+    obj = _loads_with(s, object_pairs_hook, _finite_float, _bounded_int, _reject_constant)
+    if not surrogates and isinstance(s, str) and "\\u" in s:
+        if _ESCAPED_SURROGATE is None:
+            import re
+
+            _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+        if _ESCAPED_SURROGATE.search(s):
+            _no_lone_surrogates(obj)
+    return obj
+
+
+def _max_depth(s):
+    """The deepest bracket nesting of JSON text, brackets inside strings left out."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in s:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _no_lone_surrogates(v):
+    t = type(v)
+    if t is str:
+        if not v.isascii():
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BadValue("lone surrogate in a string") from None
+    elif t is dict:
+        for k, item in v.items():
+            _no_lone_surrogates(k)
+            _no_lone_surrogates(item)
+    elif t is list:
+        for item in v:
+            _no_lone_surrogates(item)

@@ -1,14 +1,41 @@
-"""Keep gstack's own files current beside the database.
+"""Keep gstack's own files in sync with the database: the sync contract.
 
 gstack's skill scripts read ``projects/<slug>/question-log.jsonl`` and friends directly, so
 every write that lands in the database is also appended to (or rewritten in) the file
-gstack would have written. The database is the record: a mirror failure never fails the
-command, it is reported on stderr by the caller. ``PLANTUNE_MIRROR=0`` turns mirroring off.
+gstack would have written, and changes other writers make to those files are picked up.
+``PLANTUNE_MIRROR=0`` turns mirroring off. The contract every writer keeps:
+
+1. **The database commit is the acknowledgement.** A line is appended only after its
+   row committed (:func:`append_committed`), never inside the transaction: a failed
+   commit leaves no line, so no phantom event is imported later. The lines plantune
+   appends itself move ``ingest_state`` on in the same step (a short transaction that
+   checks nobody else touched the file), so pickup never reads them back; when the step
+   is skipped, the importer meets the line again and finds its row by the event key.
+   Whole files are rewritten atomically (:func:`toolkit.safe_io.write_atomic`: temp file
+   in the same folder, fsync, rename, mode kept; the temp file removed on every failure).
+2. **Deletes propagate.** A delete rewrites the affected files without the deleted lines
+   (:func:`rewrite_without`, :func:`forget`) and tombstones the lines' event keys; the
+   database triggers of migration 0010 then refuse those keys from any writer, so a copy
+   of an old line is never imported again. ``profile delete`` also clears pacing runs,
+   findings and typed preference text, scrubs hook-errors.log and vacuums.
+3. **One bad line never blocks anything.** The importer skips a line with a value no
+   record can hold (:func:`toolkit.json_lite.loads_checked`) and reports ``FILE:LINE:
+   reason``; the compat commands refuse such values with one line, exit 1.
+4. **Only regular files, only under the state root** (:mod:`toolkit.safe_io`): FIFOs,
+   sockets, devices and symlinks leading elsewhere are refused with one line, never
+   opened in a way that blocks. A preferences file that changed since plantune last read
+   it (an edit it could not parse, a file it cannot read) is reported, never replaced.
+5. **Disk full and I/O errors** fail the command with one line and leave the files as
+   they were: an append that fails takes its partial bytes back, a partial last line
+   left by someone else is ended with a newline before the next append.
+
+The database is the record: a failed file write after the commit never fails the
+command, it is reported on stderr (or in hook-errors.log) by the caller.
 """
 
 import os
 
-from toolkit import paths
+from toolkit import paths, safe_io
 
 QUESTION_LOG = "question-log.jsonl"
 PREFERENCES = "question-preferences.json"
@@ -61,36 +88,16 @@ def project_file(slug, name, env=None):
     return os.path.join(paths.project_dir(slug, env), name)
 
 
-def append_line(path, line):
-    """Append one JSON line with a single O_APPEND write (atomic for concurrent appenders).
-
-    New files get mode 0600, as gstack's store creates them.
-    """
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    data = (line + "\n").encode("utf-8", "surrogatepass")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    return len(data)
+def append_line(path, line, env=None):
+    """Append one line to a file under the state root (regular files only, mode 0600 when
+    new, a partial last line completed first); see :func:`toolkit.safe_io.append_line`."""
+    return safe_io.append_line(path, line, root=paths.state_root(env)).written
 
 
-def _write_temp(path, text):
-    """Write ``text`` to a private temp file beside ``path``; returns the temp path."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.tmp.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, text.encode("utf-8"))
-    finally:
-        os.close(fd)
-    return tmp
-
-
-def write_atomic(path, text):
-    """Replace a whole file atomically (temp file in the same folder, then rename)."""
-    os.replace(_write_temp(path, text), path)
+def write_atomic(path, text, env=None):
+    """Replace a whole file under the state root atomically (temp file, fsync, rename;
+    mode kept, 0600 when new; the temp file never left behind)."""
+    return safe_io.write_atomic(path, text, root=paths.state_root(env))
 
 
 GLOBAL_PREFERENCES = "global-question-preferences.json"
@@ -128,28 +135,19 @@ def ensure_preferences_file(conn, slug, env=None):
     with db.transaction(conn):
         prefs = preferences.read(conn, slug)
         text = preferences.render(prefs) if prefs else EMPTY_PREFERENCES
-        if _create_exclusive(path, text):
+        if safe_io.create_exclusive(path, text, root=paths.state_root(env)):
             st = os.stat(path)
             digest = _sha1_hex(text.encode("utf-8"))
             _save_state(conn, path, "question-preferences", st, 0, digest, digest)
     return path
 
 
-def _create_exclusive(path, text):
-    """Create ``path`` with ``text`` unless it exists (never a half-written file)."""
-    tmp = _write_temp(path, text)
-    try:
-        os.link(tmp, path)
-        return True
-    except FileExistsError:
-        return False
-    finally:
-        os.unlink(tmp)
-
-
 def failure(path, err):
     """The one stderr line for a mirror write that failed (the database has the data)."""
-    reason = getattr(err, "strerror", None) or str(err)
+    if isinstance(err, safe_io.UnsafeFile):
+        reason = err.reason
+    else:
+        reason = getattr(err, "strerror", None) or " ".join(str(err).split())
     return f"warning: recorded in the database, but could not update {path}: {reason}"
 
 
@@ -285,12 +283,17 @@ def pickup(conn, slug, env=None):
             from toolkit import backlog
 
             backlog.start(db_file, root, slug, env)
+    failed = [f for f in summary.get("files", ()) if f.get("error")]
+    if failed:
+        return f"warning: could not pick up {failed[0]['path']}: {failed[0]['error']}"
     skipped = summary.get("skipped") if isinstance(summary, dict) else 0
     if skipped:
-        bad = [f["path"] for f in summary.get("files", ()) if f.get("skipped")]
-        where = bad[0] if len(bad) == 1 else "gstack's files"
-        return (f"warning: skipped {skipped} unreadable entr{'y' if skipped == 1 else 'ies'}"
-                f" in {where} (details: plantune ingest)")
+        # Named here: once read, the file is unchanged for the next `plantune ingest`.
+        first = next(f for f in summary.get("files", ()) if f.get("skipped"))
+        issue = next(i for i in first["issues"] if i["skipped"])
+        entries = "1 unreadable entry" if skipped == 1 else f"{skipped} unreadable entries"
+        return (f"warning: skipped {entries}, first {first['path']}:{issue['line']}:"
+                f" {issue['message']}")
     return None
 
 
@@ -338,131 +341,327 @@ def _save_state(conn, path, kind, st, line_no, head, tail):
     save_ingest_state(conn, path, kind, st, st.st_size, line_no, head, tail)
 
 
-def _append_tracked(conn, path, kind, line):
-    """Append one line; when the importer had read the file to its end, mark our line read.
+# How long the follow-up write that marks our own line as read may wait for the lock:
+# skipping it only means the importer reads that line once more (and finds its key).
+_STATE_WAIT_MS = 200
 
-    Someone else's bytes (an append that raced ours, outside our lock) leave the state as
-    it was: the importer then reads everything new, ours included, by key without dupes.
-    """
-    before = _stat(path)
-    state = _states(conn, [path]).get(path)
-    caught_up = (before is None and state is None) or (
-        _unchanged(state, before) and state[2] == before.st_size)
-    written = append_line(path, line)
-    if not caught_up:
-        return
-    size = (before.st_size if before else 0) + written
-    fd = os.open(path, os.O_RDONLY)
+
+def _fingerprints(path, st, env):
+    fd = safe_io.open_regular(path, root=paths.state_root(env))
     try:
-        st = os.fstat(fd)
-        if st.st_size != size:
-            return
-        n = min(size, FINGERPRINT_BYTES)
+        now = os.fstat(fd)
+        if (now.st_ino, now.st_size) != (st.st_ino, st.st_size):
+            return None
+        n = min(st.st_size, FINGERPRINT_BYTES)
         head = os.pread(fd, n, 0)
-        tail = head if size <= FINGERPRINT_BYTES else os.pread(fd, n, size - n)
+        tail = head if st.st_size <= FINGERPRINT_BYTES else os.pread(fd, n, st.st_size - n)
     finally:
         os.close(fd)
-    _save_state(conn, path, kind, st, (state[3] if state else 0) + 1, _sha1_hex(head),
-                _sha1_hex(tail))
+    return _sha1_hex(head), _sha1_hex(tail)
 
 
-def _write_tracked(conn, path, kind, text):
-    """Replace a whole file and record it as read: its content is the database's own."""
-    data = text.encode("utf-8")
-    write_atomic(path, text)
-    st = os.stat(path)
-    if st.st_size == len(data):
-        digest = _sha1_hex(data)
-        _save_state(conn, path, kind, st, 0, digest, digest)
+def append_committed(conn, path, kind, line, env=None):
+    """Append the line of a row already committed; mark it read when the importer had read
+    the file to its end, so pickup never reads our own line back.
+
+    Called with no transaction open: the row is committed before, so a failed commit never
+    leaves a line (no phantom event) and a failed append loses nothing the database
+    acknowledged. The state moves on in a short transaction of its own, and only if
+    nobody touched the file or its state meanwhile; otherwise (a racing writer, a busy
+    database) the importer reads the line again later and finds the row by its event key.
+    Raises OSError (an :class:`~toolkit.safe_io.UnsafeFile` for a FIFO, a symlink out of
+    the state root...) when the line could not be appended.
+    """
+    state = _states(conn, [path]).get(path)
+    done = safe_io.append_line(path, line, root=paths.state_root(env))
+    before = done.before
+    caught_up = (state is None and before.st_size == 0) or (
+        _unchanged(state, before) and state[2] == before.st_size)
+    if not (caught_up and done.alone and not done.completed):
+        return
+    try:
+        marks = _fingerprints(path, done.after, env)
+    except OSError:
+        return
+    if marks is not None:
+        line_no = (state[3] if state else 0) + 1
+        _update_state_briefly(conn, path, state, lambda: _save_state(
+            conn, path, kind, done.after, line_no, *marks))
+
+
+def _update_state_briefly(conn, path, expected, save):
+    """Run ``save`` in its own short write transaction if the file's state is still
+    ``expected``; gives up quietly on a busy or failing database."""
+    from toolkit import db
+    from toolkit.db import sqlite3
+
+    wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute(f"PRAGMA busy_timeout = {min(wait, _STATE_WAIT_MS)}")
+    try:
+        with db.transaction(conn):
+            if _states(conn, [path]).get(path) == expected:
+                save()
+    except sqlite3.Error:
+        pass
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {wait}")
 
 
 def log_question(conn, record, project, *, enabled=True, env=None, question_index=None):
-    """Record a validated question event and append gstack's line to question-log.jsonl.
+    """Record a validated question event, then append gstack's line to question-log.jsonl.
 
-    Under one database write lock: pick up other writers' lines (so dedup sees them),
-    insert, append. The file's lines are thus in the same order as the rows, and a line
+    Under the database write lock: pick up other writers' lines (so dedup sees them),
+    insert, commit. Only then is the line appended (see :func:`append_committed`); a line
     read again by the importer maps to the row already there (same event key).
     ``question_index`` (position in a multi-question call) defaults to the record's own.
     Returns ``(Recorded, warning or None)``.
     """
     from toolkit import db, questions
 
-    warnings = []
+    picked, warnings = None, []
     row = conn.execute(
         "SELECT door_type FROM registry_questions WHERE id = ?", (record["question_id"],)
     ).fetchone()
     registry = {record["question_id"]: row[0]} if row else {}
     with db.transaction(conn):
         if enabled:
-            warnings.append(pickup(conn, project, env))
+            picked = pickup(conn, project, env)
         rec = questions.record_event(conn, record, project, registry=registry,
                                      question_index=question_index)
-        if rec.status == "inserted" and enabled:
-            path = project_file(project, QUESTION_LOG, env)
-            try:
-                _append_tracked(conn, path, "question-log", questions.serialize(record))
-            except (OSError, ValueError) as e:
-                warnings.append(failure(path, e))
-    return rec, next((w for w in warnings if w), None)
+    if rec.status == "inserted" and enabled:
+        warnings.append(append_question_event(conn, project, record, env))
+    return rec, _one_warning(picked, warnings)
+
+
+def _one_warning(picked, writes):
+    """The one line to show: a file write that failed, else the pickup's warning."""
+    return next((w for w in writes if w), picked)
+
+
+def _append_or_warn(conn, path, kind, line, env):
+    try:
+        append_committed(conn, path, kind, line, env)
+    except (OSError, ValueError) as e:
+        return failure(path, e)
+    return None
+
+
+def _once_committed(conn, write, warnings):
+    """Run ``write`` (a file write returning a warning line or None) once the caller's
+    transaction committed: at once when none is open (its warning is returned), else
+    right after the COMMIT (its warning added to ``warnings``); never after a ROLLBACK."""
+    from toolkit import db
+
+    if not conn.in_transaction:
+        return write()
+
+    def run():
+        warning = write()
+        if warning and warnings is not None:
+            warnings.append(warning)
+
+    db.after_commit(conn, run)
+    return None
+
+
+def append_question_event(conn, project, record, env=None, warnings=None):
+    """Append gstack's line for one question event, once its row is committed.
+
+    For every writer of question events (compat, hooks, pacing decisions and flips):
+    called inside a ``db.transaction`` the append waits for the COMMIT (and a warning
+    goes to ``warnings``); called after it, the append happens at once and its warning
+    line (or None) is returned. See :func:`append_committed`.
+    """
+    from toolkit import questions
+
+    path = project_file(project, QUESTION_LOG, env)
+    line = questions.serialize(record)
+    return _once_committed(
+        conn, lambda: _append_or_warn(conn, path, "question-log", line, env), warnings)
+
+
+def preferences_changed(conn, scope, events=(), env=None, warnings=None):
+    """Mirror a change of ``scope``'s preferences, once it is committed: rewrite its
+    preferences file, append the events' lines to question-events.jsonl.
+
+    The one writer of gstack's preference files, for `--write`, `pref set` and applied
+    guidance alike. Inside a ``db.transaction`` it waits for the COMMIT (a warning goes to
+    ``warnings``); after it, it runs at once and returns a warning line or None.
+    """
+    from toolkit import questions
+    from toolkit.db import GLOBAL_SCOPE
+
+    lines = [questions.serialize(record) for record in events]
+
+    def write():
+        found = [_rewrite_preferences(conn, scope, env)]
+        if scope != GLOBAL_SCOPE:
+            path = project_file(scope, EVENTS, env)
+            for line in lines:
+                found.append(_append_or_warn(conn, path, "question-events", line, env))
+                if found[-1]:
+                    break
+        return next((w for w in found if w), None)
+
+    return _once_committed(conn, write, warnings)
 
 
 def _rewrite_preferences(conn, scope, env):
-    from toolkit import preferences
-    from toolkit.db import GLOBAL_SCOPE
+    """After the commit, under a write lock of its own: make the scope's preferences file
+    say what the database holds (atomic rewrite, mode kept) and mark it read.
+
+    A project file that changed since plantune last read it (a hand edit pickup could not
+    parse, an unreadable file) is never replaced: it is reported and left for the user.
+    """
+    from toolkit import db, preferences
+    from toolkit.db import GLOBAL_SCOPE, sqlite3
 
     path = preferences_file(scope, env)
-    text = preferences.render(preferences.read(conn, scope))
     try:
-        if scope == GLOBAL_SCOPE:
-            write_atomic(path, text)  # not a project file: the importer does not read it
-        else:
-            _write_tracked(conn, path, "question-preferences", text)
-    except (OSError, ValueError) as e:
+        with db.transaction(conn):
+            project = scope != GLOBAL_SCOPE
+            if project:
+                st = _stat(path)
+                if st is not None and not _unchanged(_states(conn, [path]).get(path), st):
+                    kind = safe_io.kind_of(st.st_mode)
+                    reason = (f"is {kind}, not a regular file; refused" if kind else
+                              "it could not be read, so it is left as it is"
+                              " (details: plantune ingest)")
+                    return failure(path, safe_io.UnsafeFile(path, reason))
+            text = preferences.render(preferences.read(conn, scope))
+            # The global file is not a project file: the importer does not read it.
+            new = write_atomic(path, text, env)
+            data = text.encode("utf-8")
+            if project and new.st_size == len(data):
+                digest = _sha1_hex(data)
+                _save_state(conn, path, "question-preferences", new, 0, digest, digest)
+    except (OSError, ValueError, sqlite3.Error) as e:
         return failure(path, e)
     return None
 
 
 def set_preference(conn, scope, question_id, preference, source, free_text=None, *,
                    enabled=True, env=None):
-    """Store a validated preference, rewrite the preferences file, append the event line.
+    """Store a validated preference; then rewrite the preferences file and append the event.
 
-    All under one write lock, after picking up the files, so a hand edit made a moment
-    ago is kept, not overwritten. Returns ``(event record, warning or None)``. The global
-    scope has no events file in gstack; its preferences go to
-    global-question-preferences.json, which gstack's PreToolUse hook reads.
-    """
-    from toolkit import db, preferences, questions
-
-    from toolkit.db import GLOBAL_SCOPE
-
-    warnings = []
-    with db.transaction(conn):
-        if enabled:
-            warnings.append(pickup(conn, scope, env))
-        record = preferences.write(conn, scope, question_id, preference, source, free_text)
-        if enabled:
-            warnings.append(_rewrite_preferences(conn, scope, env))
-            if scope != GLOBAL_SCOPE:
-                path = project_file(scope, EVENTS, env)
-                try:
-                    _append_tracked(conn, path, "question-events", questions.serialize(record))
-                except (OSError, ValueError) as e:
-                    warnings.append(failure(path, e))
-    return record, next((w for w in warnings if w), None)
-
-
-def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
-    """Remove one or all preferences of ``scope`` and rewrite its file when anything changed.
-
-    Returns ``(removed ids, warning or None)``.
+    The store runs under the write lock after picking up the files, so a hand edit made
+    a moment ago is kept, not overwritten; the files follow once it committed. Returns
+    ``(event record, warning or None)``. The global scope has no events file in gstack;
+    its preferences go to global-question-preferences.json, which gstack's PreToolUse
+    hook reads.
     """
     from toolkit import db, preferences
 
-    warnings = []
+    picked, warnings = None, []
     with db.transaction(conn):
         if enabled:
-            warnings.append(pickup(conn, scope, env))
+            picked = pickup(conn, scope, env)
+        record = preferences.write(conn, scope, question_id, preference, source, free_text)
+    if enabled:
+        warnings.append(preferences_changed(conn, scope, [record], env))
+    return record, _one_warning(picked, warnings)
+
+
+def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
+    """Remove one or all preferences of ``scope``; then rewrite its file when anything
+    changed. Returns ``(removed ids, warning or None)``.
+    """
+    from toolkit import db, preferences
+
+    picked, warnings = None, []
+    with db.transaction(conn):
+        if enabled:
+            picked = pickup(conn, scope, env)
         removed = preferences.clear(conn, scope, question_id)
-        if enabled and (removed or question_id is None):
-            warnings.append(_rewrite_preferences(conn, scope, env))
-    return removed, next((w for w in warnings if w), None)
+    if enabled and (removed or question_id is None):
+        warnings.append(_rewrite_preferences(conn, scope, env))
+    return removed, _one_warning(picked, warnings)
+
+
+# --------------------------------------------------------------------------
+# Deletes: the lines go too, and their keys are tombstoned
+
+
+def tombstone(conn, keys, kind):
+    """Record deleted event keys (caller's transaction) so no copy is ever imported again."""
+    from toolkit.db import utc_now
+
+    now = utc_now()
+    conn.executemany(
+        "INSERT OR IGNORE INTO tombstones (event_key, kind, deleted_at) VALUES (?, ?, ?)",
+        [(k, kind, now) for k in keys])
+
+
+def rewrite_without(conn, path, kind, project, drop, env=None):
+    """Rewrite a gstack JSONL file without the records ``drop(record)`` picks; returns how
+    many lines went.
+
+    Runs in the caller's write transaction. Lines that are no JSON record (a fragment
+    left by a full disk, a hand edit) go too: they could hold the very text being deleted
+    and no import can use them. The removed records' keys are tombstoned; the new file
+    replaces the old one atomically (mode kept) and is marked read. A missing file is
+    nothing to do.
+    """
+    from toolkit import json_lite, questions
+
+    root = paths.state_root(env)
+    try:
+        data = safe_io.read_bytes(path, root=root)
+    except FileNotFoundError:
+        return 0
+    keep, keys, removed = [], [], 0
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            obj = json_lite.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            obj = None
+        if not isinstance(obj, dict):
+            removed += 1
+            continue
+        if drop(obj):
+            keys.append(questions.event_key(project, obj))
+            removed += 1
+            continue
+        keep.append(raw)
+    if not removed:
+        return 0
+    tombstone(conn, keys, kind)
+    text = b"".join(line + b"\n" for line in keep)
+    st = safe_io.write_atomic(path, text, root=root)
+    n = min(len(text), FINGERPRINT_BYTES)
+    _save_state(conn, path, kind, st, len(keep), _sha1_hex(text[:n]),
+                _sha1_hex(text[len(text) - n:]))
+    return removed
+
+
+def forget(conn, project=None, env=None):
+    """``profile delete``'s side of gstack's files, in one write transaction: every line
+    of the project's question-log.jsonl (every project's when ``project`` is None) and
+    every question-events.jsonl line that carries typed free text are removed and their
+    keys tombstoned. hook-errors.log loses its lines about the deleted data (all of them
+    for everything). Returns the paths rewritten.
+    """
+    from toolkit import db
+
+    root = paths.state_root(env)
+    projects_dir = os.path.join(root, "projects")
+    if project is None:
+        try:
+            slugs = sorted(n for n in os.listdir(projects_dir) if paths.is_valid_slug(n))
+        except OSError:
+            slugs = []
+    else:
+        slugs = [project]
+    rewritten = []
+    with db.transaction(conn):
+        for slug in slugs:
+            log_path = project_file(slug, QUESTION_LOG, env)
+            if rewrite_without(conn, log_path, "question-log", slug, lambda r: True, env):
+                rewritten.append(log_path)
+            events_path = project_file(slug, EVENTS, env)
+            if rewrite_without(conn, events_path, "question-events", slug,
+                               lambda r: bool(r.get("free_text")), env):
+                rewritten.append(events_path)
+    return rewritten

@@ -56,6 +56,10 @@ GATE_KINDS = frozenset(("approval", "migration"))
 DOOR_TYPES = ("one-way", "two-way")
 # At most this many rank-surfaced two-way findings per phase (the seed's "max 3").
 PHASE_CAP = 3
+# gstack ends a session after 120 minutes without activity; pacing state does the same.
+TTL_ENV = "PLANTUNE_PACING_TTL_MINUTES"
+DEFAULT_TTL_MINUTES = 120
+ARCHIVE_MARK = "~closed-"
 DEFAULT_SKILL = "pacing"
 SESSION_ID_MAX = 64  # question_log truncates session_id to 64; longer ids could not link
 CHAIN_ID_MAX = 128
@@ -147,8 +151,9 @@ def _finding(raw, position):
     fid = _one_line(raw.get("id"), f"{label}: id", FINDING_ID_MAX)
     label = f"finding {fid}"
     # Long summaries are cut, not refused: the full text stays with the agent.
-    summary = _text(raw.get("summary"), f"{label}: summary", sys.maxsize)[:SUMMARY_MAX]
-    out = {"id": fid, "summary": summary}
+    full = _text(raw.get("summary"), f"{label}: summary", sys.maxsize)
+    # The door is read from the whole summary; only the stored copy is cut.
+    out = {"id": fid, "summary": full[:SUMMARY_MAX], "door_text": full}
     for factor in scoring.FACTORS:
         value = raw.get(factor)
         if not _is_int(value) or not 0 <= value <= 2:
@@ -304,23 +309,27 @@ def active_calibration(conn, project):
     return cal
 
 
-def _door(finding, registry):
-    """(door_type, door_reason). The registry decides alone; an agent's own "one-way" is
-    final, but its "two-way" cannot overrule the keyword net (never hide a one-way door)."""
-    registered = registry.get(finding["id"])
-    if registered is not None:
-        return registered, "registry"
+def _door(conn, finding):
+    """(door_type, door_reason): one-way if any source says so, else two-way.
+
+    The registry (canonical id, for the finding id and the question it stands for), the
+    whole summary as the agent sent it, every recorded fact about either id, and the
+    finding's own door_type: an agent's "one-way" is final, its "two-way" overrules
+    nothing.
+    """
+    registered = False
+    for qid in dict.fromkeys((finding["id"], finding["question_id"])):
+        verdict = doors.door_for(conn, qid, finding["door_text"] if qid == finding["id"] else None)
+        if verdict.one_way:
+            return "one-way", verdict.reason
+        registered = registered or verdict.reason == "registry"
     if finding["door_type"] == "one-way":
         return "one-way", "finding"
-    verdict = doors.classify(summary=finding["summary"], registry=_NO_REGISTRY)
-    if verdict.one_way:
-        return "one-way", f"keyword:{verdict.matched}"
+    if registered:
+        return "two-way", "registry"
     if finding["door_type"] == "two-way":
         return "two-way", "finding"
     return "two-way", "default-two-way"
-
-
-_NO_REGISTRY = {}
 
 
 def _rank_key(f):
@@ -340,7 +349,14 @@ def rank(conn, request, project, *, now=None, registry=None):
     now = now or db.utc_now()
     session_id, chain_id, phase = req["session_id"], req["chain_id"], req["phase"]
     notes = []
+    ttl = ttl_minutes()
     with db.transaction(conn):
+        closed = close_idle(conn, project, session_id, chain_id, now, ttl)
+        for c in closed:
+            notes.append(
+                f"{c['kind']} {c['original_id']} was idle for {c['idle_minutes']:g} minutes (limit {ttl:g}):"
+                f" closed, its decisions kept as {c['archived_as']}; starting a fresh {c['kind']}"
+            )
         run = conn.execute(
             "SELECT request_sha1, output_json FROM pacing_runs"
             " WHERE project = ? AND session_id = ? AND phase = ?",
@@ -385,6 +401,9 @@ def rank(conn, request, project, *, now=None, registry=None):
             # appeared later could already be overspent, and one that changed would let
             # a chained review reset what it has left.
             chain_budget = chain[0]
+            conn.execute(
+                "UPDATE pacing_chains SET updated_at = ? WHERE project = ? AND chain_id = ?", (now, project, chain_id)
+            )
             if asked != chain_budget and asked is not None:
                 kept = "no budget" if chain_budget is None else f"its first budget {chain_budget}"
                 notes.append(f"chain {chain_id} keeps {kept} (ignored {asked})")
@@ -398,7 +417,7 @@ def rank(conn, request, project, *, now=None, registry=None):
         one_way, gates, eligible, below = [], [], [], []
         for f in req["findings"]:
             f["score"] = scoring.score(f, fn, weights)
-            f["door"], f["door_reason"] = _door(f, registry)
+            f["door"], f["door_reason"] = _door(conn, f)
             if f["door"] == "one-way":
                 one_way.append(f)
             elif f["kind"] in GATE_KINDS:
@@ -427,7 +446,8 @@ def rank(conn, request, project, *, now=None, registry=None):
             if disposition == "silent":
                 choice = f["recommended"]
                 event_id = _log_event(
-                    conn, project, req, f, summary, choice, "auto-decided", now, registry
+                    conn, project, req, f, summary, choice, "auto-decided", now, registry,
+                    notes
                 )
             rows.append((
                 project, session_id, chain_id, phase, f["id"], summary, f["severity"],
@@ -476,6 +496,9 @@ def rank(conn, request, project, *, now=None, registry=None):
                 "phase_cap": PHASE_CAP,
             },
         }
+        if closed:
+            output["fresh_chain"] = any(c["kind"] == "chain" for c in closed)
+            output["expired"] = closed
         conn.execute(
             "INSERT INTO pacing_runs (project, session_id, phase, chain_id, request_sha1,"
             " output_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -485,12 +508,113 @@ def rank(conn, request, project, *, now=None, registry=None):
     return Ranking(output, notes=notes)
 
 
-def _log_event(conn, project, ctx, f, summary, choice, source, now, registry):
+# ---------------------------------------------------------------------------
+# Expiry: sessions and chains close after a quiet spell
+# ---------------------------------------------------------------------------
+
+
+def ttl_minutes():
+    """The idle limit in minutes: $PLANTUNE_PACING_TTL_MINUTES, else 120."""
+    raw = os.environ.get(TTL_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TTL_MINUTES
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise PacingError(f"{TTL_ENV} must be a positive number of minutes, got {raw!r}")
+    return value
+
+
+def _epoch_ms(ts):
+    """Milliseconds since 1970 of a 'YYYY-MM-DDTHH:MM:SS[.mmm]Z' time (no strptime: hot path)."""
+    y, m, d = int(ts[0:4]), int(ts[5:7]), int(ts[8:10])
+    y -= m <= 2  # days from civil (proleptic Gregorian), as in Howard Hinnant's algorithm
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    seconds = int(ts[11:13]) * 3600 + int(ts[14:16]) * 60 + int(ts[17:19])
+    ms = int(ts[20:23]) if len(ts) > 20 and ts[19] == "." else 0
+    return (days * 86400 + seconds) * 1000 + ms
+
+
+def _last_activity(conn, kind, project, ident):
+    """The newest ranking or flip of a session or chain (None when it never ranked)."""
+    if kind == "session":
+        column, ranked = "session_id", "SELECT max(created_at) FROM pacing_runs WHERE session_id = :id"
+    else:
+        column, ranked = "chain_id", "SELECT updated_at FROM pacing_chains WHERE chain_id = :id"
+    row = conn.execute(
+        f"SELECT max(coalesce(({ranked} AND project = :p), ''), coalesce((SELECT max(flipped_at)"
+        f" FROM findings WHERE {column} = :id AND project = :p), ''))",
+        {"id": ident, "p": project},
+    ).fetchone()
+    return row[0] or None
+
+
+def _archived_name(conn, kind, project, ident):
+    column, table = ("session_id", "pacing_runs") if kind == "session" else ("chain_id", "pacing_chains")
+    n = conn.execute(
+        "SELECT count(*) FROM pacing_expiries WHERE project = ? AND kind = ? AND original_id = ?",
+        (project, kind, ident),
+    ).fetchone()[0]
+    while True:
+        n += 1
+        name = f"{ident}{ARCHIVE_MARK}{n}"
+        taken = conn.execute(f"SELECT 1 FROM {table} WHERE project = ? AND {column} = ? LIMIT 1",
+                             (project, name)).fetchone()
+        if taken is None:
+            taken = conn.execute(f"SELECT 1 FROM findings WHERE {column} = ? LIMIT 1", (name,)).fetchone()
+        if taken is None:
+            return name
+
+
+def close_idle(conn, project, session_id, chain_id, now, ttl):
+    """Close the session and the chain a ranking names when each has been idle over ``ttl``.
+
+    Closing keeps every row and value: the session's (or chain's) rows move to an archived
+    id and a ``pacing_expiries`` row says so, so the original id starts afresh (no replay,
+    a new budget). Runs inside the ranking's write transaction. Returns what was closed.
+    """
+    closed = []
+    now_ms = _epoch_ms(now)
+    for kind, ident in (("session", session_id), ("chain", chain_id)):
+        last = _last_activity(conn, kind, project, ident)
+        if last is None:
+            continue
+        idle = (now_ms - _epoch_ms(last)) / 60000.0
+        if idle <= ttl:
+            continue
+        name = _archived_name(conn, kind, project, ident)
+        if kind == "session":
+            conn.execute("UPDATE pacing_runs SET session_id = ? WHERE project = ? AND session_id = ?",
+                         (name, project, ident))
+            conn.execute("UPDATE findings SET session_id = ? WHERE project = ? AND session_id = ?",
+                         (name, project, ident))
+        else:
+            for table in ("pacing_chains", "pacing_runs", "findings"):
+                conn.execute(f"UPDATE {table} SET chain_id = ? WHERE project = ? AND chain_id = ?",
+                             (name, project, ident))
+        conn.execute(
+            "INSERT INTO pacing_expiries (project, kind, original_id, archived_as, last_activity, closed_at,"
+            " ttl_minutes) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (project, kind, ident, name, last, now, ttl),
+        )
+        closed.append({"kind": kind, "original_id": ident, "archived_as": name, "last_activity": last,
+                       "idle_minutes": round(idle, 1)})
+    return closed
+
+
+def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, notes):
     """Write one question-log event for a decision and return its row id.
 
     ``ctx`` carries session_id, phase, chain_id and skill. The record goes through the
     same validation as every gstack event (with a gstack source), then takes the pacing
-    source: 'auto-decided' is gstack's own, 'flip' is plantune's.
+    source: 'auto-decided' is gstack's own, 'flip' is plantune's. Its line goes to gstack's
+    question-log.jsonl as well, so gstack's own /plan-tune views (recent auto-decisions,
+    stats by source) see what pacing decided; a mirror problem is added to ``notes``.
     """
     record = {
         "skill": ctx["skill"],
@@ -515,6 +639,14 @@ def _log_event(conn, project, ctx, f, summary, choice, source, now, registry):
         record = questions.validate_event(record, now=now, allow_phase=True)
     record["source"] = source
     recorded = questions.record_event(conn, record, project, registry=registry, recorded_at=now)
+    if recorded.status == "inserted":
+        from toolkit import mirror
+
+        if mirror.enabled():
+            # Appended once the ranking commits; a problem is added to the notes then.
+            warning = mirror.append_question_event(conn, project, record, warnings=notes)
+            if warning:
+                notes.append(warning)
     if recorded.id is not None:
         return recorded.id
     return conn.execute(
@@ -643,9 +775,11 @@ def flip_choice(conn, decision, choice, project=None, now=None):
            "phase": decision["phase"], "chain_id": decision["chain_id"]}
     f = {"question_id": decision["question_id"], "door": decision["door_type"],
          "recommended": decision["recommended"], "options": options}
+    notes = []
     with db.transaction(conn):
         event_id = _log_event(
-            conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None
+            conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None,
+            notes
         )
         conn.execute(
             "UPDATE findings SET choice = ?, answer_event_id = ?, flipped_at = ?, updated_at = ?"
@@ -653,6 +787,8 @@ def flip_choice(conn, decision, choice, project=None, now=None):
             (choice, event_id, now, now, decision["id"]),
         )
     decision = dict(decision, choice=choice, flipped_at=now, answer_event_id=event_id)
+    if notes:
+        decision["warning"] = notes[0]
     return decision
 
 
@@ -710,7 +846,13 @@ def session_summary(conn, session_id):
         )
     ]
     total = {k: sum(p[k] for p in phases) for k in ("findings", "surfaced", "silent", "flipped")}
-    return {"session_id": session_id, "phases": phases, "chains": chains, "total": total}
+    closed = [
+        dict(r) for r in conn.execute(
+            "SELECT project, archived_as, last_activity, closed_at FROM pacing_expiries"
+            " WHERE kind = 'session' AND original_id = ? ORDER BY id", (session_id,),
+        )
+    ]
+    return {"session_id": session_id, "phases": phases, "chains": chains, "total": total, "closed_earlier": closed}
 
 
 def silent_decisions(conn, session_id, phase=None):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from toolkit import safe_io
+
 __all__ = [
     "state_root",
     "gstack_home",
@@ -175,7 +177,7 @@ def _config_origin_url(config_file: str) -> str:
     repository on every hook call.
     """
     try:
-        with open(config_file, encoding="utf-8", errors="replace") as fh:
+        with safe_io.open_text(config_file, errors="replace") as fh:
             text = fh.read()
     except OSError:
         return ""
@@ -218,7 +220,7 @@ def _config_origin_url(config_file: str) -> str:
 
 def _read_first_line(path: str) -> str:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with safe_io.open_text(path, errors="replace") as fh:
             return fh.readline().strip()
     except OSError:
         return ""
@@ -303,7 +305,7 @@ def _default_cwd(env) -> str:
 
 def _read_cache(path: str) -> str:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with safe_io.open_text(path, errors="replace") as fh:
             raw = fh.read(4096).strip()
     except OSError:
         return ""

@@ -615,22 +615,47 @@ def export(conn, path, project, force=False):
 # delete
 
 
+def _scoped(sql, project, column="project"):
+    """``sql`` limited to ``project`` (None: every row), and its parameters."""
+    if project is None:
+        return sql, ()
+    joiner = " AND " if " WHERE " in sql else " WHERE "
+    return f"{sql}{joiner}{column} = ?", (project,)
+
+
 def delete_counts(conn, project=None):
     """How many rows ``delete`` would remove (``project=None`` means everything)."""
+    def n(sql, column="project"):
+        return conn.execute(*_scoped(f"SELECT count(*) FROM {sql}", project, column)).fetchone()[0]
+
+    counts = {"question_log": n("question_log")}
     if project is None:
-        return {
-            "question_log": conn.execute("SELECT count(*) FROM question_log").fetchone()[0],
-            "declared_profile": conn.execute("SELECT count(*) FROM declared_profile").fetchone()[0],
-            "office_hours_sessions": conn.execute(
-                "SELECT count(*) FROM office_hours_sessions").fetchone()[0],
-        }
-    return {
-        "question_log": conn.execute(
-            "SELECT count(*) FROM question_log WHERE project = ?", (project,)).fetchone()[0],
-        "office_hours_sessions": conn.execute(
-            "SELECT count(*) FROM office_hours_sessions WHERE project_slug = ?", (project,)
-        ).fetchone()[0],
+        counts["declared_profile"] = n("declared_profile")
+    counts["office_hours_sessions"] = n("office_hours_sessions", "project_slug")
+    # Pacing history and typed preference text are named only when there is some.
+    extra = {
+        "findings": n("findings"),
+        "pacing_runs": n("pacing_runs"),
+        "preference_free_text": n(
+            "preference_events WHERE free_text IS NOT NULL AND free_text != ''", "scope"),
     }
+    counts.update((k, v) for k, v in extra.items() if v)
+    return counts
+
+
+def deleted_texts(conn, project=None):
+    """The free text the delete removes (summaries, answers, typed text), to find the
+    lines about it elsewhere (hook-errors.log)."""
+    queries = [
+        ("SELECT question_summary FROM question_log", "project"),
+        ("SELECT free_text FROM question_log WHERE free_text IS NOT NULL", "project"),
+        ("SELECT summary FROM findings", "project"),
+        ("SELECT free_text FROM preference_events WHERE free_text IS NOT NULL", "scope"),
+    ]
+    texts = set()
+    for sql, column in queries:
+        texts.update(r[0] for r in conn.execute(*_scoped(sql, project, column)) if r[0])
+    return texts
 
 
 def delete(conn, project=None):
@@ -638,14 +663,30 @@ def delete(conn, project=None):
 
     ``project=None`` removes every question event, the declared profile, every
     office-hours session and the profile's bookkeeping; a project removes that project's
-    question events and the office-hours sessions about it. Findings keep their row but
-    lose the link to a deleted answer. ``secure_delete`` zeroes freed pages, VACUUM
-    rebuilds the file and a TRUNCATE checkpoint empties the WAL, so no copy survives in
-    either file.
+    question events and the office-hours sessions about it. Either way the pacing
+    findings and ranked runs (their summaries and answers) of the scope go, and the typed
+    free text of its preference events (the preferences themselves stay). Deleted
+    events leave a tombstone (their key), so no copy of their line is imported again.
+    ``secure_delete`` zeroes freed pages, VACUUM rebuilds the file and a TRUNCATE
+    checkpoint empties the WAL, so no copy survives in either file.
     """
+    from toolkit import mirror
+
     counts = delete_counts(conn, project)
     conn.execute("PRAGMA secure_delete = ON")
     with db.transaction(conn):
+        mirror.tombstone(conn, [r[0] for r in conn.execute(
+            *_scoped("SELECT event_key FROM question_log", project))], "question-log")
+        free = _scoped("SELECT event_key FROM preference_events"
+                       " WHERE free_text IS NOT NULL AND free_text != ''", project, "scope")
+        mirror.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
+        conn.execute(*_scoped("DELETE FROM preference_events WHERE free_text IS NOT NULL"
+                              " AND free_text != ''", project, "scope"))
+        conn.execute(*_scoped("UPDATE preferences SET free_text = NULL"
+                              " WHERE free_text IS NOT NULL", project, "scope"))
+        conn.execute(*_scoped("DELETE FROM pacing_runs", project))
+        conn.execute(*_scoped("DELETE FROM findings", project))
+        conn.execute(*_scoped("DELETE FROM pacing_chains", project))
         if project is None:
             conn.execute("UPDATE findings SET answer_event_id = NULL WHERE answer_event_id IS NOT NULL")
             conn.execute("DELETE FROM question_log")
@@ -660,6 +701,11 @@ def delete(conn, project=None):
                 " (SELECT id FROM question_log WHERE project = ?)", (project,))
             conn.execute("DELETE FROM question_log WHERE project = ?", (project,))
             conn.execute("DELETE FROM office_hours_sessions WHERE project_slug = ?", (project,))
+    return counts
+
+
+def vacuum(conn):
+    """Rebuild the file and empty the WAL, so deleted bytes survive in neither."""
+    conn.execute("PRAGMA secure_delete = ON")
     conn.execute("VACUUM")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return counts

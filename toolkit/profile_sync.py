@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-from toolkit import db, profile
+from toolkit import db, profile, safe_io
 
 PROFILE_FILE = "developer-profile.json"
 LEGACY_FILE = "builder-profile.jsonl"
@@ -122,10 +122,9 @@ def _pick_up_profile(conn, root):
     if rec is not None and rec[:3] == key:
         return False
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = safe_io.read_bytes(path)
     except OSError as e:
-        _warn(f"cannot read {PROFILE_FILE}: {e.strerror}; using the database copy")
+        _warn(f"cannot read {PROFILE_FILE}: {safe_io.describe(e)}; using the database copy")
         return False
     digest = hashlib.sha1(raw).hexdigest()
     if rec is not None and rec[3] == digest:
@@ -186,9 +185,11 @@ def migrate_legacy(conn, root):
     """
     path = os.path.abspath(legacy_path(root))
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = safe_io.read_bytes(path)
     except FileNotFoundError:
+        return None
+    except OSError as e:
+        _warn(f"cannot read {LEGACY_FILE}: {safe_io.describe(e)}")
         return None
     digest = hashlib.sha1(raw).hexdigest()
     session_list, bad = read_legacy(raw)

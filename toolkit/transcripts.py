@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 
-from toolkit import hooks
+from toolkit import hooks, safe_io
 from toolkit.questions import QuestionError
 
 SOURCE = "transcript-import"
@@ -106,7 +106,7 @@ def _result_text(content) -> str:
 def read_calls(path: str, problems: list) -> list:
     """The AskUserQuestion calls of one transcript, each with its result (or None)."""
     calls: dict = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with safe_io.open_text(path, errors="replace") as fh:
         for line_no, line in enumerate(fh, 1):
             # Most lines are other tools and text: skip them before paying for json.loads.
             if "AskUserQuestion" not in line and not (
@@ -203,6 +203,9 @@ def import_transcripts(conn, root: str, project: str | None = None, env=None) ->
         summary.files += 1
         try:
             calls = read_calls(path, summary.problems)
+        except safe_io.UnsafeFile as e:
+            summary.problems.append(f"{e}, skipped")
+            continue
         except OSError as e:
             summary.problems.append(f"{path}: cannot read ({e.strerror or e}), skipped")
             continue

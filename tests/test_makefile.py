@@ -1,0 +1,58 @@
+"""The contributor commands: `make demo` shows its steps and where everything ends up,
+`make venv` shows pip's progress, `make notebooks` starts JupyterLab as root too."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def make(*args, env=None, timeout=60):
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ, **(env or {})))
+
+
+def test_building_the_venv_shows_pip_progress():
+    r = make("-n", "-B", "venv")
+    assert r.returncode == 0, r.stderr
+    pip_lines = [line for line in r.stdout.splitlines() if "pip install" in line]
+    assert pip_lines and all("--quiet" not in line and " -q" not in line for line in pip_lines)
+    assert "== Building .venv" in r.stdout
+
+
+def test_make_notebooks_passes_allow_root_only_for_root():
+    r = make("-n", "notebooks", "NOTEBOOK_DB=/tmp/x.db")
+    assert r.returncode == 0, r.stderr
+    (line,) = [line for line in r.stdout.splitlines() if "jupyter lab" in line]
+    assert ("--allow-root" in line) == (os.geteuid() == 0)
+    assert line.rstrip().endswith("notebooks/")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("PLANTUNE_SLOW"),
+                    reason="runs the whole demo; set PLANTUNE_SLOW=1 to run")
+@pytest.mark.skipif(not os.path.exists(os.path.join(REPO_ROOT, ".venv", ".installed")),
+                    reason="make demo runs from the checkout's .venv")
+def test_make_demo_prints_each_step_and_where_everything_is(tmp_path):
+    root = tmp_path / "demo root"
+    r = make("demo", f"DEMO_ROOT={root}", "DEMO_SERVE=0", "DEMO_DAYS=20", timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    steps = re.findall(r"^== (\d)/5 ", r.stdout, re.M)
+    assert steps == ["1", "2", "3", "4", "5"]
+    tail = r.stdout.splitlines()[-3:]
+    assert tail == [
+        f"   database:  {root}/plantune.db",
+        f"   notebooks: {root}/notebooks (open the .html files in a browser)",
+        f"   server:    not started (DEMO_SERVE=0); make serve DB='{root}/plantune.db' starts it "
+        "on port 8001",
+    ]
+    assert (root / "plantune.db").exists()
+    assert sorted(p.suffix for p in (root / "notebooks").iterdir()) == [".html", ".html",
+                                                                       ".ipynb", ".ipynb"]
