@@ -9,7 +9,7 @@ One background ingest runs per database, under an exclusive ``flock`` on
 ``<database>-backlog.lock``. The caller takes the lock before it spawns the process and the
 process inherits it, so two callers can never start two ingests, and the lock goes with
 the process however it ends. The importer commits rows together with the offset that
-covers them, in small batches: a killed ingest loses nothing and the next one continues
+covers them, in short transactions: a killed ingest loses nothing and the next one continues
 where it stopped, and a line is never counted twice (rows also have deterministic keys).
 
 Only the standard library is imported here: this module is on the hot path.
@@ -19,9 +19,6 @@ import os
 import sys
 
 LOCK_SUFFIX = "-backlog.lock"
-# Lines per transaction in the background: short write transactions, so a hook that needs
-# the write lock meanwhile waits a few milliseconds, not the length of a large batch.
-BATCH_LINES = 200
 # The background process yields the CPU to the commands an agent is waiting for.
 NICENESS = 10
 
@@ -103,7 +100,9 @@ def main(argv):
         conn = db.connect(db_path)
         # Lines appended while this runs are read too, until nothing is left.
         for _ in range(100):
-            summary = ingest.sync_project(conn, state_root, slug, batch_lines=BATCH_LINES)
+            # The importer's write transactions are short and yield to waiting writers, so
+            # hooks and compat calls meanwhile wait milliseconds for the lock, not seconds.
+            summary = ingest.sync_project(conn, state_root, slug)
             if not summary["pending"] and not summary["imported"]:
                 break
         conn.close()
