@@ -130,6 +130,25 @@ def test_disk_full_preference_write_leaves_old_file_and_no_temp(small_disk):
             assert "Traceback" not in p.stderr and p.stderr.count("\n") == 1
 
 
+def test_own_lines_are_marked_read_by_every_writer(state_root, tmp_path):
+    """Hooks and compat scripts move ingest_state past the lines they append, so pickup
+    never reads them back (and a delete has nothing stale to meet)."""
+    from tests.hooks_support import make_repo, run_hook
+    from tests.hotpath_support import env
+
+    repo = make_repo(tmp_path)
+    for i in range(3):
+        assert run_hook("post-tool-use", _ask_payload(repo, i),
+                        env=env(GSTACK_PROJECT_SLUG=None)).returncode == 0
+        assert log(record(i), GSTACK_PROJECT_SLUG="acme-web").returncode == 0
+    path = os.path.join(project_dir(state_root, "acme-web"), "question-log.jsonl")
+    st = os.stat(path)
+    state = db_rows("SELECT size, offset, line_no, inode FROM ingest_state WHERE path = ?",
+                    (path,))
+    assert state == [{"size": st.st_size, "offset": st.st_size, "line_no": 6,
+                      "inode": st.st_ino}]
+
+
 def test_append_completes_a_partial_last_line(state_root):
     assert log(record(1)).returncode == 0
     path = os.path.join(project_dir(state_root), "question-log.jsonl")

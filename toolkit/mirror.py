@@ -301,23 +301,32 @@ def append_committed(conn, path, kind, line, env=None):
     except OSError:
         return
     if marks is not None:
-        line_no = (state[3] if state else 0) + 1
-        _update_state_briefly(conn, path, state, lambda: _save_state(
-            conn, path, kind, done.after, line_no, *marks))
+        _advance_state(conn, path, kind, state, done.after, (state[3] if state else 0) + 1,
+                       *marks)
 
 
-def _update_state_briefly(conn, path, expected, save):
-    """Run ``save`` in its own short write transaction if the file's state is still
-    ``expected``; gives up quietly on a busy or failing database."""
-    from toolkit import db
-    from toolkit.db import sqlite3
+def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
+    """Move the file's ingest_state past our own line, in one statement of its own, and
+    only if the state is still ``expected`` (a compare-and-set: nobody else read or wrote
+    meanwhile). Gives up quietly on a busy or failing database."""
+    from toolkit.db import sqlite3, utc_now
 
+    new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail,
+           utc_now())
     wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {min(wait, _STATE_WAIT_MS)}")
     try:
-        with db.transaction(conn):
-            if _states(conn, [path]).get(path) == expected:
-                save()
+        if expected is None:
+            conn.execute(
+                "INSERT OR IGNORE INTO ingest_state (kind, inode, size, offset, line_no,"
+                " mtime_ns, head_sha1, tail_sha1, updated_at, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*new, path))
+        else:
+            conn.execute(
+                "UPDATE ingest_state SET kind = ?, inode = ?, size = ?, offset = ?,"
+                " line_no = ?, mtime_ns = ?, head_sha1 = ?, tail_sha1 = ?, updated_at = ?"
+                " WHERE path = ? AND inode = ? AND size = ? AND offset = ? AND line_no = ?"
+                " AND mtime_ns = ?", (*new, path, *expected))
     except sqlite3.Error:
         pass
     finally:
