@@ -467,11 +467,15 @@ def test_two_way_summaries_auto_decide(state_root, summary):
     assert out_lines(pref("--check", ADHOC, "--summary-stdin", input=summary)) == ["AUTO_DECIDE"]
 
 
-def test_registry_beats_keywords(state_root):
-    # 140: a registered two-way id stays two-way even with "delete" in the summary
+def test_destructive_summary_beats_a_registered_two_way_id(state_root):
+    # Documented deviation from 140: gstack lets the registered two-way id decide alone;
+    # plantune reads the piped summary too and asks.
     plant(state_root, {TWO_WAY: "never-ask"})
     assert out_lines(pref("--check", TWO_WAY, "--summary-stdin",
-                          input="delete the old changelog?")) == ["AUTO_DECIDE"]
+                          input="delete the old changelog?")) == [
+        "ASK_NORMALLY", "NOTE: one-way door overrides your never-ask preference for safety."]
+    assert out_lines(pref("--check", TWO_WAY, "--summary-stdin",
+                          input="polish the changelog voice?")) == ["AUTO_DECIDE"]
 
 
 def test_door_reasons_through_plantune_check():
@@ -486,8 +490,9 @@ def test_door_reasons_through_plantune_check():
     assert door("ship-test-failure-triage") == ("one-way", "registry", None)
     assert door(TWO_WAY) == ("two-way", "registry", None)
     assert door("adhoc-thing") == ("two-way", "default-two-way", None)
-    assert door("adhoc-thing", "Force-push main?") == ("one-way", "keyword", "/\\bforce[- ]push\\b/i")
-    assert door("adhoc-thing", "kubectl delete namespace prod")[2] == "/\\bdelete\\b/i"
+    assert door("adhoc-thing", "Force-push main?") == (
+        "one-way", "keyword:history-rewrite", "history-rewrite")
+    assert door("adhoc-thing", "kubectl delete namespace prod")[2] == "infra-teardown"
 
 
 def test_skill_category_pairs_are_classified_when_logged():

@@ -1,301 +1,318 @@
+"""The door classifier: normalisation, rule families, hostile input, question-level decisions.
+
+The corpus (recall / false alarms) is in test_doors_corpus.py; sticky facts, the audit and
+every caller (check, hooks, pacing, guidance, registry sync) are in test_doors_sticky.py.
+"""
+
 import itertools
-import re
+import subprocess
+import sys
 
 import pytest
 
+from toolkit import doors
 from toolkit.doors import (
-    DESTRUCTIVE_PATTERNS,
     SKILL_CATEGORY_ONE_WAY,
     Classification,
+    Verdict,
     bundled_door_types,
+    canonical_id,
     classify,
+    decide,
+    explain,
     is_one_way,
     load_bundled_registry,
+    normalise,
 )
 
 VERBS = ["revoke", "reset", "rotate"]
 NOUNS = ["api key", "token", "secret", "credential", "access key", "password"]
-ROTATE = r"\brotate\s+[\w\s]*\b(api key|token|secret|credential|access key|password)s?\b"
 
 
-def js(src):
-    return "/" + src + "/i"
+def one_way(text):
+    return classify(text).door == "one-way"
 
 
-# --- pattern list --------------------------------------------------------
+# --- the API --------------------------------------------------------------------
 
-def test_pattern_list_shape():
-    # SPEC 11 #145: more than 15 destructive patterns; the port carries all 25
-    assert len(DESTRUCTIVE_PATTERNS) == 25 > 15
-    for compiled, form in DESTRUCTIVE_PATTERNS:
-        assert compiled.flags & re.IGNORECASE and compiled.flags & re.ASCII
-        assert form.startswith("/") and form.endswith("/i")
-    assert DESTRUCTIVE_PATTERNS[0][1] == "/\\brm\\s+-rf\\b/i"
-    assert DESTRUCTIVE_PATTERNS[1][1] == "/\\bdelete\\b/i"
-    assert DESTRUCTIVE_PATTERNS[-1][1] == "/\\bbreaking\\s+change\\b/i"
-    assert DESTRUCTIVE_PATTERNS[18][1] == (
-        "/\\brevoke\\s+[\\w\\s]*\\b(api key|token|secret|credential|access key|password)s?\\b/i"
-    )
+def test_classify_returns_door_and_reason():
+    door, reason = classify("Drop the users table?")
+    assert (door, reason) == ("one-way", "keyword:sql-destructive")
+    assert classify("Rename the helper?") == Verdict("two-way", "no-match")
+    assert all(reason.startswith("keyword:") and reason[8:] in doors.RULE_NAMES
+               for _, reason in [classify(t) for t in ("wipe it", "rollback", "publish")])
 
 
-def test_skill_category_set():
-    # SPEC 11 #145
-    assert SKILL_CATEGORY_ONE_WAY == {"cso:approval", "land-and-deploy:approval"}
+def test_rule_names_are_stable_and_kebab():
+    assert doors.RULE_NAMES == (
+        "irreversible-wording", "sql-destructive", "filesystem-destructive", "history-rewrite",
+        "infra-teardown", "rollback", "production-deploy", "publish-release", "credentials",
+        "security-posture", "data-model", "outbound-action", "destructive-verb",
+        "remove-durable")
 
 
-# --- credentials (SPEC 11 #132-139) ----------------------------------------
-
-def test_rotate_database_password():
-    c = classify(summary="rotate the database password")
-    assert c.one_way and c.reason == "keyword"
-    assert c.matched == js(ROTATE)
-
-
-@pytest.mark.parametrize("verb", VERBS)
-def test_verb_production_password(verb):
-    assert is_one_way(summary=f"{verb} the production password")
+def test_explain_shows_decision_rule_and_normalised_text():
+    out = explain("  Dr\u200bop   the ＵＳＥＲＳ\ttable?  ")
+    assert out == {"door": "one-way", "reason": "keyword:sql-destructive",
+                   "rule": "sql-destructive", "normalised": "drop the users table?"}
+    assert explain("Rename it")["reason"] == "no-match"
 
 
-@pytest.mark.parametrize("noun", ["api key", "token", "secret", "credential", "access key"])
-def test_rotate_my_noun(noun):
-    assert is_one_way(summary=f"rotate my {noun}")
+# --- the issue's examples ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Drop the users table?",
+    "git push -f to overwrite the remote history?",
+    "Remove the email column from the users table?",
+    "Make the S3 bucket public?",
+    "Disable two-factor authentication for the admin accounts?",
+    "chmod -R 777 /var/www on the web server?",
+    "Publish version 2.0.0 to npm?",
+    "Roll back the deploy?",
+])
+def test_readme_examples_are_one_way(text):
+    assert one_way(text)
 
 
-@pytest.mark.parametrize("verb,noun", list(itertools.product(VERBS, NOUNS)))
-def test_every_verb_my_noun(verb, noun):
-    c = classify(summary=f"{verb} my {noun}")
-    assert c.one_way and c.reason == "keyword"
+@pytest.mark.parametrize("text", [
+    "drop the trailing comma", "delete the unused import", "reset the form fields",
+    "truncate long titles", "force the dark theme", "purge the CDN cache",
+])
+def test_harmless_uses_of_dangerous_verbs_stay_two_way(text):
+    assert classify(text) == Verdict("two-way", "no-match")
 
 
-@pytest.mark.parametrize("text", ["reset my secret", "reset my access key", "revoke my secret"])
-def test_credential_keyword_reason(text):
-    c = classify(summary=text)
-    assert c == Classification(True, "keyword", c.matched)
-    assert c.matched is not None
+def test_whole_text_is_read():
+    assert one_way("x" * 1200 + " drop table users")
+    assert one_way("Some padding. " * 300 + "Then force push to main?")
+    assert not one_way("Some padding. " * 300 + "Then rename the helper?")
 
 
-@pytest.mark.parametrize(
-    "verb,noun,plural", list(itertools.product(VERBS, NOUNS, [False, True]))
-)
-def test_every_verb_production_noun_plural(verb, noun, plural):
-    text = f"{verb} the production {noun}{'s' if plural else ''}"
-    c = classify(summary=text)
-    assert c.one_way and c.reason == "keyword"
-    assert verb in c.matched
+# --- normalisation and look-alikes ----------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "dr\u200bop table users",          # zero-width space inside a word
+    "drop\u200btable users",           # ...or standing for the space
+    "dro\u200dp ta\u200cble users",    # joiners
+    "dr\u00adop table users",          # soft hyphen
+    "dr\u043ep t\u0430ble users",      # Cyrillic o and a
+    "\u0440ush --force to main",       # Cyrillic er
+    "DR\u039fP TABLE users",           # Greek capital omicron
+    "ｄｒｏｐ ｔａｂｌｅ users",         # full-width (NFKC)
+    "𝐝𝐫𝐨𝐩 𝐭𝐚𝐛𝐥𝐞 users",                # mathematical bold (NFKC)
+    "dróp tàble users",                # accents
+    "d\u0336r\u0336o\u0336p table",    # combining strike-through
+    "ᴅʀᴏᴘ ᴛᴀʙʟᴇ users",                # small capitals
+    "drop\u00a0table\u2028users",      # odd spaces
+    "DROP\tTABLE\nusers",
+    "drop_table users",                # underscores read as spaces
+    "drop\x07table users",             # control character
+])
+def test_hidden_and_look_alike_letters_are_read(text):
+    assert one_way(text), normalise(text)
 
 
-@pytest.mark.parametrize(
-    "text", ["rotate the credentials", "revoke all tokens", "reset the passwords"]
-)
-def test_plurals(text):
-    assert is_one_way(summary=text)
+def test_normalise():
+    assert normalise("  A\u200bB  \t C\u0301 ") == "ab c"
+    assert normalise("ＰＵＳＨ") == "push"
+    assert normalise("\u0440\u0430ss_word") == "pass word"
 
 
-@pytest.mark.parametrize(
-    "text",
-    ["reset the flaky test runner", "rotate the log files nightly", "revoke the meeting invite"],
-)
-def test_credential_verbs_without_credential_nouns(text):
-    assert classify(summary=text) == Classification(False, "default-two-way", None)
+# --- bad input fails safe -----------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [
+    "delete\udc80 nothing", "\ud800", "rename\x00 the helper", b"\xff\xfe rename",
+    b"rename \xc3(", None, 42, ["drop"], object(),
+])
+def test_unreadable_input_is_one_way(bad):
+    assert classify(bad) == Verdict("one-way", "unreadable")
 
 
-# --- registry (SPEC 11 #140, #141) -----------------------------------------
-
-def test_registry_one_way_and_two_way():
-    assert classify(question_id="ship-test-failure-triage") == Classification(True, "registry")
-    assert classify(question_id="ship-changelog-voice-polish") == Classification(False, "registry")
-
-
-def test_unregistered_id_is_not_registry():
-    c = classify(question_id="adhoc-unregistered-question")
-    assert c.reason != "registry"
-    assert c == Classification(False, "default-two-way")
+def test_bytes_are_decoded():
+    assert classify("Drop the users table?".encode()) == classify("Drop the users table?")
+    assert classify("rename it".encode()) == Verdict("two-way", "no-match")
+    assert explain(b"\xff")["problem"] == "invalid UTF-8"
 
 
-def test_registry_is_final_over_keywords():
-    # a registered two-way id stays two-way even with a destructive summary
-    c = classify(question_id="ship-changelog-voice-polish", summary="delete everything, rm -rf /")
-    assert c == Classification(False, "registry")
-    # and beats the skill-category rule
-    c = classify(question_id="ship-changelog-voice-polish", skill="cso", category="approval")
-    assert c.reason == "registry" and not c.one_way
+def test_huge_input_does_not_crash():
+    assert classify("word " * 200_000).door == "two-way"
+    assert classify("word " * 200_000 + "rm -rf /").door == "one-way"
 
 
-def test_unregistered_id_falls_through_to_keywords():
-    c = classify(question_id="adhoc-cleanup-question", summary="Should I reset my secrets now?")
-    assert c.one_way and c.reason == "keyword"
+# --- rule families generalise (phrasings not in the corpus) -------------------------------
+
+@pytest.mark.parametrize("text", [
+    # destructive verbs x durable objects, both voices, inflections
+    "we're dropping the invoices table", "the audit logs will be purged tonight",
+    "truncated rows cannot come back", "erasing user data for closed accounts",
+    "remove the backups bucket", "getting rid of the old namespace",
+    # history rewriting, every spelling
+    "force-pushed to release", "forcepush main", "git push origin +main", "git push -uf",
+    "reset --hard to yesterday", "git clean -fd", "rewrite the published commits",
+    # infrastructure
+    "terraform apply -destroy", "kubectl -n prod delete deploy api", "docker system prune",
+    "decommissioning the EU cluster", "shut down the service for good",
+    # deploys, rollbacks, releases
+    "deploy to production", "release v4.0.0", "rolled back the release", "npm publish",
+    # credentials and security posture
+    "revoke the tokens", "rotating credentials", "turn off the WAF", "make it public",
+    "grant alice admin access", "chmod o+w /srv", "world-writable upload dir",
+    # data-model forks and outbound actions
+    "change the primary key", "switching from Postgres to DynamoDB", "backfill created_at",
+    "email all customers", "refund the order", "cancel their subscription",
+    "transfer the domain",
+])
+def test_rule_families(text):
+    assert one_way(text), text
 
 
-def test_custom_registry_mapping():
-    reg = {"x-one": "one-way", "x-two": "two-way", "x-entry": {"door_type": "one-way"}}
-    assert classify(question_id="x-one", registry=reg) == Classification(True, "registry")
-    assert classify(question_id="x-two", registry=reg) == Classification(False, "registry")
-    assert classify(question_id="x-entry", registry=reg) == Classification(True, "registry")
-    # the bundled registry is not consulted when one is given
-    assert classify(question_id="ship-test-failure-triage", registry={}).reason == "default-two-way"
+@pytest.mark.parametrize("text", [
+    "rename the variable", "add a unit test", "drop support for a deprecated flag",
+    "remove the debug print", "reset the counter on reload", "clear the search box",
+    "rotate the log files nightly", "revoke the meeting invite", "reset the flaky test runner",
+    "Want to update the changelog voice?", "Which mode should plan review use?",
+    "Open the essay in your browser?", "add an index on the deleted_at column",
+    "make the helper method public", "deploy the preview to staging",
+])
+def test_ordinary_work_is_two_way(text):
+    assert not one_way(text), classify(text)
 
 
-def test_bundled_registry_loads_and_caches():
-    entries = load_bundled_registry()
-    assert len(entries) == 53
-    assert load_bundled_registry() is entries
-    doors_by_id = bundled_door_types()
-    assert bundled_door_types() is doors_by_id
-    assert len(doors_by_id) == 53
-    assert set(doors_by_id.values()) == {"one-way", "two-way"}
-    assert doors_by_id["ship-test-failure-triage"] == "one-way"
-    assert sum(v == "one-way" for v in doors_by_id.values()) >= 10
+# --- gstack's credential cases still hold (upstream tests 132-139) --------------------------
+
+@pytest.mark.parametrize("verb,noun,plural", list(itertools.product(VERBS, NOUNS, [0, 1])))
+def test_every_verb_noun_plural(verb, noun, plural):
+    assert one_way(f"{verb} the production {noun}{'s' if plural else ''}")
+    assert one_way(f"{verb} my {noun}")
 
 
-def test_every_bundled_entry_classifies_by_registry():
-    for entry in load_bundled_registry():
-        c = classify(question_id=entry["id"])
-        assert c.reason == "registry"
-        assert c.one_way is (entry["door_type"] == "one-way")
+@pytest.mark.parametrize("text", [
+    "rotate the database password", "rotate the credentials", "revoke all tokens",
+    "reset the passwords", "Should I reset my secrets now?",
+])
+def test_credential_phrases(text):
+    assert classify(text) == Verdict("one-way", "keyword:credentials")
 
 
-# --- keyword net (SPEC 11 #142) ---------------------------------------------
-
-@pytest.mark.parametrize(
-    "text,src",
-    [
-        ("Delete this directory and all its contents?", r"\bdelete\b"),
-        ("Run rm -rf /tmp/scratch — proceed?", r"\brm\s+-rf\b"),
-        ("Force-push main?", r"\bforce[- ]push\b"),
-        ("git reset --hard origin/main — ok?", r"\bgit\s+reset\s+--hard\b"),
-        ("DROP TABLE users — confirm?", r"\bdrop\s+(table|database|schema|index|column)\b"),
-        ("kubectl delete namespace prod", r"\bdelete\b"),
-        ("terraform destroy the staging cluster", r"\bterraform\s+destroy\b"),
-        ("rotate the API key", ROTATE),
-        ("breaking change to the public API — ship anyway?", r"\bbreaking\s+change\b"),
-    ],
-)
-def test_keyword_cases(text, src):
-    assert classify(summary=text) == Classification(True, "keyword", js(src))
+@pytest.mark.parametrize("text", [
+    "Delete this directory and all its contents?", "Run rm -rf /tmp/scratch — proceed?",
+    "Force-push main?", "git reset --hard origin/main — ok?", "DROP TABLE users — confirm?",
+    "kubectl delete namespace prod", "terraform destroy the staging cluster",
+    "rotate the API key", "breaking change to the public API — ship anyway?",
+])
+def test_gstack_keyword_cases(text):
+    assert one_way(text)
 
 
-# --- skill-category (SPEC 11 #143) -------------------------------------------
+# --- question-level decisions ---------------------------------------------------------------
+
+def test_registry_by_canonical_id():
+    for qid in ("ship-test-failure-triage", "SHIP-TEST-FAILURE-TRIAGE",
+                " ship_test_failure_triage ", "ship\u200b-test-failure-triage"):
+        assert decide(qid) == Classification(True, "registry")
+    assert decide("ship-changelog-voice-polish") == Classification(False, "registry")
+
+
+def test_registered_two_way_id_with_destructive_summary_is_one_way():
+    # gstack lets the registered two-way id decide alone; plantune reads the text too.
+    c = decide("ship-changelog-voice-polish", summary="delete everything, rm -rf /")
+    assert c.one_way and c.reason.startswith("keyword:")
+
+
+def test_unreadable_summary_makes_the_question_one_way():
+    assert decide("ship-changelog-voice-polish", summary=b"\xff") == Classification(
+        True, "unreadable", None)
+
 
 @pytest.mark.parametrize("skill", ["cso", "land-and-deploy"])
 def test_skill_category(skill):
-    assert classify(skill=skill, category="approval") == Classification(True, "skill-category")
+    assert decide(skill=skill, category="approval") == Classification(True, "skill-category")
+    assert SKILL_CATEGORY_ONE_WAY == {"cso:approval", "land-and-deploy:approval"}
 
 
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {"skill": "cso", "category": "routing"},
-        {"skill": "ship", "category": "approval"},
-        {"skill": "cso"},
-        {"category": "approval"},
-    ],
-)
-def test_skill_category_needs_the_pair(kwargs):
-    assert classify(**kwargs).reason == "default-two-way"
+@pytest.mark.parametrize("kwargs", [{}, {"summary": ""}, {"question_id": ""}, {"summary": None},
+                                    {"skill": "cso", "category": "routing"}])
+def test_nothing_one_way_given(kwargs):
+    assert decide(**kwargs) == Classification(False, "default-two-way")
 
 
-# --- defaults (SPEC 11 #144) --------------------------------------------------
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Want to update the changelog voice?",
-        "Which mode should plan review use?",
-        "Open the essay in your browser?",
-    ],
-)
-def test_default_two_way(text):
-    assert classify(summary=text) == Classification(False, "default-two-way", None)
+def test_custom_registry_mapping():
+    reg = {"x-one": "one-way", "x-two": "two-way", "X_Entry": {"door_type": "one-way"}}
+    assert decide("x-one", registry=reg).one_way
+    assert decide("X_ONE", registry=reg).one_way
+    assert decide("x-entry", registry=reg).one_way
+    assert decide("x-two", registry=reg) == Classification(False, "registry")
+    assert decide("ship-test-failure-triage", registry={}).reason == "default-two-way"
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"summary": ""}, {"question_id": ""}, {"summary": None}])
-def test_nothing_given(kwargs):
-    assert classify(**kwargs) == Classification(False, "default-two-way")
+def test_bundled_registry():
+    entries = load_bundled_registry()
+    assert len(entries) == 53 and load_bundled_registry() is entries
+    assert sum(v == "one-way" for v in bundled_door_types().values()) == 12
+    assert doors.bundled_one_way_ids() >= {"ship-test-failure-triage", "land-and-deploy-rollback"}
+    for entry in entries:
+        assert is_one_way(entry["id"]) is (entry["door_type"] == "one-way")
 
 
-# --- quirks of the JS patterns (SPEC 4) ----------------------------------------
+# --- canonical ids ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(
-    "text,one_way,src",
-    [
-        ("git checkout -- file", False, None),
-        ("git checkout --theirs", True, r"\bcheckout\s+--\b"),
-        ("restore .", False, None),
-        ("restore .env", True, r"\brestore\s+\.\b"),
-        ("git clean -fd", False, None),
-        ("git clean -f", True, r"\bclean\s+-f\b"),
-        ("git branch -d old", True, r"\bbranch\s+-D\b"),
-        ("git branch -D old", True, r"\bbranch\s+-D\b"),
-        ("git push --force-with-lease", True, r"\bpush\s+--force\b"),
-        ("run the schema migrations", False, None),
-        ("run the schema migration", True, r"\bschema\s+migration\b"),
-        ("Roll back the release?", False, None),
-        ("rollback the release?", True, r"\brollback\b"),
-        ("kubectl delete pod x", True, r"\bdelete\b"),
-        ("DELETE FROM users", True, r"\bdelete\b"),
-        ("remove files", True, r"\bremove\s+(directory|folder|files?)\b"),
-        ("remove the files", False, None),
-        ("force push", True, r"\bforce[- ]push\b"),
-        ("forcepush", False, None),
-        ("wipe the cache", True, r"\bwipe\b"),
-        ("purge old rows", True, r"\bpurge\b"),
-        ("truncate the table", True, r"\btruncate\b"),
-        ("undelete it", False, None),
-        ("deleted_at column", False, None),
-        ("architectural shift", True, r"\barchitectur(e|al)\s+(change|fork|shift|decision)\b"),
-        ("architecture decision", True, r"\barchitectur(e|al)\s+(change|fork|shift|decision)\b"),
-        ("data model change", True, r"\bdata\s+model\s+change\b"),
-        ("push --force", True, r"\bpush\s+--force\b"),
-        ("drop column email", True, r"\bdrop\s+(table|database|schema|index|column)\b"),
-        ("rotate tokens_v2", False, None),
-    ],
-)
-def test_quirks(text, one_way, src):
-    c = classify(summary=text)
-    assert c.one_way is one_way
-    assert c.matched == (js(src) if src else None)
+@pytest.mark.parametrize("given,canonical", [
+    ("land-and-deploy-rollback", "land-and-deploy-rollback"),
+    ("LAND-AND-DEPLOY-ROLLBACK", "land-and-deploy-rollback"),
+    (" land-and-deploy-rollback ", "land-and-deploy-rollback"),
+    ("land_and_deploy_rollback", "land-and-deploy-rollback"),
+    ("\tLand_And-Deploy_Rollback\u00a0\n", "land-and-deploy-rollback"),
+    ("\ufeffland-and\u200d-deploy-rollback", "land-and-deploy-rollback"),
+    ("ÀB", "Àb"),  # only ASCII letters change case, exactly as SQLite's lower()
+    ("", ""),
+])
+def test_canonical_id(given, canonical):
+    assert canonical_id(given) == canonical
+    assert canonical_id(None) is None
 
 
-@pytest.mark.parametrize(
-    "text,one_way",
-    [
-        ("terraform\u00a0destroy", True),  # JS \s matches a no-break space
-        ("rotate\u2028the token", True),
-        ("drop\ufefftable x", True),
-        ("rotate my api\u00a0key", False),  # ...but a literal space in the pattern does not
-        ("force\u00a0push", False),
-        ("terraform\x1cdestroy", False),  # Python-only whitespace is not JS \s
-    ],
-)
-def test_js_whitespace_in_keyword_net(text, one_way):
-    assert is_one_way(summary=text) is one_way
+def test_canonical_id_sql_matches_python(tmp_path):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from toolkit.db import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    expr = doors.canonical_id_sql("?")
+    alphabet = st.sampled_from(list("aAzZ_- \t\n\u00a0\u3000\u200b\u200d\ufeff\u00adÀé1"))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet=alphabet, max_size=12))
+    def check(text):
+        assert conn.execute(f"SELECT {expr}", (text,)).fetchone()[0] == canonical_id(text)
+
+    check()
 
 
-def test_is_one_way_matches_classify():
-    assert is_one_way(question_id="ship-test-failure-triage") is True
-    assert is_one_way(summary="nothing here") is False
-
-
-@pytest.mark.parametrize(
-    "module,heavy",
-    [
-        ("toolkit.screening", "sqlite3 click numpy pandas sqlite_utils datasette"),
-        ("toolkit.doors", "sqlite3 click numpy pandas sqlite_utils datasette"),
-        # questions.py also records to the database, so sqlite3 is allowed there
-        ("toolkit.questions", "click numpy pandas datasette"),
-    ],
-)
-def test_hot_path_modules_import_nothing_heavy(module, heavy):
+def test_migration_and_view_spell_the_canonical_expression_as_python_does():
     import pathlib
-    import subprocess
-    import sys
 
-    code = (
-        f"import sys, {module}\n"
-        f"print(','.join(m for m in {heavy.split()!r} if m in sys.modules))"
-    )
-    root = pathlib.Path(__file__).resolve().parents[1]
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
-    )
-    assert out.stdout.strip() == ""
+    root = pathlib.Path(__file__).resolve().parents[1] / "sql"
+    migration = (root / "migrations" / "0009_door_knowledge.sql").read_text()
+    view = (root / "views" / "one_way_audit.sql").read_text()
+    assert doors.canonical_id_sql("NEW.question_id") in migration
+    assert doors.canonical_id_sql("id") in migration
+    assert doors.canonical_id_sql("q.question_id") in view
+
+
+# --- cost ------------------------------------------------------------------------------------
+
+def test_import_compiles_nothing_and_imports_nothing_heavy():
+    code = ("import sys, re, time\n"
+            "before = len(re._cache) if hasattr(re, '_cache') else 0\n"
+            "import toolkit.doors as d\n"
+            "heavy = [m for m in ('sqlite3', 'click', 'numpy', 'pandas', 'unicodedata',"
+            " 'json', 'hashlib', 'marshal') if m in sys.modules and m != 'marshal']\n"
+            "print(','.join(heavy), d._INDEX is None, d._TOKEN is None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]
+
+
+def test_word_index_cache_equals_a_fresh_build():
+    classify("warm the cache")
+    assert doors._INDEX == doors._index_now()

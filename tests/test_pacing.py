@@ -64,7 +64,7 @@ def test_one_way_by_registry_own_door_type_and_keyword(conn):
     by_id = {s["id"]: s["door_reason"] for s in out["surface"]}
     assert by_id["ship-test-failure-triage"] == "registry"
     assert by_id["eng-own"] == "finding"
-    assert by_id["eng-kw"] == "keyword:/\\bforce[- ]push\\b/i"
+    assert by_id["eng-kw"] == "keyword:history-rewrite"
     assert silent_ids(out) == ["eng-plain"]
     stored = dict(conn.execute("SELECT finding_id, door_reason FROM findings"))
     assert stored["eng-plain"] == "default-two-way"

@@ -90,7 +90,7 @@ def test_sync_twice_changes_nothing(db_file):
     r = invoke("sync", REGISTRY_TS, "--json")
     report = json.loads(r.stdout)
     assert report == {"added": [], "changed": [], "removed": [], "unchanged": 53,
-                      "total": 53, "dry_run": False}
+                      "total": 53, "dry_run": False, "downgraded": []}
 
 
 def test_sync_reports_added_changed_removed(db_file, tmp_path, ts_text):

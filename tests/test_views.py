@@ -260,15 +260,15 @@ EXPECTED = {
         dict(id=13, ts=D3 + "00:20:00.000Z", project="beta", session_id="s3", phase="eng",
              question_id="ship-test-failure-triage", question_summary="Tests fail: ship anyway?",
              user_choice="ack-and-ship", registry_door_type="one-way", door_class="two-way", door_reason=None,
-             logged_door_type=None, flagged_by="registry"),
+             logged_door_type=None, decided_by="check", flagged_by="registry"),
         dict(id=14, ts=D3 + "00:25:00.000Z", project="beta", session_id="s3", phase="eng",
              question_id="beta-force-push", question_summary="Force-push to main?", user_choice="yes",
              registry_door_type=None, door_class="one-way", door_reason=None, logged_door_type=None,
-             flagged_by="classifier"),
+             decided_by="check", flagged_by="classifier"),
         dict(id=15, ts=D3 + "08:00:00.000Z", project="beta", session_id="s4", phase="other",
              question_id="plan-ceo-review-mode", question_summary="Which review mode?", user_choice="hold",
              registry_door_type="two-way", door_class="two-way", door_reason=None, logged_door_type="one-way",
-             flagged_by="logged"),
+             decided_by="check", flagged_by="logged"),
     ],
     "daily_activity": [
         # events 1-5

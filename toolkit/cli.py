@@ -31,6 +31,7 @@ LAZY_COMMANDS = {
     "check": "toolkit.cli_questions:check",
     "pref": "toolkit.cli_questions:pref",
     "serve": "toolkit.cli_serve:serve",
+    "doors": "toolkit.cli_doors:doors",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.

@@ -139,8 +139,9 @@ def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_j
     result = Output()
     summary = None
     if summary_stdin:
-        # Lenient, as gstack: the keyword net still sees every ASCII word.
-        summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+        # Raw bytes: the classifier decodes them itself, and text that is not valid UTF-8
+        # is one-way ("unreadable") rather than guessed at.
+        summary = sys.stdin.buffer.read() or None
     require_database(db_path)  # before anything, even the slug cache, is written
     slug = _project(project)
     conn = _open(db_path)

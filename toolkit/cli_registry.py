@@ -44,23 +44,29 @@ def list_(db_path, as_json):
 @registry.command()
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--dry-run", is_flag=True, help="Report what would change without writing.")
+@click.option("--allow-downgrade", "allow_downgrade", multiple=True, metavar="ID",
+              help="Let the file drop ID or make it two-way although it is one-way now "
+                   "(repeatable; recorded in registry_downgrades).")
 @db_option
 @json_option
-def sync(path, dry_run, db_path, as_json):
+def sync(path, dry_run, allow_downgrade, db_path, as_json):
     """Load a gstack question-registry.ts (or a JSON array) as the registry.
 
     Reports added, changed and removed entries. A file with any entry that breaks
-    the registry rules is refused as a whole, naming each entry and why.
+    the registry rules is refused as a whole, naming each entry and why. So is a file
+    that drops a one-way question or makes it two-way (the bundled one-way ids and any
+    one-way entry already synced are a floor), unless --allow-downgrade names the id.
 
     \b
     Example:
         plantune registry sync ~/.claude/skills/gstack/scripts/question-registry.ts
+        plantune registry sync mine.json --allow-downgrade ship-test-failure-triage
     """
     from toolkit import registry as reg
 
     conn = open_db(db_path)
     try:
-        report = reg.sync(conn, path, dry_run=dry_run)
+        report = reg.sync(conn, path, dry_run=dry_run, allow_downgrade=allow_downgrade)
     except reg.RegistryError as e:
         for problem in e.problems:
             click.echo(f"{path}: {problem}", err=True)
@@ -74,6 +80,8 @@ def sync(path, dry_run, db_path, as_json):
         click.echo(f"~ {item['id']} ({', '.join(item['fields'])})")
     for eid in report["removed"]:
         click.echo(f"- {eid}")
+    for eid in report["downgraded"]:
+        click.echo(f"! {eid} is no longer one-way in the registry (allowed, recorded)")
     verb = "Would sync" if dry_run else "Synced"
     click.echo(
         f"{verb} {report['total']} questions from {path}: {len(report['added'])} added, "

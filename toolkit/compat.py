@@ -247,8 +247,9 @@ def _pref_check(rest):
     question_id = ids[0]
     summary = None
     if want_stdin:
-        # Decoded leniently, as gstack does: the keyword net still sees every ASCII word.
-        summary = sys.stdin.buffer.read().decode("utf-8", "replace") or None
+        # Raw bytes: the classifier decodes them itself; invalid UTF-8 is one-way
+        # ("unreadable") where gstack would decode leniently and read on.
+        summary = sys.stdin.buffer.read() or None
     slug, conn, _ = _prepared()
     from toolkit import preferences
 

@@ -515,33 +515,25 @@ def _registry(conn):
 def unsafe_ids(conn, candidates, registry=None):
     """The ids among ``candidates`` that any safety signal calls one-way.
 
-    Registry door type; the caller's door_type or plantune's door_class on any logged
-    event of the id (any project); a one-way pacing finding with that id; the classifier
-    over the summaries of events logged without a door_class. One signal is enough: suppression is
-    never proposed or applied on a doubtful id.
+    ``doors.door_for`` on each id (the registry and every recorded fact, in canonical form:
+    a logged door_type or door_class, a one-way pacing finding), plus the classifier over
+    the summaries of events logged without a door_class (older or foreign writers). One
+    signal is enough: suppression is never proposed or applied on a doubtful id.
+    ``registry`` (id -> door type) is consulted too when given.
     """
-    registry = _registry(conn) if registry is None else registry
     candidates = sorted({c for c in candidates if isinstance(c, str)})
-    unsafe = {c for c in candidates if registry.get(c) == "one-way"}
+    unsafe = {c for c in candidates if registry and doors.decide(c, registry=registry).one_way}
+    unsafe.update(c for c in candidates if c not in unsafe and doors.door_for(conn, c).one_way)
     for i in range(0, len(candidates), 500):
-        chunk = candidates[i:i + 500]
+        chunk = [c for c in candidates[i:i + 500] if c not in unsafe]
+        if not chunk:
+            continue
         marks = ",".join("?" * len(chunk))
-        unsafe.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT finding_id FROM findings WHERE door_type = 'one-way'"
-            f" AND finding_id IN ({marks})", chunk))
-        unsafe.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT question_id FROM question_log WHERE question_id IN ({marks})"
-            " AND (door_class = 'one-way' OR door_type = 'one-way')", chunk))
-        # door_class is the classifier's verdict at write time; rows written without it
-        # (older or foreign writers) are classified now.
         for qid, skill, category, summary in conn.execute(
                 "SELECT DISTINCT question_id, skill, category, question_summary FROM question_log"
                 f" WHERE question_id IN ({marks}) AND door_class IS NULL", chunk):
-            if qid not in unsafe and doors.is_one_way(qid, skill, category, summary, registry):
+            if qid not in unsafe and doors.decide(qid, skill, category, summary, {}).one_way:
                 unsafe.add(qid)
-    for qid in candidates:
-        if qid not in unsafe and doors.is_one_way(qid, registry=registry):
-            unsafe.add(qid)
     return unsafe
 
 

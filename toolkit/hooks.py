@@ -399,6 +399,7 @@ class Registry:
 
     def __init__(self, entries):
         self.entries = {e["id"]: e for e in entries}
+        self._canonical = None
         self.skills = sorted({e["skill"] for e in entries if e.get("skill")}, key=len, reverse=True)
 
     @classmethod
@@ -421,7 +422,15 @@ class Registry:
         return cls(doors.load_bundled_registry())
 
     def get(self, qid):
-        return self.entries.get(qid)
+        """The entry for ``qid`` in any spelling of it (case, ``_`` vs ``-``, spaces)."""
+        entry = self.entries.get(qid)
+        if entry is None and isinstance(qid, str):
+            from toolkit.doors import canonical_id
+
+            if self._canonical is None:
+                self._canonical = {canonical_id(k): e for k, e in self.entries.items()}
+            entry = self._canonical.get(canonical_id(qid))
+        return entry
 
     def door_types(self) -> dict:
         return {k: e["door_type"] for k, e in self.entries.items()}
@@ -712,10 +721,12 @@ def judge_question(question, index, conn, project, registry) -> Verdict:
         v.reason = "no question text"
         return v
     entry = registry.get(qid) if qid else None
-    verdict = doors.classify(
-        question_id=qid, skill=entry["skill"] if entry else None,
-        category=entry["category"] if entry else None, summary=summary,
-        registry=registry.door_types())
+    skill = entry["skill"] if entry else None
+    category = entry["category"] if entry else None
+    if conn is not None:
+        verdict = doors.door_for(conn, qid, summary, skill, category)
+    else:
+        verdict = doors.decide(qid, skill, category, summary, registry.door_types())
     v.one_way = verdict.one_way
     if not qid:
         v.reason = "no marker"

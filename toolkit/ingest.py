@@ -732,39 +732,11 @@ def _storable(row):
     )
 
 
-# The keyword net of the door classifier runs ~25 regexes over every summary. Each of its
-# patterns starts with a literal word (\bdelete, \bdrop, ...) matched ASCII-case-
-# insensitively, so a summary whose lower-cased text contains none of those words cannot
-# match any of them: skipping the net for it gives the same classification, far cheaper.
-def _keyword_prefilter():
-    from toolkit import doors
-
-    words = set()
-    for source in doors.DESTRUCTIVE_PATTERN_SOURCES:
-        m = re.match(r"\\b([A-Za-z]+)", source)
-        if not m:
-            return None  # a pattern of another shape: always run the full net
-        words.add(m.group(1).lower())
-    return tuple(sorted(words))
-
-
-_prefilter_words = None
-
-
 def _classify(question_id, skill, category, summary, registry):
-    global _prefilter_words
+    """``doors.decide`` with the registry given as ``{id: door_type}`` (import workers)."""
     from toolkit import doors
 
-    if _prefilter_words is None:
-        _prefilter_words = _keyword_prefilter() or ()
-    if _prefilter_words and isinstance(summary, str):
-        low = summary.lower()
-        for word in _prefilter_words:
-            if word in low:
-                break
-        else:
-            summary = None
-    return doors.classify(question_id, skill, category, summary, registry)
+    return doors.decide(question_id, skill, category, summary, registry)
 
 
 # ---------------------------------------------------------------------------

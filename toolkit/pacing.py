@@ -151,8 +151,9 @@ def _finding(raw, position):
     fid = _one_line(raw.get("id"), f"{label}: id", FINDING_ID_MAX)
     label = f"finding {fid}"
     # Long summaries are cut, not refused: the full text stays with the agent.
-    summary = _text(raw.get("summary"), f"{label}: summary", sys.maxsize)[:SUMMARY_MAX]
-    out = {"id": fid, "summary": summary}
+    full = _text(raw.get("summary"), f"{label}: summary", sys.maxsize)
+    # The door is read from the whole summary; only the stored copy is cut.
+    out = {"id": fid, "summary": full[:SUMMARY_MAX], "door_text": full}
     for factor in scoring.FACTORS:
         value = raw.get(factor)
         if not _is_int(value) or not 0 <= value <= 2:
@@ -308,23 +309,27 @@ def active_calibration(conn, project):
     return cal
 
 
-def _door(finding, registry):
-    """(door_type, door_reason). The registry decides alone; an agent's own "one-way" is
-    final, but its "two-way" cannot overrule the keyword net (never hide a one-way door)."""
-    registered = registry.get(finding["id"])
-    if registered is not None:
-        return registered, "registry"
+def _door(conn, finding):
+    """(door_type, door_reason): one-way if any source says so, else two-way.
+
+    The registry (canonical id, for the finding id and the question it stands for), the
+    whole summary as the agent sent it, every recorded fact about either id, and the
+    finding's own door_type: an agent's "one-way" is final, its "two-way" overrules
+    nothing.
+    """
+    registered = False
+    for qid in dict.fromkeys((finding["id"], finding["question_id"])):
+        verdict = doors.door_for(conn, qid, finding["door_text"] if qid == finding["id"] else None)
+        if verdict.one_way:
+            return "one-way", verdict.reason
+        registered = registered or verdict.reason == "registry"
     if finding["door_type"] == "one-way":
         return "one-way", "finding"
-    verdict = doors.classify(summary=finding["summary"], registry=_NO_REGISTRY)
-    if verdict.one_way:
-        return "one-way", f"keyword:{verdict.matched}"
+    if registered:
+        return "two-way", "registry"
     if finding["door_type"] == "two-way":
         return "two-way", "finding"
     return "two-way", "default-two-way"
-
-
-_NO_REGISTRY = {}
 
 
 def _rank_key(f):
@@ -412,7 +417,7 @@ def rank(conn, request, project, *, now=None, registry=None):
         one_way, gates, eligible, below = [], [], [], []
         for f in req["findings"]:
             f["score"] = scoring.score(f, fn, weights)
-            f["door"], f["door_reason"] = _door(f, registry)
+            f["door"], f["door_reason"] = _door(conn, f)
             if f["door"] == "one-way":
                 one_way.append(f)
             elif f["kind"] in GATE_KINDS:

@@ -80,20 +80,11 @@ def parse_write(text):
     return obj
 
 
-def _registry_door(conn, question_id):
-    row = conn.execute(
-        "SELECT door_type FROM registry_questions WHERE id = ?", (question_id,)
-    ).fetchone()
-    return {question_id: row[0]} if row else {}
-
-
 def classify(conn, question_id, summary=None):
-    """The one-way classifier with the database's (synced) registry, one row looked up."""
+    """The question's door from every source (``doors.door_for``): registry, text, records."""
     from toolkit import doors
 
-    return doors.classify(
-        question_id=question_id, summary=summary, registry=_registry_door(conn, question_id)
-    )
+    return doors.door_for(conn, question_id, summary)
 
 
 def validate_write(conn, obj):
@@ -277,19 +268,11 @@ def stats(conn, scope):
     """gstack's --stats counters for one scope; silencing values on one-way ids are inert."""
     counts = {"TOTAL": 0, "ALWAYS_ASK": 0, "NEVER_ASK": 0, "ASK_ONLY_ONE_WAY": 0,
               "INERT_ONE_WAY": 0, "OTHER": 0}
-    one_way = {
-        r[0]
-        for r in conn.execute(
-            "SELECT p.question_id FROM preferences p JOIN registry_questions r"
-            " ON r.id = p.question_id WHERE p.scope = ? AND r.door_type = 'one-way'",
-            (scope,),
-        )
-    }
     labels = {"always-ask": "ALWAYS_ASK", "never-ask": "NEVER_ASK",
               "ask-only-for-one-way": "ASK_ONLY_ONE_WAY"}
     for qid, value in read(conn, scope).items():
         counts["TOTAL"] += 1
-        if value in SILENCING and qid in one_way:
+        if value in SILENCING and classify(conn, qid).one_way:
             counts["INERT_ONE_WAY"] += 1
         else:
             counts[labels.get(value, "OTHER")] += 1

@@ -210,6 +210,12 @@ def _no_nul(field: str, value: str):
         _fail(f"{field} must not contain NUL bytes")
 
 
+class Event(dict):
+    """A validated event whose summary was cut: ``door_text`` is the whole summary."""
+
+    door_text = None
+
+
 def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
     """Validate and normalise a question event; returns a new dict.
 
@@ -257,7 +263,12 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
     if not isinstance(summary, str) or not summary:
         _fail("question_summary required")
     _no_nul("question_summary", summary)
-    summary = flatten_newlines(truncate(summary, SUMMARY_MAX))
+    kept = flatten_newlines(truncate(summary, SUMMARY_MAX))
+    if kept != summary:
+        # The stored summary is cut (as gstack's); the door is still read from all of it.
+        j = Event(j)
+        j.door_text = summary
+    summary = kept
     j["question_summary"] = summary
     # The one shared list (screening.SHARED_PATTERNS), never a private copy.
     if has_injection(summary):
@@ -548,10 +559,10 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
 
     ``key`` defaults to :func:`event_key` of the record and ``raw`` to its serialisation;
     an importer passes the original line's key and text instead. ``classify`` replaces
-    ``doors.classify`` (same signature), e.g. with a cached variant for bulk imports.
+    ``doors.decide`` (same signature), e.g. with a cached variant for bulk imports.
     """
     if classify is None:
-        from toolkit.doors import classify
+        from toolkit.doors import decide as classify
     phase = record.get("phase")
     phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
     followed = record.get("followed_recommendation")
@@ -564,7 +575,8 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
         ts = default_ts or format_ts()
     category = _text_or_none(record.get("category"))
     verdict = classify(record.get("question_id"), record.get("skill"), category,
-                       record.get("question_summary"), registry)
+                       getattr(record, "door_text", None) or record.get("question_summary"),
+                       registry)
     extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
     if not recorded_at:
         from toolkit.db import utc_now
@@ -578,7 +590,7 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
         _text_or_none(record.get("tool_use_id")) or None, _index_of(record, question_index),
         _text_or_none(record.get("free_text")), phase,
         "one-way" if verdict.one_way else "two-way",
-        verdict.reason if not verdict.matched else f"{verdict.reason}:{verdict.matched}",
+        verdict.reason,
         json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
         raw if raw is not None else serialize(record), ingested_from, 1 if synthetic else 0,
         recorded_at,

@@ -444,22 +444,73 @@ def diff_registry(old: list, new: list) -> dict:
     }
 
 
-def sync(conn, path: str, dry_run: bool = False) -> dict:
+def one_way_floor(conn) -> dict:
+    """``{canonical id: id}`` a sync must keep one-way: the bundled one-way ids and every
+    one-way entry of the registry in the database."""
+    from toolkit import doors
+
+    floor = {doors.canonical_id(k): k for k, v in doors.bundled_door_types().items()
+             if v == "one-way"}
+    for qid, in conn.execute("SELECT id FROM registry_questions WHERE door_type = 'one-way'"):
+        floor.setdefault(doors.canonical_id(qid), qid)
+    return floor
+
+
+def downgrades(conn, entries) -> list:
+    """One-way ids the new ``entries`` would drop or make two-way: ``[{id, to_door}]``."""
+    from toolkit import doors
+
+    new = {}
+    for e in entries:
+        key = doors.canonical_id(e["id"])
+        if new.get(key) != "one-way":
+            new[key] = e["door_type"]
+    out = []
+    for key, qid in sorted(one_way_floor(conn).items()):
+        if new.get(key) != "one-way":
+            out.append({"id": qid, "to_door": new.get(key)})
+    return out
+
+
+def sync(conn, path: str, dry_run: bool = False, allow_downgrade=()) -> dict:
     """Replace the database registry with the entries of ``path`` (all or nothing).
 
     Returns the diff against the previous registry plus ``total``. RegistryError
-    (with ``problems``) when any entry breaks the registry rules.
+    (with ``problems``) when any entry breaks the registry rules, or when the file would
+    drop or downgrade a one-way id (bundled, or one-way in the database) that
+    ``allow_downgrade`` does not name; each allowed downgrade is recorded in
+    ``registry_downgrades``.
     """
-    from toolkit import db
+    from toolkit import db, doors
 
     signal_keys = {r[0] for r in conn.execute("SELECT DISTINCT signal_key FROM signal_map")}
     entries = validate_source(load_source(path), signal_keys)
+    allowed = {doors.canonical_id(a) for a in allow_downgrade}
+    lost = downgrades(conn, entries)
+    refused = [d for d in lost if doors.canonical_id(d["id"]) not in allowed]
+    if refused:
+        problems = [
+            f"{d['id']}: one-way question would be "
+            + ("removed" if d["to_door"] is None else "made two-way")
+            + f" (allow it with --allow-downgrade {d['id']})"
+            for d in refused
+        ]
+        n = len(refused)
+        raise RegistryError(
+            f"registry refused: {n} one-way question{'s' if n != 1 else ''} would be dropped "
+            "or downgraded, nothing changed", problems)
     report = diff_registry(list_questions(conn), entries)
     report["total"] = len(entries)
     report["dry_run"] = dry_run
+    report["downgraded"] = [d["id"] for d in lost]
     if not dry_run:
         with db.transaction(conn):
             replace_registry(conn, entries, origin="synced")
+            now = utc_now()
+            conn.executemany(
+                "INSERT INTO registry_downgrades (question_id, from_door, to_door, registry_file,"
+                " allowed_at) VALUES (?, 'one-way', ?, ?, ?)",
+                [(d["id"], d["to_door"], os.path.abspath(path), now) for d in lost])
     return report
 
 
