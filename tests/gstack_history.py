@@ -113,7 +113,8 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
             })
     cat_effect = {"approval": 0.3, "clarification": -1.4, "routing": -0.4, "cherry-pick": 1.6, "feedback-loop": 1.0}
     phase_effect = {"ceo": -1.2, "design": 1.4, "eng": 0.2, "dx": 0.7, "other": -0.8}
-    words = ("deploy the cache", "rename the flag", "tighten auth checks", "reword the docs", "split the module",
+    # Harmless summaries: the door comes from the topic, never from these words.
+    words = ("warm the cache", "rename the flag", "tighten auth checks", "reword the docs", "split the module",
              "add a retry", "merge the branches", "drop the banner")
     end_day = datetime.fromisoformat(end).replace(tzinfo=UTC)
     written = 0

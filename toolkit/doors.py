@@ -486,10 +486,11 @@ class _Pair:
 
 
 class _Any:
-    """Any word or phrase of the family, unless one of ``unless_near`` is within 3-4 words."""
+    """Any word or phrase of the family, unless one of ``unless_near`` is within 3-4 words
+    or the next word is one of ``unless_next``."""
 
-    def __init__(self, family, unless_near=frozenset()):
-        self.family, self.unless_near = family, unless_near
+    def __init__(self, family, unless_near=frozenset(), unless_next=frozenset()):
+        self.family, self.unless_near, self.unless_next = family, unless_near, unless_next
         self.needs = family.id
 
     def __call__(self, t):
@@ -497,6 +498,8 @@ class _Any:
             near = t.words[max(0, i - 3):i] + t.words[i + n:i + n + 4]
             if self.unless_near and any(w in self.unless_near for w in near):
                 continue
+            if self.unless_next and i + n < len(t.words) and t.words[i + n] in self.unless_next:
+                continue  # a noun modifier: "the deploy script", "the rollback helper"
             return True
         return False
 
@@ -594,7 +597,8 @@ _DURABLE = _F(_nouns(
     "secret, credential, certificate, cert, log file, audit log, audit trail, history, backup, "
     "snapshot, archive, dump, replica, shard, repo, repository, branch, commit, environment, "
     "env, server, instance, vm, node, pod, deployment, statefulset, pvc, persistent volume, "
-    "queue, topic, stream, dns record, dns zone, zone, domain, workspace, organisation, "
+    "queue, kafka topic, pubsub topic, sns topic, message topic, stream, dns record, "
+    "dns zone, zone, domain, workspace, organisation, "
     "organization, org, project, stack, state file, tfstate, migration, file, folder, "
     "directory, dir, home directory, filesystem, file system, warehouse, lake, ledger, "
     "subscription, registry, image, container, mailbox, inbox, channel, wiki, volume claim, "
@@ -620,7 +624,9 @@ _DURABLE_UNLESS_AFTER = _W("variable variables var vars test tests spec specs mo
 _DURABLE_UNLESS_BEFORE = _W("unused dead stale obsolete redundant debug temp tmp generated "
                             "temporary scratch dummy fake mock sample example test local "
                             "empty blank trailing extra stray dev development build dist "
-                            "output cache throwaway preview demo".split())
+                            "output cache throwaway preview demo css js ts tsx jsx scss "
+                            "less html md markdown txt svg png snapshot spec stories "
+                            "storybook lint readme changelog".split())
 
 _HARMLESS = _F(_nouns(
     "import, comment, comma, semicolon, whitespace, space, tab, blank line, empty line, "
@@ -744,7 +750,9 @@ _PRIV_UI = _W("page pages panel panels dashboard dashboards ui view views route 
               "component components sidebar nav theme style styles css test tests fixture "
               "fixtures mock mocks check checks badge badges label labels column field "
               "fields filter filters flag flags tool tools area portal console mode "
-              "interface api login role_badge icon icons avatar list table".split())
+              "interface api login role_badge icon icons avatar list table toggle toggles "
+              "switch setting settings option options feature features widget widgets "
+              "report reports command commands cli script scripts tab".split())
 _MAKE = _F(_forms("make, set, turn, flip, switch, change, mark, open, expose, configure, "
                   "convert"), "made")
 _PUBLIC = _F("public, publicly, world readable, world writable, world-readable, "
@@ -772,6 +780,15 @@ _PROD = _F("prod, production, prd, prod-1, live, live site, the live site, live 
            "100%, all regions, every region, all tenants, every tenant, general availability, "
            "ga, main site, real users, real customers, paying customers, production traffic, "
            "prod traffic, the fleet, entire fleet")
+# Words that make "deploy" or "rollback" a noun modifier: work on the tooling, not the act.
+_ABOUT_IT = _W("script scripts config configuration docs doc documentation guide guides readme "
+               "workflow workflows job jobs step steps pipeline pipelines file files yaml yml "
+               "template templates tool tools tooling command commands target targets hook "
+               "hooks button buttons notes checklist process instructions helper helpers "
+               "function functions test tests plan plans logic code handler handlers "
+               "mechanism procedure runbook runbooks strategy option options flag flags "
+               "support status dashboard page log logs history sh py js ts json toml md cfg "
+               "ini ps1 bat".split())
 # Destinations that stay inside the team: publishing there is an ordinary edit.
 _INTERNAL = _W("pr description comment comments wiki internal team slack thread notebook "
                "draft drafts readme locally local staging preview sandbox intranet "
@@ -847,7 +864,7 @@ _SCHEMA_VERB = _F(_forms("rename, split, merge, drop, change, retype, narrow, wi
                          "alter, restructure, reshape, repartition, re-partition, "
                          "denormalise, denormalize, normalise, normalize, reorganise, "
                          "reorganize, re-key, rekey"))
-_SCHEMA_OBJ = _F(_nouns("table, column, collection, schema, bucket, topic, keyspace, index, "
+_SCHEMA_OBJ = _F(_nouns("table, column, collection, schema, bucket, kafka topic, keyspace, index, "
                         "database, db, data model, datamodel, field in the database, "
                         "database field, db field, database column, db column, "
                         "partition key, sort key, shard key, primary index"))
@@ -989,7 +1006,8 @@ RULES = (
                 "no way to undo, no undo, point of no return, one way door, one-way door, "
                 "data loss, lose data, lose all data, losing data, lost data, destructive, "
                 "destructively, unrecoverable data, not reversible, non-reversible, "
-                "nonreversible, can never be undone")),
+                "nonreversible, can never be undone, for good, once and for all, "
+                "never come back, no going back")),
         _Pair(_F(_forms("lose"), "lost"), _F("data, work, changes, history, everything, "
                                             "records, customers, users"), 3))),
     ("sql-destructive", _or(
@@ -1082,7 +1100,7 @@ RULES = (
     ("rollback", _or(
         _Any(_F("rollback, rollbacks, roll back, rolls back, rolled back, rolling back, "
                 "roll-back, rollback of, rolled-back, roll it back, roll this back, "
-                "roll that back, roll everything back")),
+                "roll that back, roll everything back"), unless_next=_ABOUT_IT),
         _Pair(_ROLLBACK_VERB, _ROLLBACK_OBJ, 5, passive=_F("reverted, downgraded, undone, "
                                                           "backed out, rolled back")))),
     ("production-deploy", _or(
@@ -1116,7 +1134,7 @@ RULES = (
                 "deploy, deploys, deploying, deployed, redeploy, redeploys, redeploying, "
                 "redeployed, cut over, cutover, cutting over, switch traffic, shift traffic, "
                 "flip traffic, dns cutover, dns switch, blue green switch, promote to"),
-             unless_near=_NONPROD))),
+             unless_near=_NONPROD, unless_next=_ABOUT_IT))),
     ("publish-release", _or(
         _Any(_F(_forms("publish, unpublish, yank, republish")), unless_near=_INTERNAL),
         _Any(_F("unpublish, yank, yanked, yanking, republish, unpublished, "
