@@ -579,3 +579,29 @@ def test_unreadable_preferences_file_is_reported_never_replaced(state_root):
     assert c.returncode == 0
     with open(prefs, encoding="utf-8") as f:
         assert f.read() == broken
+
+
+
+def test_delete_takes_spooled_events_and_survives_a_fifo(state_root):
+    """An event spooled while the database was busy is deleted with the rest, a set-aside
+    spool entry goes too, and a FIFO where a gstack file belongs is reported without
+    stopping the delete."""
+    from tests.hotpath_support import run
+    from toolkit import questions, spool
+
+    assert log(record(1, question_summary=f"logged {MARKER}")).returncode == 0
+    spooled = questions.validate_event(record(2, question_summary=f"spooled {MARKER}"))
+    spool.put_question(spooled, SLUG, os.environ["PLANTUNE_DB"])
+    failed = os.path.join(spool.folder(), spool.FAILED_DIR)
+    os.makedirs(failed)
+    with open(os.path.join(failed, "old.json"), "w", encoding="utf-8") as f:
+        json.dump({"project": SLUG, "record": {"question_summary": MARKER}}, f)
+    os.mkfifo(os.path.join(project_dir(state_root), "question-events.jsonl"))
+    p = quick("plantune", "profile", "delete", "--all", "--yes")
+    assert p.returncode == 0, p.stderr
+    assert "question-events.jsonl" in p.stderr and "FIFO" in p.stderr
+    assert count("question_log") == 0
+    assert spool.pending() == []
+    assert MARKER.encode() not in _all_bytes(state_root)
+    assert run("plantune", "ingest").returncode == 0
+    assert count("question_log") == 0

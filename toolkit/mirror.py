@@ -567,7 +567,7 @@ def forget(conn, project=None, env=None):
     of the project's question-log.jsonl (every project's when ``project`` is None) and
     every question-events.jsonl line that carries typed free text are removed and their
     keys tombstoned. hook-errors.log loses its lines about the deleted data (all of them
-    for everything). Returns the paths rewritten.
+    for everything). Returns ``(paths rewritten, one-line problems)``.
     """
     from toolkit import db
 
@@ -580,14 +580,21 @@ def forget(conn, project=None, env=None):
             slugs = []
     else:
         slugs = [project]
-    rewritten = []
-    with db.transaction(conn):
-        for slug in slugs:
-            log_path = project_file(slug, QUESTION_LOG, env)
-            if rewrite_without(conn, log_path, "question-log", slug, lambda r: True, env):
-                rewritten.append(log_path)
-            events_path = project_file(slug, EVENTS, env)
-            if rewrite_without(conn, events_path, "question-events", slug,
-                               lambda r: bool(r.get("free_text")), env):
-                rewritten.append(events_path)
-    return rewritten
+    rewritten, problems = [], []
+    jobs = []
+    for slug in slugs:
+        jobs.append((project_file(slug, QUESTION_LOG, env), "question-log", slug,
+                     lambda r: True))
+        jobs.append((project_file(slug, EVENTS, env), "question-events", slug,
+                     lambda r: bool(r.get("free_text"))))
+    for path, kind, slug, drop in jobs:
+        # One file at a time: a FIFO or an unreadable file is reported, the others still
+        # lose their lines (the rows' tombstones already keep the deleted events out).
+        try:
+            with db.transaction(conn):
+                if rewrite_without(conn, path, kind, slug, drop, env):
+                    rewritten.append(path)
+        except OSError as e:
+            problems.append(f"could not remove the deleted lines from {path}:"
+                            f" {safe_io.describe(e)}")
+    return rewritten, problems
