@@ -23,8 +23,13 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("PLANTUNE_DB", str(root / "plantune.db"))
     monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
     for var in ("GSTACK_PROJECT_SLUG", "PLANTUNE_MIRROR", "CONDUCTOR_PORT",
-                "CONDUCTOR_WORKSPACE_PATH", "PLANTUNE_DEBUG"):
+                "CONDUCTOR_WORKSPACE_PATH", "PLANTUNE_DEBUG", "PLANTUNE_DEVELOPER",
+                "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(var, raising=False)
+    # The developer identity is resolved once per process; each test starts afresh.
+    from toolkit import identity
+
+    identity.reset()
     return root
 
 
@@ -50,3 +55,32 @@ def conn(db_file):
 def script(name):
     """Path of an installed console script of this venv (compat tests run them as hooks do)."""
     return os.path.join(BIN_DIR, name)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole run (starting the JVM costs seconds).
+
+    Skipped without Java or pyspark, unless PLANTUNE_REQUIRE_SPARK=1 (CI) makes that a
+    failure.
+    """
+    import shutil
+
+    missing = None
+    if shutil.which("java") is None:
+        missing = "no Java runtime (Debian: apt-get install default-jre-headless)"
+    else:
+        try:
+            import pyspark  # noqa: F401
+        except ImportError:
+            missing = "pyspark is not installed (pip install 'plantune[spark]')"
+    if missing:
+        if os.environ.get("PLANTUNE_REQUIRE_SPARK"):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    from toolkit import team
+
+    session = team.spark_session("local[2]")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from toolkit import db, scoring
+from toolkit import db, identity, scoring
 
 DEFAULT_TARGET = 0.20
 ROWS_KEY = "_rows"
@@ -141,6 +141,34 @@ def fit_threshold(scores, target=DEFAULT_TARGET, ids=None, hashes=None):
         raise CalibrationError("hashes and scores must have the same length")
 
     values, counts = _value_counts(s)  # ascending
+
+    def tie_stats(threshold, k):
+        tied = _hashes_at(np.flatnonzero(s == threshold), ids, hashes)
+        part = np.partition(tied, (k - 1, k))
+        lo, hi = part[k - 1], part[k]
+        if lo < hi:
+            return lo, hi, None, None
+        return lo, hi, int(np.count_nonzero(tied < hi)), int(np.count_nonzero(tied <= hi))
+
+    return fit_from_histogram(values, counts, target,
+                              None if ids is None and hashes is None else tie_stats)
+
+
+def fit_from_histogram(values, counts, target, tie_stats=None):
+    """The fit of :func:`fit_threshold` from a score histogram (distinct values ascending,
+    their counts), for engines that count scores where the data lives (DuckDB, Spark).
+
+    ``tie_stats(threshold, k)`` is asked only when the tied findings must be split: it
+    returns the k-th and (k+1)-th smallest tie hashes at the threshold and, when those two
+    are equal, how many hashes are below and at most the larger one. Without it the tie
+    fraction is the ideal share k/m.
+    """
+    target = _check_target(target)
+    values = np.asarray(values, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    if n == 0:
+        raise CalibrationError("no scores to fit: need at least one two-way finding")
     at_or_above = np.cumsum(counts[::-1])[::-1]
     above = at_or_above - counts
     wanted = target * n
@@ -156,11 +184,10 @@ def fit_threshold(scores, target=DEFAULT_TARGET, ids=None, hashes=None):
         fraction, surfaced_ties = 0.0, 0
     elif k == m:
         fraction, surfaced_ties = 1.0, m
-    elif ids is None and hashes is None:
+    elif tie_stats is None:
         fraction, surfaced_ties = k / m, k
     else:
-        tied = _hashes_at(np.flatnonzero(s == threshold), ids, hashes)
-        fraction, surfaced_ties = _split_ties(tied, k)
+        fraction, surfaced_ties = _split_ties(k, m, *tie_stats(threshold, k))
     return Fit(
         threshold=threshold,
         tie_fraction=float(fraction),
@@ -190,21 +217,18 @@ def _value_counts(s):
     return np.unique(s, return_counts=True)
 
 
-def _split_ties(hashes, k):
-    """A fraction f with exactly k of the tied hashes below it, as near k/m as possible.
+def _split_ties(k, m, lo, hi, below, upto):
+    """A fraction f with exactly k of the m tied hashes below it, as near k/m as possible.
 
     Hashes are uniform, so the fraction nearest k/m surfaces the same share of ties on
-    new data. Only the k-th and (k+1)-th smallest hashes matter (a partition, not a
-    sort). Duplicate ids can make k unreachable; then the nearest reachable count wins.
+    new data. Only the k-th (``lo``) and (k+1)-th (``hi``) smallest hashes matter (a
+    partition, not a sort). Duplicate ids can make k unreachable (``lo == hi``); then the
+    nearest reachable count wins, from how many hashes are below (``below``) and at most
+    (``upto``) ``hi``.
     """
-    m = hashes.size
-    part = np.partition(hashes, (k - 1, k))
-    lo, hi = part[k - 1], part[k]
     if lo < hi:
         fraction = min(max(k / m, float(np.nextafter(lo, 1.0))), float(hi))
         return fraction, k
-    below = int(np.count_nonzero(hashes < hi))
-    upto = int(np.count_nonzero(hashes <= hi))
     if k - below <= upto - k:
         return float(hi), below
     return (1.0 if upto == m else float(np.nextafter(hi, 1.0))), upto
@@ -622,7 +646,7 @@ def _as_findings(ev, scores):
     """Scored question-log events in the shape ``calibrate`` takes (one 'finding' each)."""
     return {
         "project": ev["project"], "session_id": ev["session"], "phase": ev["phase"],
-        "finding_id": ev["event_key"], "question_id": ev["question_id"], "door_type": ev["door"],
+        "finding_id": ev["event_key"], "question_id": ev["question_key"], "door_type": ev["door"],
         "kind": np.full(ev["n"], "finding", dtype=object), "created_at": ev["ts"],
         "severity": scores.severity, "irreversibility": scores.irreversibility,
         "decision_matters": scores.decision_matters, "overridden": ev["overridden"], "answered": ev["labelled"],
@@ -773,8 +797,10 @@ def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, inc
     """Factors and evidence for the newest logged event of ``question_id`` (a dict)."""
     from toolkit import question_scores as qs
 
+    from toolkit.doors import canonical_id
+
     ev = qs.load_events(conn, project, None, include_synthetic)
-    hits = np.flatnonzero(ev["question_id"] == question_id)
+    hits = np.flatnonzero(ev["question_key"] == (canonical_id(question_id) or question_id))
     if hits.size == 0:
         raise CalibrationError(f"no logged question with id {question_id!r}")
     answered = hits[ev["answered"][hits]]
@@ -796,15 +822,15 @@ def store(conn, report):
         cur = conn.execute(
             "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"
             " weights_json, achieved_rate, ci_low, ci_high, n_findings, n_sessions, override_recall,"
-            " window_start, window_end, include_synthetic, details_json, source)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " window_start, window_end, include_synthetic, details_json, source, developer)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 report["project"], db.utc_now(), report["target"], report["threshold"], report["tie_fraction"],
                 report["score_function"], json.dumps(report["weights"], sort_keys=True), report["achieved_rate"],
                 report["ci_low"], report["ci_high"], report["n_findings"], report["n_sessions"],
                 report["override_recall"], report["window_start"], report["window_end"],
                 int(report["include_synthetic"]), json.dumps(details, sort_keys=True),
-                report.get("source", "findings"),
+                report.get("source", "findings"), identity.developer(),
             ),
         )
     report["calibration_id"] = cur.lastrowid

@@ -31,6 +31,9 @@ LAZY_COMMANDS = {
     "check": "toolkit.cli_questions:check",
     "pref": "toolkit.cli_questions:pref",
     "serve": "toolkit.cli_serve:serve",
+    "merge": "toolkit.cli_team:merge",
+    "export": "toolkit.cli_team:export",
+    "team": "toolkit.cli_team:team",
     "doors": "toolkit.cli_doors:doors",
 }
 
@@ -80,6 +83,28 @@ def db_option(f):
         type=click.Path(dir_okay=False),
         help="Database file (default: $PLANTUNE_DB, else <state root>/plantune.db).",
     )(f)
+
+
+def _set_developer(ctx, param, value):
+    if value is None:
+        return None
+    from toolkit import identity
+
+    try:
+        return identity.set_developer(value)
+    except identity.IdentityError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def developer_option(help_text):
+    """``--developer NAME``: whose rows these are (default: $PLANTUNE_DEVELOPER, else the git
+    user email). Set for the whole process as soon as it is parsed."""
+
+    def decorate(f):
+        return click.option("--developer", "developer", metavar="NAME", callback=_set_developer,
+                            expose_value=True, help=help_text)(f)
+
+    return decorate
 
 
 def json_option(f):

@@ -228,6 +228,59 @@ def propose(project_dir, db_path, as_json):
 
 
 @guidance.command()
+@db_option
+@json_option
+def promote(db_path, as_json):
+    """Propose promoting what holds across projects or developers: a preference held the same
+    way in at least 3 projects or by 3 developers becomes a global preference, an ad-hoc
+    question asked in at least 3 becomes a registry entry.
+
+    Each item lists its evidence (who holds it, where, since when). Nothing changes until
+    `plantune guidance apply ID`. A one-way question is never proposed as never-ask.
+    Run it on a team database (see `plantune merge`) to count every developer.
+
+    \b
+    Example:
+        plantune guidance promote --db team.db
+        plantune guidance apply gp-1a2b3c4d5e6f --db team.db
+    """
+    from toolkit import promote as promoting
+
+    conn = open_db(db_path)
+    p = promoting.build(conn)
+    promoting.save(conn, p)
+    if as_json:
+        print_json(p)
+        return
+    if not p["items"]:
+        click.echo("Nothing to promote: no preference or question holds in"
+                   f" {promoting.MIN_HOLDERS} projects or developers.")
+    else:
+        click.echo(f"Promotion {p['id']}: {len(p['items'])} proposed")
+    for n, item in enumerate(p["items"], 1):
+        ev = item["evidence"]
+        where = f"{ev['projects']} projects, {ev['developers']} developers"
+        if item["kind"] == "global-preference":
+            prev = item["previous_preference"] or "none"
+            click.echo(f"  {n}. global preference {item['question_id']}: {prev} ->"
+                       f" {item['preference']} ({where})")
+            for h in ev["holders"]:
+                click.echo(f"       {h['project']} / {h['developer']}: {h['preference']}"
+                           f" (source {h['source']}, {h['updated_at']})")
+        else:
+            click.echo(f"  {n}. registry addition {item['line']} ({where})")
+            for h in ev["events"]:
+                click.echo(f"       {h['project']} / {h['developer']}: {h['events']} events,"
+                           f" {h['first_ts']} to {h['last_ts']}")
+    if p["rejected"]:
+        click.echo(f"Considered and rejected: {len(p['rejected'])}")
+        for r in p["rejected"]:
+            click.echo(f"  - {r['subject']}: {r['reason']}")
+    if p["items"]:
+        click.echo(f"Apply with: plantune guidance apply {p['id']}")
+
+
+@guidance.command()
 @click.argument("proposal")
 @db_option
 @json_option
@@ -254,6 +307,11 @@ def apply(proposal, db_path, as_json):
         click.echo(f"plantune: {p['warning']}", err=True)
     if as_json:
         print_json(p)
+        return
+    if p["kind"] == "promotion":
+        n_pref = sum(1 for i in p["items"] if i["kind"] == "global-preference")
+        click.echo(f"Applied promotion {p['id']}: {n_pref} global preferences set (source"
+                   f" plan-tune), {len(p['items']) - n_pref} questions added to the registry.")
         return
     n_pref = sum(1 for i in p["items"] if i["kind"] == "preference")
     click.echo(f"Applied proposal {p['id']}: {len(p['items'])} changes to "

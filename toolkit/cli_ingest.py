@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli import db_option, developer_option, fail, json_option, open_db, print_json
 
 # Below this many bytes to read, a progress bar would only flash.
 PROGRESS_MIN_BYTES = 4 << 20
@@ -66,9 +66,11 @@ def _echo_issues(report):
 @click.argument("state_root", required=False, type=click.Path())
 @click.option("--strict", is_flag=True,
               help="Any skipped line is an error: exit 1, nothing from that file imported.")
+@developer_option("Record the imported rows as this developer's (default: $PLANTUNE_DEVELOPER,"
+                  " else your git user email).")
 @db_option
 @json_option
-def ingest(state_root, strict, db_path, as_json):
+def ingest(state_root, strict, developer, db_path, as_json):
     """Import gstack's files (question logs, preferences, events, profile) from STATE_ROOT.
 
     Reads every projects/*/question-log.jsonl, question-events.jsonl and
@@ -86,6 +88,7 @@ def ingest(state_root, strict, db_path, as_json):
         plantune ingest
         plantune ingest ~/.gstack --json
         plantune ingest ./backup-of-gstack --strict
+        plantune ingest ./alice-gstack --developer alice@example.com --db team.db
     """
     from toolkit import ingest as ing
     from toolkit import paths

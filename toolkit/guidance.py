@@ -23,7 +23,7 @@ import os
 import re
 from collections import OrderedDict, namedtuple
 
-from toolkit import db, doors, mirror, paths, safe_io
+from toolkit import db, doors, identity, mirror, paths, safe_io
 from toolkit.safe_io import append_line, write_atomic
 from toolkit.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.screening import has_injection
@@ -987,20 +987,47 @@ def save_proposal(conn, p, md_path, layout: Layout, write_md=True):
     """
     p["path"] = layout.rel(md_path)
     if p["items"]:
-        details = {"rejected": p["rejected"], "affected_question_ids": p["affected_question_ids"],
-                   "thresholds": p["thresholds"], "guidance_file": p["guidance_file"],
-                   "guidance_malformed": p["guidance_malformed"]}
-        with db.transaction(conn):
-            conn.execute(
-                "INSERT INTO guidance_proposals (id, project, run_id, created_at, path,"
-                " guidance_hash, preferences_hash, status, items_json, project_dir, details_json)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?)",
-                (p["id"], p["project"], p["run_id"], p["created_at"], p["path"],
-                 p["guidance_hash"], p["preferences_hash"],
-                 json.dumps(p["items"], ensure_ascii=False), layout.project_dir,
-                 json.dumps(details, ensure_ascii=False)))
+        store_proposal(conn, p, layout.project_dir, {"guidance_malformed": p["guidance_malformed"]})
     if write_md:
         write_atomic(md_path, render_proposal(p))
+
+
+def store_proposal(conn, p, project_dir, details=None):
+    """The proposal's row (what `guidance apply` reads back), in its own transaction."""
+    details = dict(details or {}, rejected=p["rejected"],
+                   affected_question_ids=p["affected_question_ids"],
+                   thresholds=p["thresholds"], guidance_file=p["guidance_file"])
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO guidance_proposals (id, project, run_id, created_at, path,"
+            " guidance_hash, preferences_hash, status, items_json, project_dir, details_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?)",
+            (p["id"], p["project"], p["run_id"], p["created_at"], p.get("path"),
+             p["guidance_hash"], p["preferences_hash"],
+             json.dumps(p["items"], ensure_ascii=False), project_dir,
+             json.dumps(details, ensure_ascii=False)))
+
+
+def set_preference(conn, scope, question_id, preference, now, proposal_id, previous):
+    """Write a preference an applied proposal sets, and its audit event (source plan-tune);
+    returns the event record (what gstack's question-events.jsonl gets)."""
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, source, updated_at,"
+        " developer) VALUES (?, ?, ?, 'plan-tune', ?, ?) ON CONFLICT (scope, question_id)"
+        " DO UPDATE SET preference = excluded.preference, raw_value = NULL,"
+        " source = 'plan-tune', free_text = NULL, synthetic = 0,"
+        " updated_at = excluded.updated_at, developer = excluded.developer",
+        (scope, question_id, preference, now, identity.developer()))
+    record = {"ts": now, "event_type": "preference-set", "question_id": question_id,
+              "preference": preference, "source": "plan-tune", "proposal_id": proposal_id}
+    conn.execute(
+        "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type,"
+        " question_id, preference, source, extra_json, developer) VALUES (?, ?, ?,"
+        " 'preference-set', ?, ?, 'plan-tune', ?, ?)",
+        (_pref_event_key(scope, record), scope, now, question_id, preference,
+         json.dumps({"proposal_id": proposal_id, "previous": previous}),
+         identity.developer()))
+    return record
 
 
 def _proposal_from_row(row) -> dict:
@@ -1015,6 +1042,7 @@ def _proposal_from_row(row) -> dict:
         "thresholds": details.get("thresholds", {}),
         "guidance_malformed": details.get("guidance_malformed"),
         "status": row["status"], "applied_at": row["applied_at"],
+        "kind": details.get("kind", "project"),
     }
 
 
@@ -1067,6 +1095,10 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         raise GuidanceError(f"proposal {p['id']} is {p['status']}{when}; nothing applied")
     if not p["items"]:
         raise GuidanceError(f"proposal {p['id']} has no changes to apply")
+    if p["kind"] == "promotion":
+        from toolkit import promote
+
+        return promote.apply(conn, p, now)
     if not p["project_dir"]:
         raise GuidanceError(f"proposal {p['id']} does not name its project folder")
     layout = Layout(p["project_dir"])
@@ -1108,23 +1140,9 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         for item in p["items"]:
             if item["kind"] != "preference":
                 continue
-            conn.execute(
-                "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
-                " VALUES (?, ?, ?, 'plan-tune', ?) ON CONFLICT (scope, question_id) DO UPDATE"
-                " SET preference = excluded.preference, raw_value = NULL, source = 'plan-tune',"
-                " free_text = NULL, synthetic = 0, updated_at = excluded.updated_at",
-                (p["project"], item["question_id"], item["preference"], now))
-            record = {"ts": now, "event_type": "preference-set", "question_id": item["question_id"],
-                      "preference": item["preference"], "source": "plan-tune",
-                      "proposal_id": p["id"]}
-            conn.execute(
-                "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type,"
-                " question_id, preference, source, extra_json) VALUES (?, ?, ?, 'preference-set',"
-                " ?, ?, 'plan-tune', ?)",
-                (_pref_event_key(p["project"], record), p["project"], now, item["question_id"],
-                 item["preference"], json.dumps({"proposal_id": p["id"],
-                                                 "previous": item["previous_preference"]})))
-            events.append(record)
+            events.append(set_preference(conn, p["project"], item["question_id"],
+                                         item["preference"], now, p["id"],
+                                         item["previous_preference"]))
         conn.execute("UPDATE guidance_proposals SET status = 'applied', applied_at = ? WHERE id = ?",
                      (now, p["id"]))
         if p["run_id"]:

@@ -42,7 +42,7 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit import db, json_lite, questions, rollups, safe_io
+from toolkit import db, identity, json_lite, questions, rollups, safe_io
 from toolkit.paths import is_valid_slug
 
 __all__ = [
@@ -594,8 +594,8 @@ class _PreferenceEvents:
     kind = "question-events"
     SQL = (
         "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type, question_id,"
-        " preference, source, free_text, extra_json, ingested_from, synthetic)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)"
+        " preference, source, free_text, extra_json, ingested_from, synthetic, developer)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)"
     )
 
     def __init__(self, ctx):
@@ -620,7 +620,7 @@ class _PreferenceEvents:
             _text_or_none(obj.get("question_id")), _text_or_none(obj.get("preference")),
             _text_or_none(obj.get("source")), _text_or_none(obj.get("free_text")),
             json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
-            f"{self.path}:{line_no}",
+            f"{self.path}:{line_no}", identity.developer(),
         )
 
     @classmethod
@@ -1069,12 +1069,13 @@ def _apply_preferences(conn, report, obj, text, scope, st):
         source, free_text, ts = event if event else (PREFERENCE_FILE_SOURCE, None, file_ts)
         conn.execute(
             "INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
-            " free_text, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " free_text, updated_at, developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (scope, question_id) DO UPDATE SET preference = excluded.preference,"
             " raw_value = excluded.raw_value, source = excluded.source,"
-            " free_text = excluded.free_text, updated_at = excluded.updated_at",
+            " free_text = excluded.free_text, updated_at = excluded.updated_at,"
+            " developer = excluded.developer",
             _storable((scope, qid, pref, raw, source or PREFERENCE_FILE_SOURCE, free_text,
-                       ts or file_ts)),  # raw may be JSON text of a non-string value
+                       ts or file_ts, identity.developer())),  # raw may be JSON text
         )
         if qid in current:
             report.updated += 1

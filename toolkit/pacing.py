@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-from toolkit import db, doors, questions, scoring
+from toolkit import db, doors, identity, questions, scoring
 from toolkit import json_lite as json  # the json package costs ~2 ms per hook process
 from toolkit.screening import flatten_newlines, has_injection, truncate
 
@@ -440,6 +440,7 @@ def rank(conn, request, project, *, now=None, registry=None):
         decided += [(f, "surfaced", "gate") for f in gates]
         decided += [(f, "silent", None) for f in silent]
         rows = []
+        developer = identity.developer()
         for f, disposition, reason in decided:
             summary, withheld = _screened(f["summary"], f["question_id"])
             event_id = choice = None
@@ -454,15 +455,16 @@ def rank(conn, request, project, *, now=None, registry=None):
                 f["irreversibility"], f["decision_matters"], f["door"], f["door_reason"],
                 f["kind"], f["recommended"], json.dumps(f["options"], ensure_ascii=False),
                 f["score"], threshold, cal["id"], disposition, reason, choice, event_id, now, now,
-                f["question_id"], req["skill"], int(withheld),
+                f["question_id"], req["skill"], int(withheld), developer,
             ))
         conn.executemany(
             "INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary,"
             " severity, irreversibility, decision_matters, door_type, door_reason, kind,"
             " recommended, options_json, score, threshold, calibration_id, disposition,"
             " surface_reason, choice, answer_event_id, created_at, updated_at, question_id,"
-            " skill, summary_withheld)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " skill, summary_withheld, developer)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?)",
             rows,
         )
 
@@ -548,7 +550,7 @@ def _last_activity(conn, kind, project, ident):
         column, ranked = "chain_id", "SELECT updated_at FROM pacing_chains WHERE chain_id = :id"
     row = conn.execute(
         f"SELECT max(coalesce(({ranked} AND project = :p), ''), coalesce((SELECT max(flipped_at)"
-        f" FROM findings WHERE {column} = :id AND project = :p), ''))",
+        f" FROM findings WHERE {column} = :id AND flipped_at IS NOT NULL AND project = :p), ''))",
         {"id": ident, "p": project},
     ).fetchone()
     return row[0] or None

@@ -26,6 +26,7 @@ __all__ = [
     "slug_cache_file",
     "slug_from_remote_url",
     "origin_url",
+    "git_user_email",
     "resolve_slug",
     "resolve_slug_with_reason",
     "SLUG_REASONS",
@@ -158,20 +159,20 @@ def _config_value(raw: str) -> str:
     return "".join(out).strip()
 
 
-def _config_origin_url(config_file: str) -> str:
-    """First ``remote.origin.url`` in one git config file, or "".
+def _config_get(config_file: str, section: str, subsection, key: str) -> str:
+    """First value of ``section[.subsection].key`` in one git config file, or "".
 
-    ``git remote get-url`` also applies ``include``/``includeIf`` files,
-    global config and ``url.*.insteadOf`` rewrites; none of those matter for
-    ordinary clones, and honouring them would mean reading files outside the
-    repository on every hook call.
+    Only the file itself is read: ``include``/``includeIf`` files and ``url.*.insteadOf``
+    rewrites are not followed; none of those matter for ordinary set-ups, and honouring
+    them would mean reading more files on every hook call.
     """
     try:
         with safe_io.open_text(config_file, errors="replace") as fh:
             text = fh.read()
     except OSError:
         return ""
-    in_origin = False
+    dotted = f"{section}.{subsection}" if subsection is not None else section
+    inside = False
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -186,24 +187,31 @@ def _config_origin_url(config_file: str) -> str:
         if line.startswith("["):
             m = re.match(_SECTION_RE, line)
             if not m:
-                in_origin = False
+                inside = False
                 continue
-            section, sub, line = m.group(1).lower(), m.group(2), m.group(3).strip()
+            name, sub, line = m.group(1).lower(), m.group(2), m.group(3).strip()
             if sub is not None:
-                in_origin = section == "remote" and re.sub(r"\\(.)", r"\1", sub) == "origin"
+                inside = (subsection is not None and name == section
+                          and re.sub(r"\\(.)", r"\1", sub) == subsection)
             else:
                 # Deprecated "[remote.origin]" form; its subsection is case-insensitive.
-                in_origin = section == "remote.origin"
+                inside = name == dotted.lower()
             if not line:
                 continue
-        if not in_origin:
+        if not inside:
             continue
         m = re.match(_KEY_RE, line)
-        if m and m.group(1).lower() == "url" and m.group(2) is not None:
-            url = _config_value(m.group(2))
-            if url:
-                return url
+        if m and m.group(1).lower() == key and m.group(2) is not None:
+            value = _config_value(m.group(2))
+            if value:
+                return value
     return ""
+
+
+def _config_origin_url(config_file: str) -> str:
+    """First ``remote.origin.url`` in one git config file, or "" (as ``git remote get-url``
+    for ordinary clones; global config is not consulted)."""
+    return _config_get(config_file, "remote", "origin", "url")
 
 
 def _read_first_line(path: str) -> str:
@@ -237,6 +245,33 @@ def origin_url(repo_dir: str) -> str:
     """``origin`` url of the repository whose ``.git`` entry is in ``repo_dir``, or ""."""
     config = _git_config_file(os.path.join(repo_dir, ".git"))
     return _config_origin_url(config) if config else ""
+
+
+def git_user_email(cwd=None, env=None) -> str:
+    """``user.email`` as git would resolve it for ``cwd``, or "" (no subprocess).
+
+    The nearest repository's own config wins, then ``$GIT_CONFIG_GLOBAL`` or
+    ``~/.gitconfig``, then ``$XDG_CONFIG_HOME/git/config``: git's order for these files.
+    """
+    env = _env(env)
+    cwd = os.path.abspath(os.fspath(cwd)) if cwd else _default_cwd(env)
+    files = []
+    for d in ancestors(cwd) if cwd else ():
+        dot_git = os.path.join(d, ".git")
+        if os.path.lexists(dot_git):
+            config = _git_config_file(dot_git)
+            if config:
+                files.append(config)
+            break
+    home = _home(env)
+    files.append(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files.append(os.path.join(xdg, "git", "config"))
+    for config in files:
+        email = _config_get(config, "user", None, "email")
+        if email:
+            return email
+    return ""
 
 
 def slug_from_remote_url(url: str) -> str:

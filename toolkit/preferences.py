@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from toolkit import identity
 from toolkit.db import GLOBAL_SCOPE
 
 PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
@@ -325,10 +326,11 @@ def _insert_event(conn, scope, record, synthetic=False):
 
     conn.execute(
         "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type, question_id,"
-        " preference, source, free_text, synthetic) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " preference, source, free_text, synthetic, developer)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (event_key(scope, record), scope, record["ts"], record["event_type"],
          record.get("question_id"), record.get("preference"), record.get("source"),
-         record.get("free_text"), 1 if synthetic else 0),
+         record.get("free_text"), 1 if synthetic else 0, identity.developer()),
     )
 
 
@@ -344,11 +346,13 @@ def write(conn, scope, question_id, preference, source, free_text=None, *, now=N
     ts = now or utc_now()
     conn.execute(
         "INSERT INTO preferences (scope, question_id, preference, raw_value, source, free_text,"
-        " synthetic, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)"
+        " synthetic, updated_at, developer) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?)"
         " ON CONFLICT (scope, question_id) DO UPDATE SET preference = excluded.preference,"
         " raw_value = NULL, source = excluded.source, free_text = excluded.free_text,"
-        " synthetic = excluded.synthetic, updated_at = excluded.updated_at",
-        (scope, question_id, preference, source, free_text, 1 if synthetic else 0, ts),
+        " synthetic = excluded.synthetic, updated_at = excluded.updated_at,"
+        " developer = excluded.developer",
+        (scope, question_id, preference, source, free_text, 1 if synthetic else 0, ts,
+         identity.developer()),
     )
     record = event_record(ts, "preference-set", question_id, preference, source, free_text)
     _insert_event(conn, scope, record, synthetic)

@@ -10,6 +10,7 @@ import math
 import re
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
+from toolkit import identity
 from toolkit import json_lite as json
 
 from .screening import (
@@ -547,17 +548,18 @@ INSERT_SQL = (
     " question_summary, category, door_type, options_count, user_choice, recommended,"
     " followed_recommendation, session_id, source, tool_use_id, question_index, free_text,"
     " phase, door_class, door_reason, extra_json, raw_json, ingested_from, synthetic,"
-    " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-    " ?, ?, ?, ?)"
+    " recorded_at, developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+    " ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
 def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, question_index=None,
                 ingested_from=None, synthetic=False, recorded_at=None, default_ts=None,
-                classify=None) -> tuple:
+                classify=None, developer=None) -> tuple:
     """The ``INSERT_SQL`` parameters for one validated event: the one row mapping.
 
     ``key`` defaults to :func:`event_key` of the record and ``raw`` to its serialisation;
+    ``developer`` to this process's identity (:func:`toolkit.identity.developer`);
     an importer passes the original line's key and text instead. ``classify`` replaces
     ``doors.decide`` (same signature), e.g. with a cached variant for bulk imports.
     """
@@ -593,7 +595,7 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
         verdict.reason,
         json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
         raw if raw is not None else serialize(record), ingested_from, 1 if synthetic else 0,
-        recorded_at,
+        recorded_at, developer or identity.developer(),
     )
 
 

@@ -25,7 +25,7 @@ import random
 import uuid
 from datetime import date, datetime, time, timedelta, timezone
 
-from toolkit import db, scoring
+from toolkit import db, identity, scoring
 
 PHASES = ("ceo", "design", "eng", "dx")
 # autoplan runs CEO and Eng always, Design when the plan has UI scope, DX when it is
@@ -406,38 +406,39 @@ class Simulation:
         make more changes per row, which the connection's total change count includes.
         """
         written = {"question_log": 0, "findings": 0, "preferences": 0, "declared_profile": 0}
+        developer = identity.developer()
         with db.transaction(conn):
             written["question_log"] = conn.executemany(
                 "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
                 " question_summary, category, door_type, options_count, user_choice, recommended,"
                 " followed_recommendation, session_id, source, tool_use_id, phase, door_class, door_reason,"
-                " extra_json, raw_json, ingested_from, recorded_at, synthetic)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                self.events,
+                " extra_json, raw_json, ingested_from, recorded_at, synthetic, developer)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+                [row + (developer,) for row in self.events],
             ).rowcount
             written["findings"] = conn.executemany(
                 "INSERT OR IGNORE INTO findings (project, session_id, chain_id, phase, finding_id, summary,"
                 " severity, irreversibility, decision_matters, door_type, door_reason, kind, recommended,"
                 " options_json, score, threshold, disposition, surface_reason, choice, answer_event_id,"
-                " flipped_at, created_at, updated_at, synthetic)"
+                " flipped_at, created_at, updated_at, synthetic, developer)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " (SELECT id FROM question_log WHERE event_key = ?), ?, ?, ?, 1)",
-                self.findings,
+                " (SELECT id FROM question_log WHERE event_key = ?), ?, ?, ?, 1, ?)",
+                [row + (developer,) for row in self.findings],
             ).rowcount
             # A real preference or declared value always wins over a simulated one.
             written["preferences"] = conn.executemany(
                 "INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
-                " synthetic, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " synthetic, updated_at, developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (scope, question_id) DO UPDATE SET preference = excluded.preference,"
                 " raw_value = excluded.raw_value, updated_at = excluded.updated_at"
                 " WHERE preferences.synthetic = 1 AND excluded.updated_at > preferences.updated_at",
-                self.prefs,
+                [row + (developer,) for row in self.prefs],
             ).rowcount
             conn.executemany(
                 "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type, question_id,"
-                " preference, source, extra_json, ingested_from, synthetic)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                self.pref_events,
+                " preference, source, extra_json, ingested_from, synthetic, developer)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+                [row + (developer,) for row in self.pref_events],
             )
             written["declared_profile"] = conn.executemany(
                 "INSERT OR IGNORE INTO declared_profile (scope, dimension, value, source, synthetic, declared_at)"

@@ -1,0 +1,283 @@
+"""Attribution (who wrote each row) and `plantune merge` into a team database."""
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
+from toolkit import db, identity, paths
+
+ATTRIBUTED = ("question_log", "preference_events", "preferences", "findings", "calibrations")
+
+
+# ---------------------------------------------------------------- identity
+
+
+def test_identity_comes_from_the_environment_first(monkeypatch):
+    monkeypatch.setenv("PLANTUNE_DEVELOPER", "  Dana@Example.COM ")
+    assert identity.resolve() == "dana@example.com"
+
+
+def test_identity_falls_back_to_the_git_user_email(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".gitconfig").write_text('[user]\n\tname = Eve\n\temail = "Eve@Example.com" # me\n')
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    assert identity.resolve(cwd=str(repo)) == "eve@example.com"
+    # The repository's own user.email beats the global one, as with git.
+    (repo / ".git" / "config").write_text("[user]\n  email = work@corp.example\n")
+    assert identity.resolve(cwd=str(repo / "sub")) == "work@corp.example"
+    # [user "x"] is another section: its email is not the user's.
+    (repo / ".git" / "config").write_text('[user "x"]\n  email = nope@x\n')
+    assert identity.resolve(cwd=str(repo)) == "eve@example.com"
+
+
+def test_identity_without_git_is_login_at_host(tmp_path, monkeypatch):
+    monkeypatch.setenv("USER", "frank")
+    monkeypatch.chdir(tmp_path)
+    assert identity.resolve(cwd=str(tmp_path)).startswith("frank@")
+
+
+def test_identity_is_resolved_once_per_process(monkeypatch):
+    monkeypatch.setenv("PLANTUNE_DEVELOPER", "first@x")
+    assert identity.developer() == "first@x"
+    monkeypatch.setenv("PLANTUNE_DEVELOPER", "second@x")
+    assert identity.developer() == "first@x"
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "a\nb", "x" * 201])
+def test_bad_developer_names_are_refused(bad, db_file):
+    result = invoke(["merge", db_file, "--developer", bad, "--db", db_file + ".team"])
+    assert result.exit_code == 2
+    assert "developer must" in result.output
+    assert not os.path.exists(db_file + ".team")
+
+
+def test_pseudonym_is_stable_salted_and_not_the_identity():
+    a = identity.pseudonym("alice@example.com", "salt-1")
+    assert a == identity.pseudonym("alice@example.com", "salt-1")
+    assert a != identity.pseudonym("alice@example.com", "salt-2")
+    assert a != identity.pseudonym("bob@example.com", "salt-1")
+    assert "alice" not in a and a.startswith("dev-") and len(a) == 4 + identity.PSEUDONYM_HEX
+    with pytest.raises(identity.IdentityError):
+        identity.pseudonym("alice@example.com", "")
+
+
+def test_git_email_reader_is_the_slug_readers_parser(tmp_path):
+    config = tmp_path / "config"
+    config.write_text('[remote "origin"]\n\turl = git@github.com:o/r.git\n[user]\n\temail = a@b\n')
+    assert paths._config_origin_url(str(config)) == "git@github.com:o/r.git"
+    assert paths._config_get(str(config), "user", None, "email") == "a@b"
+
+
+# ---------------------------------------------------------------- attribution
+
+
+def test_every_writer_records_the_developer(tmp_path, monkeypatch):
+    path = str(tmp_path / "me.db")
+    monkeypatch.setenv("PLANTUNE_DEVELOPER", "Me@Example.com")
+    developer_db(path, None, 3)
+    ok(["calibrate", "--include-synthetic", "--db", path])
+    for table in ATTRIBUTED:
+        devs = query(path, f"SELECT DISTINCT developer FROM {table}")
+        assert devs == [("me@example.com",)], table
+
+
+def test_ingest_developer_option_names_the_imported_rows(tmp_path, state_root):
+    project = state_root / "projects" / "p1"
+    project.mkdir(parents=True)
+    (project / "question-log.jsonl").write_text(json.dumps(
+        {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
+         "user_choice": "yes", "ts": "2026-11-01T00:00:00Z"}) + "\n")
+    (project / "question-events.jsonl").write_text(json.dumps(
+        {"ts": "2026-11-01T00:00:00Z", "event_type": "preference-set", "question_id": "ship-x",
+         "preference": "never-ask", "source": "plan-tune"}) + "\n")
+    (project / "question-preferences.json").write_text('{"ship-x": "never-ask"}')
+    team = str(tmp_path / "team.db")
+    ok(["ingest", str(state_root), "--developer", "Gina@Example.com", "--db", team])
+    for table in ("question_log", "preference_events", "preferences"):
+        assert query(team, f"SELECT DISTINCT developer FROM {table}") == [("gina@example.com",)]
+
+
+# ---------------------------------------------------------------- merge
+
+
+def test_merge_keeps_every_row_attributed_and_is_idempotent(tmp_path):
+    a, b, team = team_db(tmp_path)
+    for table in ("question_log", "preference_events", "findings"):
+        want = {("alice@example.com",) + r for r in query(a, f"SELECT count(*) FROM {table}")}
+        want |= {("bob@example.com",) + r for r in query(b, f"SELECT count(*) FROM {table}")}
+        got = set(query(team, f"SELECT developer, count(*) FROM {table} GROUP BY developer"))
+        assert got == want, table
+    before = {t: query(team, f"SELECT * FROM {t} ORDER BY 1") for t in ATTRIBUTED + (
+        "developer_preferences",)}
+    again = ok(["merge", a, b, "--db", team, "--json"])
+    results = json.loads(again.output)
+    assert [r["tables"]["question_log"]["added"] for r in results] == [0, 0]
+    assert [r["tables"]["findings"]["added"] for r in results] == [0, 0]
+    after = {t: query(team, f"SELECT * FROM {t} ORDER BY 1") for t in before}
+    assert after == before
+
+
+def test_merge_reports_counts_per_source_and_keeps_provenance(tmp_path):
+    a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
+    b = developer_db(str(tmp_path / "bob.db"), "bob@example.com", 2, project="proj-b")
+    team = str(tmp_path / "team.db")
+    result = ok(["merge", a, b, "--db", team])
+    lines = result.output.strip().splitlines()
+    n_a = query(a, "SELECT count(*) FROM question_log")[0][0]
+    assert lines[0].startswith(f"{a}: {n_a:,} of {n_a:,} question events new")
+    assert lines[1].startswith(f"{b}:")
+    sources = query(team, "SELECT id, database_id, path FROM merge_sources ORDER BY id")
+    ids = [query(p, "SELECT value FROM plantune_meta WHERE key = 'database_id'")[0][0]
+           for p in (a, b)]
+    assert [s[1] for s in sources] == ids and [s[2] for s in sources] == [a, b]
+    # Each row names the source it came from.
+    by_source = dict(query(team, "SELECT merged_from, count(*) FROM question_log GROUP BY 1"))
+    assert by_source == {sources[0][0]: n_a,
+                         sources[1][0]: query(b, "SELECT count(*) FROM question_log")[0][0]}
+
+
+def test_merged_findings_point_at_the_team_copies_of_their_answers(tmp_path):
+    a, b, team = team_db(tmp_path)
+    for src in (a, b):
+        want = query(src, "SELECT f.session_id, f.finding_id, q.event_key FROM findings f"
+                          " JOIN question_log q ON q.id = f.answer_event_id ORDER BY 1, 2")
+        got = query(team, "SELECT f.session_id, f.finding_id, q.event_key FROM findings f"
+                          " JOIN question_log q ON q.id = f.answer_event_id"
+                          " WHERE f.session_id IN (SELECT session_id FROM findings f2"
+                          " WHERE f2.developer = q.developer) ORDER BY 1, 2")
+        assert set(want) <= set(got)
+        assert want
+
+
+def test_preferences_stay_per_developer(tmp_path):
+    a, b, team = team_db(tmp_path)
+    # Both set the same question in their own databases; neither overwrites the other.
+    ok(["pref", "set", "plan-eng-review-q1", "always-ask", "--source", "plan-tune",
+        "--project", "proj-a", "--db", a], developer="alice@example.com")
+    ok(["pref", "set", "plan-eng-review-q1", "never-ask", "--source", "plan-tune",
+        "--project", "proj-a", "--db", b], developer="bob@example.com")
+    ok(["merge", a, b, "--db", team])
+    rows = query(team, "SELECT developer, preference FROM developer_preferences"
+                       " WHERE scope = 'proj-a' AND question_id = 'plan-eng-review-q1'"
+                       " ORDER BY developer")
+    assert rows == [("alice@example.com", "always-ask"), ("bob@example.com", "never-ask")]
+    # The team database's own preferences (what its user acts on) are not touched.
+    assert query(team, "SELECT count(*) FROM preferences") == [(0,)]
+
+
+def test_a_cleared_preference_never_comes_back_through_a_merge(tmp_path):
+    a, b, team = team_db(tmp_path)
+    assert query(team, "SELECT count(*) FROM developer_preferences WHERE developer ="
+                       " 'alice@example.com' AND question_id = 'plan-eng-review-q0'") == [(1,)]
+    ok(["pref", "clear", "plan-eng-review-q0", "--project", "proj-a", "--db", a],
+       developer="alice@example.com")
+    result = json.loads(ok(["merge", a, "--db", team, "--json"]).output)
+    assert result[0]["tables"]["preferences"]["removed"] == 1
+    assert query(team, "SELECT count(*) FROM developer_preferences WHERE developer ="
+                       " 'alice@example.com' AND question_id = 'plan-eng-review-q0'") == [(0,)]
+    assert query(team, "SELECT count(*) FROM developer_preferences WHERE developer ="
+                       " 'bob@example.com'") == [(1,)]
+
+
+def _counts(path):
+    return {t: query(path, f"SELECT count(*) FROM {t}")[0][0]
+            for t in ATTRIBUTED + ("developer_preferences", "merge_sources")}
+
+
+def test_a_newer_schema_is_refused_and_nothing_is_written(tmp_path):
+    a, b, team = team_db(tmp_path)
+    newer = str(tmp_path / "newer.db")
+    developer_db(newer, "carol@example.com", 4, real=False)
+    conn = sqlite3.connect(newer)
+    conn.execute(f"INSERT INTO {db.MIGRATIONS_TABLE} VALUES ('0099_future.sql', 'x')")
+    conn.commit()
+    conn.close()
+    fresh = developer_db(str(tmp_path / "dan.db"), "dan@example.com", 5, real=False)
+    before = _counts(team)
+    result = invoke(["merge", fresh, newer, "--db", team])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        f"Error: {newer}: schema is newer than this plantune or unknown to it (migration"
+        " 0099_future); upgrade plantune, then merge again")
+    assert _counts(team) == before  # not even the good source before it
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: open(p, "w").write("not a database"), "not a plantune database"),
+    (lambda p: sqlite3.connect(p).execute("CREATE TABLE t (x)"), "not a plantune database"),
+    (lambda p: None, "no such database"),
+])
+def test_bad_sources_get_one_line(tmp_path, make, message):
+    src = str(tmp_path / "src.db")
+    make(src)
+    team = str(tmp_path / "team.db")
+    result = invoke(["merge", src, "--db", team])
+    assert result.exit_code == 1
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_rows_without_a_developer_need_one_named(tmp_path):
+    old = str(tmp_path / "old.db")
+    developer_db(old, "x@example.com", 6, real=False)
+    conn = sqlite3.connect(old)
+    conn.execute("UPDATE question_log SET developer = ''")  # written before attribution
+    conn.commit()
+    conn.close()
+    team = str(tmp_path / "team.db")
+    result = invoke(["merge", old, "--db", team])
+    assert result.exit_code == 1 and "--developer" in result.output
+    ok(["merge", old, "--developer", "Old@Example.com", "--db", team])
+    assert query(team, "SELECT DISTINCT developer FROM question_log") == [("old@example.com",)]
+    assert query(team, "SELECT developer FROM merge_sources") == [("old@example.com",)]
+
+
+def test_merging_the_team_database_into_itself_is_refused(tmp_path):
+    a, b, team = team_db(tmp_path)
+    result = invoke(["merge", team, "--db", team])
+    assert result.exit_code == 1 and "team database itself" in result.output
+
+
+def test_a_team_database_merges_into_another_with_its_developers(tmp_path):
+    a, b, team = team_db(tmp_path)
+    org = str(tmp_path / "org.db")
+    ok(["merge", team, "--db", org])
+    assert set(query(org, "SELECT developer, count(*) FROM question_log GROUP BY 1")) == set(
+        query(team, "SELECT developer, count(*) FROM question_log GROUP BY 1"))
+    assert sorted(query(org, "SELECT developer, scope, question_id, preference"
+                             " FROM developer_preferences")) == sorted(
+        query(team, "SELECT developer, scope, question_id, preference FROM developer_preferences"))
+
+
+def test_real_rows_helper_writes_real_rows(tmp_path):
+    path = str(tmp_path / "r.db")
+    real_rows(path, "r@example.com", "proj-r")
+    assert query(path, "SELECT count(*), sum(synthetic) FROM question_log")[0][0] > 0
+    assert query(path, "SELECT DISTINCT project FROM findings") == [("proj-r",)]
+
+
+def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
+    import subprocess
+
+    from tests.conftest import script
+
+    home = tmp_path / "home"
+    (home / ".gitconfig").write_text("[user]\n\temail = Hook.User@Example.com\n")
+    env = dict(os.environ, GSTACK_PROJECT_SLUG="p-hook")
+    env.pop("PLANTUNE_DEVELOPER", None)
+    event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
+             "user_choice": "yes"}
+    p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    env["PLANTUNE_DEVELOPER"] = "override@example.com"
+    event["tool_use_id"] = "t2"
+    p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert query(db_file, "SELECT developer FROM question_log ORDER BY id") == [
+        ("hook.user@example.com",), ("override@example.com",)]
