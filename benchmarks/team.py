@@ -22,7 +22,6 @@ run it when ``uptime`` is low and read the figures as one run's.
 import argparse
 import json
 import os
-import resource
 import shutil
 import sqlite3
 import subprocess
@@ -287,16 +286,19 @@ def _code(statement):
 
 
 def timed_process(args, env=None):
-    """Wall time and peak RSS (MiB) of one child process; its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall time and peak RSS (MiB) of one child process (its own, from wait4); its stdout."""
     t0 = time.perf_counter()
-    p = subprocess.run(args, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - t0
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(args, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
     if p.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} failed: {p.stderr.strip()[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest child so far: measure the big one first.
-    return wall, max(peak, before) / 1024, p.stdout
+        raise SystemExit(f"{' '.join(args)} failed: {stderr.strip()[-2000:]}")
+    return wall, usage.ru_maxrss / 1024, stdout
 
 
 def sqlite_reports(path):
