@@ -22,6 +22,11 @@ from datetime import UTC, datetime, timedelta
 
 from toolkit import doors
 
+# What an ad-hoc question is about: one phrase per question id (a question keeps its
+# wording), none of them destructive, so no question becomes one-way by its text.
+WORDS = ("warm the cache", "rename the flag", "tighten auth checks", "reword the docs", "split the module",
+         "add a retry", "merge the branches", "hide the banner")
+AREAS = ("checkout", "search", "billing page", "settings", "onboarding", "export")
 PHASE_OF_SKILL = {"plan-ceo-review": "ceo", "plan-design-review": "design", "plan-eng-review": "eng",
                   "plan-devex-review": "dx"}
 
@@ -107,15 +112,13 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
             cat = rng.choice(categories)
             topics.append({
                 "phase": phase, "category": cat, "skill": skills[phase],
-                "id": f"{skills[phase]}-{phase}-topic-{j}",
+                "id": f"{skills[phase]}-{phase}-point-{j}",
                 "door": "one-way" if rng.random() < 0.12 else "two-way",
                 "effect": rng.gauss(0.0, 0.5), "options": rng.randint(2, 6),
+                "words": rng.choice(WORDS),
             })
     cat_effect = {"approval": 0.3, "clarification": -1.4, "routing": -0.4, "cherry-pick": 1.6, "feedback-loop": 1.0}
     phase_effect = {"ceo": -1.2, "design": 1.4, "eng": 0.2, "dx": 0.7, "other": -0.8}
-    # Harmless summaries: the door comes from the topic, never from these words.
-    words = ("warm the cache", "rename the flag", "tighten auth checks", "reword the docs", "split the module",
-             "add a retry", "merge the branches", "drop the banner")
     end_day = datetime.fromisoformat(end).replace(tzinfo=UTC)
     written = 0
     for d in range(days):
@@ -141,7 +144,7 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
                 qid = topic["id"] if rng.random() > 0.08 else f"{topic['skill']}-split-{rng.getrandbits(24):06x}"
                 t += timedelta(milliseconds=rng.randint(5_000, 900_000))
                 record = {"skill": topic["skill"], "question_id": qid,
-                          "question_summary": f"{rng.choice(words).capitalize()} ({topic['id']})",
+                          "question_summary": f"{topic['words'].capitalize()} in the {rng.choice(AREAS)}",
                           "user_choice": choice, "recommended": rec, "session_id": sid, "phase": topic["phase"]}
                 if rng.random() < 0.8:
                     record["category"] = topic["category"]

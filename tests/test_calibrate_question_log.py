@@ -115,6 +115,33 @@ def test_door_of_takes_the_safe_side():
     assert qs.door_of(None, "two-way", "default-two-way", "one-way") == ("one-way", "registry")
     assert qs.door_of(None, "two-way", "registry", "two-way") == ("two-way", "registry")
     assert qs.door_of(None, None, None, None) == ("two-way", "unclassified")
+    assert qs.door_of("two-way", "two-way", "registry", "two-way", "classifier") == ("one-way", "recorded")
+
+
+def test_any_spelling_of_an_id_is_one_question_and_recorded_one_way_facts_stick(conn):
+    from toolkit import questions
+
+    def log(qid, summary, followed, door_type=None, sid="s1"):
+        rec = {"skill": "review", "question_id": qid, "question_summary": summary, "user_choice": "a",
+               "recommended": "a" if followed else "b", "session_id": sid}
+        if door_type:
+            rec["door_type"] = door_type
+        questions.record_event(conn, questions.validate_event(rec), "proj")
+
+    log("plan-ceo-review-mode", "Which review mode", True)
+    # An odd spelling of a registered id still gets its registry category and phase.
+    conn.execute("UPDATE question_log SET question_id = 'PLAN_CEO_REVIEW-MODE'")
+    log("review-cache-ttl", "Cache TTL", False, sid="s2")
+    log("review-cache-ttl", "Cache TTL again", True, sid="s3")
+    ev = qs.load_events(conn)
+    assert list(ev["question_key"]) == ["plan-ceo-review-mode", "review-cache-ttl", "review-cache-ttl"]
+    assert ev["category"][0] == "routing" and ev["phase"][0] == "ceo"
+    assert list(ev["door"]) == ["two-way"] * 3
+    # One event said one-way: every event of that question is one-way from then on.
+    log("review-cache-ttl", "Cache TTL once more", True, door_type="one-way", sid="s4")
+    ev = qs.load_events(conn)
+    assert list(ev["door"]) == ["two-way", "one-way", "one-way", "one-way"]
+    assert set(ev["reason"][1:]) == {"recorded", "caller"}
 
 
 def test_phase_comes_from_the_event_else_the_skill():

@@ -646,7 +646,7 @@ def _as_findings(ev, scores):
     """Scored question-log events in the shape ``calibrate`` takes (one 'finding' each)."""
     return {
         "project": ev["project"], "session_id": ev["session"], "phase": ev["phase"],
-        "finding_id": ev["event_key"], "question_id": ev["question_id"], "door_type": ev["door"],
+        "finding_id": ev["event_key"], "question_id": ev["question_key"], "door_type": ev["door"],
         "kind": np.full(ev["n"], "finding", dtype=object), "created_at": ev["ts"],
         "severity": scores.severity, "irreversibility": scores.irreversibility,
         "decision_matters": scores.decision_matters, "overridden": ev["overridden"], "answered": ev["labelled"],
@@ -797,8 +797,10 @@ def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, inc
     """Factors and evidence for the newest logged event of ``question_id`` (a dict)."""
     from toolkit import question_scores as qs
 
+    from toolkit.doors import canonical_id
+
     ev = qs.load_events(conn, project, None, include_synthetic)
-    hits = np.flatnonzero(ev["question_id"] == question_id)
+    hits = np.flatnonzero(ev["question_key"] == (canonical_id(question_id) or question_id))
     if hits.size == 0:
         raise CalibrationError(f"no logged question with id {question_id!r}")
     answered = hits[ev["answered"][hits]]

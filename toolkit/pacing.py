@@ -550,7 +550,7 @@ def _last_activity(conn, kind, project, ident):
         column, ranked = "chain_id", "SELECT updated_at FROM pacing_chains WHERE chain_id = :id"
     row = conn.execute(
         f"SELECT max(coalesce(({ranked} AND project = :p), ''), coalesce((SELECT max(flipped_at)"
-        f" FROM findings WHERE {column} = :id AND project = :p), ''))",
+        f" FROM findings WHERE {column} = :id AND flipped_at IS NOT NULL AND project = :p), ''))",
         {"id": ident, "p": project},
     ).fetchone()
     return row[0] or None

@@ -19,8 +19,12 @@ fitted on logged questions means the same thing when `pacing rank` applies it to
   (door, category, phase) cell, to a main-effects prior over door, category, phase,
   options count and door reason; each level is shrunk toward the one above it by a fixed
   number of pseudo-answers, so a question seen twice cannot claim 100%. Counts are taken
-  **leave-one-out**: an event's own answer never enters its own estimate, so the factor
-  cannot leak the label it is later judged against. The estimate becomes 0/1/2 by cut
+  **leave-one-out at the session level**: sessions fall into ``FOLDS`` folds by a hash of
+  their id, and an event's estimate counts only the answers of the other folds. Its own
+  answer (and its session's) never enters its own estimate, so the factor cannot leak the
+  label it is later judged against. (Leaving out the single event would not do: within a
+  question, overridden events would then always rank just below followed ones, and a cut
+  point between them would pick exactly the wrong events.) The estimate becomes 0/1/2 by cut
   points on its distribution over the fitted events (the top ``target`` share is 2, the
   next ``MATTERS_MIDDLE`` times target is 1), stored with the calibration.
 
@@ -69,19 +73,24 @@ FOLDS = 10
 _EPS = 1e-6
 
 
-def door_of(door_type, door_class, door_reason, registry_door):
+def door_of(door_type, door_class, door_reason, registry_door, known=None):
     """(door, reason kind) of a logged question: one-way when any verdict says so.
 
     The classifier's stored reason is ``registry``, ``skill-category``, ``default-two-way``
     or ``keyword:<rule>``; only the part before the colon is a feature (rules are many
-    and each is rare). A caller's or the registry's one-way beats a two-way verdict:
-    a question is never treated as less dangerous than anyone said it was.
+    and each is rare). A caller's, the registry's or a recorded one-way fact about the
+    question (``known``: its ``door_knowledge`` source, any spelling of the id) beats a
+    two-way verdict: a question is never treated as less dangerous than anyone said it was.
     """
     reason = (door_reason or "unclassified").split(":", 1)[0]
-    if door_class == "one-way" or door_type == "one-way" or registry_door == "one-way":
-        if door_class != "one-way":
-            reason = "caller" if door_type == "one-way" else "registry"
+    if door_class == "one-way":
         return "one-way", reason
+    if door_type == "one-way":
+        return "one-way", "caller"
+    if registry_door == "one-way":
+        return "one-way", "registry"
+    if known:
+        return "one-way", "recorded"
     return "two-way", reason
 
 
@@ -123,38 +132,69 @@ _COLUMNS = ("id", "event_key", "project", "ts", "session_id", "skill", "question
 def load_events(conn, project=None, since=None, include_synthetic=False):
     """Every logged question matching the filters, oldest first, as a dict of numpy arrays.
 
-    Adds the derived columns the scorer and the fit use: door, reason, phase (derived),
-    answered (a person answered), labelled (answered with a known follow/override),
-    overridden, day and a session key (project + day when the event has no session).
+    The registry is matched on the canonical form of the question id (any spelling of a
+    registered id finds it), and recorded one-way facts (``door_knowledge``) make every
+    event of that question one-way. Adds the derived columns the scorer and the fit use:
+    door, reason, phase (derived), answered (a person answered), labelled (answered with a
+    known follow/override), overridden, day, the canonical question id and a session key
+    (project + day when the event has no session).
     """
+    from toolkit.doors import canonical_id
+
     rows = conn.execute(
         "SELECT q.id, q.event_key, q.project, q.ts, q.session_id, q.skill, q.question_id,"
-        " q.question_summary, coalesce(q.category, r.category), q.door_type, q.door_class,"
-        " q.door_reason, r.door_type, q.phase,"
-        " coalesce(q.options_count, CASE WHEN r.options_json IS NOT NULL"
-        "   THEN nullif(json_array_length(r.options_json), 0) END),"
-        " q.source, q.followed_recommendation, q.synthetic"
-        " FROM question_log q LEFT JOIN registry_questions r ON r.id = q.question_id"
+        " q.question_summary, q.category, q.door_type, q.door_class, q.door_reason, NULL, q.phase,"
+        " q.options_count, q.source, q.followed_recommendation, q.synthetic"
+        " FROM question_log q"
         " WHERE (:project IS NULL OR q.project = :project)"
         " AND (:since IS NULL OR q.ts >= :since)"
         " AND (:synthetic OR q.synthetic = 0)"
         " ORDER BY q.ts, q.id",
         {"project": project, "since": since, "synthetic": 1 if include_synthetic else 0},
     ).fetchall()
-    return events_from_rows(rows)
+    registry = {}
+    for rid, door, category, options in conn.execute(
+        "SELECT id, door_type, category, CASE WHEN options_json IS NOT NULL"
+        " THEN nullif(json_array_length(options_json), 0) END FROM registry_questions"
+        " ORDER BY door_type = 'one-way'"  # a one-way spelling of the same id wins
+    ):
+        registry[canonical_id(rid)] = (door, category, options)
+    known = dict(conn.execute(
+        "SELECT canonical_id, min(source) FROM door_knowledge GROUP BY canonical_id"
+    ).fetchall())
+    canon = {}
+    filled = []
+    for r in rows:
+        qid = r[6]
+        key = canon.get(qid)
+        if key is None:
+            key = canon[qid] = canonical_id(qid) or qid
+        reg = registry.get(key)
+        if reg is not None:
+            r = (*r[:8], r[8] or reg[1], *r[9:12], reg[0], r[13], r[14] or reg[2], *r[15:])
+        filled.append(r)
+    return events_from_rows(filled, known, canon)
 
 
-def events_from_rows(rows):
+def events_from_rows(rows, known=None, canon=None):
+    """Events from ``_COLUMNS`` tuples; ``known`` maps canonical ids to a recorded one-way
+    fact, ``canon`` question ids to their canonical form (computed when missing)."""
+    from toolkit.doors import canonical_id
+
+    known = known or {}
+    canon = canon if canon is not None else {}
     cols = {c: [r[j] for r in rows] for j, c in enumerate(_COLUMNS)}
     n = len(rows)
     ev = {c: np.asarray(cols[c], dtype=object) for c in _COLUMNS}
     ev["n"] = n
-    doors = [door_of(*t) for t in zip(cols["door_type"], cols["door_class"], cols["door_reason"],
-                                      cols["registry_door"])]
+    keys = [canon.get(q) or canonical_id(q) or q for q in cols["question_id"]]
+    ev["question_key"] = np.asarray(keys, dtype=object)
+    doors = [door_of(*t, known.get(k)) for t, k in zip(
+        zip(cols["door_type"], cols["door_class"], cols["door_reason"], cols["registry_door"]), keys)]
     ev["door"] = np.asarray([d for d, _ in doors], dtype=object)
     ev["reason"] = np.asarray([r for _, r in doors], dtype=object)
-    ev["phase"] = np.asarray([phase_of(p, s, q) for p, s, q in zip(cols["phase"], cols["skill"],
-                                                                    cols["question_id"])], dtype=object)
+    ev["phase"] = np.asarray([phase_of(p, s, q) for p, s, q in zip(cols["phase"], cols["skill"], keys)],
+                             dtype=object)
     ev["category"] = np.asarray([c or "none" for c in cols["category"]], dtype=object)
     ev["answered"] = np.isin(np.asarray(cols["source"], dtype=object), ANSWER_SOURCES)
     followed = np.asarray([-1 if f is None else int(f) for f in cols["followed"]], dtype=np.int64)
@@ -274,7 +314,7 @@ def override_estimates(ev, history):
     for name, fields, strength in (
         ("cell", ["door", "category", "phase"], PRIOR_STRENGTH),
         ("skill", ["door", "category", "phase", "skill"], PRIOR_STRENGTH),
-        ("question", ["door", "category", "phase", "skill", "question_id"], QUESTION_STRENGTH),
+        ("question", ["door", "category", "phase", "skill", "question_key"], QUESTION_STRENGTH),
     ):
         n, k = _held_out_counts(_keys(ev, fields), history, y, fold, leave_out)
         estimate = _shrunk(n, k, estimate, strength)
