@@ -29,11 +29,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
-
-from toolkit import calibrate, db  # noqa: E402
+from toolkit import calibrate, db
 
 BIN = os.path.dirname(sys.executable)
 PROJECTS = 8
