@@ -296,7 +296,12 @@ def test_migration_backfills_facts_from_older_rows(tmp_path):
     (tmp_path / "no-views").mkdir()
     conn = db.connect(path, schema=db.Schema(migrations_dir=str(mig),
                                              views_dir=str(tmp_path / "no-views")))
-    record(conn, question_id="adhoc-old", door_type="one-way")
+    with db.transaction(conn):  # a row as plantune wrote it before 0009
+        conn.execute(
+            "INSERT INTO question_log (event_key, project, ts, skill, question_id,"
+            " question_summary, user_choice, source, door_type, raw_json, recorded_at)"
+            " VALUES ('k1', 'proj', 't', 'ship', 'adhoc-old', 'Tidy?', 'yes', 'agent',"
+            " 'one-way', '{}', 't')")
     conn.close()
     conn = db.connect(path)
     assert doors.known_one_way(conn, "ADHOC_OLD") == "logged"
