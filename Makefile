@@ -16,12 +16,16 @@ DEMO_SEED ?= 7
 # Quoted: the paths may contain spaces.
 DEMO_ENV := GSTACK_STATE_ROOT="$(DEMO_ROOT)" PLANTUNE_DB="$(DEMO_DB)"
 ifeq ($(DEMO_SOURCE),gstack)
+DEMO_INIT :=
 DEMO_SYNTHETIC :=
 # A gstack history has questions and answers but no pacing findings: calibrate from the
 # question log. A very young history may still be too small; the demo says so and goes on.
 DEMO_CALIBRATE := --source question-log
 DEMO_TOLERATE := || echo "(skipped: not enough answered questions in the history yet)"
 else
+# A simulated demo lives in a demo database, where simulated rows count as real
+# (`plantune init --demo` refuses a database that holds real history).
+DEMO_INIT := --demo
 DEMO_SYNTHETIC := --include-synthetic
 DEMO_CALIBRATE :=
 DEMO_TOLERATE :=
@@ -49,7 +53,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	@echo "== 1/5 Database: creating or upgrading $(DEMO_DB)"
-	$(DEMO_ENV) $(BIN)/plantune init
+	$(DEMO_ENV) $(BIN)/plantune init $(DEMO_INIT)
 	$(DEMO_ENV) $(BIN)/plantune status
 ifeq ($(DEMO_SOURCE),gstack)
 	@echo "== 2/5 History: ingesting the gstack stores under $(DEMO_ROOT)"
@@ -83,7 +87,7 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) build dist *.egg-info
 
-.PHONY: notebooks
+.PHONY: notebooks notebooks-run
 # JupyterLab refuses to start as root without --allow-root (containers, CI machines).
 JUPYTER_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # JupyterLab is an optional extra (`pip install -e '.[notebooks]'`); the tests never need it.
@@ -91,6 +95,14 @@ notebooks: $(STAMP)
 	@test -x $(BIN)/jupyter-lab || $(BIN)/pip install --disable-pip-version-check -e '.[test,notebooks]'
 	PLANTUNE_DB="$(NOTEBOOK_DB)" PLANTUNE_INCLUDE_SYNTHETIC=$(NOTEBOOK_SYNTHETIC) \
 	  $(BIN)/jupyter lab $(JUPYTER_ROOT_FLAG) notebooks/
+# In JupyterLab a notebook's parameters are its first code cell (tagged parameters). To run
+# both notebooks without JupyterLab, filling that cell as papermill's -p does (each
+# NAME=VALUE becomes `plantune notebooks run --param NAME=VALUE`):
+#   make notebooks-run NOTEBOOK_PARAMS="project=acme-web since=2026-09-01 target=0.2"
+NOTEBOOK_PARAMS ?=
+notebooks-run: $(STAMP)
+	PLANTUNE_DB=$(NOTEBOOK_DB) $(BIN)/plantune notebooks run \
+	  $(if $(filter 1,$(NOTEBOOK_SYNTHETIC)),--include-synthetic) $(foreach p,$(NOTEBOOK_PARAMS),--param $(p))
 # Browse your own database (or DB=path) in Datasette, read-only.
 serve: $(STAMP)
 	$(BIN)/plantune serve --port $(SERVE_PORT) $(if $(DB),--db "$(DB)")

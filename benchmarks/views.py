@@ -27,8 +27,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from toolkit import db, serve  # noqa: E402
 
 EVENTS_PER_SESSION = 40
+# Every view page must load within this, its synthetic facet included.
+PAGE_BUDGET_S = 0.200
 PROJECTS = 5
 FINDINGS_PER_SESSION = 8
+# Every fifth session is simulated (synthetic = 1), the rest real: the views' rollups keep
+# the two apart and every view page carries a synthetic facet.
+SIMULATED_EVERY = 5
 
 
 def build(path, n_events):
@@ -37,8 +42,8 @@ def build(path, n_events):
     Sessions of 40 events in one project walk the four review phases (10 each), spread
     over a year. 85% of events are registered questions, 10% unmarked hook ids (2,000
     distinct), 5% ad-hoc ids; 10% of registered two-way questions are auto-decided.
-    Pseudo-random choices come from multiplicative hashes of the row number, so every
-    build is identical.
+    Every fifth session is simulated (synthetic = 1). Pseudo-random choices come from
+    multiplicative hashes of the row number, so every build is identical.
     """
     conn = db.connect(path)
     conn.execute("PRAGMA cache_size = -200000")
@@ -85,7 +90,7 @@ def build(path, n_events):
                    CASE WHEN e.h < 850 THEN reg.door WHEN e.h2 % 20 = 0 THEN 'one-way' ELSE 'two-way' END,
                    'benchmark',
                    printf('toolu_bench_%09d', e.i),
-                   '{{}}', 1, '2025-01-01T00:00:00.000Z'
+                   '{{}}', e.sess % {SIMULATED_EVERY} = 0, '2025-01-01T00:00:00.000Z'
             FROM e JOIN reg ON reg.n = e.rn
             """
         )
@@ -104,7 +109,8 @@ def build(path, n_events):
                    'finding-' || (i % {FINDINGS_PER_SESSION}), 'Benchmark finding',
                    i % 3, (i / 3) % 3, (i / 9) % 3, 'two-way', 'benchmark',
                    (i % 3) + ((i / 3) % 3) + ((i / 9) % 3), 4.0,
-                   iif(i % 5 = 0, 'surfaced', 'silent'), iif(i % 5 = 0, 'rank', NULL), 1,
+                   iif(i % 5 = 0, 'surfaced', 'silent'), iif(i % 5 = 0, 'rank', NULL),
+                   (i / {FINDINGS_PER_SESSION}) % {SIMULATED_EVERY} = 0,
                    strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01',
                             '+' || ((i / {FINDINGS_PER_SESSION}) * {seconds_between_sessions} + 1200) || ' seconds'),
                    '2025-01-01T00:00:00.000Z'
@@ -113,7 +119,7 @@ def build(path, n_events):
         )
         conn.execute(
             "INSERT INTO preferences (scope, question_id, preference, source, synthetic, updated_at)"
-            " SELECT 'project-' || (n % 5), id, iif(n % 2 = 0, 'never-ask', 'always-ask'), 'plan-tune', 1,"
+            " SELECT 'project-' || (n % 5), id, iif(n % 2 = 0, 'never-ask', 'always-ask'), 'plan-tune', 0,"
             " '2025-06-01T00:00:00.000Z' FROM reg WHERE n % 3 = 0"
         )
         conn.execute(
@@ -228,14 +234,16 @@ def too_long(text):
 
 
 async def slowest_query(ds, url):
-    """The slowest SQL statement a page runs (Datasette's own trace), in ms."""
+    """The slowest SQL statement a page runs (Datasette's own trace), in ms, and the time
+    of its synthetic facet count (None when the page has no such facet)."""
     sep = "&" if "?" in url else "?"
     r = await ds.client.get(f"{url}.json{sep}_trace=1")
     traces = r.json().get("_trace", {}).get("traces", [])
+    facet = [t["duration_ms"] for t in traces if "synthetic as value" in " ".join(t["sql"].split()).lower()]
     worst = max(traces, key=lambda t: t["duration_ms"], default=None)
     if worst is None:
-        return 0.0, ""
-    return worst["duration_ms"], " ".join(worst["sql"].split())[:60]
+        return 0.0, "", None
+    return worst["duration_ms"], " ".join(worst["sql"].split())[:60], (max(facet) if facet else None)
 
 
 async def measure(path, repeat):
@@ -257,13 +265,13 @@ async def measure(path, repeat):
     for label, url in pages:
         r, elapsed = await timed_get(ds, url, repeat)
         _, bare = await timed_get(ds, url + "?_nosuggest=1", repeat)
-        worst_ms, worst_sql = await slowest_query(traced, url)
+        worst_ms, worst_sql, facet_ms = await slowest_query(traced, url)
         timed_out = re.findall(r"These facets timed out: ([^<]*)", r.text)
         ok = r.status_code == 200 and not too_long(r.text)
-        if not ok and label.startswith("view"):
+        if label.startswith("view") and (not ok or elapsed > PAGE_BUDGET_S or timed_out):
             failures.append(label)
         rows.append((label, elapsed, bare, worst_ms, worst_sql, r.status_code, ok,
-                     timed_out[0].strip() if timed_out else ""))
+                     timed_out[0].strip() if timed_out else "", facet_ms))
     return baseline, rows, failures
 
 
@@ -300,11 +308,15 @@ def main(argv=None):
         inserts = insert_cost(scratch)
     print(f"question_log rows: {n:,}; sqlite3 count(*) directly: {direct * 1000:.1f} ms")
     print(f"baseline: select count(*) from question_log through Datasette: {baseline * 1000:.1f} ms\n")
-    print(f"{'page':<50} {'page ms':>8} {'x count':>8} {'no-sugg':>8} {'worst SQL':>9}  status, facets timed out")
-    for label, elapsed, bare, worst_ms, worst_sql, status, ok, timed_out in rows:
+    print(f"{'page':<50} {'page ms':>8} {'x count':>8} {'no-sugg':>8} {'worst SQL':>9} {'synth facet':>11}"
+          "  status, facets timed out")
+    for label, elapsed, bare, worst_ms, worst_sql, status, ok, timed_out, facet_ms in rows:
         flag = "" if ok else " QUERY TOOK TOO LONG / ERROR"
+        if label.startswith("view") and elapsed > PAGE_BUDGET_S:
+            flag += f" OVER {PAGE_BUDGET_S * 1000:.0f} ms"
+        facet = "-" if facet_ms is None else f"{facet_ms:.1f}"
         print(f"{label:<50} {elapsed * 1000:8.1f} {elapsed / baseline:8.1f} {bare * 1000:8.1f} {worst_ms:9.1f}"
-              f"  {status}{flag} {timed_out}")
+              f" {facet:>11}  {status}{flag} {timed_out}")
     views = [r for r in rows if r[0].startswith("view")]
     slowest = max(views, key=lambda r: r[1])
     worst = max(views, key=lambda r: r[3])

@@ -314,10 +314,12 @@ def test_project_and_since_filters(simulated_db):
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--since", "2026-11-25", "--dry-run"])
     recent = json.loads(r.output)
     assert 0 < recent["n_findings"] < both["n_findings"] and recent["window_start"] >= "2026-11-25"
-    latest = cal.latest(simulated_db, "acme-billing-api")
-    assert latest["id"] == one["calibration_id"]
-    assert cal.latest(simulated_db, "acme-storefront")["id"] == both["calibration_id"]
-    assert cal.latest(simulated_db)["id"] == both["calibration_id"]
+    # fitted on simulated findings: never in force for real ranking, unless asked
+    assert cal.latest(simulated_db, "acme-billing-api") is None
+    latest = cal.latest(simulated_db, "acme-billing-api", include_synthetic=True)
+    assert latest["id"] == one["calibration_id"] and latest["synthetic"] == 1
+    assert cal.latest(simulated_db, "acme-storefront", include_synthetic=True)["id"] == both["calibration_id"]
+    assert cal.latest(simulated_db, include_synthetic=True)["id"] == both["calibration_id"]
 
 
 def test_weighted_score_function_fits_weights_or_takes_them(simulated_db):

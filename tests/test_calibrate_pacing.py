@@ -1,4 +1,5 @@
-"""Acceptance 4: after `plantune calibrate`, `pacing rank` reports the new threshold and id.
+"""Acceptance 4: after `plantune calibrate`, `pacing rank` reports the new threshold and id
+(here in a demo database, where calibrations fitted on simulated findings count).
 
 The pacing engine lives in its own module; until it is merged this test is skipped.
 """
@@ -21,6 +22,12 @@ def _rank(findings, session="s-acceptance", phase="eng"):
     return json.loads(r.stdout)
 
 
+def _mark_demo(conn):
+    # Calibrations fitted on simulated findings rank findings only in a demo database.
+    with db.transaction(conn):
+        db.mark_demo(conn)
+
+
 FINDINGS = [
     {"id": f"test-gap-{i}", "summary": f"no test covers path {i}", "severity": s, "irreversibility": i % 3,
      "decision_matters": 1, "door_type": "two-way", "recommended": "add-test",
@@ -32,6 +39,7 @@ FINDINGS = [
 def test_pacing_rank_uses_the_newest_calibration(db_file):
     conn = db.connect(db_file)
     simulate.simulate(conn, days=30, seed=8, projects=2, end="2026-11-30")
+    _mark_demo(conn)
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--target", "0.35"])
     assert r.exit_code == 0, r.output
     first = json.loads(r.output)
@@ -51,6 +59,7 @@ def test_pacing_rank_uses_the_newest_calibration(db_file):
 def test_project_calibration_beats_the_global_one(db_file, monkeypatch):
     conn = db.connect(db_file)
     simulate.simulate(conn, days=30, seed=8, projects=2, end="2026-11-30")
+    _mark_demo(conn)
     glob = json.loads(CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json"]).output)
     own = json.loads(CliRunner().invoke(
         cli, ["calibrate", "--include-synthetic", "--json", "--project", "acme-storefront", "--target", "0.1"]

@@ -211,7 +211,9 @@ def test_fast_path_parser():
 
     assert _parse(["check", "q"]) == (run_check, {"project": None, "db_path": None,
                                                   "as_json": False, "question_id": "q",
-                                                  "summary_stdin": False})
+                                                  "summary_stdin": False,
+                                                  "include_synthetic": False})
+    assert _parse(["check", "q", "--include-synthetic"])[1]["include_synthetic"] is True
     run, kw = _parse(["log", "-", "--db=x.db", "--json", "--project", "p"])
     assert run is run_log and kw == {"project": "p", "db_path": "x.db", "as_json": True,
                                      "event": "-"}

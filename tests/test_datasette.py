@@ -70,6 +70,15 @@ EXPECTED_QUERIES = {
         dict(day="2026-03-02", asked=5, auto_decided=1, one_way=0),
         dict(day="2026-03-03", asked=2, auto_decided=3, one_way=3),
     ],
+    # the calibration stored and pinned in the fixture below, newest change first
+    "calibration_changes": [
+        dict(ts="2026-03-05T00:00:00.000Z", scope="alpha", event_type="pinned", calibration_id=1,
+             previous_id=None, threshold=3.0, achieved_rate=0.2, ci_low=0.17, ci_high=0.23, low_confidence=0,
+             synthetic=0, detail=""),
+        dict(ts="2026-03-04T00:00:00.000Z", scope="alpha", event_type="fitted", calibration_id=1,
+             previous_id=None, threshold=3.0, achieved_rate=0.2, ci_low=0.17, ci_high=0.23, low_confidence=0,
+             synthetic=0, detail=""),
+    ],
 }
 
 
@@ -122,9 +131,29 @@ def test_view_json_rows_are_the_hand_computed_ones(history_db, view):
     assert ordered(view, rows(ds, f"/plantune/{view}.json")) == ordered(view, EXPECTED[view])
 
 
+@pytest.fixture
+def history_and_simulation_db(db_file):
+    """The hand-made history, simulated rows in the same projects and sessions, and one
+    calibration with its history: canned queries must show only the real rows."""
+    from tests.test_views import _history_with_simulated_rows
+
+    conn = db.connect(db_file)
+    _history_with_simulated_rows(conn)
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO calibrations (id, project, created_at, target, threshold, tie_fraction,"
+            " score_function, achieved_rate, ci_low, ci_high, n_findings, n_sessions)"
+            " VALUES (1, 'alpha', '2026-03-04T00:00:00.000Z', 0.2, 3, 1, 'additive', 0.2, 0.17, 0.23, 400, 60)")
+        conn.executemany(
+            "INSERT INTO calibration_events (ts, scope, event_type, calibration_id) VALUES (?, 'alpha', ?, 1)",
+            [("2026-03-04T00:00:00.000Z", "fitted"), ("2026-03-05T00:00:00.000Z", "pinned")])
+    conn.close()
+    return db_file
+
+
 @pytest.mark.parametrize("query", QUERY_NAMES)
-def test_canned_query_rows_are_the_hand_computed_ones(history_db, query):
-    ds = serve.build_datasette(history_db)
+def test_canned_query_rows_are_the_hand_computed_ones(history_and_simulation_db, query):
+    ds = serve.build_datasette(history_and_simulation_db)
     assert rows(ds, f"/plantune/{query}.json") == EXPECTED_QUERIES[query]
     page = fetch(ds, f"/plantune/{query}")
     assert page.status_code == 200

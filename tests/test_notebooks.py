@@ -98,6 +98,65 @@ def test_markdown_rendering_escapes_and_formats():
     )
 
 
+def test_params_fill_the_parameters_cell_by_name_and_type(tmp_path):
+    """--param NAME=VALUE reaches the notebooks that declare NAME, typed like its default."""
+    path = str(tmp_path / "sim.db")
+    conn = db.connect(path)
+    simulate.simulate(conn, days=21, seed=4, projects=2, end="2026-11-30")
+    conn.close()
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, [
+        "notebooks", "run", "--db", path, "--out", str(out), "--include-synthetic", "--no-html",
+        "--param", "project=acme-storefront", "--param", "since=2026-11-10", "--param", "target=0.3",
+        "--param", "resamples=200"])
+    assert r.exit_code == 0, r.output
+    first = nbformat.read(str(out / "01_question_log_distributions.ipynb"), as_version=4)
+    second = nbformat.read(str(out / "02_calibrate_surface_threshold.ipynb"), as_version=4)
+    injected = [c for c in second.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1
+    source = injected[0].source
+    for line in ("PROJECT = 'acme-storefront'", "SINCE = '2026-11-10'", "TARGET = 0.3", "RESAMPLES = 200",
+                 "INCLUDE_SYNTHETIC = True"):
+        assert line in source.splitlines(), line
+    # notebook 01 declares none of them: it gets only what it declares
+    (first_injected,) = [c for c in first.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert "PROJECT" not in first_injected.source and "TARGET" not in first_injected.source
+    # the parameters took effect: the fit is for that project and recent window only
+    text = "".join(o.get("text", "") for c in second.cells if c.cell_type == "code" for o in c.outputs)
+    assert "project acme-storefront" in text and "2026-11-1" in text
+
+
+@pytest.mark.parametrize("param, message", [
+    ("nothing", "--param must look like name=value"),
+    ("=3", "--param must look like name=value"),
+    ("colour=blue", "no notebook has a parameter named 'colour' (they take: "),
+    ("target=lots", "--param target takes a number"),
+    ("target=nan", "--param target takes a finite number"),
+    ("write_calibration=maybe", "--param write_calibration takes true or false"),
+])
+def test_bad_params_are_refused_before_anything_runs(tmp_path, db_file, param, message):
+    db.connect(db_file).close()
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, ["notebooks", "run", "--out", str(out), "--param", param])
+    assert r.exit_code == 1
+    assert message in r.output and r.output.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_param_given_twice_is_refused(tmp_path, db_file):
+    db.connect(db_file).close()
+    r = CliRunner().invoke(cli, ["notebooks", "run", "--out", str(tmp_path / "o"),
+                                 "--param", "target=0.2", "--param", "TARGET=0.3"])
+    assert r.exit_code == 1 and "--param TARGET is given twice" in r.output
+
+
+def test_parameters_reads_the_tagged_cell():
+    nb = nbformat.read(COMMITTED[1], as_version=4)
+    params = notebooks.parameters(nb)
+    assert params["TARGET"] == 0.2 and params["PROJECT"] is None and params["WRITE_CALIBRATION"] is False
+    assert "PLANTUNE_DB" in params
+
+
 def test_notebooks_calibrate_from_the_question_log_with_a_holdout(tmp_path):
     """A gstack-only history (no findings): notebook 02 fits on the question log when asked."""
     from tests import gstack_history

@@ -64,7 +64,8 @@ def test_rank_prints_the_contract(db_file):
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert list(out) == ["session_id", "chain_id", "phase", "threshold", "calibration_id",
-                         "surface", "silent_decisions", "budget"]
+                         "calibration", "surface", "silent_decisions", "budget"]
+    assert out["calibration"] is None  # the default rule: no calibration stored yet
     assert [(s["id"], s["reason"]) for s in out["surface"]] == [
         ("eng-drop-legacy", "one-way"), ("eng-missing-index", "rank"), ("eng-approve", "gate")]
     assert out["silent_decisions"] == [

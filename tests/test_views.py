@@ -88,27 +88,28 @@ PREFERENCES = [
 def insert_event(conn, id=None, project="p", session_id="s", phase="eng", ts="2026-01-01T00:00:00.000Z",
                  question_id="plan-eng-review-test-gap", source="agent", user_choice="a", recommended=None,
                  followed=None, door_class="two-way", door_type=None, skill="plan-eng-review",
-                 summary="A question?", event_key=None):
+                 summary="A question?", event_key=None, synthetic=0):
     cur = conn.execute(
         "INSERT INTO question_log (id, event_key, project, ts, skill, question_id, question_summary,"
         " user_choice, recommended, followed_recommendation, session_id, source, phase, door_class,"
-        " door_type, raw_json, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?)",
+        " door_type, raw_json, recorded_at, synthetic)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?)",
         (id, event_key or f"key-{id}-{project}-{ts}-{question_id}-{source}-{os.urandom(4).hex()}", project, ts,
          skill, question_id, summary, user_choice, recommended, followed, session_id, source, phase,
-         door_class, door_type, ts),
+         door_class, door_type, ts, synthetic),
     )
     return cur.lastrowid
 
 
 def insert_finding(conn, project, session_id, phase, finding_id, disposition, surface_reason, door_type,
-                   created_at):
+                   created_at, synthetic=0):
     cur = conn.execute(
         "INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary, severity,"
         " irreversibility, decision_matters, door_type, door_reason, score, threshold, disposition,"
-        " surface_reason, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, 'A finding', 1, 1, 1, ?, 'test', 3, 4, ?, ?, ?, ?)",
+        " surface_reason, created_at, updated_at, synthetic)"
+        " VALUES (?, ?, ?, ?, ?, 'A finding', 1, 1, 1, ?, 'test', 3, 4, ?, ?, ?, ?, ?)",
         (project, session_id, "chain-" + session_id, phase, finding_id, door_type, disposition,
-         surface_reason, created_at, created_at),
+         surface_reason, created_at, created_at, synthetic),
     )
     return cur.lastrowid
 
@@ -311,6 +312,10 @@ EXPECTED = {
                  "2026-02-03T00:00:00.000Z", "one-way", "ASK_NORMALLY", 1),
     ],
 }
+# Every row of the history is real: each view says so in its synthetic column.
+for _rows in EXPECTED.values():
+    for _row in _rows:
+        _row["synthetic"] = 0
 
 # How each view's rows are put in a stable order for comparison.
 SORT_KEYS = {
@@ -436,59 +441,64 @@ def test_session_interruptions_groups_null_and_empty_session_ids(conn):
 
 REFERENCE = {
     "rollup_phase": (
-        "SELECT project, session_key, phase, sum(questions), sum(auto_decided), sum(one_way), sum(followed),"
-        " sum(overridden), max(q_first_ts), max(q_last_ts), sum(findings), sum(surfaced), sum(silent),"
-        " sum(ranked), max(f_first_ts), max(f_last_ts) FROM ("
-        "  SELECT project, coalesce(session_id, '') AS session_key, phase, count(*) AS questions,"
+        "SELECT project, session_key, phase, synthetic, sum(questions), sum(auto_decided), sum(one_way),"
+        " sum(followed), sum(overridden), max(q_first_ts), max(q_last_ts), sum(findings), sum(surfaced),"
+        " sum(silent), sum(ranked), max(f_first_ts), max(f_last_ts) FROM ("
+        "  SELECT project, coalesce(session_id, '') AS session_key, phase, synthetic, count(*) AS questions,"
         "   sum(source = 'auto-decided') AS auto_decided,"
         "   sum(door_class IS 'one-way' OR door_type IS 'one-way') AS one_way,"
         "   sum(followed_recommendation IS 1) AS followed, sum(followed_recommendation IS 0) AS overridden,"
         "   min(ts) AS q_first_ts, max(ts) AS q_last_ts, 0 AS findings, 0 AS surfaced, 0 AS silent,"
         "   0 AS ranked, NULL AS f_first_ts, NULL AS f_last_ts"
-        "  FROM question_log GROUP BY 1, 2, 3"
+        "  FROM question_log GROUP BY 1, 2, 3, 4"
         "  UNION ALL"
-        "  SELECT project, session_id, phase, 0, 0, 0, 0, 0, NULL, NULL, count(*),"
+        "  SELECT project, session_id, phase, synthetic, 0, 0, 0, 0, 0, NULL, NULL, count(*),"
         "   sum(disposition = 'surfaced'), sum(disposition = 'silent'),"
         "   sum(disposition = 'surfaced' AND surface_reason IS 'rank'), min(created_at), max(created_at)"
-        "  FROM findings GROUP BY 1, 2, 3"
-        ") GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-        "SELECT project, session_key, phase, questions, auto_decided, one_way, followed, overridden,"
+        "  FROM findings GROUP BY 1, 2, 3, 4"
+        ") GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+        "SELECT project, session_key, phase, synthetic, questions, auto_decided, one_way, followed, overridden,"
         " q_first_ts, q_last_ts, findings, surfaced, silent, ranked, f_first_ts, f_last_ts"
-        " FROM rollup_phase ORDER BY 1, 2, 3",
+        " FROM rollup_phase ORDER BY 1, 2, 3, 4",
     ),
     "rollup_session": (
-        "SELECT project, coalesce(session_key, ''), sum(questions) - sum(auto_decided), sum(auto_decided),"
-        " sum(one_way), sum(surfaced), sum(silent), min(first_ts), max(last_ts), count(DISTINCT phase)"
-        " FROM (SELECT project, coalesce(session_id, '') AS session_key, phase, 1 AS questions,"
+        "SELECT project, coalesce(session_key, ''), synthetic, sum(questions) - sum(auto_decided),"
+        " sum(auto_decided), sum(one_way), sum(surfaced), sum(silent), min(first_ts), max(last_ts),"
+        " count(DISTINCT phase)"
+        " FROM (SELECT project, coalesce(session_id, '') AS session_key, phase, synthetic, 1 AS questions,"
         "  source = 'auto-decided' AS auto_decided, door_class IS 'one-way' OR door_type IS 'one-way' AS one_way,"
         "  0 AS surfaced, 0 AS silent, ts AS first_ts, ts AS last_ts FROM question_log"
-        "  UNION ALL SELECT project, session_id, phase, 0, 0, 0, disposition = 'surfaced',"
+        "  UNION ALL SELECT project, session_id, phase, synthetic, 0, 0, 0, disposition = 'surfaced',"
         "  disposition = 'silent', created_at, created_at FROM findings)"
-        " GROUP BY 1, 2 ORDER BY 1, 2",
-        "SELECT project, session_key, shown, auto_decided, one_way, findings_surfaced, findings_silent,"
-        " first_ts, last_ts, phase_count FROM rollup_session ORDER BY 1, 2",
+        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+        "SELECT project, session_key, synthetic, shown, auto_decided, one_way, findings_surfaced,"
+        " findings_silent, first_ts, last_ts, phase_count FROM rollup_session ORDER BY 1, 2, 3",
     ),
     "rollup_day": (
-        "SELECT project, substr(ts, 1, 10), source, count(*), sum(door_class IS 'one-way' OR door_type IS 'one-way'),"
+        "SELECT project, substr(ts, 1, 10), source, synthetic, count(*),"
+        " sum(door_class IS 'one-way' OR door_type IS 'one-way'),"
         " sum(followed_recommendation IS 1), sum(followed_recommendation IS 0), sum(question_id GLOB 'hook-*')"
-        " FROM question_log GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-        "SELECT project, day, source, events, one_way, followed, overridden, unmarked FROM rollup_day ORDER BY 1, 2, 3",
+        " FROM question_log GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+        "SELECT project, day, source, synthetic, events, one_way, followed, overridden, unmarked FROM rollup_day"
+        " ORDER BY 1, 2, 3, 4",
     ),
     "rollup_question": (
-        "SELECT project, question_id, count(*), sum(source = 'auto-decided'),"
+        "SELECT project, question_id, synthetic, count(*), sum(source = 'auto-decided'),"
         " sum(door_class IS 'one-way' OR door_type IS 'one-way'), sum(followed_recommendation IS 1),"
         " sum(followed_recommendation IS 0),"
-        " (SELECT id FROM question_log x WHERE x.project = g.project AND x.question_id = g.question_id ORDER BY ts, id LIMIT 1),"
+        " (SELECT id FROM question_log x WHERE x.project = g.project AND x.question_id = g.question_id"
+        "  AND x.synthetic = g.synthetic ORDER BY ts, id LIMIT 1),"
         " min(ts),"
-        " (SELECT id FROM question_log x WHERE x.project = g.project AND x.question_id = g.question_id ORDER BY ts DESC, id DESC LIMIT 1),"
-        " max(ts) FROM question_log g GROUP BY 1, 2 ORDER BY 1, 2",
-        "SELECT project, question_id, events, auto_decided, one_way, followed, overridden, first_event_id, first_ts,"
-        " last_event_id, last_ts FROM rollup_question ORDER BY 1, 2",
+        " (SELECT id FROM question_log x WHERE x.project = g.project AND x.question_id = g.question_id"
+        "  AND x.synthetic = g.synthetic ORDER BY ts DESC, id DESC LIMIT 1),"
+        " max(ts) FROM question_log g GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+        "SELECT project, question_id, synthetic, events, auto_decided, one_way, followed, overridden,"
+        " first_event_id, first_ts, last_event_id, last_ts FROM rollup_question ORDER BY 1, 2, 3",
     ),
     "rollup_choice": (
-        "SELECT project, question_id, user_choice, count(*) FROM question_log WHERE source != 'auto-decided'"
-        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-        "SELECT project, question_id, user_choice, answers FROM rollup_choice ORDER BY 1, 2, 3",
+        "SELECT project, question_id, user_choice, synthetic, count(*) FROM question_log"
+        " WHERE source != 'auto-decided' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+        "SELECT project, question_id, user_choice, synthetic, answers FROM rollup_choice ORDER BY 1, 2, 3, 4",
     ),
 }
 
@@ -499,9 +509,11 @@ def assert_rollups_exact(conn):
         got = [tuple(r) for r in conn.execute(stored)]
         assert got == want, name
     # rollup_session.phases lists exactly the phases its rollup_phase rows have
-    for project, key, phases in conn.execute("SELECT project, session_key, phases FROM rollup_session"):
+    for project, key, synthetic, phases in conn.execute(
+            "SELECT project, session_key, synthetic, phases FROM rollup_session"):
         seen = {r[0] for r in conn.execute(
-            "SELECT phase FROM rollup_phase WHERE project = ? AND session_key = ?", (project, key))}
+            "SELECT phase FROM rollup_phase WHERE project = ? AND session_key = ? AND synthetic = ?",
+            (project, key, synthetic))}
         assert set(phases.split(",")) == seen
 
 
@@ -554,13 +566,14 @@ EVENT = st.fixed_dictionaries({
     "project": PROJECTS, "session_id": SESSIONS, "phase": PHASES, "ts": TIMES, "question_id": QIDS,
     "source": SOURCES, "user_choice": st.sampled_from(["a", "b"]), "followed": st.sampled_from([None, 0, 1]),
     "door_class": st.sampled_from([None, "one-way", "two-way"]), "door_type": st.sampled_from([None, "one-way"]),
+    "synthetic": st.sampled_from([0, 0, 1]),
 })
 DECISIONS = st.sampled_from([("surfaced", "rank"), ("surfaced", "flip"), ("silent", None)])
 FINDING = st.builds(
-    lambda project, session_id, phase, decision, created_at: dict(
+    lambda project, session_id, phase, decision, created_at, synthetic: dict(
         project=project, session_id=session_id, phase=phase, disposition=decision[0],
-        surface_reason=decision[1], created_at=created_at),
-    PROJECTS, st.sampled_from(["s1", "s1", ""]), PHASES, DECISIONS, TIMES,
+        surface_reason=decision[1], created_at=created_at, synthetic=synthetic),
+    PROJECTS, st.sampled_from(["s1", "s1", ""]), PHASES, DECISIONS, TIMES, st.sampled_from([0, 0, 1]),
 )
 INSERT = st.tuples(st.just("insert"), EVENT)
 INSERT_FINDING = st.tuples(st.just("insert_finding"), FINDING)
@@ -597,16 +610,17 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
                     e = op[2]
                     conn.execute(
                         "UPDATE question_log SET project = ?, session_id = ?, phase = ?, ts = ?, question_id = ?,"
-                        " source = ?, user_choice = ?, followed_recommendation = ?, door_class = ?, door_type = ?"
-                        " WHERE id = ?",
+                        " source = ?, user_choice = ?, followed_recommendation = ?, door_class = ?, door_type = ?,"
+                        " synthetic = ? WHERE id = ?",
                         (e["project"], e["session_id"], e["phase"], e["ts"], e["question_id"], e["source"],
-                         e["user_choice"], e["followed"], e["door_class"], e["door_type"], target),
+                         e["user_choice"], e["followed"], e["door_class"], e["door_type"], e["synthetic"],
+                         target),
                     )
             elif kind == "insert_finding":
                 f = op[1]
                 counter += 1
                 insert_finding(conn, f["project"], f["session_id"], f["phase"], f"f{counter}", f["disposition"],
-                               f["surface_reason"], "two-way", f["created_at"])
+                               f["surface_reason"], "two-way", f["created_at"], f["synthetic"])
             else:
                 ids = [r[0] for r in conn.execute("SELECT id FROM findings ORDER BY id")]
                 if not ids:
@@ -618,24 +632,28 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
                     f = op[2]
                     conn.execute(
                         "UPDATE findings SET project = ?, session_id = ?, phase = ?, disposition = ?,"
-                        " surface_reason = ?, created_at = ? WHERE id = ?",
+                        " surface_reason = ?, created_at = ?, synthetic = ? WHERE id = ?",
                         (f["project"], f["session_id"], f["phase"], f["disposition"], f["surface_reason"],
-                         f["created_at"], target),
+                         f["created_at"], f["synthetic"], target),
                     )
             assert_rollups_exact(conn)
     conn.close()
 
 
-def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path, db_file):
-    """A database written before 0005 existed is backfilled exactly, then kept current."""
+def schema_before(tmp_path, first_missing):
+    """The schema as it was before migration ``first_missing`` (a name prefix), no views."""
     mig = tmp_path / "migrations"
     mig.mkdir()
     for name, path in db.default_schema().migrations:
-        if name < "0005":
+        if name < first_missing:
             (mig / name).write_text(open(path, encoding="utf-8").read())
     (tmp_path / "no-views").mkdir()
-    old = db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
-    conn = db.connect(db_file, schema=old)
+    return db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
+
+
+def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path, db_file):
+    """A database written before 0005 existed is backfilled exactly, then kept current."""
+    conn = db.connect(db_file, schema=schema_before(tmp_path, "0005"))
     build_history(conn)
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'rollup_phase'").fetchone()
     conn.close()
@@ -764,5 +782,65 @@ def test_changing_or_deleting_one_row_touches_only_its_groups(large_log, tmp_pat
     for sql in writes:
         steps = vm_steps(conn, sql)
         assert steps < scan / 20, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
+    assert_rollups_exact(conn)
+    conn.close()
+
+
+def _history_with_simulated_rows(conn):
+    """The hand-made history plus simulated events and findings in the same projects."""
+    build_history(conn)
+    with db.transaction(conn):
+        for i, (project, session, phase, source) in enumerate([
+                ("alpha", "s1", "ceo", "agent"), ("alpha", "sim-1", "eng", "auto-decided"),
+                ("beta", "s3", "dx", "auto-decided"), ("alpha", None, "unknown", "hook")]):
+            insert_event(conn, project=project, session_id=session, phase=phase, source=source,
+                         ts=D2 + f"1{i}:00:00.000Z", question_id="plan-eng-review-test-gap",
+                         user_choice="skip", followed=0, synthetic=1)
+        insert_finding(conn, "alpha", "s1", "ceo", "sim-finding", "surfaced", "rank", "two-way",
+                       D2 + "10:30:00.000Z", synthetic=1)
+
+
+def test_simulated_rows_never_change_a_real_total(history):
+    """Every view shows the same real rows after simulated rows land in the same projects and
+    sessions; the simulated ones appear only in rows marked synthetic = 1."""
+    before = {view: ordered(view, view_rows(history, view)) for view in VIEW_NAMES}
+    with db.transaction(history):
+        history.execute("DELETE FROM question_log")
+        history.execute("DELETE FROM findings")
+        history.execute("DELETE FROM preferences")
+    _history_with_simulated_rows(history)
+    assert_rollups_exact(history)
+    for view in VIEW_NAMES:
+        rows = view_rows(history, view)
+        real = [r for r in rows if r["synthetic"] == 0]
+        assert ordered(view, real) == before[view], view
+    simulated = [r for r in view_rows(history, "phase_counts") if r["synthetic"] == 1]
+    assert sum(r["questions"] for r in simulated) == 4 and sum(r["findings_surfaced"] for r in simulated) == 1
+
+
+def test_recent_auto_decisions_keeps_only_the_last_30_days(history):
+    with db.transaction(history):
+        old = insert_event(history, project="alpha", source="auto-decided", ts="2026-01-30T10:00:00.000Z")
+        edge = insert_event(history, project="alpha", source="auto-decided", ts="2026-02-01T08:00:00.000Z")
+    ids = {r["id"] for r in view_rows(history, "recent_auto_decisions")}
+    # the newest auto-decision is 2026-03-03T08:00: 30 days back is 2026-02-01T08:00
+    assert edge in ids and old not in ids
+    assert ids == {3, 10, 13, 14, 15, edge}
+
+
+def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
+    """A database written before the rollups were keyed by synthetic is refilled exactly."""
+    conn = db.connect(db_file, schema=schema_before(tmp_path, "0011"))
+    _history_with_simulated_rows(conn)
+    mixed = conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0]
+    conn.close()
+
+    conn = db.connect(db_file)
+    assert "0011a_synthetic_rollups.sql" in db.applied_migrations(conn)
+    assert_rollups_exact(conn)
+    assert conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0] > mixed
+    with db.transaction(conn):
+        insert_event(conn, project="alpha", session_id="s1", phase="ceo", ts=D4 + "09:00:00.000Z", synthetic=1)
+        conn.execute("DELETE FROM question_log WHERE id = 1")
     assert_rollups_exact(conn)
     conn.close()

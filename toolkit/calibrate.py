@@ -38,6 +38,9 @@ SCORE_FUNCTIONS = ("additive", "weighted")
 DECISION_MATTERS_CUTS = (0.10, 0.25)
 MIN_ANSWERED_FOR_RATE = 5
 MIN_OVERRIDES_FOR_WEIGHTS = 10
+# The guard: a calibration is stored only when the 95% interval of its achieved rate
+# (resampling whole sessions) is narrower than this many points either side.
+MAX_HALF_WIDTH = 0.05
 
 
 class CalibrationError(ValueError):
@@ -500,6 +503,7 @@ def calibrate(findings, target=DEFAULT_TARGET, score_function="additive", weight
         "ci_high": high,
         "n_findings": n_two_way,
         "n_sessions": int(np.unique(findings["session_id"][two_way].astype(str)).size),
+        "n_synthetic": int(findings["synthetic"][two_way].sum()),
         "n_above": fit.n_above,
         "n_ties": fit.n_ties,
         "n_tie_surfaced": fit.n_tie_surfaced,
@@ -566,6 +570,50 @@ def run(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic
     if held is not None:
         report["holdout"] = evaluate_holdout(held, report, holdout_days, cut, resamples, seed)
     return report
+
+
+def confidence(report):
+    """Whether the fit is precise enough to store, and how much more data would make it so.
+
+    The guard is the session-bootstrap 95% interval of the achieved rate: it must be
+    narrower than ±``MAX_HALF_WIDTH``. An interval shrinks about as one over the square
+    root of the number of sessions, which gives the estimate of sessions still needed.
+    """
+    low, high, n_sessions = report["ci_low"], report["ci_high"], report["n_sessions"]
+    if low is None or high is None:
+        half = None
+    else:
+        half = (high - low) / 2.0
+    ok = half is not None and half < MAX_HALF_WIDTH
+    out = {"ok": bool(ok), "half_width": half, "max_half_width": MAX_HALF_WIDTH,
+           "sessions_needed": 0, "findings_needed": 0}
+    if not ok:
+        n = max(int(n_sessions or 0), 1)
+        # Squared ratio of widths, with a little margin since the interval itself is noisy;
+        # an interval of width 0 from one session says nothing, so ask for more sessions.
+        ratio = (half / MAX_HALF_WIDTH) if half else 2.0
+        total = max(n + 1, int(np.ceil(n * (ratio * 1.1) ** 2)))
+        per_session = report["n_findings"] / n if report["n_findings"] else 1.0
+        out["sessions_needed"] = total - n
+        out["findings_needed"] = int(np.ceil(out["sessions_needed"] * per_session))
+    return out
+
+
+def guard_message(report, check):
+    """Why a fit may not be stored, and how much more data it needs (one paragraph)."""
+    if check["half_width"] is None:
+        width = "could not be measured"
+    else:
+        width = (f"is {_pct(report['ci_low'])} to {_pct(report['ci_high'])} "
+                 f"(±{100 * check['half_width']:.1f} points)")
+    return (
+        f"not stored: the 95% interval of the share asked {width}, wider than the "
+        f"±{100 * MAX_HALF_WIDTH:.0f} points a calibration needs; fitted on "
+        f"{report['n_findings']:,} {_noun(report)} from {report['n_sessions']:,} sessions. "
+        f"About {check['sessions_needed']:,} more sessions (about {check['findings_needed']:,} more "
+        f"{_noun(report)}) should narrow it enough; or store it anyway with --force "
+        "(marked low_confidence)"
+    )
 
 
 def _rows(arrays, mask):
@@ -813,28 +861,57 @@ def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, inc
 
 
 def store(conn, report):
-    """Insert the calibration row for ``report``; returns (and sets) its id."""
+    """Insert the calibration row for ``report`` and its 'fitted' event; returns its id.
+
+    A fit that used any simulated finding is stored synthetic = 1, so it never ranks real
+    findings. A fit that fails the confidence guard is stored low_confidence = 1: callers
+    that enforce the guard (``plantune calibrate`` without --force) never get here with one.
+    """
+    low_confidence = not confidence(report)["ok"]
+    from toolkit import pacing
+
     core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
             "ci_low", "ci_high", "n_findings", "n_sessions", "override_recall", "window_start", "window_end",
             "include_synthetic", "calibration_id", "source"}
     details = {k: v for k, v in report.items() if k not in core and k != ROWS_KEY}
+    synthetic = int(bool(report.get("n_synthetic")))
+    now = db.utc_now()
     with db.transaction(conn):
+        before = pacing.calibration_in_force(conn, report["project"], include_synthetic=bool(synthetic))
         cur = conn.execute(
             "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"
             " weights_json, achieved_rate, ci_low, ci_high, n_findings, n_sessions, override_recall,"
-            " window_start, window_end, include_synthetic, details_json, source, developer)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " window_start, window_end, include_synthetic, details_json, source, synthetic, low_confidence,"
+            " developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                report["project"], db.utc_now(), report["target"], report["threshold"], report["tie_fraction"],
+                report["project"], now, report["target"], report["threshold"], report["tie_fraction"],
                 report["score_function"], json.dumps(report["weights"], sort_keys=True), report["achieved_rate"],
                 report["ci_low"], report["ci_high"], report["n_findings"], report["n_sessions"],
                 report["override_recall"], report["window_start"], report["window_end"],
                 int(report["include_synthetic"]), json.dumps(details, sort_keys=True),
-                report.get("source", "findings"), identity.developer(),
+                report.get("source", "findings"), synthetic, int(bool(low_confidence)), identity.developer(),
             ),
         )
+        notes = []
+        if synthetic:
+            notes.append("fitted on simulated findings: never ranks real ones")
+        if low_confidence:
+            notes.append("stored below the confidence guard (--force)")
+        record_event(conn, report["project"], "fitted", cur.lastrowid,
+                     before[0] if before else None, synthetic, "; ".join(notes), now)
     report["calibration_id"] = cur.lastrowid
+    report["synthetic"] = bool(synthetic)
+    report["low_confidence"] = bool(low_confidence)
     return cur.lastrowid
+
+
+def record_event(conn, scope, event_type, calibration_id, previous_id, synthetic=0, detail="", now=None):
+    """Append one calibration_events row (the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO calibration_events (ts, scope, event_type, calibration_id, previous_id, synthetic,"
+        " detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (now or db.utc_now(), scope, event_type, calibration_id, previous_id, int(bool(synthetic)), detail),
+    )
 
 
 # --------------------------------------------------------------------------- words
@@ -948,12 +1025,153 @@ def explain_lines(info):
     return lines
 
 
-def latest(conn, project=None):
-    """The calibration `pacing rank` would use for ``project``: its own newest, else the global one."""
-    for scope in ([project] if project and project != db.GLOBAL_SCOPE else []) + [db.GLOBAL_SCOPE]:
-        row = conn.execute(
-            "SELECT * FROM calibrations WHERE project = ? ORDER BY created_at DESC, id DESC LIMIT 1", (scope,)
-        ).fetchone()
-        if row:
-            return dict(row)
-    return None
+def latest(conn, project=None, include_synthetic=False):
+    """The calibration `pacing rank` would use for ``project`` (its own, else the global one)."""
+    from toolkit import pacing
+
+    row = pacing.calibration_in_force(conn, project or db.GLOBAL_SCOPE, include_synthetic)
+    if row is None:
+        return None
+    return dict(conn.execute("SELECT * FROM calibrations WHERE id = ?", (row[0],)).fetchone())
+
+
+# --------------------------------------------------------------------------- managing calibrations
+
+
+def get(conn, calibration_id):
+    """One calibrations row as a dict (weights parsed), or raise CalibrationError."""
+    row = conn.execute("SELECT * FROM calibrations WHERE id = ?", (calibration_id,)).fetchone()
+    if row is None:
+        raise CalibrationError(f"no calibration with id {calibration_id} (see `plantune calibrations list`)")
+    out = dict(row)
+    try:
+        out["weights"] = json.loads(out.pop("weights_json"))
+    except ValueError:
+        out["weights"] = None
+    details = out.pop("details_json", "{}")
+    try:
+        out["details"] = json.loads(details)
+    except ValueError:
+        out["details"] = {}
+    for k in ("include_synthetic", "synthetic", "low_confidence"):
+        out[k] = bool(out[k])
+    return out
+
+
+def listing(conn, project=None):
+    """Every calibration (newest first) with whether it is pinned and in force for its scope."""
+    from toolkit import pacing
+
+    rows = [dict(r) for r in conn.execute(
+        "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
+        " c.tie_fraction, c.achieved_rate, c.ci_low, c.ci_high, c.override_recall, c.score_function,"
+        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source"
+        " FROM calibrations c LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
+        " WHERE (:project IS NULL OR c.project = :project)"
+        " ORDER BY c.created_at DESC, c.id DESC", {"project": project})]
+    in_force = {}
+    for scope in {r["scope"] for r in rows}:
+        row = pacing.calibration_in_force(conn, scope)
+        in_force[scope] = row[0] if row is not None and row[5] == scope else None
+    for r in rows:
+        r["active"] = in_force.get(r["scope"]) == r["id"]
+        for k in ("synthetic", "low_confidence", "pinned"):
+            r[k] = bool(r[k])
+    return rows
+
+
+def pin(conn, calibration_id, now=None):
+    """Hold the calibration's scope to it; returns the event row written.
+
+    A calibration fitted on simulated findings cannot be pinned outside a demo database:
+    it would rank real findings.
+    """
+    from toolkit import pacing
+
+    c = get(conn, calibration_id)
+    if c["synthetic"] and not db.is_demo(conn):
+        raise CalibrationError(
+            f"calibration {calibration_id} was fitted on simulated findings and never ranks real ones;"
+            " fit one on real findings (`plantune calibrate`) or use a demo database"
+        )
+    now = now or db.utc_now()
+    with db.transaction(conn):
+        before = pacing.calibration_in_force(conn, c["project"])
+        previous = before[0] if before is not None and before[5] == c["project"] else None
+        conn.execute(
+            "INSERT INTO calibration_pins (scope, calibration_id, pinned_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (scope) DO UPDATE SET calibration_id = excluded.calibration_id,"
+            " pinned_at = excluded.pinned_at",
+            (c["project"], calibration_id, now),
+        )
+        detail = "stored with --force below the confidence guard" if c["low_confidence"] else ""
+        record_event(conn, c["project"], "pinned", calibration_id, previous, c["synthetic"], detail, now)
+    return {"scope": c["project"], "calibration_id": calibration_id, "previous_id": previous,
+            "low_confidence": c["low_confidence"]}
+
+
+def unpin(conn, scope, now=None):
+    """Release a scope's pin so its newest usable calibration is in force again."""
+    from toolkit import pacing
+
+    now = now or db.utc_now()
+    with db.transaction(conn):
+        row = conn.execute("SELECT calibration_id FROM calibration_pins WHERE scope = ?", (scope,)).fetchone()
+        if row is None:
+            pinned = None
+        else:
+            pinned = row[0]
+            conn.execute("DELETE FROM calibration_pins WHERE scope = ?", (scope,))
+            now_in_force = pacing.calibration_in_force(conn, scope)
+            current = now_in_force[0] if now_in_force is not None and now_in_force[5] == scope else None
+            record_event(conn, scope, "unpinned", current, pinned, 0, "newest calibration in force", now)
+    in_force = pacing.calibration_in_force(conn, scope)
+    return {"scope": scope, "unpinned": pinned,
+            "calibration_id": in_force[0] if in_force is not None else None}
+
+
+def compare(conn, a_id, b_id, days=30, project=None):
+    """Two calibrations side by side, applied to the same recent findings.
+
+    The history is the last ``days`` days of two-way and other findings (ending at the
+    newest finding), of ``project`` when given, else of the two calibrations' scope when
+    they share a project, else of every project. Simulated findings are used only when
+    one of the two calibrations was fitted on them.
+    """
+    a, b = get(conn, a_id), get(conn, b_id)
+    include_synthetic = a["synthetic"] or b["synthetic"]
+    if project is None and a["project"] == b["project"] and a["project"] != db.GLOBAL_SCOPE:
+        project = a["project"]
+    real = db.real_rows(None, include_synthetic)
+    newest = conn.execute(
+        f"SELECT max(created_at) FROM findings WHERE {real} AND (:p IS NULL OR project = :p)",
+        {"p": project},
+    ).fetchone()[0]
+    history = {"project": project or db.GLOBAL_SCOPE, "days": days, "since": None, "until": newest,
+               "findings": 0, "sessions": 0, "synthetic_included": bool(include_synthetic)}
+    results = {}
+    if newest is not None:
+        since = conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?, ?)",
+                             (newest, f"-{int(days)} days")).fetchone()[0]
+        history["since"] = since
+        findings = load_findings(conn, project, since, include_synthetic)
+        history["findings"] = findings["n"]
+        history["sessions"] = int(np.unique(findings["session_id"].astype(str)).size) if findings["n"] else 0
+        if findings["n"]:
+            one_way = findings["door_type"] == "one-way"
+            gate = np.isin(findings["kind"], GATE_KINDS)
+            two_way = ~one_way & ~gate
+            for key, c in (("a", a), ("b", b)):
+                weights = c["weights"] if isinstance(c["weights"], dict) else {}
+                scores = score_findings(findings["severity"], findings["irreversibility"],
+                                        findings["decision_matters"], c["score_function"], weights or None)
+                eligible = np.zeros(findings["n"], dtype=bool)
+                eligible[two_way] = surfaced_mask(scores[two_way], c["threshold"], c["tie_fraction"],
+                                                  ids=findings["finding_id"][two_way])
+                rate = float(eligible[two_way].mean()) if two_way.any() else None
+                results[key] = {
+                    "share_asked": rate,
+                    "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate,
+                                                   eligible),
+                }
+    return {"a": a, "b": b, "history": history, "applied": results}

@@ -19,6 +19,7 @@ LAZY_COMMANDS = {
     "registry": "toolkit.cli_registry:registry",
     "simulate": "toolkit.cli_calibrate:simulate",
     "calibrate": "toolkit.cli_calibrate:calibrate",
+    "calibrations": "toolkit.cli_calibrations:calibrations",
     "notebooks": "toolkit.cli_calibrate:notebooks",
     "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
     "guidance": "toolkit.cli_guidance:guidance",
@@ -197,30 +198,54 @@ def hook():
 
 
 @cli.command()
+@click.option("--demo", is_flag=True,
+              help="Mark it as a demo database: simulated rows then count as real (refused if it holds real history).")
 @db_option
 @json_option
-def init(db_path, as_json):
+def init(demo, db_path, as_json):
     """Create the database (or upgrade it) and load the bundled registry.
+
+    With --demo the database is marked as a demo database (what `make demo` does): there
+    simulated preferences, calibrations and events steer check, hooks and pacing as if
+    they were real. A database that holds any real history is never marked.
 
     \b
     Example:
         plantune init --db /tmp/plantune.db
+        plantune init --demo --db .demo/plantune.db
     """
     from toolkit import db, paths
 
     path = paths.db_path(db_path)
     existed = os.path.exists(path)
     conn = open_db(db_path)
+    if demo:
+        mark_demo_database(conn, path)
     counts = db.table_counts(conn)
     if as_json:
-        print_json({"db": path, "created": not existed, "tables": counts})
+        print_json({"db": path, "created": not existed, "tables": counts, "demo_database": db.is_demo(conn)})
         return
     verb = "Upgraded" if existed else "Created"
     click.echo(f"{verb} {path}")
+    if demo:
+        click.echo("Marked as a demo database: simulated rows count as real here.")
     click.echo(
         f"Registry: {counts.get('registry_questions', 0)} questions, "
         f"signal map: {counts.get('signal_map', 0)} rows."
     )
+
+
+def mark_demo_database(conn, path):
+    """Mark ``conn`` as a demo database, refusing one that holds real history."""
+    from toolkit import db
+
+    with db.transaction(conn):
+        real = db.real_history(conn)
+        if real:
+            held = ", ".join(f"{n:,} in {t}" for t, n in real.items())
+            fail(f"{path} holds real history ({held}); a demo database must hold simulated rows only."
+                 " Use a new file (e.g. simulate --new-db --db demo.db)")
+        db.mark_demo(conn)
 
 
 @cli.command()
@@ -257,6 +282,8 @@ def status(db_path, as_json):
         "schema_version": migrations[-1].removesuffix(".sql") if migrations else None,
         "migrations": migrations,
         "tables": counts,
+        "synthetic_rows": db.synthetic_counts(conn),
+        "demo_database": db.is_demo(conn),
         "projects": projects,
     }
     if as_json:
@@ -267,11 +294,17 @@ def status(db_path, as_json):
     click.echo(f"Size:           {_human_size(size)}")
     click.echo(f"Schema version: {info['schema_version']} ({len(migrations)} migrations)")
     click.echo(f"Projects seen:  {', '.join(projects) if projects else '(none yet)'}")
+    simulated = info["synthetic_rows"]
+    if info["demo_database"]:
+        click.echo("Demo database:  yes (simulated rows count as real here)")
+    elif any(simulated.values()):
+        click.echo("Simulated rows: kept apart; no real decision uses them")
     click.echo("")
     width = max(len(n) for n in counts)
-    click.echo(f"{'table'.ljust(width)}  rows")
+    click.echo(f"{'table'.ljust(width)}  {'rows':>10}  simulated")
     for name, n in counts.items():
-        click.echo(f"{name.ljust(width)}  {n:,}")
+        sim = f"{simulated[name]:,}" if name in simulated else ""
+        click.echo(f"{name.ljust(width)}  {n:>10,}  {sim}".rstrip())
 
 
 def _human_size(n):

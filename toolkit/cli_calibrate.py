@@ -73,27 +73,39 @@ class _Progress:
 @click.option("--projects", default="3", show_default=True, help="How many projects (1-12).")
 @click.option("--end", default=None, help="Last simulated day, YYYY-MM-DD (default: today, UTC).")
 @click.option("--replace", is_flag=True, help="Delete earlier simulated rows first (real rows are never touched).")
+@click.option("--new-db", is_flag=True,
+              help="Create the database (it must not exist yet) and mark it as a demo database.")
 @db_option
 @json_option
-def simulate(days, seed, projects, end, replace, db_path, as_json):
+def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
     """Write a realistic synthetic history (sessions, findings, answers), marked synthetic.
 
     Review chains run on most days: CEO and Eng phases always, Design and DX sometimes,
     5-10 findings each, decided by the uncalibrated pacing rule. Every row carries
-    synthetic = 1, so `plantune calibrate` ignores it unless given --include-synthetic.
+    synthetic = 1: check, hooks, pacing, guidance, the profile and `plantune calibrate`
+    ignore it unless given --include-synthetic. With --new-db the history goes into a new
+    demo database, where simulated rows count as real.
 
     \b
     Example:
         plantune simulate --days 90 --seed 7
-        plantune simulate --days 365 --projects 5 --replace
+        plantune simulate --new-db --db /tmp/demo.db --days 365 --projects 5
     """
+    from toolkit import paths
     from toolkit import simulate as sim
+    from toolkit.cli import mark_demo_database
 
     n_days = _whole(days, "--days", 1, sim.MAX_DAYS)
     n_seed = _whole(seed, "--seed", -(2**63), 2**63 - 1)
     n_projects = _whole(projects, "--projects", 1, len(sim.PROJECT_NAMES))
     end_day = _day(end, "--end")
+    if new_db:
+        path = paths.db_path(db_path)
+        if os.path.exists(path):
+            fail(f"{path} already exists; --new-db creates a new demo database (choose another --db)")
     conn = open_db(db_path)
+    if new_db:
+        mark_demo_database(conn, path)
     try:
         with _Progress(n_days, "simulating") as progress:
             summary = sim.simulate(conn, n_days, n_seed, n_projects, end_day, replace, progress=progress.update)
@@ -148,16 +160,24 @@ def simulate(days, seed, projects, end, replace, db_path, as_json):
               help='Weights for the weighted score as JSON, e.g. \'{"decision_matters": 2}\' (default: fitted).')
 @click.option("--resamples", default="1000", show_default=True, help="Bootstrap resamples of sessions.")
 @click.option("--dry-run", is_flag=True, help="Report the fit without storing a calibration.")
+@click.option("--force", is_flag=True,
+              help="Store the fit even when its 95% interval is wider than ±5 points (marked low_confidence).")
 @db_option
 @json_option
 def calibrate(target, source, holdout_days, explain_id, since, project, include_synthetic, score_function, weights,
-              resamples, dry_run, db_path, as_json):
+              resamples, dry_run, force, db_path, as_json):
     """Fit the pacing threshold so about --target of two-way decisions are asked, and store it.
 
     Reports the achieved share with a 95% interval (resampling whole sessions), how many
     of your overrides the rule would have caught next to a random rule, and questions per
     session and phase before and after pacing. `pacing rank` uses the newest calibration
-    of the project, else the newest global one (stored when --project is not given).
+    of the project, else the newest global one (stored when --project is not given),
+    unless one is pinned with `plantune calibrations use ID`.
+
+    A fit is stored only when its 95% interval is narrower than ±5 points; otherwise
+    calibrate says how much more data it needs and exits 1 (--force stores it marked
+    low_confidence). A fit that used simulated rows is stored synthetic and never ranks
+    real findings (only a demo database uses it).
 
     With --source question-log (or auto, when no findings are recorded yet) the fit uses
     the two-way questions you answered (sources agent, hook, transcript-import; never
@@ -175,6 +195,7 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
     """
     from toolkit import calibrate as cal
     from toolkit import paths
+    from toolkit.db import is_demo
 
     target_value = _fraction(target, "--target")
     since_day = _day(since, "--since")
@@ -207,7 +228,10 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         fail(str(e))
     report = cal.public(report)
     chosen = report["source"]
-    if not dry_run:
+    check = cal.confidence(report)
+    report["confidence"] = check
+    refused = not check["ok"] and not force and not dry_run
+    if not dry_run and not refused:
         cal.store(conn, report)
     if as_json:
         keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings",
@@ -215,19 +239,33 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         out = {k: report[k] for k in keys}
         out.update({k: v for k, v in report.items() if k not in out})
         print_json(out)
-        return
-    if source == "auto":
-        click.echo(f"Source: {chosen} (auto: " + (
-            "findings are recorded)." if chosen == "findings" else "no findings recorded yet, using the question log)."))
-    for line in cal.summary_lines(report):
-        click.echo(line)
-    if dry_run:
-        click.echo("Dry run: nothing stored.")
     else:
-        click.echo(
-            f"Stored as calibration {report['calibration_id']} for {report['project']} (source {chosen}); "
-            "`pacing rank` uses it from now on."
-        )
+        if source == "auto":
+            click.echo(f"Source: {chosen} (auto: " + (
+                "findings are recorded)." if chosen == "findings"
+                else "no findings recorded yet, using the question log)."))
+        for line in cal.summary_lines(report):
+            click.echo(line)
+    if refused:
+        fail(cal.guard_message(report, check))
+    if as_json:
+        return
+    if dry_run:
+        if not check["ok"]:
+            click.echo("Warning: " + cal.guard_message(report, check).removeprefix("not stored: "))
+        click.echo("Dry run: nothing stored.")
+        return
+    stored = f"Stored as calibration {report['calibration_id']} for {report['project']} (source {chosen})"
+    if report["synthetic"] and not is_demo(conn):
+        click.echo(f"{stored}, marked synthetic: it was fitted on simulated rows, so it never "
+                   "ranks real findings (only a demo database uses it).")
+    elif report["synthetic"]:
+        click.echo(f"{stored}, marked synthetic; this demo database ranks with it from now on.")
+    elif report["low_confidence"]:
+        click.echo(f"{stored}, marked low_confidence (forced below the ±5 point guard); "
+                   "`pacing rank` uses it from now on.")
+    else:
+        click.echo(f"{stored}; `pacing rank` uses it from now on.")
 
 
 def _parse_weights(text):
@@ -268,13 +306,21 @@ def notebooks():
 @click.option("--write-calibration", is_flag=True, help="Let notebook 02 store the calibration it fits.")
 @click.option("--no-html", is_flag=True, help="Save executed notebooks only, no HTML copies.")
 @click.option("--timeout", default="600", show_default=True, help="Seconds allowed per cell.")
+@click.option("--param", "param", multiple=True, metavar="NAME=VALUE",
+              help="Fill a parameter of the notebooks' parameters cell (repeatable), e.g. target=0.2.")
 @db_option
-def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeout, db_path):
+def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeout, param, db_path):
     """Execute every notebook against the database and save executed copies and HTML.
+
+    --param NAME=VALUE fills a parameter of the notebooks' parameters cell, as papermill's
+    -p does: the name matches without regard to case (project fills PROJECT), the value
+    takes the type of the parameter's default, and each notebook gets only the parameters
+    it declares. The executed copy records what it ran with in an injected cell.
 
     \b
     Example:
         plantune notebooks run --include-synthetic --out .demo/notebooks
+        plantune notebooks run --param project=acme-web --param since=2026-09-01 --param target=0.2
     """
     from toolkit import notebooks as nbs
     from toolkit import paths
@@ -295,7 +341,9 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
         click.echo(f"Ran {result['name']} in {result['seconds']:.1f} s → {saved}")
 
     try:
-        results = nbs.run(path, out, params, html_copy=not no_html, timeout=seconds, on_done=done)
+        notebook_params = nbs.parse_params(param)
+        results = nbs.run(path, out, params, html_copy=not no_html, timeout=seconds, on_done=done,
+                          notebook_params=notebook_params)
     except nbs.NotebookError as e:
         fail(str(e))
     click.echo(f"{len(results)} notebooks executed against {path}.")

@@ -132,7 +132,8 @@ def run_log(event, project=None, db_path=None, as_json=False):
     return result
 
 
-def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_json=False):
+def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_json=False,
+              include_synthetic=False):
     """``plantune check``: ASK_NORMALLY / AUTO_DECIDE and NOTE lines (or JSON)."""
     from toolkit import preferences
 
@@ -146,7 +147,7 @@ def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_j
     slug = _project(project)
     conn = _open(db_path)
     _pickup(conn, slug, result)
-    decision = preferences.check(conn, slug, question_id, summary)
+    decision = preferences.check(conn, slug, question_id, summary, include_synthetic)
     if as_json:
         data = decision.as_dict()
         data["project"] = slug
@@ -159,7 +160,7 @@ def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_j
 # --------------------------------------------------------------------------
 # argv fast path
 
-_FLAGS = {"check": ("--summary-stdin", "--json"), "log": ("--json",)}
+_FLAGS = {"check": ("--summary-stdin", "--json", "--include-synthetic"), "log": ("--json",)}
 _VALUED = ("--project", "--db")
 
 
@@ -236,6 +237,7 @@ def _parse(args):
             return None
         kwargs["question_id"] = positional[0]
         kwargs["summary_stdin"] = "--summary-stdin" in seen
+        kwargs["include_synthetic"] = "--include-synthetic" in seen
         return run_check, kwargs
     kwargs["event"] = positional[0]
     return run_log, kwargs

@@ -74,14 +74,18 @@ def log(event, project, db_path, as_json):
 @click.option("--summary-stdin", is_flag=True,
               help="Read the question text from stdin for the one-way keyword net.")
 @click.option("--project", help=_PROJECT_HELP)
+@click.option("--include-synthetic", is_flag=True,
+              help="Let simulated preferences count too (a demo database always does).")
 @db_option
 @json_option
-def check(question_id, summary_stdin, project, db_path, as_json):
+def check(question_id, summary_stdin, project, include_synthetic, db_path, as_json):
     """Say whether to ask a question: ASK_NORMALLY or AUTO_DECIDE, with NOTE lines.
 
     One-way doors (registry, else the keyword net on the piped summary) are always asked;
     so are options inside a split chain (ids containing -split-). Otherwise never-ask and
     ask-only-for-one-way auto-decide. The project's preference beats the global one.
+    Simulated preferences (plantune simulate) never count, unless --include-synthetic is
+    given or the database is a demo database.
 
     \b
     Example:
@@ -90,7 +94,7 @@ def check(question_id, summary_stdin, project, db_path, as_json):
     from toolkit.cli_fast import run_check
 
     _emit(run_check, question_id=question_id, summary_stdin=summary_stdin, project=project,
-          db_path=db_path, as_json=as_json)
+          db_path=db_path, as_json=as_json, include_synthetic=include_synthetic)
 
 
 @click.group()
@@ -169,7 +173,7 @@ def list_(global_, project, all_, db_path, as_json):
 
     conn = open_db(db_path, existing=True)
     sql = ("SELECT scope, question_id, CASE preference WHEN 'unknown' THEN raw_value"
-           " ELSE preference END AS preference, source, updated_at FROM preferences")
+           " ELSE preference END AS preference, source, synthetic, updated_at FROM preferences")
     if all_:
         rows = conn.execute(sql + " ORDER BY scope, rowid").fetchall()
     elif global_:
@@ -180,17 +184,21 @@ def list_(global_, project, all_, db_path, as_json):
         rows = conn.execute(
             sql + " WHERE scope IN (?, ?) ORDER BY scope = ?, rowid", (slug, GLOBAL_SCOPE, GLOBAL_SCOPE)
         ).fetchall()
-    data = [dict(r) for r in rows]
+    data = [dict(r, synthetic=bool(r["synthetic"])) for r in rows]
     if as_json:
         print_json(data)
         return
     if not data:
         click.echo("(no preferences)")
         return
+    from toolkit.db import is_demo
+
+    simulated = ", simulated" if is_demo(conn) else ", simulated: never used for decisions"
     width = max(len(r["question_id"]) for r in data)
     for r in data:
+        mark = simulated if r["synthetic"] else ""
         click.echo(f"{r['scope']}  {r['question_id'].ljust(width)}  {r['preference']}"
-                   f"  ({r['source']}, {r['updated_at']})")
+                   f"  ({r['source']}, {r['updated_at']}{mark})")
 
 
 @pref.command(name="clear")

@@ -30,6 +30,59 @@ GLOBAL_SCOPE = "__global__"
 ALL_PROJECTS = "__all__"
 
 
+# plantune_meta key marking a demo database (made by `make demo` or `simulate --new-db`):
+# there simulated rows count as if they were real, since nothing real lives there.
+DEMO_KEY = "demo-database"
+
+
+def real_rows(alias=None, include_synthetic=False):
+    """SQL predicate keeping the rows a real decision may use.
+
+    A simulated row (synthetic = 1) counts only when the caller opted in
+    (``include_synthetic``) or the database is marked as a demo database. One cheap
+    predicate, so every decision path (check, hooks, pacing, guidance, profile) asks the
+    same question the same way.
+    """
+    if include_synthetic:
+        return "1"
+    column = f"{alias}.synthetic" if alias else "synthetic"
+    return (f"({column} = 0 OR EXISTS (SELECT 1 FROM plantune_meta"
+            f" WHERE key = '{DEMO_KEY}' AND value = '1'))")
+
+
+# Tables whose rows are a user's history; a demo database must hold none that are real.
+HISTORY_TABLES = ("question_log", "findings", "preferences", "preference_events", "declared_profile",
+                  "calibrations", "office_hours_sessions", "pacing_chains", "pacing_runs", "trace_runs",
+                  "guidance_proposals")
+
+
+def real_history(conn):
+    """``{table: rows}`` of real (not simulated) history rows, tables with none left out."""
+    out = {}
+    for name in HISTORY_TABLES:
+        columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}
+        where = " WHERE synthetic = 0" if "synthetic" in columns else ""
+        n = conn.execute(f'SELECT count(*) FROM "{name}"{where}').fetchone()[0]
+        if n:
+            out[name] = n
+    return out
+
+
+def is_demo(conn):
+    """True when the database is marked as a demo database."""
+    row = conn.execute("SELECT value FROM plantune_meta WHERE key = ?", (DEMO_KEY,)).fetchone()
+    return row is not None and row[0] == "1"
+
+
+def mark_demo(conn):
+    """Mark the database as a demo database (the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO plantune_meta (key, value) VALUES (?, '1')"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (DEMO_KEY,),
+    )
+
+
 class DatabaseError(Exception):
     """A database problem explained in one sentence a user can act on."""
 
@@ -403,6 +456,20 @@ def table_counts(conn):
         )
     ]
     return {n: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+
+
+def synthetic_counts(conn):
+    """``{table: simulated rows}`` for every table with a ``synthetic`` column."""
+    out = {}
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        " AND name NOT LIKE 'rollup_%' ORDER BY name"
+    ).fetchall():
+        columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}
+        if "synthetic" in columns:
+            out[name] = conn.execute(
+                f'SELECT count(*) FROM "{name}" WHERE synthetic = 1').fetchone()[0]
+    return out
 
 
 def backup(conn, dest):

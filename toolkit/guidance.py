@@ -563,13 +563,14 @@ def preferences_hash(conn, slug, question_ids) -> str:
         rows = [list(r) for r in conn.execute(
             "SELECT scope, question_id, preference, raw_value, source, updated_at"
             f" FROM preferences WHERE scope IN (?, ?) AND question_id IN ({marks})"
-            " ORDER BY scope, question_id", (slug, db.GLOBAL_SCOPE, *qids))]
+            " AND " + db.real_rows() + " ORDER BY scope, question_id", (slug, db.GLOBAL_SCOPE, *qids))]
     return _sha256(_canonical([qids, rows]).encode())
 
 
 def _preference(conn, scope, qid):
-    r = conn.execute("SELECT preference, source FROM preferences WHERE scope = ? AND question_id = ?",
-                     (scope, qid)).fetchone()
+    # A simulated preference never shapes a real proposal (only in a demo database).
+    r = conn.execute("SELECT preference, source FROM preferences WHERE scope = ? AND question_id = ?"
+                     " AND " + db.real_rows(), (scope, qid)).fetchone()
     return (r[0], r[1]) if r else (None, None)
 
 
@@ -611,7 +612,7 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
     marks = ",".join("?" * len(USER_SOURCES))
     cur.execute(
         "SELECT id, session_id, question_id, user_choice, recommended, followed_recommendation"
-        f" FROM question_log WHERE project = ? AND synthetic = 0 AND source IN ({marks})"
+        f" FROM question_log WHERE project = ? AND {db.real_rows()} AND source IN ({marks})"
         " AND user_choice != ? ORDER BY ts, id", (slug, *USER_SOURCES, UNKNOWN_CHOICE))
     by_qid = OrderedDict()
     for eid, session, qid, choice, rec, followed in cur:
@@ -633,7 +634,7 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
     for r in conn.execute(
             "SELECT f.id, f.session_id, COALESCE(q.question_id, f.finding_id) AS qid"
             " FROM findings f LEFT JOIN question_log q ON q.id = f.answer_event_id"
-            " WHERE f.project = ? AND f.synthetic = 0 AND f.disposition = 'silent'"
+            " WHERE f.project = ? AND " + db.real_rows("f") + " AND f.disposition = 'silent'"
             " AND f.flipped_at IS NOT NULL ORDER BY f.id", (slug,)):
         flips.setdefault(r["qid"], []).append((r["id"], r["session_id"]))
 
@@ -766,7 +767,7 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
             "SELECT e.id, e.question_id, e.preference, e.source, e.free_text, e.extra_json,"
             " p.preference AS current FROM preference_events e"
             " JOIN preferences p ON p.scope = e.scope AND p.question_id = e.question_id"
-            " WHERE e.scope = ? AND e.event_type = 'preference-set' AND e.synthetic = 0"
+            " WHERE e.scope = ? AND e.event_type = 'preference-set' AND " + db.real_rows("e") +
             " ORDER BY e.ts DESC, e.id DESC", (slug,)):
         qid = r["question_id"]
         if qid in seen or qid is None:

@@ -1034,11 +1034,16 @@ def _load_object(report, data):
 
 
 def _apply_preferences(conn, report, obj, text, scope, st):
-    """Make the scope's preference rows say what the file says."""
+    """Make the scope's real preference rows say what the file says.
+
+    The file is real: a row it sets is real (synthetic = 0) even where a simulated one was,
+    and simulated rows it does not mention are left alone (they never reach the file).
+    """
     current = {
         r[0]: (r[1], r[2])
         for r in conn.execute(
-            "SELECT question_id, preference, raw_value FROM preferences WHERE scope = ?", (scope,)
+            "SELECT question_id, preference, raw_value FROM preferences WHERE scope = ?"
+            " AND synthetic = 0", (scope,)
         )
     }
     file_ts = _mtime_ts(st)
@@ -1072,7 +1077,7 @@ def _apply_preferences(conn, report, obj, text, scope, st):
             " free_text, updated_at, developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (scope, question_id) DO UPDATE SET preference = excluded.preference,"
             " raw_value = excluded.raw_value, source = excluded.source,"
-            " free_text = excluded.free_text, updated_at = excluded.updated_at,"
+            " free_text = excluded.free_text, synthetic = 0, updated_at = excluded.updated_at,"
             " developer = excluded.developer",
             _storable((scope, qid, pref, raw, source or PREFERENCE_FILE_SOURCE, free_text,
                        ts or file_ts, identity.developer())),  # raw may be JSON text
@@ -1083,7 +1088,8 @@ def _apply_preferences(conn, report, obj, text, scope, st):
             report.imported += 1
     gone = [qid for qid in current if qid not in seen]
     for qid in gone:
-        conn.execute("DELETE FROM preferences WHERE scope = ? AND question_id = ?", (scope, qid))
+        conn.execute("DELETE FROM preferences WHERE scope = ? AND question_id = ? AND synthetic = 0",
+                     (scope, qid))
     report.removed += len(gone)
 
 
@@ -1099,7 +1105,8 @@ def _apply_profile(conn, report, obj, text, st):
         current = {
             r[0]: r[1]
             for r in conn.execute(
-                "SELECT dimension, value FROM declared_profile WHERE scope = ?", (db.GLOBAL_SCOPE,)
+                "SELECT dimension, value FROM declared_profile WHERE scope = ? AND synthetic = 0",
+                (db.GLOBAL_SCOPE,),
             )
         }
         keep = set()
@@ -1119,7 +1126,7 @@ def _apply_profile(conn, report, obj, text, st):
             conn.execute(
                 "INSERT INTO declared_profile (scope, dimension, value, source, declared_at)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, dimension) DO UPDATE SET"
-                " value = excluded.value, source = excluded.source,"
+                " value = excluded.value, source = excluded.source, synthetic = 0,"
                 " declared_at = excluded.declared_at",
                 (db.GLOBAL_SCOPE, dim, float(value), PROFILE_SOURCE, at),
             )
@@ -1130,7 +1137,7 @@ def _apply_profile(conn, report, obj, text, st):
         gone = [d for d in current if d not in keep]
         for dim in gone:
             conn.execute(
-                "DELETE FROM declared_profile WHERE scope = ? AND dimension = ?",
+                "DELETE FROM declared_profile WHERE scope = ? AND dimension = ? AND synthetic = 0",
                 (db.GLOBAL_SCOPE, dim),
             )
         report.removed += len(gone)

@@ -54,6 +54,95 @@ def inject_parameters(nb, params):
     return nb
 
 
+def parameters(nb):
+    """``{name: default}`` assigned in the notebook's ``parameters`` cell, in order.
+
+    A default that is not a plain literal (``os.environ.get(...)``) is recorded as None.
+    """
+    import ast
+
+    for cell in nb.cells:
+        if "parameters" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        try:
+            tree = ast.parse("".join(cell.get("source", "")))
+        except SyntaxError:
+            return {}
+        names = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign):
+                targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+                targets = [node.target.id]
+            else:
+                continue
+            try:
+                default = ast.literal_eval(node.value)
+            except ValueError:
+                default = None
+            for t in targets:
+                names[t] = default
+        return names
+    return {}
+
+
+_TRUE = ("true", "yes", "1", "on")
+_FALSE = ("false", "no", "0", "off")
+
+
+def _typed(name, text, default):
+    """``text`` as the type of the parameter's default (papermill's -p infers types too)."""
+    low = text.strip().lower()
+    if isinstance(default, bool):
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise NotebookError(f"--param {name} takes true or false, got {text!r}")
+    if isinstance(default, (int, float)):
+        try:
+            number = float(text) if isinstance(default, float) or not low.lstrip("-").isdigit() else int(text)
+        except ValueError:
+            raise NotebookError(f"--param {name} takes a number, got {text!r}") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise NotebookError(f"--param {name} takes a finite number, got {text!r}")
+        return number
+    if low in ("none", "null"):
+        return None
+    return text
+
+
+def parse_params(pairs, directory=NOTEBOOKS_DIR):
+    """``["project=acme-web", ...]`` → ``{NAME: value}`` named as the notebooks name them.
+
+    A name matches a parameters-cell name without regard to case (``project`` fills
+    ``PROJECT``); the value takes the type of that parameter's default. A name no notebook
+    declares, a pair without ``=`` or a name given twice is an error.
+    """
+    import nbformat
+
+    if not pairs:
+        return {}
+    declared = {}
+    for path in notebook_paths(directory):
+        for name, default in parameters(nbformat.read(path, as_version=4)).items():
+            declared.setdefault(name.lower(), (name, default))
+    out = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise NotebookError(f"--param must look like name=value, got {pair!r}")
+        if key.lower() not in declared:
+            known = ", ".join(sorted(n.lower() for n, _ in declared.values())) or "none"
+            raise NotebookError(f"no notebook has a parameter named {key!r} (they take: {known})")
+        name, default = declared[key.lower()]
+        if name in out:
+            raise NotebookError(f"--param {key} is given twice")
+        out[name] = _typed(key, value, default)
+    return out
+
+
 def _failed_cell(nb):
     for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
@@ -62,14 +151,22 @@ def _failed_cell(nb):
     return None
 
 
-def execute(path, params=None, timeout=DEFAULT_TIMEOUT):
-    """Run one notebook with ``params`` injected; returns the executed notebook node."""
+def execute(path, params=None, timeout=DEFAULT_TIMEOUT, notebook_params=None):
+    """Run one notebook with ``params`` injected; returns the executed notebook node.
+
+    ``notebook_params`` (from ``parse_params``) are injected too, but only those the
+    notebook's own parameters cell declares.
+    """
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
     nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Python 3", "language": "python"}
+    if notebook_params:
+        # --param values go only where a notebook's parameters cell names them.
+        declared = parameters(nb)
+        params = dict(params or {}, **{k: v for k, v in notebook_params.items() if k in declared})
     if params:
         inject_parameters(nb, params)
     client = NotebookClient(
@@ -105,11 +202,12 @@ def default_out_dir(env=None):
 
 
 def run(db_path, out_dir=None, params=None, directory=NOTEBOOKS_DIR, html_copy=True,
-        timeout=DEFAULT_TIMEOUT, on_done=None):
+        timeout=DEFAULT_TIMEOUT, on_done=None, notebook_params=None):
     """Execute every notebook in ``directory`` against ``db_path`` and save copies in ``out_dir``.
 
     Returns one dict per notebook: name, seconds, notebook path and html path (or None).
-    ``on_done(result)`` is called after each notebook.
+    ``on_done(result)`` is called after each notebook. ``notebook_params`` fill the
+    parameters each notebook declares (``parse_params``).
     """
     import nbformat
 
@@ -129,7 +227,7 @@ def run(db_path, out_dir=None, params=None, directory=NOTEBOOKS_DIR, html_copy=T
     for path in paths:
         name = os.path.basename(path)
         started = time.perf_counter()
-        nb = execute(path, values, timeout)
+        nb = execute(path, values, timeout, notebook_params)
         seconds = time.perf_counter() - started
         nb_out = os.path.join(out_dir, name)
         nbformat.write(nb, nb_out)

@@ -270,17 +270,37 @@ def _number(value):
     return int(value) if value.is_integer() else value
 
 
-def active_calibration(conn, project):
-    """The newest calibration of ``project``, else the newest global one, else the default.
+def calibration_in_force(conn, project, include_synthetic=False):
+    """The calibrations row that ranks ``project``'s findings, or None for the default rule.
 
-    Returns a dict: id (None for the default), threshold, tie_fraction, score_function,
-    weights.
+    A project's own calibration beats the global one; within a scope a pinned calibration
+    (``plantune calibrations use ID``) beats the newest one. A calibration fitted on
+    simulated findings never ranks real ones (only in a demo database, or when the caller
+    opts in), and a pin on one is ignored.
     """
-    row = conn.execute(
-        "SELECT id, threshold, tie_fraction, score_function, weights_json FROM calibrations"
-        " WHERE project IN (?, ?) ORDER BY project = ? DESC, created_at DESC, id DESC LIMIT 1",
+    real = db.real_rows("c", include_synthetic)
+    pinned_real = db.real_rows("pc", include_synthetic)
+    return conn.execute(
+        "SELECT c.id, c.threshold, c.tie_fraction, c.score_function, c.weights_json, c.project,"
+        " c.low_confidence, c.synthetic, c.created_at, p.scope IS NOT NULL AS pinned"
+        " FROM calibrations c"
+        " LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
+        f" WHERE c.project IN (?, ?) AND {real}"
+        " AND (p.scope IS NOT NULL OR NOT EXISTS (SELECT 1 FROM calibration_pins pp"
+        "  JOIN calibrations pc ON pc.id = pp.calibration_id"
+        f"  WHERE pp.scope = c.project AND {pinned_real}))"
+        " ORDER BY c.project = ? DESC, pinned DESC, c.created_at DESC, c.id DESC LIMIT 1",
         (project, db.GLOBAL_SCOPE, project),
     ).fetchone()
+
+
+def active_calibration(conn, project):
+    """The calibration in force for ``project`` (see ``calibration_in_force``), else the default.
+
+    Returns a dict: id (None for the default), threshold, tie_fraction, score_function,
+    weights, and what the caller reports about it (scope, pinned, low_confidence).
+    """
+    row = calibration_in_force(conn, project)
     if row is None:
         return {
             "id": None,
@@ -288,6 +308,7 @@ def active_calibration(conn, project):
             "tie_fraction": scoring.DEFAULT_TIE_FRACTION,
             "score_function": scoring.DEFAULT_SCORE_FUNCTION,
             "weights": {},
+            "in_force": None,
         }
     try:
         weights = json.loads(row[4])
@@ -301,6 +322,8 @@ def active_calibration(conn, project):
         "tie_fraction": row[2],
         "score_function": row[3],
         "weights": weights,
+        "in_force": {"scope": row[5], "pinned": bool(row[9]), "low_confidence": bool(row[6]),
+                     "synthetic": bool(row[7]), "created_at": row[8]},
     }
     try:
         scoring.score({f: 0 for f in scoring.FACTORS}, cal["score_function"], weights)
@@ -407,8 +430,10 @@ def rank(conn, request, project, *, now=None, registry=None):
             if asked != chain_budget and asked is not None:
                 kept = "no budget" if chain_budget is None else f"its first budget {chain_budget}"
                 notes.append(f"chain {chain_id} keeps {kept} (ignored {asked})")
+        # Simulated findings never spend a chain's budget (pacing_chain_budgets agrees).
         spent_before = conn.execute(
-            "SELECT count(*) FROM findings WHERE project = ? AND chain_id = ? AND surface_reason = 'rank'",
+            "SELECT count(*) FROM findings WHERE project = ? AND chain_id = ? AND surface_reason = 'rank'"
+            " AND synthetic = 0",
             (project, chain_id),
         ).fetchone()[0]
 
@@ -483,6 +508,7 @@ def rank(conn, request, project, *, now=None, registry=None):
             "phase": phase,
             "threshold": _number(threshold),
             "calibration_id": cal["id"],
+            "calibration": cal["in_force"],
             "surface": surface,
             "silent_decisions": [
                 {"id": f["id"], "choice": f["recommended"], "score": _number(f["score"]),
@@ -701,7 +727,8 @@ _DECISION_COLUMNS = (
 def find_decision(conn, finding_id, session_id=None, project=None):
     """The decision a ``flip ID`` means: by finding id or question id, in ``session_id``
     when given, else the newest one (preferring ``project``)."""
-    sql = f"SELECT {_DECISION_COLUMNS} FROM findings WHERE (finding_id = ? OR question_id = ?)"
+    sql = (f"SELECT {_DECISION_COLUMNS} FROM findings WHERE (finding_id = ? OR question_id = ?)"
+           " AND " + db.real_rows())
     params = [finding_id, finding_id]
     if session_id is not None:
         sql += " AND session_id = ?"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from toolkit import identity
-from toolkit.db import GLOBAL_SCOPE
+from toolkit.db import GLOBAL_SCOPE, real_rows
 
 PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
 # The two preferences that would let an agent skip the question.
@@ -177,16 +177,17 @@ def get(conn, scope, question_id):
     return None if row is None else _value(row)
 
 
-def effective_preference(conn, project, question_id):
+def effective_preference(conn, project, question_id, include_synthetic=False):
     """``(value, scope)`` in force for a question: the project's own row, else the global one.
 
     ``(None, None)`` when neither scope has a row. ``value`` may be a hand-written string
     that is not one of the three preferences; callers treat that as "ask". A project row
-    whose value is JSON null does not hide the global one.
+    whose value is JSON null does not hide the global one. A simulated preference is
+    never in force unless the caller opts in or the database is a demo database.
     """
     rows = conn.execute(
         "SELECT preference, raw_value, scope FROM preferences"
-        " WHERE question_id = ? AND scope IN (?, ?)",
+        " WHERE question_id = ? AND scope IN (?, ?) AND " + real_rows(None, include_synthetic),
         (question_id, project, GLOBAL_SCOPE),
     ).fetchall()
     if not rows:
@@ -200,13 +201,17 @@ def effective_preference(conn, project, question_id):
     return _value(rows[0]), rows[0][2]
 
 
-def read(conn, scope):
-    """``{question_id: value}`` of one scope, in the order the ids were first set."""
+def read(conn, scope, include_synthetic=False):
+    """``{question_id: value}`` of one scope, in the order the ids were first set.
+
+    Simulated preferences are left out (unless opted in, or in a demo database): this is
+    what the preferences file gstack itself reads is written from.
+    """
     return {
         r[0]: _value(r[1:])
         for r in conn.execute(
             "SELECT question_id, preference, raw_value FROM preferences WHERE scope = ?"
-            " ORDER BY rowid",
+            " AND " + real_rows(None, include_synthetic) + " ORDER BY rowid",
             (scope,),
         )
     }
@@ -238,13 +243,14 @@ class Decision:
         }
 
 
-def check(conn, project, question_id, summary=None):
+def check(conn, project, question_id, summary=None, include_synthetic=False):
     """Decide whether to ask: one-way first, then the split-chain carve-out, then the preference.
 
     Never returns ``ASK_ONLY_ONE_WAY`` (gstack's --check does not either): by the time the
-    preference is consulted the question is known to be two-way.
+    preference is consulted the question is known to be two-way. Simulated preferences
+    count only with ``include_synthetic`` or in a demo database.
     """
-    pref, scope = effective_preference(conn, project, question_id)
+    pref, scope = effective_preference(conn, project, question_id, include_synthetic)
     door = classify(conn, question_id, summary or None)
     notes = []
     if door.one_way:
@@ -369,7 +375,7 @@ def clear(conn, scope, question_id=None, *, now=None):
 
     ts = now or utc_now()
     if question_id is None:
-        removed = read(conn, scope)
+        removed = read(conn, scope, include_synthetic=True)
         conn.execute("DELETE FROM preferences WHERE scope = ?", (scope,))
     else:
         value = get(conn, scope, question_id)

@@ -295,16 +295,21 @@ def signals_loaded(conn):
 
 
 def declared(conn):
-    """``{dim: value}`` of the global declared profile, in dimension order."""
+    """``{dim: value}`` of the global declared profile, in dimension order.
+
+    Values made up by ``plantune simulate`` count only in a demo database.
+    """
     rows = dict(conn.execute(
-        "SELECT dimension, value FROM declared_profile WHERE scope = ?", (db.GLOBAL_SCOPE,)
+        "SELECT dimension, value FROM declared_profile WHERE scope = ? AND " + db.real_rows(),
+        (db.GLOBAL_SCOPE,),
     ).fetchall())
     return {d: rows[d] for d in DIMENSIONS if d in rows}
 
 
 def declared_at(conn):
     row = conn.execute(
-        "SELECT max(declared_at) FROM declared_profile WHERE scope = ?", (db.GLOBAL_SCOPE,)
+        "SELECT max(declared_at) FROM declared_profile WHERE scope = ? AND " + db.real_rows(),
+        (db.GLOBAL_SCOPE,)
     ).fetchone()
     return row[0]
 
@@ -330,7 +335,8 @@ def set_declared(conn, values, source, now=None):
     conn.executemany(
         "INSERT INTO declared_profile (scope, dimension, value, source, declared_at)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, dimension) DO UPDATE SET"
-        " value = excluded.value, source = excluded.source, declared_at = excluded.declared_at",
+        " value = excluded.value, source = excluded.source, synthetic = 0,"
+        " declared_at = excluded.declared_at",
         [(db.GLOBAL_SCOPE, d, float(v), source, now) for d, v in values.items()],
     )
 

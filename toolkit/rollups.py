@@ -1,7 +1,7 @@
 """Bulk upkeep of the analysis rollups (rollup_phase, _day, _question, _choice) for imports.
 
 The rollup tables behind the analysis views are kept exact by triggers, one event at a
-time (migration 0005). For a bulk import that per-row work is most of the cost, so a large
+time (migrations 0005 and 0011a). For a bulk import that per-row work is most of the cost, so a large
 part of an import inserts its rows with ``question_log_rollup_insert`` left out and then
 adds the whole part's contribution in four set-based statements, in the same transaction:
 no other connection ever sees the rows without their totals.
@@ -25,8 +25,9 @@ except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
 INSERT_TRIGGER = "question_log_rollup_insert"
-# sha1 of the trigger's SQL in sqlite_master as migration 0005 creates it.
-TRIGGER_SHA1 = "3eee9ca64b5b38a4daa12c2bdf179a6215b754d5"
+# sha1 of the trigger's SQL in sqlite_master as migration 0011a creates it (every total
+# keyed by synthetic as well, so simulated and real rows are never added together).
+TRIGGER_SHA1 = "7d19631de770d8b157140ae3f492791ba362659b"
 # Below this many rows the trigger is cheaper than four grouped statements.
 BULK_MIN_ROWS = 200
 
@@ -34,14 +35,14 @@ BULK_MIN_ROWS = 200
 # of this part: INTEGER PRIMARY KEY gives new rows ids above every existing one).
 ADD_ROWS = (
     """
-    INSERT INTO rollup_phase (project, session_key, phase, questions, auto_decided, one_way,
-                              followed, overridden, q_first_ts, q_last_ts)
-    SELECT project, coalesce(session_id, ''), phase, count(*), sum(source = 'auto-decided'),
+    INSERT INTO rollup_phase (project, session_key, phase, synthetic, questions, auto_decided,
+                              one_way, followed, overridden, q_first_ts, q_last_ts)
+    SELECT project, coalesce(session_id, ''), phase, synthetic, count(*), sum(source = 'auto-decided'),
            sum(door_class IS 'one-way' OR door_type IS 'one-way'),
            sum(followed_recommendation IS 1), sum(followed_recommendation IS 0), min(ts), max(ts)
     FROM question_log WHERE id > :lo
-    GROUP BY project, coalesce(session_id, ''), phase
-    ON CONFLICT (project, session_key, phase) DO UPDATE SET
+    GROUP BY project, coalesce(session_id, ''), phase, synthetic
+    ON CONFLICT (project, session_key, phase, synthetic) DO UPDATE SET
         questions = questions + excluded.questions,
         auto_decided = auto_decided + excluded.auto_decided,
         one_way = one_way + excluded.one_way,
@@ -51,14 +52,15 @@ ADD_ROWS = (
         q_last_ts = max(coalesce(q_last_ts, excluded.q_last_ts), excluded.q_last_ts)
     """,
     """
-    INSERT INTO rollup_day (project, day, source, events, one_way, followed, overridden, unmarked)
-    SELECT project, substr(ts, 1, 10), source, count(*),
+    INSERT INTO rollup_day (project, day, source, synthetic, events, one_way, followed, overridden,
+                            unmarked)
+    SELECT project, substr(ts, 1, 10), source, synthetic, count(*),
            sum(door_class IS 'one-way' OR door_type IS 'one-way'),
            sum(followed_recommendation IS 1), sum(followed_recommendation IS 0),
            sum(question_id GLOB 'hook-*')
     FROM question_log WHERE id > :lo
-    GROUP BY project, substr(ts, 1, 10), source
-    ON CONFLICT (project, day, source) DO UPDATE SET
+    GROUP BY project, substr(ts, 1, 10), source, synthetic
+    ON CONFLICT (project, day, source, synthetic) DO UPDATE SET
         events = events + excluded.events,
         one_way = one_way + excluded.one_way,
         followed = followed + excluded.followed,
@@ -68,24 +70,24 @@ ADD_ROWS = (
     # First and last event of each question within the part, ordered by (ts, id) as the
     # trigger orders them; then merged with what the table already holds.
     """
-    INSERT INTO rollup_question (project, question_id, events, auto_decided, one_way, followed,
-                                 overridden, first_event_id, first_ts, last_event_id, last_ts)
-    SELECT project, question_id, count(*), sum(source = 'auto-decided'),
+    INSERT INTO rollup_question (project, question_id, synthetic, events, auto_decided, one_way,
+                                 followed, overridden, first_event_id, first_ts, last_event_id, last_ts)
+    SELECT project, question_id, synthetic, count(*), sum(source = 'auto-decided'),
            sum(door_class IS 'one-way' OR door_type IS 'one-way'),
            sum(followed_recommendation IS 1), sum(followed_recommendation IS 0),
            max(first_id), max(first_ts), max(last_id), max(last_ts)
     FROM (
-        SELECT project, question_id, source, door_class, door_type, followed_recommendation,
+        SELECT project, question_id, synthetic, source, door_class, door_type, followed_recommendation,
                iif(row_number() OVER w_first = 1, id, NULL) AS first_id,
                iif(row_number() OVER w_first = 1, ts, NULL) AS first_ts,
                iif(row_number() OVER w_last = 1, id, NULL) AS last_id,
                iif(row_number() OVER w_last = 1, ts, NULL) AS last_ts
         FROM question_log WHERE id > :lo
-        WINDOW w_first AS (PARTITION BY project, question_id ORDER BY ts, id),
-               w_last AS (PARTITION BY project, question_id ORDER BY ts DESC, id DESC)
+        WINDOW w_first AS (PARTITION BY project, question_id, synthetic ORDER BY ts, id),
+               w_last AS (PARTITION BY project, question_id, synthetic ORDER BY ts DESC, id DESC)
     )
-    GROUP BY project, question_id
-    ON CONFLICT (project, question_id) DO UPDATE SET
+    GROUP BY project, question_id, synthetic
+    ON CONFLICT (project, question_id, synthetic) DO UPDATE SET
         events = events + excluded.events,
         auto_decided = auto_decided + excluded.auto_decided,
         one_way = one_way + excluded.one_way,
@@ -105,11 +107,11 @@ ADD_ROWS = (
             excluded.last_ts, last_ts)
     """,
     """
-    INSERT INTO rollup_choice (project, question_id, user_choice, answers)
-    SELECT project, question_id, user_choice, count(*)
+    INSERT INTO rollup_choice (project, question_id, user_choice, synthetic, answers)
+    SELECT project, question_id, user_choice, synthetic, count(*)
     FROM question_log WHERE id > :lo AND source != 'auto-decided'
-    GROUP BY project, question_id, user_choice
-    ON CONFLICT (project, question_id, user_choice) DO UPDATE SET
+    GROUP BY project, question_id, user_choice, synthetic
+    ON CONFLICT (project, question_id, synthetic, user_choice) DO UPDATE SET
         answers = answers + excluded.answers
     """,
 )

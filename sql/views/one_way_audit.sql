@@ -11,7 +11,7 @@
 -- recorded-finding for a one-way pacing finding of the same question); decided_by says which
 -- path decided (pacing: a finding links the event; hook: the event has a tool_use_id;
 -- check: the rest). Each half reads a small partial index of auto-decided rows (the
--- canonical half looks up only the one-way ids in it).
+-- canonical half looks up only the one-way ids in it). synthetic marks simulated events.
 CREATE VIEW one_way_audit AS
 WITH flagged AS (
     SELECT q.id
@@ -52,7 +52,8 @@ SELECT
                      WHERE k.canonical_id = replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-')
                        AND NOT (k.evidence IS 'question_log:' || q.id
                                 AND k.source IN ('logged', 'classified'))), ''),
-        2) AS flagged_by
+        2) AS flagged_by,
+    q.synthetic
 FROM flagged
 JOIN question_log AS q ON q.id = flagged.id
 LEFT JOIN registry_questions AS r ON r.id = (

@@ -6,7 +6,8 @@
 -- Silent Decision that is its auto-decided event or a later flip; for a surfaced finding
 -- only an event other than auto-decided counts (the user's answer, or a flip), so a
 -- decision flipped out of the block stays unanswered until the user answers it.
--- choice_in_force is what the agent should act on.
+-- choice_in_force is what the agent should act on. A simulated finding (synthetic = 1)
+-- is answered only by simulated events and a real one only by real events.
 CREATE VIEW pacing_decisions AS
 SELECT
     d.*,
@@ -40,11 +41,13 @@ FROM (
         f.flipped_at,
         f.flipped_at IS NOT NULL AS flipped,
         f.created_at,
+        f.synthetic,
         (
             SELECT q.id FROM question_log q
             WHERE q.session_id = f.session_id
               AND q.question_id = f.question_id
               AND (q.phase = f.phase OR q.phase = 'unknown')
+              AND q.synthetic = f.synthetic
               AND (f.disposition = 'silent' OR q.source <> 'auto-decided')
             ORDER BY q.id DESC
             LIMIT 1

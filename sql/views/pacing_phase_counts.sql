@@ -8,6 +8,7 @@ SELECT
     session_id,
     chain_id,
     phase,
+    synthetic,
     count(*) AS findings,
     sum(disposition = 'surfaced') AS surfaced,
     sum(surface_reason = 'one-way') AS surfaced_one_way,
@@ -19,4 +20,4 @@ SELECT
     sum(disposition = 'surfaced' AND answer_event_id IS NOT NULL) AS answered,
     min(created_at) AS ranked_at
 FROM pacing_decisions
-GROUP BY project, session_id, chain_id, phase;
+GROUP BY project, session_id, chain_id, phase, synthetic;

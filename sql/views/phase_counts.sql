@@ -5,12 +5,14 @@
 -- or overrode the recommendation, and the pacing decisions of the phase: findings
 -- surfaced, findings kept silent, and surfaced-by-rank (the two-way findings that spent
 -- the phase's interruption budget). Reads the rollup_phase totals, so it stays fast on
--- millions of events.
+-- millions of events. synthetic is 1 for the totals of simulated rows (plantune simulate),
+-- 0 for real ones: the two are never added together.
 CREATE VIEW phase_counts AS
 SELECT
     project,
     nullif(session_key, '') AS session_id,
     phase,
+    synthetic,
     questions,
     questions - auto_decided AS asked,
     auto_decided,

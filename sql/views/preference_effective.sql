@@ -6,17 +6,24 @@
 -- ask-only-for-one-way, except that one-way doors (registry) and split-chain ids
 -- (containing '-split-') are always asked (ASK_NORMALLY); inert marks a preference that a
 -- one-way door makes do nothing. Projects are those with logged questions or preferences.
+-- Like `plantune check`, it ignores simulated preferences (synthetic = 1) unless the
+-- database is a demo database; synthetic says whether the preference in force is one.
 CREATE VIEW preference_effective AS
-WITH projects AS (
+WITH prefs AS (
+    SELECT * FROM preferences
+    WHERE synthetic = 0
+       OR EXISTS (SELECT 1 FROM plantune_meta WHERE key = 'demo-database' AND value = '1')
+),
+projects AS (
     SELECT project FROM rollup_day
     UNION
-    SELECT scope FROM preferences WHERE scope != '__global__'
+    SELECT scope FROM prefs WHERE scope != '__global__'
 ),
 pairs AS (
-    SELECT scope AS project, question_id FROM preferences
+    SELECT scope AS project, question_id FROM prefs
     UNION
     SELECT p.project, g.question_id
-    FROM projects AS p CROSS JOIN preferences AS g
+    FROM projects AS p CROSS JOIN prefs AS g
     WHERE g.scope = '__global__'
 ),
 chosen AS (
@@ -28,10 +35,11 @@ chosen AS (
         coalesce(own.raw_value, g.raw_value) AS raw_value,
         coalesce(own.source, g.source) AS source,
         coalesce(own.updated_at, g.updated_at) AS updated_at,
-        iif(own.scope IS NOT NULL AND pairs.project != '__global__', g.preference, NULL) AS shadowed_global
+        iif(own.scope IS NOT NULL AND pairs.project != '__global__', g.preference, NULL) AS shadowed_global,
+        coalesce(own.synthetic, g.synthetic) AS synthetic
     FROM pairs
-    LEFT JOIN preferences AS own ON own.scope = pairs.project AND own.question_id = pairs.question_id
-    LEFT JOIN preferences AS g ON g.scope = '__global__' AND g.question_id = pairs.question_id
+    LEFT JOIN prefs AS own ON own.scope = pairs.project AND own.question_id = pairs.question_id
+    LEFT JOIN prefs AS g ON g.scope = '__global__' AND g.question_id = pairs.question_id
 )
 SELECT
     c.project,
@@ -49,6 +57,7 @@ SELECT
         WHEN c.preference IN ('never-ask', 'ask-only-for-one-way') THEN 'AUTO_DECIDE'
         ELSE 'ASK_NORMALLY'
     END AS effect,
-    (r.door_type IS 'one-way' AND c.preference IN ('never-ask', 'ask-only-for-one-way')) AS inert
+    (r.door_type IS 'one-way' AND c.preference IN ('never-ask', 'ask-only-for-one-way')) AS inert,
+    c.synthetic
 FROM chosen AS c
 LEFT JOIN registry_questions AS r ON r.id = c.question_id;

@@ -12,6 +12,8 @@ WITH raw AS (
         d.value AS declared, i.value AS inferred, abs(d.value - i.value) AS v
     FROM inferred_profile AS i
     JOIN declared_profile AS d ON d.scope = '__global__' AND d.dimension = i.dimension
+        -- the real profile is compared with real declared values only
+        AND (d.synthetic = 0 OR i.synthetic = 1)
 ),
 split AS (
     SELECT *, CAST(v * 1000 AS INTEGER) AS k, (129.0 * v) - ((129.0 * v) - v) AS a FROM raw

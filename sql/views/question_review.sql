@@ -5,11 +5,13 @@
 -- followed or overridden and the override rate among those, how many different answers the
 -- user gave, the door type (the live registry's, else one-way when any event was
 -- classified one-way when recorded), and whether the id is registered, ad-hoc
--- ({skill}-{slug}) or unmarked (hook-<hash>, the hooks' id for questions without a marker).
+-- ({skill}-{slug}) or unmarked (hook-<hash>, the hooks' id for questions without a marker). Simulated events
+-- (synthetic = 1) are reviewed in rows of their own.
 CREATE VIEW question_review AS
 SELECT
     q.project,
     q.question_id,
+    q.synthetic,
     coalesce(r.skill, first_event.skill) AS skill,
     q.events,
     q.events - q.auto_decided AS answered,
@@ -20,7 +22,7 @@ SELECT
     q.overridden,
     round(1.0 * q.overridden / nullif(q.followed + q.overridden, 0), 3) AS override_rate,
     (SELECT count(*) FROM rollup_choice c
-     WHERE c.project = q.project AND c.question_id = q.question_id) AS distinct_choices,
+     WHERE c.project = q.project AND c.question_id = q.question_id AND c.synthetic = q.synthetic) AS distinct_choices,
     coalesce(r.door_type, iif(q.one_way > 0, 'one-way', 'two-way')) AS door_type,
     CASE
         WHEN r.id IS NOT NULL THEN 'registered'

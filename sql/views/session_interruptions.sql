@@ -4,11 +4,13 @@
 -- findings surfaced and kept silent by pacing, the first and last activity, the duration
 -- in minutes between them, and the review phases seen (in review order: ceo, design, eng,
 -- dx, other, unknown). Events without a session id are grouped in one row per project
--- with an empty session_id. Reads the rollup_session totals.
+-- with an empty session_id. Reads the rollup_session totals; simulated rows (synthetic = 1) are
+-- counted in rows of their own.
 CREATE VIEW session_interruptions AS
 SELECT
     project,
     nullif(session_key, '') AS session_id,
+    synthetic,
     shown,
     auto_decided,
     one_way,

@@ -2,11 +2,12 @@
 -- were logged under a hook-<hash> id and no preference can ever apply to them. Most
 -- frequent first: these are the candidates for promotion into the registry (the
 -- /plan-tune "audit unmarked" listing shows the first ten). One row per project and id,
--- with the last summary and answer seen.
+-- with the last summary and answer seen; simulated events (synthetic = 1) apart.
 CREATE VIEW unmarked_questions AS
 SELECT
     q.project,
     q.question_id,
+    q.synthetic,
     q.events,
     last_event.question_summary AS last_summary,
     last_event.user_choice AS last_choice,
