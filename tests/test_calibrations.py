@@ -123,6 +123,7 @@ def test_list_show_diff_use_and_history(real_history):
     assert set(rows[0]) >= {"id", "scope", "source", "created_at", "n_findings", "n_sessions", "threshold",
                             "tie_fraction", "achieved_rate", "ci_low", "ci_high", "override_recall",
                             "synthetic", "low_confidence", "active", "pinned"}
+    assert {r["source"] for r in rows} == {"findings"}
     text = run("calibrations", "list").output
     assert text.splitlines()[0].split()[:3] == ["id", "scope", "source"] and "active" in text
 

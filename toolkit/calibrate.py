@@ -1065,8 +1065,7 @@ def listing(conn, project=None):
     rows = [dict(r) for r in conn.execute(
         "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
         " c.tie_fraction, c.achieved_rate, c.ci_low, c.ci_high, c.override_recall, c.score_function,"
-        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned,"
-        " json_extract(c.details_json, '$.source') AS source"
+        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source"
         " FROM calibrations c LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
         " WHERE (:project IS NULL OR c.project = :project)"
         " ORDER BY c.created_at DESC, c.id DESC", {"project": project})]
@@ -1075,7 +1074,6 @@ def listing(conn, project=None):
         row = pacing.calibration_in_force(conn, scope)
         in_force[scope] = row[0] if row is not None and row[5] == scope else None
     for r in rows:
-        r["source"] = r["source"] or "findings"
         r["active"] = in_force.get(r["scope"]) == r["id"]
         for k in ("synthetic", "low_confidence", "pinned"):
             r[k] = bool(r[k])

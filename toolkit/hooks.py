@@ -1154,15 +1154,12 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
     import json
 
     text = ""
-    mode = None
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        mode = os.stat(path).st_mode & 0o777
+        text = safe_io.read_text(path)
     except FileNotFoundError:
         pass
     except (OSError, UnicodeDecodeError) as e:
-        raise SettingsError(f"cannot read {path}: {e}") from None
+        raise SettingsError(f"cannot read {path}: {safe_io.describe(e)}") from None
     if text.strip():
         try:
             settings = json.loads(text)
@@ -1176,22 +1173,9 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
         raise SettingsError(f"{path}: {e}; nothing was changed") from None
     if all(v == "present" for v in outcome.values()):
         return outcome, gstack_hooks_in(settings)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.tmp.{os.getpid()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode if mode is not None else 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # A settings file kept as a symlink (dotfiles) is written where it leads.
+    safe_io.write_atomic(os.path.realpath(path),
+                         json.dumps(settings, indent=2, ensure_ascii=False) + "\n", mode=0o644)
     return outcome, gstack_hooks_in(settings)
 
 

@@ -384,23 +384,32 @@ def append_committed(conn, path, kind, line, env=None):
     except OSError:
         return
     if marks is not None:
-        line_no = (state[3] if state else 0) + 1
-        _update_state_briefly(conn, path, state, lambda: _save_state(
-            conn, path, kind, done.after, line_no, *marks))
+        _advance_state(conn, path, kind, state, done.after, (state[3] if state else 0) + 1,
+                       *marks)
 
 
-def _update_state_briefly(conn, path, expected, save):
-    """Run ``save`` in its own short write transaction if the file's state is still
-    ``expected``; gives up quietly on a busy or failing database."""
-    from toolkit import db
-    from toolkit.db import sqlite3
+def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
+    """Move the file's ingest_state past our own line, in one statement of its own, and
+    only if the state is still ``expected`` (a compare-and-set: nobody else read or wrote
+    meanwhile). Gives up quietly on a busy or failing database."""
+    from toolkit.db import sqlite3, utc_now
 
+    new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail,
+           utc_now())
     wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {min(wait, _STATE_WAIT_MS)}")
     try:
-        with db.transaction(conn):
-            if _states(conn, [path]).get(path) == expected:
-                save()
+        if expected is None:
+            conn.execute(
+                "INSERT OR IGNORE INTO ingest_state (kind, inode, size, offset, line_no,"
+                " mtime_ns, head_sha1, tail_sha1, updated_at, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*new, path))
+        else:
+            conn.execute(
+                "UPDATE ingest_state SET kind = ?, inode = ?, size = ?, offset = ?,"
+                " line_no = ?, mtime_ns = ?, head_sha1 = ?, tail_sha1 = ?, updated_at = ?"
+                " WHERE path = ? AND inode = ? AND size = ? AND offset = ? AND line_no = ?"
+                " AND mtime_ns = ?", (*new, path, *expected))
     except sqlite3.Error:
         pass
     finally:
@@ -641,7 +650,7 @@ def forget(conn, project=None, env=None):
     of the project's question-log.jsonl (every project's when ``project`` is None) and
     every question-events.jsonl line that carries typed free text are removed and their
     keys tombstoned. hook-errors.log loses its lines about the deleted data (all of them
-    for everything). Returns the paths rewritten.
+    for everything). Returns ``(paths rewritten, one-line problems)``.
     """
     from toolkit import db
 
@@ -654,14 +663,21 @@ def forget(conn, project=None, env=None):
             slugs = []
     else:
         slugs = [project]
-    rewritten = []
-    with db.transaction(conn):
-        for slug in slugs:
-            log_path = project_file(slug, QUESTION_LOG, env)
-            if rewrite_without(conn, log_path, "question-log", slug, lambda r: True, env):
-                rewritten.append(log_path)
-            events_path = project_file(slug, EVENTS, env)
-            if rewrite_without(conn, events_path, "question-events", slug,
-                               lambda r: bool(r.get("free_text")), env):
-                rewritten.append(events_path)
-    return rewritten
+    rewritten, problems = [], []
+    jobs = []
+    for slug in slugs:
+        jobs.append((project_file(slug, QUESTION_LOG, env), "question-log", slug,
+                     lambda r: True))
+        jobs.append((project_file(slug, EVENTS, env), "question-events", slug,
+                     lambda r: bool(r.get("free_text"))))
+    for path, kind, slug, drop in jobs:
+        # One file at a time: a FIFO or an unreadable file is reported, the others still
+        # lose their lines (the rows' tombstones already keep the deleted events out).
+        try:
+            with db.transaction(conn):
+                if rewrite_without(conn, path, kind, slug, drop, env):
+                    rewritten.append(path)
+        except OSError as e:
+            problems.append(f"could not remove the deleted lines from {path}:"
+                            f" {safe_io.describe(e)}")
+    return rewritten, problems
