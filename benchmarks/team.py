@@ -1,9 +1,9 @@
 """Team scale on generated events: export, DuckDB report, DuckDB/Spark calibration, numpy fit.
 
-Builds a database of N question events (default 10,000,000) over 8 projects, 20 developers
-and 12 months, plus one finding per 5 events, with set-based SQL (one INSERT … SELECT over
-a recursive counter per table: no Python per row). Then, each as its own process so peak
-memory is its own:
+Part one builds a database of N question events (default 1,000,000) over 8 projects,
+20 developers and 12 months, plus one finding per 5 events, with set-based SQL (one
+INSERT … SELECT over a recursive counter per table: no Python per row). Then, each as its
+own process so peak memory is its own:
 
 * ``plantune export --format parquet``     time and peak RSS (the export streams batches);
 * ``plantune team report``                 DuckDB over the Parquet dataset, against the
@@ -15,14 +15,16 @@ memory is its own:
                                            findings loaded from SQLite: ratios;
   all three must give the same threshold and tie fraction (checked).
 
-Run: ``python benchmarks/team.py [--events N] [--dir DIR] [--keep]``. The machine is shared:
-run it when ``uptime`` is low and read the figures as one run's.
+Part two (``--parquet-events``, default 10,000,000; 0 skips it) generates that many events
+straight as a Parquet dataset with DuckDB and runs the report and the three fits on it.
+
+Run: ``python benchmarks/team.py [--events N] [--parquet-events N] [--dir DIR] [--keep]``.
+The machine is shared: run it when ``uptime`` is low and read the figures as one run's.
 """
 
 import argparse
 import json
 import os
-import resource
 import shutil
 import sqlite3
 import subprocess
@@ -30,11 +32,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
-
-from toolkit import calibrate, db  # noqa: E402
+from toolkit import calibrate, db
 
 BIN = os.path.dirname(sys.executable)
 PROJECTS = 8
@@ -287,16 +285,19 @@ def _code(statement):
 
 
 def timed_process(args, env=None):
-    """Wall time and peak RSS (MiB) of one child process; its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall time and peak RSS (MiB) of one child process (its own, from wait4); its stdout."""
     t0 = time.perf_counter()
-    p = subprocess.run(args, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - t0
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(args, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
     if p.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} failed: {p.stderr.strip()[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest child so far: measure the big one first.
-    return wall, max(peak, before) / 1024, p.stdout
+        raise SystemExit(f"{' '.join(args)} failed: {stderr.strip()[-2000:]}")
+    return wall, usage.ru_maxrss / 1024, stdout
 
 
 def sqlite_reports(path):
@@ -332,13 +333,14 @@ def numpy_fit(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, default=10_000_000)
+    ap.add_argument("--events", type=int, default=1_000_000,
+                    help="Events in the SQLite database that is exported.")
     ap.add_argument("--dir", default=None, help="Work folder (default: a temporary one).")
     ap.add_argument("--keep", action="store_true", help="Keep the database and the export.")
     ap.add_argument("--master", default="local[2]", help="Spark master for the Spark run.")
     ap.add_argument("--generate-only", action="store_true",
                     help="Build the database in --dir and stop (the runs can follow later).")
-    ap.add_argument("--parquet-events", type=int, default=0,
+    ap.add_argument("--parquet-events", type=int, default=10_000_000,
                     help="Also generate this many events straight as Parquet and run the"
                          " report and the fits on them.")
     ap.add_argument("--skip-sqlite", action="store_true",

@@ -207,18 +207,18 @@ def test_script_and_click_agree(argv, tmp_path, monkeypatch):
 
 
 def test_fast_path_parser():
-    from toolkit.cli_fast import _parse, run_check, run_log
+    from toolkit.cli_fast import parse, run_check, run_log
 
-    assert _parse(["check", "q"]) == (run_check, {"project": None, "db_path": None,
+    assert parse(["check", "q"]) == (run_check, {"project": None, "db_path": None,
                                                   "as_json": False, "question_id": "q",
                                                   "summary_stdin": False,
                                                   "include_synthetic": False})
-    assert _parse(["check", "q", "--include-synthetic"])[1]["include_synthetic"] is True
-    run, kw = _parse(["log", "-", "--db=x.db", "--json", "--project", "p"])
+    assert parse(["check", "q", "--include-synthetic"])[1]["include_synthetic"] is True
+    run, kw = parse(["log", "-", "--db=x.db", "--json", "--project", "p"])
     assert run is run_log and kw == {"project": "p", "db_path": "x.db", "as_json": True,
                                      "event": "-"}
     for argv in (["check"], ["check", "a", "b"], ["check", "--help", "a"], ["check", "-x"],
                  ["check", "a", "--json", "--json"], ["check", "a", "--project"],
                  ["check", "a", "--project", "--json"], ["log", "--", "x"], ["status"], [],
                  ["--version"], ["check", "-"], ["log", "{}", "--summary-stdin"]):
-        assert _parse(argv) is None, argv
+        assert parse(argv) is None, argv

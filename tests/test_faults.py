@@ -130,6 +130,25 @@ def test_disk_full_preference_write_leaves_old_file_and_no_temp(small_disk):
             assert "Traceback" not in p.stderr and p.stderr.count("\n") == 1
 
 
+def test_own_lines_are_marked_read_by_every_writer(state_root, tmp_path):
+    """Hooks and compat scripts move ingest_state past the lines they append, so pickup
+    never reads them back (and a delete has nothing stale to meet)."""
+    from tests.hooks_support import make_repo, run_hook
+    from tests.hotpath_support import env
+
+    repo = make_repo(tmp_path)
+    for i in range(3):
+        assert run_hook("post-tool-use", _ask_payload(repo, i),
+                        env=env(GSTACK_PROJECT_SLUG=None)).returncode == 0
+        assert log(record(i), GSTACK_PROJECT_SLUG="acme-web").returncode == 0
+    path = os.path.join(project_dir(state_root, "acme-web"), "question-log.jsonl")
+    st = os.stat(path)
+    state = db_rows("SELECT size, offset, line_no, inode FROM ingest_state WHERE path = ?",
+                    (path,))
+    assert state == [{"size": st.st_size, "offset": st.st_size, "line_no": 6,
+                      "inode": st.st_ino}]
+
+
 def test_append_completes_a_partial_last_line(state_root):
     assert log(record(1)).returncode == 0
     path = os.path.join(project_dir(state_root), "question-log.jsonl")
@@ -560,3 +579,29 @@ def test_unreadable_preferences_file_is_reported_never_replaced(state_root):
     assert c.returncode == 0
     with open(prefs, encoding="utf-8") as f:
         assert f.read() == broken
+
+
+
+def test_delete_takes_spooled_events_and_survives_a_fifo(state_root):
+    """An event spooled while the database was busy is deleted with the rest, a set-aside
+    spool entry goes too, and a FIFO where a gstack file belongs is reported without
+    stopping the delete."""
+    from tests.hotpath_support import run
+    from toolkit import questions, spool
+
+    assert log(record(1, question_summary=f"logged {MARKER}")).returncode == 0
+    spooled = questions.validate_event(record(2, question_summary=f"spooled {MARKER}"))
+    spool.put_question(spooled, SLUG, os.environ["PLANTUNE_DB"])
+    failed = os.path.join(spool.folder(), spool.FAILED_DIR)
+    os.makedirs(failed)
+    with open(os.path.join(failed, "old.json"), "w", encoding="utf-8") as f:
+        json.dump({"project": SLUG, "record": {"question_summary": MARKER}}, f)
+    os.mkfifo(os.path.join(project_dir(state_root), "question-events.jsonl"))
+    p = quick("plantune", "profile", "delete", "--all", "--yes")
+    assert p.returncode == 0, p.stderr
+    assert "question-events.jsonl" in p.stderr and "FIFO" in p.stderr
+    assert count("question_log") == 0
+    assert spool.pending() == []
+    assert MARKER.encode() not in _all_bytes(state_root)
+    assert run("plantune", "ingest").returncode == 0
+    assert count("question_log") == 0

@@ -24,7 +24,7 @@ def _person_db(path, developer, project, prefs, events=()):
     for qid, pref in prefs.items():
         conn.execute("INSERT INTO preferences (scope, question_id, preference, source,"
                      " updated_at, developer) VALUES (?, ?, ?, 'plan-tune', ?, ?)",
-                     (project, qid, pref, "2026-11-0%dT00:00:00Z" % (1 + len(qid) % 8),
+                     (project, qid, pref, f"2026-11-0{1 + len(qid) % 8}T00:00:00Z",
                       developer))
     conn.commit()
     conn.close()

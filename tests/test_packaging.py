@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import BIN_DIR, REPO_ROOT, script
 
 PROJECT_FILES = ("pyproject.toml", "README.md", "datasette-metadata.json")
-PROJECT_DIRS = ("toolkit", "sql", "notebooks")
+PROJECT_DIRS = ("toolkit", "sql", "notebooks", "launchers")
 CONSOLE_SCRIPTS = ("plantune", "gstack-question-log", "gstack-question-preference",
                    "gstack-developer-profile", "gstack-builder-profile", "gstack-pacing-rank")
 
@@ -73,8 +73,13 @@ def installed(wheel, tmp_path_factory):
 
 
 def run_installed(site, *args, cwd, env=None, input=None):
-    """Run a console script of the --target install, its own copy first on the path."""
-    full = dict(os.environ, PYTHONPATH=str(site))
+    """Run a console script of the --target install, its own copy first on the path.
+
+    A --target folder has no Python beside its scripts, so the launcher runs python3 from
+    PATH: this venv's, as for a user who installed with it.
+    """
+    full = dict(os.environ, PYTHONPATH=str(site),
+                PATH=BIN_DIR + os.pathsep + os.environ.get("PATH", ""))
     full.update(env or {})
     return subprocess.run([str(site / "bin" / args[0]), *args[1:]], capture_output=True,
                           text=True, cwd=cwd, env=full, input=input, timeout=120)
@@ -88,11 +93,14 @@ def test_wheel_maps_schema_notebooks_and_metadata_into_the_package(wheel):
     assert "toolkit/data/registry.json" in names
     # Nothing outside the package, and no notebook outputs or checkpoints.
     tops = {n.split("/")[0] for n in names}
-    assert tops == {"toolkit", "plantune-0.1.0.dist-info"}, tops
+    assert tops == {"toolkit", "plantune-0.1.0.dist-info", "plantune-0.1.0.data"}, tops
     assert not [n for n in names if "/out/" in n or "checkpoint" in n]
-    entry_points = zipfile.ZipFile(wheel).read("plantune-0.1.0.dist-info/entry_points.txt").decode()
+    # Every console command is a copy of the launcher, installed as a script.
+    with open(os.path.join(REPO_ROOT, "launchers", "plantune"), "rb") as f:
+        launcher = f.read()
     for name in CONSOLE_SCRIPTS:
-        assert re.search(rf"^{re.escape(name)} = ", entry_points, re.M), name
+        script = zipfile.ZipFile(wheel).read(f"plantune-0.1.0.data/scripts/{name}")
+        assert script == launcher, name
 
 
 def test_installed_copy_finds_its_bundled_files_inside_the_package(installed, tmp_path):

@@ -279,7 +279,10 @@ def test_dimension_trace_rows(conn):
     ]
 
 
-def test_project_filter_reaches_the_index(conn):
-    plan = " ".join(r[3] for r in conn.execute(
-        "EXPLAIN QUERY PLAN SELECT * FROM inferred_profile WHERE project = 'x' AND synthetic = 0"))
-    assert "USING COVERING INDEX question_log_profile (project=? AND synthetic=?)" in plan
+def test_project_filter_reads_the_running_totals_only(conn):
+    for view, table in (("inferred_profile", "profile_totals"),
+                        ("profile_diversity", "profile_totals")):
+        plan = " ".join(r[3] for r in conn.execute(
+            f"EXPLAIN QUERY PLAN SELECT * FROM {view} WHERE project = 'x' AND synthetic = 0"))
+        assert "question_log" not in plan
+        assert "USING PRIMARY KEY (project=? AND synthetic=?)" in plan

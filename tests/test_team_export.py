@@ -24,7 +24,7 @@ SQL_OF = {
 
 @pytest.fixture
 def team(tmp_path):
-    a, b, path = team_db(tmp_path)
+    *_, path = team_db(tmp_path)
     ok(["calibrate", "--include-synthetic", "--db", path], developer="lead@example.com")
     return path
 
@@ -52,7 +52,8 @@ def test_parquet_round_trip_matches_sqlite(team, tmp_path):
         want = dict(query(team, sql))
         got = per_project(read_dataset(out, name)) if want else {}
         assert got == want, name
-        schema = json.load(open(os.path.join(out, name, "_schema.json")))
+        with open(os.path.join(out, name, "_schema.json"), encoding="utf-8") as f:
+            schema = json.load(f)
         cols = [c["name"] for c in schema["columns"]]
         assert [c["name"] for c in schema["partitioning"]["columns"]] == ["project", "month"]
         if want:
@@ -164,7 +165,8 @@ def test_pseudonymised_export_hides_developers_stably(team, tmp_path):
         team, "SELECT DISTINCT developer FROM question_log")}
     for name in export.BY_NAME:
         for f, _, _ in export.manifest_files(out, name):
-            assert b"example.com" not in open(f, "rb").read(), f
+            with open(f, "rb") as fh:
+                assert b"example.com" not in fh.read(), f
     # Another salt gives other names; mixing salts in one folder is refused.
     result = invoke(["export", out, "--pseudonymise", "other", "--db", team])
     assert result.exit_code == 1 and "another salt" in result.output
@@ -213,7 +215,9 @@ def test_team_report_equals_the_sqlite_views(team, tmp_path):
     sums = ", ".join(f"sum({c}) AS {c}" for c in PHASE_COLUMNS)
     want = _sqlite_rows(team, f"SELECT project, session_id, phase, {sums} FROM phase_counts"
                               " GROUP BY project, session_id, phase")
-    key = lambda r: (r["project"], r["session_id"] or "", r["phase"])  # noqa: E731
+    def key(r):
+        return (r["project"], r["session_id"] or "", r["phase"])
+
     got = {key(r): {c: r[c] for c in PHASE_COLUMNS} for r in report["phase_sessions"]}
     assert got == {key(r): {c: r[c] for c in PHASE_COLUMNS} for r in want}
     assert len(got) > 10
@@ -315,7 +319,7 @@ def test_histogram_fit_equals_fit_threshold_with_duplicate_ids():
         values, counts = np.unique(scores, return_counts=True)
         hashes = calibrate.tie_hashes(ids)
 
-        def stats(threshold, k):
+        def stats(threshold, k, hashes=hashes):
             tied = np.sort(hashes[scores == threshold])
             lo, hi = tied[k - 1], tied[k]
             return lo, hi, int((tied < hi).sum()), int((tied <= hi).sum())

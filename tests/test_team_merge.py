@@ -3,6 +3,7 @@
 import json
 import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -171,7 +172,7 @@ def test_preferences_stay_per_developer(tmp_path):
 
 
 def test_a_cleared_preference_never_comes_back_through_a_merge(tmp_path):
-    a, b, team = team_db(tmp_path)
+    a, _, team = team_db(tmp_path)
     assert query(team, "SELECT count(*) FROM developer_preferences WHERE developer ="
                        " 'alice@example.com' AND question_id = 'plan-eng-review-q0'") == [(1,)]
     ok(["pref", "clear", "plan-eng-review-q0", "--project", "proj-a", "--db", a],
@@ -190,7 +191,7 @@ def _counts(path):
 
 
 def test_a_newer_schema_is_refused_and_nothing_is_written(tmp_path):
-    a, b, team = team_db(tmp_path)
+    *_, team = team_db(tmp_path)
     newer = str(tmp_path / "newer.db")
     developer_db(newer, "carol@example.com", 4, real=False)
     conn = sqlite3.connect(newer)
@@ -208,7 +209,7 @@ def test_a_newer_schema_is_refused_and_nothing_is_written(tmp_path):
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda p: open(p, "w").write("not a database"), "not a plantune database"),
+    (lambda p: Path(p).write_text("not a database"), "not a plantune database"),
     (lambda p: sqlite3.connect(p).execute("CREATE TABLE t (x)"), "not a plantune database"),
     (lambda p: None, "no such database"),
 ])
@@ -237,13 +238,13 @@ def test_rows_without_a_developer_need_one_named(tmp_path):
 
 
 def test_merging_the_team_database_into_itself_is_refused(tmp_path):
-    a, b, team = team_db(tmp_path)
+    *_, team = team_db(tmp_path)
     result = invoke(["merge", team, "--db", team])
     assert result.exit_code == 1 and "team database itself" in result.output
 
 
 def test_a_team_database_merges_into_another_with_its_developers(tmp_path):
-    a, b, team = team_db(tmp_path)
+    *_, team = team_db(tmp_path)
     org = str(tmp_path / "org.db")
     ok(["merge", team, "--db", org])
     assert set(query(org, "SELECT developer, count(*) FROM question_log GROUP BY 1")) == set(
@@ -272,12 +273,14 @@ def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
     event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
              "user_choice": "yes"}
     p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
-                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60,
+                       check=False)
     assert p.returncode == 0, p.stderr
     env["PLANTUNE_DEVELOPER"] = "override@example.com"
     event["tool_use_id"] = "t2"
     p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
-                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60,
+                       check=False)
     assert p.returncode == 0, p.stderr
     assert query(db_file, "SELECT developer FROM question_log ORDER BY id") == [
         ("hook.user@example.com",), ("override@example.com",)]

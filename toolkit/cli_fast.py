@@ -191,7 +191,7 @@ def run_hook(event, db_path=None):
     return Output()
 
 
-def _parse(args):
+def parse(args):
     """``(command, kwargs)`` for a plain check/log command line, else None (use click)."""
     hook = _parse_hook(args)
     if hook is not None:
@@ -251,7 +251,7 @@ def _write(stream, lines):
 def main(argv=None):
     """Console entry point: the fast path when it applies, else the click application."""
     args = sys.argv[1:] if argv is None else list(argv)
-    parsed = _parse(args)
+    parsed = parse(args)
     if parsed is None:
         from toolkit.cli import main as click_main
 

@@ -71,7 +71,9 @@ def install(settings_path, executable, db_path, check):
     The commands name plantune by its absolute path, so they work whatever PATH Claude
     Code runs them with. Without --settings the hooks block is printed. With it, the
     entries are merged into the file (created if missing): an existing plantune entry is
-    repointed, never duplicated; other keys and other tools' hooks are kept.
+    repointed, never duplicated; other keys and other tools' hooks are kept; and gstack's
+    history under the state root is imported right away (progress on stderr), so no hook
+    call has a backlog to import.
 
     \b
     Example:
@@ -111,9 +113,50 @@ def install(settings_path, executable, db_path, check):
         click.echo(
             f"note: {settings_path} still runs gstack's own question hooks; answers will be "
             "recorded twice until you remove them", err=True)
+    _initial_import(db_path)
     if check:
         with open(settings_path, encoding="utf-8") as f:
             _check(hooks, hooks.installed_commands(json.load(f)))
+
+
+def _initial_import(db_path):
+    """Import gstack's history now, with progress on stderr, so no hook call meets it.
+
+    Every batch is committed with its offset: an interrupted import keeps what it read,
+    and the next `plantune ingest` (or the hooks' background ingest) does the rest.
+    """
+    import sys
+
+    from toolkit import ingest, mirror, paths
+    from toolkit.cli import open_db
+    from toolkit.cli_ingest import _Progress
+
+    root = paths.state_root()
+    if not mirror.belongs_to_state_root(db_path):
+        return  # gstack's files feed only the state root's own database
+    if not os.path.isdir(root) or not ingest.history_files(root):
+        return
+    conn = open_db(db_path)
+    click.echo(f"Importing gstack's history from {root} ...", err=True)
+    progress = _Progress(enabled=sys.stderr.isatty(), label="Importing")
+    try:
+        summary = ingest.ingest_state_root(conn, root, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        fail("import interrupted; what was read is kept, `plantune ingest` does the rest")
+    except (ingest.IngestError, OSError) as e:
+        progress.close()
+        click.echo(f"note: gstack's history was not imported: {e}", err=True)
+        return
+    except Exception as e:  # noqa: BLE001 - the hooks are installed; say what to run
+        progress.close()
+        click.echo(f"note: gstack's history was not imported ({e}); run `plantune ingest`",
+                   err=True)
+        return
+    progress.close()
+    click.echo(f"Imported {summary.imported:,} new entr{'y' if summary.imported == 1 else 'ies'}"
+               f" from {len(summary.files)} file{'s' * (len(summary.files) != 1)}"
+               f" ({summary.duplicate:,} already there, {summary.skipped:,} skipped).", err=True)
 
 
 def _check(hooks, commands, err=False):

@@ -15,15 +15,16 @@ PROGRESS_MIN_BYTES = 4 << 20
 class _Progress:
     """A click progress bar on stderr, opened on the first tick of a large enough run."""
 
-    def __init__(self, enabled):
+    def __init__(self, enabled, label="Ingesting"):
         self.enabled = enabled
+        self.label = label
         self.bar = None
 
     def __call__(self, advance, total):
         if not self.enabled or total < PROGRESS_MIN_BYTES:
             return
         if self.bar is None:
-            self.bar = click.progressbar(length=total, label="Ingesting", file=sys.stderr,
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
                                          show_eta=True, show_percent=True)
             self.bar.__enter__()
         self.bar.update(advance)

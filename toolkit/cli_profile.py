@@ -332,7 +332,7 @@ def delete(project, all_, files, yes, db_path, as_json):
         plantune profile delete --project old-repo --yes
         plantune profile delete --all --yes
     """
-    from toolkit import hooks, mirror, paths, profile as prof, profile_sync
+    from toolkit import hooks, mirror, paths, profile as prof, profile_sync, safe_io, spool
 
     if project and all_:
         fail("use either --project or --all, not both")
@@ -344,20 +344,24 @@ def delete(project, all_, files, yes, db_path, as_json):
         what = "everything" if scope is None else f"project {scope}"
         fail(f"refusing to delete {what} ({counts['question_log']} question events) without --yes")
     own_files = gstack_files_apply(db_path)
+    problems = []
     if own_files:
         profile_sync.sync(conn, root, scope or "unknown", legacy=False)
-    # Events still waiting in the spool are recorded first, so the delete covers (and
-    # tombstones) them instead of their arriving after it.
-    from toolkit import spool
-
-    spool.drain(conn)
+        # Events spooled while the database was busy are recorded first, so they are
+        # deleted with the rest instead of arriving after the delete.
+        drained = spool.drain(conn)
+        problems.extend(drained.failed)
     texts = prof.deleted_texts(conn, scope)
     counts = prof.delete(conn, scope)
     # gstack's files lose the deleted lines too (tombstoned, so no copy comes back), and
     # hook-errors.log its lines about them: when they feed this database.
     if own_files:
-        mirror.forget(conn, scope)
-        hooks.scrub_error_log(texts, everything=scope is None)
+        problems.extend(mirror.forget(conn, scope)[1])
+        problems.extend(spool.forget(scope))
+        try:
+            hooks.scrub_error_log(texts, everything=scope is None)
+        except OSError as e:
+            problems.append(f"could not clean hook-errors.log: {safe_io.describe(e)}")
     removed = []
     if files:
         removed = profile_sync.remove_files(root, scope)
@@ -365,6 +369,8 @@ def delete(project, all_, files, yes, db_path, as_json):
     if profile_sync.mirror_enabled() and not (files and scope is None):
         _refresh_mirror(conn, paths.resolve_slug() or "unknown")
     prof.vacuum(conn)
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
     if as_json:
         print_json({"scope": scope or "__all__", "deleted": counts, "files_removed": removed})
         return

@@ -207,7 +207,7 @@ def team_calibrate(directory, engine, master, target, project, include_synthetic
                                  master=master)
     except teams.TeamError as e:
         fail(str(e))
-    except Exception as e:  # noqa: BLE001 - a Spark or DuckDB failure, reported in one line
+    except Exception as e:  # a Spark or DuckDB failure, reported in one line
         if type(e).__module__.split(".")[0] in ("duckdb", "pyspark", "py4j"):
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             fail(f"{engine} failed: {first}")

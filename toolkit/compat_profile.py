@@ -51,14 +51,22 @@ class Context:
         """gstack's "ensure the profile": pick up shared files, migrate, keep the mirror."""
         return profile_sync.sync(self.conn, self.root, self.project, force_mirror=force_mirror)
 
-    def pickup_log(self):
-        """Bring in question-log lines other writers (gstack's own bin) appended."""
+    def pickup_log(self, note_backlog=False):
+        """Bring in question-log lines other writers (gstack's own bin) appended.
+
+        A large backlog is imported in the background; with ``note_backlog`` a stderr
+        note says the answer covers only what is imported so far (stdout is unchanged).
+        """
         from toolkit import mirror
 
         if mirror.enabled():
             warning = mirror.pickup(self.conn, self.project)
             if warning:
                 err(warning)
+            if note_backlog:
+                note = mirror.backlog_note(self.conn, self.project)
+                if note:
+                    err(f"{PROG}: {note}")
 
     def refresh_mirror(self):
         if profile_sync.mirror_enabled():
@@ -73,6 +81,7 @@ def cmd_read(ctx, args):
 
 
 def cmd_profile(ctx, args):
+    ctx.pickup_log(note_backlog=True)
     ctx.ensure()
     out(profile.js_pretty(profile.document(ctx.conn, ctx.project)))
     return 0
@@ -87,7 +96,7 @@ def cmd_gap(ctx, args):
 
 
 def cmd_derive(ctx, args):
-    ctx.pickup_log()
+    ctx.pickup_log(note_backlog=True)
     ctx.ensure()
     if not profile.signals_loaded(ctx.conn):
         err("DERIVE: registry or signals file missing, cannot derive")

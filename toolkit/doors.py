@@ -27,7 +27,6 @@ Stable API: ``classify``, ``normalise``, ``explain``, ``canonical_id``, ``decide
 from __future__ import annotations
 
 import os
-import re
 from collections import namedtuple
 
 __all__ = [
@@ -136,7 +135,6 @@ _CONFUSABLE_TABLE = {ord(k): v for k, v in _CONFUSABLES.items()}
 _ASCII_TABLE = {i: " " for i in range(32)}
 _ASCII_TABLE[127] = " "
 _ASCII_TABLE[ord("_")] = " "
-_SPACES = re.compile(r"\s+")
 _unicodedata = None
 
 
@@ -178,7 +176,7 @@ def normalise(text: str, invisible_as: str = "") -> str:
         except UnicodeEncodeError:
             raise ValueError("lone surrogate") from None
         text = _fold_unicode(text, invisible_as)
-    return _SPACES.sub(" ", text.translate(_ASCII_TABLE)).strip()
+    return " ".join(text.translate(_ASCII_TABLE).split())  # whitespace runs -> one space
 
 
 def _read(text):

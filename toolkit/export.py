@@ -249,7 +249,7 @@ class _CsvFile:
     ext = "csv"
 
     def __init__(self, path, ds):
-        self.fh = open(path, "w", encoding="utf-8", newline="")
+        self.fh = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed by close()
         self.out = csv.writer(self.fh, lineterminator="\n")
         self.out.writerow([n for n, _, _ in ds.columns])
 
@@ -264,7 +264,7 @@ class _JsonlFile:
     ext = "jsonl"
 
     def __init__(self, path, ds):
-        self.fh = open(path, "w", encoding="utf-8", newline="\n")
+        self.fh = open(path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - see above
         self.names = [n for n, _, _ in ds.columns]
 
     def write(self, columns):
@@ -370,8 +370,8 @@ def _partition_stats(conn, ds, watermark):
             f" FROM ({ds.sql}) GROUP BY 1, 2", (watermark,)):
         stats[(project, month)] = [n, fp or "", old, fp or "", top]
     if ds.fingerprint != "''" and watermark:
-        for key in stats:
-            stats[key][3] = ""
+        for row in stats.values():
+            row[3] = ""
         for project, month, fp in conn.execute(
                 f"SELECT _project, _month, {ds.fingerprint} FROM ({ds.sql})"
                 " WHERE _id <= ? GROUP BY 1, 2", (watermark,)):
@@ -467,6 +467,7 @@ def _schema_doc(ds, fmt):
 
 
 def _export_dataset(conn, directory, fmt, ds, info, run, developer_of, obsolete):
+    from functools import partial
     from itertools import groupby
 
     watermark = info["watermark"]
@@ -500,7 +501,7 @@ def _export_dataset(conn, directory, fmt, ds, info, run, developer_of, obsolete)
         for cur in _streams(conn, ds, watermark, {p for p, _ in rewrite}):
             col_index = [d[0] for d in cur.description]
             take = [col_index.index(n) for n in names]
-            for rows in iter(lambda: cur.fetchmany(BATCH_ROWS), []):
+            for rows in iter(partial(cur.fetchmany, BATCH_ROWS), []):
                 for key, group in groupby(filter(keep, rows), key=lambda r: (r[1], r[2])):
                     chunk = list(group)
                     if key != current:

@@ -23,15 +23,12 @@ Hot path: stdlib plus toolkit's hot-path modules only.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import re
 import select
 import sys
 import time
 
-from toolkit import paths, safe_io
+from toolkit import json_lite, paths, safe_io
 from toolkit.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
 from toolkit.screening import js_trim, truncate
 
@@ -49,14 +46,33 @@ HOOK_BUSY_TIMEOUT_MS = 3000
 
 AUTO_DECIDE_PREFERENCES = ("never-ask", "ask-only-for-one-way")
 
-_MCP_TOOL = re.compile(r"mcp__.+__AskUserQuestion", re.DOTALL)
-_MARKER = re.compile(r"<gstack-qid:([a-z0-9-]{1,64})>", re.IGNORECASE)
-# Unicode \s is close enough to JS \s here, and compiles in microseconds (js_regex
-# spells the JS class out, which costs milliseconds on every hook start).
-_RECOMMENDATION_LINE = re.compile(r"Recommendation:\s*([^\n]+)", re.IGNORECASE)
-_LETTER_PREFIX = re.compile(r"\s*(?:[A-Za-z]|[0-9]{1,2})\s*[).:\]]\s*")
-_NON_SLUG = re.compile(r"[^a-z0-9]+")
-_SAFE_COMPONENT = re.compile(r"[A-Za-z0-9._-]{1,128}")
+# Patterns, compiled (and ``re`` imported: several ms) only when a hook needs one; the
+# common path (an AskUserQuestion call with a marked question) needs none.
+_PATTERNS = {
+    "mcp_tool": (r"mcp__.+__AskUserQuestion", "DOTALL"),
+    "marker": (r"<gstack-qid:([a-z0-9-]{1,64})>", "IGNORECASE"),
+    # Unicode \s is close enough to JS \s here, and compiles in microseconds (js_regex
+    # spells the JS class out, which costs milliseconds on every hook start).
+    "recommendation_line": (r"Recommendation:\s*([^\n]+)", "IGNORECASE"),
+    "letter_prefix": (r"\s*(?:[A-Za-z]|[0-9]{1,2})\s*[).:\]]\s*", None),
+    "non_slug": (r"[^a-z0-9]+", None),
+    "safe_component": (r"[A-Za-z0-9._-]{1,128}", None),
+}
+_compiled = {}
+
+
+def _pattern(name):
+    p = _compiled.get(name)
+    if p is None:
+        import re
+
+        source, flag = _PATTERNS[name]
+        p = _compiled[name] = re.compile(source, getattr(re, flag) if flag else 0)
+    return p
+
+
+_MARKER_OPEN = "<gstack-qid:"
+_MARKER_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 # --------------------------------------------------------------------------
@@ -138,7 +154,7 @@ def parse_payload(text: str):
     if not text.strip():
         return None
     try:
-        payload = json.loads(text)
+        payload = json_lite.loads(text)
     except (ValueError, RecursionError) as e:
         raise HookInputError(f"stdin parse failed: {e}") from None
     if not isinstance(payload, dict):
@@ -151,7 +167,8 @@ def parse_payload(text: str):
 
 
 def is_ask_tool(name) -> bool:
-    return isinstance(name, str) and (name == "AskUserQuestion" or bool(_MCP_TOOL.fullmatch(name)))
+    return isinstance(name, str) and (
+        name == "AskUserQuestion" or bool(_pattern("mcp_tool").fullmatch(name)))
 
 
 def questions_of(tool_input) -> list:
@@ -187,10 +204,25 @@ def extract_marker(text: str):
     gstack keeps the marker's case and then the log rejects an upper-case id; an agent
     that shouts the marker means the same question, so we lower-case it.
     """
-    m = _MARKER.search(text)
-    if not m:
-        return None, js_trim(text)
-    return m.group(1).lower(), js_trim(text[: m.start()] + text[m.end():])
+    if not text.isascii():
+        # Unicode case folding (the Kelvin sign is a k) only the regex gets exactly right.
+        m = _pattern("marker").search(text)
+        if not m:
+            return None, js_trim(text)
+        return m.group(1).lower(), js_trim(text[: m.start()] + text[m.end():])
+    # ASCII text: the same search as plain string operations (lower() keeps positions).
+    lower = text.lower()
+    start = 0
+    while True:
+        i = lower.find(_MARKER_OPEN, start)
+        if i < 0:
+            return None, js_trim(text)
+        j = k = i + len(_MARKER_OPEN)
+        while k < len(lower) and k - j <= 64 and lower[k] in _MARKER_ID_CHARS:
+            k += 1
+        if 1 <= k - j <= 64 and lower[k:k + 1] == ">":
+            return lower[j:k], js_trim(text[:i] + text[k + 1:])
+        start = i + 1
 
 
 def _utf16_key(s: str):
@@ -200,7 +232,12 @@ def _utf16_key(s: str):
 def hash_question_id(text: str, labels, skill: str = "unknown") -> str:
     """``hook-`` + 10 hex of sha1("<skill>::<text>::<labels sorted as JS sorts, joined by |>")."""
     joined = "|".join(sorted(labels, key=_utf16_key))
-    digest = hashlib.sha1(f"{skill}::{text}::{joined}".encode("utf-8", "surrogatepass")).hexdigest()
+    try:
+        from _sha1 import sha1  # CPython's own; hashlib would first load OpenSSL (~3 ms)
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
+
+    digest = sha1(f"{skill}::{text}::{joined}".encode("utf-8", "surrogatepass")).hexdigest()
     return "hook-" + digest[:10]
 
 
@@ -215,7 +252,7 @@ def extract_recommendation(text: str, labels, strict: bool):
         return normalize_choice(marked[0])
     if marked:
         return None
-    m = _RECOMMENDATION_LINE.search(text)
+    m = _pattern("recommendation_line").search(text)
     if not m:
         return None
     prefix = js_trim(m.group(1))[:12].lower()
@@ -245,7 +282,7 @@ def _first_text(item, keys):
     for k in keys:
         v = item.get(k)
         if _truthy(v):
-            return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+            return v if isinstance(v, str) else json_lite.dumps(v, ensure_ascii=False)
     return None
 
 
@@ -280,7 +317,7 @@ def extract_answers(response, questions) -> tuple:
         parsed = parse_answer_text(response, questions)
         if parsed:
             return _answers_object(parsed, None, questions), None
-    diagnostic = json.dumps(response, ensure_ascii=False)[:300] if not isinstance(response, str) else response[:300]
+    diagnostic = json_lite.dumps(response, ensure_ascii=False)[:300] if not isinstance(response, str) else response[:300]
     return [Answer() for _ in range(n)], f"unrecognised tool_response shape: {diagnostic}"
 
 
@@ -411,7 +448,7 @@ class Registry:
         for r in rows:
             e = dict(zip(("id", "skill", "category", "door_type", "options_json", "signal_key"), r))
             opts = e.pop("options_json")
-            e["options"] = json.loads(opts) if opts else None
+            e["options"] = json_lite.loads(opts) if opts else None
             entries.append(e)
         return cls(entries)
 
@@ -456,10 +493,10 @@ def option_key(label: str, options) -> str | None:
     if not options or not isinstance(label, str):
         return None
     text = normalize_choice(label)
-    m = _LETTER_PREFIX.match(text)
+    m = _pattern("letter_prefix").match(text)
     if m and m.end() < len(text):
         text = text[m.end():]
-    slug = _NON_SLUG.sub("-", text.lower()).strip("-")
+    slug = _pattern("non_slug").sub("-", text.lower()).strip("-")
     if not slug:
         return None
     keys = [k for k in options if isinstance(k, str) and k]
@@ -747,7 +784,8 @@ def judge_question(question, index, conn, project, registry) -> Verdict:
 
 
 def _safe_component(s) -> bool:
-    return isinstance(s, str) and bool(_SAFE_COMPONENT.fullmatch(s)) and s not in (".", "..")
+    return (isinstance(s, str) and bool(_pattern("safe_component").fullmatch(s))
+            and s not in (".", ".."))
 
 
 def _write_marker(payload, env):
@@ -771,7 +809,7 @@ def _memory_line(verdicts, registry, env) -> str:
         return ""
     try:
         with open(os.path.join(paths.state_root(env), "free-text-memory.json"), encoding="utf-8") as f:
-            data = json.load(f)
+            data = json_lite.loads(f.read())
     except (OSError, ValueError):
         return ""
     nuggets = data.get("nuggets") if isinstance(data, dict) else None
@@ -809,7 +847,7 @@ def _conductor_reason(verdicts) -> str:
 
 
 def _deny(reason: str) -> str:
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    return json_lite.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                               "permissionDecision": "deny",
                                               "permissionDecisionReason": reason}},
                       ensure_ascii=False, separators=(",", ":"))
@@ -844,7 +882,7 @@ def pre_tool_use(payload, db_path=None, env=None):
             reason = _conductor_reason(verdicts)
             return _deny(reason + ("\n" + memory if memory else ""))
         if memory:
-            return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            return json_lite.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                                       "additionalContext": memory}},
                               ensure_ascii=False, separators=(",", ":"))
         return None
@@ -1059,6 +1097,7 @@ def check_command(event: str, command: str, env=None) -> str:
     variables), the sample payload on stdin. Failed: a non-zero exit (127 is "not found"),
     a time-out, unexpected output, or a new line in hook-errors.log.
     """
+    import json
     import subprocess
 
     source = os.environ if env is None else env
@@ -1112,16 +1151,15 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
     Atomic (temp file + rename, mode kept). Raises SettingsError for a file that is
     not a JSON object; nothing is written then. Returns ``(outcome, gstack_hooks)``.
     """
+    import json
+
     text = ""
-    mode = None
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        mode = os.stat(path).st_mode & 0o777
+        text = safe_io.read_text(path)
     except FileNotFoundError:
         pass
     except (OSError, UnicodeDecodeError) as e:
-        raise SettingsError(f"cannot read {path}: {e}") from None
+        raise SettingsError(f"cannot read {path}: {safe_io.describe(e)}") from None
     if text.strip():
         try:
             settings = json.loads(text)
@@ -1135,22 +1173,9 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
         raise SettingsError(f"{path}: {e}; nothing was changed") from None
     if all(v == "present" for v in outcome.values()):
         return outcome, gstack_hooks_in(settings)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.tmp.{os.getpid()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode if mode is not None else 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # A settings file kept as a symlink (dotfiles) is written where it leads.
+    safe_io.write_atomic(os.path.realpath(path),
+                         json.dumps(settings, indent=2, ensure_ascii=False) + "\n", mode=0o644)
     return outcome, gstack_hooks_in(settings)
 
 

@@ -85,6 +85,8 @@ FINGERPRINT_BYTES = 4096
 # keys are random, so a batch dirties leaves all over the unique index: the larger the
 # batch, the more of its rows share each page written to the WAL (and checkpointed).
 BATCH_LINES = 10000
+# How often (in lines) a read with a deadline looks at the clock.
+DEADLINE_CHECK_LINES = 32
 # A pretty-printed record longer than this is not a record: its first line is reported.
 MULTILINE_MAX_LINES = 500
 MULTILINE_MAX_CHARS = 1 << 20
@@ -175,6 +177,7 @@ class FileReport:
         self.imported = self.duplicate = self.skipped = self.updated = self.removed = 0
         self.rescanned = False
         self.bytes_read = 0
+        self.pending = 0  # bytes left unread when a deadline stopped the read
         self.issues: list[Issue] = []
         self.error = None
         self.holds = []  # seconds each of this file's write transactions held the lock
@@ -829,7 +832,7 @@ class _Preparer:
 
 
 def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                  parallel=True, fh):
+                  parallel=True, fh, deadline=None):
     handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
     preparer = cache_size = bulk = None
@@ -927,6 +930,7 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
         fh.seek(offset)
         start_offset = offset
         batch = 0
+        stopped = False
         readline = fh.readline
         while True:
             raw = readline(MAX_LINE_BYTES)
@@ -957,14 +961,20 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 batch = 0
             if offset >= st.st_size:
                 break  # bytes appended after our stat are for the next run
-        joiner.finish()
-        check_strict()
-        cut(offset, last=True)
+            if deadline is not None and not line_no % DEADLINE_CHECK_LINES \
+                    and time.monotonic() >= deadline:
+                stopped = True  # out of time: what is read so far is kept, the rest waits
+                break
+        if not stopped:
+            joiner.finish()
+            check_strict()
+        cut(offset, last=not stopped)
         while in_flight:
             land(*in_flight.pop(0))
         report.bytes_read = offset - start_offset
         safe_offset, safe_line = joiner.safe()
-        if final and safe_offset < st.st_size:
+        report.pending = st.st_size - safe_offset if stopped else 0
+        if final and not stopped and safe_offset < st.st_size:
             report.skip(safe_line + 1, _PARTIAL)
             check_strict()
         tx.commit()
@@ -1227,14 +1237,16 @@ WHOLE_KINDS = ("question-preferences", "developer-profile")
 
 
 def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, final=True,
-                progress=None, report=None, parallel=True, root=None):
+                progress=None, report=None, parallel=True, root=None, deadline=None):
     """Ingest one gstack file of ``kind``; returns its :class:`FileReport`.
 
     ``final`` marks an explicit run: a truncated last line is then reported as skipped.
     ``state`` is the file's known ingest state when the caller already loaded it.
     ``parallel`` allows worker processes for a large read. Only a regular file is read
     (a FIFO, socket or device, or a symlink out of ``root``, is reported and skipped
-    without ever blocking).
+    without ever blocking). A JSONL read stops at a line boundary once
+    ``time.monotonic()`` passes ``deadline``, keeping what it read (the report's
+    ``pending`` is the bytes left).
     """
     report = report or FileReport(path, kind, project)
     try:
@@ -1246,11 +1258,11 @@ def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, fin
     with fh:
         return _ingest_open(conn, path, kind, project, report, state, os.fstat(fh.fileno()),
                             strict=strict, final=final, progress=progress, parallel=parallel,
-                            fh=fh)
+                            fh=fh, deadline=deadline)
 
 
 def _ingest_open(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                 parallel, fh):
+                 parallel, fh, deadline=None):
     if state is None:
         state = _load_states(conn, [path]).get(path)
     if state is not None and state.unchanged(st):
@@ -1262,10 +1274,11 @@ def _ingest_open(conn, path, kind, project, report, state, st, *, strict, final,
                 report.status = "failed"
                 raise
         return report
-    run = _ingest_whole if kind in WHOLE_KINDS else _ingest_jsonl
+    run, extra = ((_ingest_whole, {}) if kind in WHOLE_KINDS
+                  else (_ingest_jsonl, {"deadline": deadline}))
     try:
-        return run(conn, path, kind, project, report, state, st,
-                   strict=strict, final=final, progress=progress, parallel=parallel, fh=fh)
+        return run(conn, path, kind, project, report, state, st, strict=strict, final=final,
+                   progress=progress, parallel=parallel, fh=fh, **extra)
     except StrictError:
         report.status = "failed"
         raise
@@ -1280,31 +1293,58 @@ def _project_files(state_root, slug):
     return [(os.path.join(base, name), kind) for name, kind in PROJECT_FILES]
 
 
-def sync_project(conn, state_root, slug) -> dict:
+def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> dict:
     """Bring one project's three gstack files into the database; cheap when nothing changed.
 
     For the hot path: an unchanged file costs one ``stat`` (plus one indexed query for all
-    three). A partial last line is left alone and not reported. Returns a summary dict:
-    ``{"project", "imported", "duplicate", "skipped", "files": [...]}``.
+    three). A partial last line is left alone and not reported. ``deadline`` (a
+    ``time.monotonic()`` value) bounds the JSONL reads; ``skip_jsonl`` leaves them all for
+    later (whole-file stores are still made current). Returns a summary dict:
+    ``{"project", "imported", "duplicate", "skipped", "pending", "files": [...]}`` where
+    ``pending`` is the JSONL bytes left unread.
     """
     if not is_valid_slug(slug):
         raise ValueError(f"unsafe project slug: {slug!r}")
     files = _project_files(os.fspath(state_root), slug)
     states = _load_states(conn, [p for p, _ in files])
     reports = []
+    pending = 0
     for path, kind in files:
         state = states.get(path)
         if state is None and not os.path.lexists(path):
             continue
-        reports.append(ingest_file(conn, path, kind, slug, state=state, final=False,
-                                   parallel=False, root=state_root))
+        if kind in JSONL_KINDS and (skip_jsonl or (
+                deadline is not None and time.monotonic() >= deadline)):
+            pending += unread_bytes(state, path)
+            continue
+        report = ingest_file(conn, path, kind, slug, state=state, final=False,
+                             parallel=False, root=state_root, deadline=deadline)
+        pending += report.pending
+        reports.append(report)
     return {
         "project": slug,
         "imported": sum(r.imported for r in reports),
         "duplicate": sum(r.duplicate for r in reports),
         "skipped": sum(r.skipped for r in reports),
+        "pending": pending,
         "files": [r.as_dict() for r in reports],
     }
+
+
+def unread_bytes(state, path):
+    """Bytes of a JSONL file the importer has not read yet (0 when it is current)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0
+    if state is None or state.inode != st.st_ino or state.offset > st.st_size:
+        return st.st_size
+    return st.st_size - state.offset
+
+
+def history_files(state_root):
+    """Every gstack file under ``state_root`` the importer would read: [(path, kind, project)]."""
+    return _plan(os.fspath(state_root), Summary(os.fspath(state_root)))
 
 
 def _plan(state_root, summary):

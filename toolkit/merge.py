@@ -195,8 +195,8 @@ def _copy_keyed(conn, table, params):
     if table == "findings":
         names += ["answer_event_id", "calibration_id"]
         values += [
-            "(SELECT m.id FROM main.question_log m WHERE m.event_key ="
-            " (SELECT e.event_key FROM src.question_log e WHERE e.id = s.answer_event_id))",
+            ("(SELECT m.id FROM main.question_log m WHERE m.event_key ="
+             " (SELECT e.event_key FROM src.question_log e WHERE e.id = s.answer_event_id))"),
             "(SELECT c.id FROM main.calibrations c WHERE c.merge_key = "
             + ("(SELECT coalesce(k.merge_key, :dbid || ':' || k.id) FROM src.calibrations k"
                " WHERE k.id = s.calibration_id)" if "merge_key" in src_cols

@@ -195,19 +195,40 @@ def _unchanged(state, st):
         st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _nothing_to_pick_up(conn, slug, env):
-    files = [project_file(slug, name, env) for name, _ in PROJECT_FILES]
+# A hook or compat call imports at most this much of other writers' lines itself; a larger
+# backlog (say, a million lines gstack wrote before the switch) goes to a background
+# ingest (toolkit.backlog) and the call answers from what is imported. The time budget
+# bounds the inline part whatever the size.
+INLINE_MAX_BYTES = 64 << 10
+INLINE_BUDGET_SECONDS = 0.02
+JSONL_KINDS = ("question-events", "question-log")
+
+
+def _changed(conn, slug, env):
+    """``(changed, unread JSONL bytes)`` for the project's files, or None when unknown."""
+    files = [(project_file(slug, name, env), kind) for name, kind in PROJECT_FILES]
     try:
-        states = _states(conn, files)
+        states = _states(conn, [p for p, _ in files])
     except Exception:  # noqa: BLE001 - no ingest_state table yet: let the importer decide
-        return False
-    for path in files:
+        return None
+    changed, unread = False, 0
+    for path, kind in files:
         st = _stat(path)
         if st is None and path not in states:
             continue  # the importer skips a file it never saw that does not exist
-        if not _unchanged(states.get(path), st):
-            return False
-    return True
+        state = states.get(path)
+        if _unchanged(state, st):
+            continue
+        changed = True
+        if kind in JSONL_KINDS and st is not None:
+            same = state is not None and state[0] == st.st_ino and state[2] <= st.st_size
+            unread += st.st_size - (state[2] if same else 0)
+    return changed, unread
+
+
+def _database_file(conn):
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] if row and row[2] else None
 
 
 def pickup(conn, slug, env=None):
@@ -217,18 +238,36 @@ def pickup(conn, slug, env=None):
     write the files directly; the incremental importer reads only what changed. Returns a
     warning line or None; never raises, never blocks the answer. Inside the caller's
     transaction the import joins it (a savepoint undoes just the import if it fails).
+
+    A backlog of lines beyond INLINE_MAX_BYTES, or what is left when the inline budget
+    runs out, is handed to the background ingest; while that runs, calls leave the JSONL
+    files to it and only make the whole-file stores (preferences) current.
     """
     from toolkit.db import GLOBAL_SCOPE
 
-    if slug == GLOBAL_SCOPE or _nothing_to_pick_up(conn, slug, env):
+    if slug == GLOBAL_SCOPE:
         return None
+    seen = _changed(conn, slug, env)
+    if seen is not None and not seen[0]:
+        return None
+    unread = seen[1] if seen is not None else 0
+    db_file = _database_file(conn) if unread else None
+    defer = False
+    if db_file:
+        from toolkit import backlog
+
+        defer = unread > INLINE_MAX_BYTES or backlog.running(db_file)
+    import time
+
     from toolkit import ingest
 
+    root = paths.state_root(env)
     nested = conn.in_transaction
     if nested:
         conn.execute("SAVEPOINT plantune_pickup")
     try:
-        summary = ingest.sync_project(conn, paths.state_root(env), slug)
+        summary = ingest.sync_project(conn, root, slug, skip_jsonl=defer,
+                                      deadline=time.monotonic() + INLINE_BUDGET_SECONDS)
     except Exception as e:  # noqa: BLE001 - the answer must not depend on the import
         if nested:
             conn.execute("ROLLBACK TO plantune_pickup")
@@ -238,6 +277,12 @@ def pickup(conn, slug, env=None):
         return f"warning: could not pick up changes to gstack's files: {e}"
     if nested:
         conn.execute("RELEASE plantune_pickup")
+    if summary.get("pending"):
+        db_file = db_file or _database_file(conn)
+        if db_file:
+            from toolkit import backlog
+
+            backlog.start(db_file, root, slug, env)
     failed = [f for f in summary.get("files", ()) if f.get("error")]
     if failed:
         return f"warning: could not pick up {failed[0]['path']}: {failed[0]['error']}"
@@ -250,6 +295,44 @@ def pickup(conn, slug, env=None):
         return (f"warning: skipped {entries}, first {first['path']}:{issue['line']}:"
                 f" {issue['message']}")
     return None
+
+
+def backlog_note(conn, slug, env=None):
+    """A stderr line while gstack lines of ``slug`` still wait for import, else None.
+
+    For answers that depend on the whole history (``--derive``, ``--profile``): they
+    answer from what is imported and say so.
+    """
+    from toolkit import ingest
+
+    files = [project_file(slug, name, env) for name, kind in PROJECT_FILES
+             if kind in JSONL_KINDS]
+    try:
+        states = _states(conn, files)
+    except Exception:  # noqa: BLE001 - no ingest_state table: nothing imported yet either
+        return None
+    unread = total = 0
+    for path in files:
+        st = _stat(path)
+        if st is None:
+            continue
+        total += st.st_size
+        state = states.get(path)
+        unread += ingest.unread_bytes(_OffsetState(state) if state else None, path)
+    if not unread:
+        return None
+    done = 100 * (total - unread) // total if total else 0
+    return (f"note: gstack's history is still being imported in the background ({done}% done,"
+            f" {unread / 1048576:.1f} MiB left); this answer covers what is imported so far")
+
+
+class _OffsetState:
+    """The inode and offset of a mirror state row, as ingest.unread_bytes reads them."""
+
+    __slots__ = ("inode", "offset")
+
+    def __init__(self, row):
+        self.inode, self.offset = row[0], row[2]
 
 
 def _save_state(conn, path, kind, st, line_no, head, tail):
@@ -301,23 +384,32 @@ def append_committed(conn, path, kind, line, env=None):
     except OSError:
         return
     if marks is not None:
-        line_no = (state[3] if state else 0) + 1
-        _update_state_briefly(conn, path, state, lambda: _save_state(
-            conn, path, kind, done.after, line_no, *marks))
+        _advance_state(conn, path, kind, state, done.after, (state[3] if state else 0) + 1,
+                       *marks)
 
 
-def _update_state_briefly(conn, path, expected, save):
-    """Run ``save`` in its own short write transaction if the file's state is still
-    ``expected``; gives up quietly on a busy or failing database."""
-    from toolkit import db
-    from toolkit.db import sqlite3
+def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
+    """Move the file's ingest_state past our own line, in one statement of its own, and
+    only if the state is still ``expected`` (a compare-and-set: nobody else read or wrote
+    meanwhile). Gives up quietly on a busy or failing database."""
+    from toolkit.db import sqlite3, utc_now
 
+    new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail,
+           utc_now())
     wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {min(wait, _STATE_WAIT_MS)}")
     try:
-        with db.transaction(conn):
-            if _states(conn, [path]).get(path) == expected:
-                save()
+        if expected is None:
+            conn.execute(
+                "INSERT OR IGNORE INTO ingest_state (kind, inode, size, offset, line_no,"
+                " mtime_ns, head_sha1, tail_sha1, updated_at, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*new, path))
+        else:
+            conn.execute(
+                "UPDATE ingest_state SET kind = ?, inode = ?, size = ?, offset = ?,"
+                " line_no = ?, mtime_ns = ?, head_sha1 = ?, tail_sha1 = ?, updated_at = ?"
+                " WHERE path = ? AND inode = ? AND size = ? AND offset = ? AND line_no = ?"
+                " AND mtime_ns = ?", (*new, path, *expected))
     except sqlite3.Error:
         pass
     finally:
@@ -558,7 +650,7 @@ def forget(conn, project=None, env=None):
     of the project's question-log.jsonl (every project's when ``project`` is None) and
     every question-events.jsonl line that carries typed free text are removed and their
     keys tombstoned. hook-errors.log loses its lines about the deleted data (all of them
-    for everything). Returns the paths rewritten.
+    for everything). Returns ``(paths rewritten, one-line problems)``.
     """
     from toolkit import db
 
@@ -571,14 +663,21 @@ def forget(conn, project=None, env=None):
             slugs = []
     else:
         slugs = [project]
-    rewritten = []
-    with db.transaction(conn):
-        for slug in slugs:
-            log_path = project_file(slug, QUESTION_LOG, env)
-            if rewrite_without(conn, log_path, "question-log", slug, lambda r: True, env):
-                rewritten.append(log_path)
-            events_path = project_file(slug, EVENTS, env)
-            if rewrite_without(conn, events_path, "question-events", slug,
-                               lambda r: bool(r.get("free_text")), env):
-                rewritten.append(events_path)
-    return rewritten
+    rewritten, problems = [], []
+    jobs = []
+    for slug in slugs:
+        jobs.append((project_file(slug, QUESTION_LOG, env), "question-log", slug,
+                     lambda r: True))
+        jobs.append((project_file(slug, EVENTS, env), "question-events", slug,
+                     lambda r: bool(r.get("free_text"))))
+    for path, kind, slug, drop in jobs:
+        # One file at a time: a FIFO or an unreadable file is reported, the others still
+        # lose their lines (the rows' tombstones already keep the deleted events out).
+        try:
+            with db.transaction(conn):
+                if rewrite_without(conn, path, kind, slug, drop, env):
+                    rewritten.append(path)
+        except OSError as e:
+            problems.append(f"could not remove the deleted lines from {path}:"
+                            f" {safe_io.describe(e)}")
+    return rewritten, problems

@@ -11,7 +11,6 @@ There is exactly one slug implementation in plantune on purpose: upstream issue
 from __future__ import annotations
 
 import os
-import re
 
 from toolkit import safe_io
 
@@ -45,7 +44,10 @@ _BAD_SLUGS = frozenset(("", ".", ".."))
 # What resolve_slug_with_reason reports, in rule order.
 SLUG_REASONS = ("env", "cache", "remote", "strong-marker", "weak-marker", "cwd", "unknown")
 
-_SLUG_DROP = re.compile(r"[^a-zA-Z0-9._-]")
+# What a slug keeps (gstack's ``tr -cd 'a-zA-Z0-9._-'``), and what a kebab id is made of.
+# Plain string checks, not regexes: importing ``re`` costs a hook process several ms.
+_SLUG_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+_KEBAB_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 
 
 def _env(env):
@@ -105,7 +107,15 @@ def is_own_database(path, env=None) -> bool:
 
 def sanitize_slug(s) -> str:
     """Drop every character outside ``[a-zA-Z0-9._-]`` (gstack's ``tr -cd``)."""
-    return _SLUG_DROP.sub("", s or "")
+    s = s or ""
+    if not s.strip(_SLUG_CHARS):
+        return s  # nothing to drop (the common case)
+    return "".join(c for c in s if c in _SLUG_CHARS)
+
+
+def is_kebab(s) -> bool:
+    """True for a non-empty string of ``[a-z0-9-]`` only (gstack's id and skill shape)."""
+    return isinstance(s, str) and s != "" and not s.strip(_KEBAB_CHARS)
 
 
 def is_valid_slug(s) -> bool:
@@ -171,6 +181,8 @@ def _config_get(config_file: str, section: str, subsection, key: str) -> str:
             text = fh.read()
     except OSError:
         return ""
+    import re  # only here, when a git config file is read: re costs a hot call several ms
+
     dotted = f"{section}.{subsection}" if subsection is not None else section
     inside = False
     lines = text.splitlines()
@@ -286,7 +298,7 @@ def slug_from_remote_url(url: str) -> str:
     u = (url or "").strip().rstrip("/")
     if u.endswith(".git"):
         u = u[:-4].rstrip("/")
-    parts = [p for p in re.split(r"[/:]", u) if p]
+    parts = [p for p in u.replace(":", "/").split("/") if p]
     return sanitize_slug("-".join(parts[-2:]))
 
 

@@ -12,10 +12,9 @@ click's ``Error: `` themselves.
 
 from __future__ import annotations
 
-import re
-
 from toolkit import identity
 from toolkit.db import GLOBAL_SCOPE, real_rows
+from toolkit.paths import is_kebab
 
 PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
 # The two preferences that would let an agent skip the question.
@@ -31,8 +30,6 @@ AUTO = "AUTO_DECIDE"
 FREE_TEXT_MAX = 300
 QUESTION_ID_MAX = 64
 
-_KEBAB = re.compile(r"[a-z0-9-]+")
-_NEWLINE_RUNS = re.compile("\n+")
 
 __all__ = [
     "PREFERENCES",
@@ -96,7 +93,7 @@ def validate_write(conn, obj):
     source always gets exit 2, whatever the id.
     """
     qid = obj.get("question_id")
-    if not isinstance(qid, str) or not _KEBAB.fullmatch(qid) or len(qid) > QUESTION_ID_MAX:
+    if not is_kebab(qid) or len(qid) > QUESTION_ID_MAX:
         raise PreferenceError("invalid question_id")
     pref = obj.get("preference")
     if pref not in PREFERENCES:
@@ -121,10 +118,11 @@ def validate_write(conn, obj):
             raise PreferenceError("free_text must be string")
         if "\x00" in ft:
             raise PreferenceError("free_text must not contain NUL bytes")
-        from toolkit.screening import PREFERENCE_FREE_TEXT_PATTERNS, has_injection, truncate
+        from toolkit.screening import (
+            PREFERENCE_FREE_TEXT_PATTERNS, flatten_newlines, has_injection, truncate,
+        )
 
-        ft = truncate(ft, FREE_TEXT_MAX)
-        ft = _NEWLINE_RUNS.sub(" ", ft)
+        ft = flatten_newlines(truncate(ft, FREE_TEXT_MAX))
         # gstack's older local list (it still has the broad `override[:\s]`), on purpose.
         if has_injection(ft, PREFERENCE_FREE_TEXT_PATTERNS):
             raise PreferenceError("free_text contains injection-like content, rejected")

@@ -226,22 +226,14 @@ def write_mirror(conn, root, project, doc=None):
     written; on failure says so on stderr and returns False.
     """
     path = os.path.abspath(profile_path(root))
-    tmp = f"{path}.tmp.{os.getpid()}"
     try:
         if doc is None:
             doc = profile.document(conn, project)
         body = profile.js_pretty(doc).encode("utf-8")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(body)
-        os.replace(tmp, path)
+        safe_io.write_atomic(path, body, root=root)
     except OSError as e:
-        _warn(f"could not update {PROFILE_FILE}: {e.strerror or e} (the database has the change)")
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _warn(f"could not update {PROFILE_FILE}: {safe_io.describe(e)}"
+              " (the database has the change)")
         return False
     key = _stat_key(path)
     if key is not None:

@@ -136,8 +136,8 @@ def build(conn, now=None):
             "future_behaviour": f"every project without its own preference for `{qid}` acts"
                                 f" as {pref} (held in {projects} projects by {developers}"
                                 " developers).",
-            "rejected_alternatives": ["leaving it per project: the same choice is repeated"
-                                      " everywhere"],
+            "rejected_alternatives": [("leaving it per project: the same choice is repeated"
+                                       " everywhere")],
         })
     rule_reg = (f"an unregistered question id asked in >= {MIN_HOLDERS} projects or"
                 f" >= {MIN_HOLDERS} developers")
@@ -157,8 +157,8 @@ def build(conn, now=None):
                          "developers": developers},
             "future_behaviour": f"`{qid}` is a registered {door} question of {skill}"
                                 f" ({category}); one-way registrations are never auto-decided.",
-            "rejected_alternatives": ["keeping it ad hoc: its door type would be guessed on"
-                                      " every call"],
+            "rejected_alternatives": [("keeping it ad hoc: its door type would be guessed on"
+                                       " every call")],
         })
     # Last line of defence, as in every guidance proposal.
     unsafe = {i["question_id"] for i in items if i["question_id"] in check}

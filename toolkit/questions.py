@@ -7,17 +7,16 @@ hook call goes through it.  Recording lives further down the module.
 from __future__ import annotations
 
 import math
-import re
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
 from toolkit import identity
 from toolkit import json_lite as json
+from toolkit.paths import is_kebab
 
 from .screening import (
     JS_WHITESPACE,
     flatten_newlines,
     has_injection,
-    js_regex,
     js_trim,
     truncate,
     utf16_len,
@@ -74,8 +73,7 @@ OPTIONS_MIN, OPTIONS_MAX = 1, 26
 QUESTION_INDEX_LIMIT = 1000
 
 # fullmatch, because JS `$` never matches before a trailing newline.
-_KEBAB = re.compile(r"[a-z0-9-]+")
-_RECOMMENDED_SUFFIX = None  # compiled on first use: most events carry no recommendation
+_RECOMMENDED = "(recommended)"
 
 
 class QuestionError(ValueError):
@@ -143,6 +141,8 @@ def js_to_number(value) -> float:
         s = value.strip(JS_WHITESPACE)
         if not s:
             return 0.0
+        import re  # rare (a string where a number belongs); costly to import per call
+
         if re.fullmatch(_JS_DECIMAL, s):
             return float(s.replace("Infinity", "inf"))
         if re.fullmatch(_JS_RADIX, s):
@@ -164,11 +164,19 @@ def js_to_number(value) -> float:
 
 
 def normalize_choice(s: str) -> str:
-    """Drop one trailing "(recommended)" marker (any case, with its spaces), then trim."""
-    global _RECOMMENDED_SUFFIX
-    if _RECOMMENDED_SUFFIX is None:
-        _RECOMMENDED_SUFFIX = js_regex(r"\s*\(recommended\)\s*\Z")
-    return js_trim(_RECOMMENDED_SUFFIX.sub("", s, count=1))
+    """Drop one trailing "(recommended)" marker (any case, with its spaces), then trim.
+
+    What gstack's ``/\\s*\\(recommended\\)\\s*$/i`` replace does, without a regex (``re``
+    costs every logged question several ms to import): ASCII case folding only, JS
+    whitespace on both sides of the marker.
+    """
+    t = s.rstrip(JS_WHITESPACE)
+    tail = t[-len(_RECOMMENDED):]
+    if tail.isascii() and tail.lower() == _RECOMMENDED:
+        t = t[:-len(_RECOMMENDED)]
+    else:
+        t = s
+    return js_trim(t)
 
 
 def format_ts(dt=None) -> str:
@@ -234,11 +242,11 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
     # Upstream's regex.test() would coerce a number like 123 to "123" and accept
     # it; a non-string skill or id is never meant, so we refuse it.
     skill = j.get("skill")
-    if not isinstance(skill, str) or not _KEBAB.fullmatch(skill):
+    if not is_kebab(skill):
         _fail("invalid skill, must be kebab-case")
 
     qid = j.get("question_id")
-    if not isinstance(qid, str) or not _KEBAB.fullmatch(qid) or len(qid) > QUESTION_ID_MAX:
+    if not is_kebab(qid) or len(qid) > QUESTION_ID_MAX:
         _fail("invalid question_id, must be kebab-case <=64 chars")
 
     if "source" in j:
@@ -379,7 +387,9 @@ _LONE_SURROGATE = "[\ud800-\udfff]"
 
 def _js_string(s: str) -> str:
     out = json.dumps(s, ensure_ascii=False)
-    if not out.isascii() and re.search(_LONE_SURROGATE, out):
+    if not out.isascii() and any("\ud800" <= c <= "\udfff" for c in out):
+        import re
+
         # Well-formed JSON.stringify escapes lone surrogates instead of emitting them.
         out = re.sub(_LONE_SURROGATE, lambda m: "\\u%04x" % ord(m.group()), out)
     return out

@@ -275,3 +275,32 @@ def drain_after_write(conn, env=None):
     if drained.failed:
         return f"warning: spooled event set aside: {drained.failed[0]}"
     return None
+
+
+def forget(project=None, env=None):
+    """Remove set-aside entries (``failed/``) about ``project`` (every one when None), for
+    ``profile delete``: they may hold the deleted text. Returns one-line problems."""
+    from toolkit import safe_io
+
+    where = os.path.join(folder(env), FAILED_DIR)
+    try:
+        names = sorted(os.listdir(where))
+    except FileNotFoundError:
+        return []
+    except OSError as e:
+        return [f"could not read {where}: {safe_io.describe(e)}"]
+    problems = []
+    for name in names:
+        path = os.path.join(where, name)
+        if project is not None:
+            try:
+                entry = json_lite.loads(safe_io.read_bytes(path).decode("utf-8", "replace"))
+            except (OSError, ValueError):
+                continue  # not attributable to a project: left for the user
+            if not (isinstance(entry, dict) and entry.get("project") == project):
+                continue
+        try:
+            os.unlink(path)
+        except OSError as e:
+            problems.append(f"could not remove {path}: {safe_io.describe(e)}")
+    return problems

@@ -1,34 +1,30 @@
 -- profile_diversity: how much observed data the inferred profile stands on, and the gate.
 --
 -- One row per (project, synthetic) with at least one counted event (SPEC-gstack 7.2:
--- non-empty question_id and user_choice), plus project '__all__' for all projects.
+-- non-empty question_id and user_choice), plus project '__all__' for all projects. A
+-- project's row is its running totals (profile_totals: one row, whatever the history
+-- size); '__all__' counts the distinct skills, question ids and days over the projects'
+-- per-skill, per-answer and per-day rows.
 -- distinct_days is what gstack calls days_span: the number of different UTC dates (the
 -- first 10 characters of ts). calendar_span_days is the real span, last day - first
 -- day + 1. enough_data is the display gate of SPEC 7.3: at least 20 events across 3
 -- skills, 8 question ids and 7 distinct days; below it the inferred values are noise.
 CREATE VIEW profile_diversity AS
 WITH arms AS (
-    SELECT q.project, q.synthetic,
-        count(*) AS sample_size,
-        count(DISTINCT q.skill) AS skills_covered,
-        count(DISTINCT q.question_id) AS question_ids_covered,
-        count(DISTINCT CASE WHEN q.ts != '' THEN substr(q.ts, 1, 10) END) AS distinct_days,
-        min(CASE WHEN q.ts != '' THEN substr(q.ts, 1, 10) END) AS first_day,
-        max(CASE WHEN q.ts != '' THEN substr(q.ts, 1, 10) END) AS last_day
-    FROM question_log AS q
-    WHERE q.question_id != '' AND q.user_choice != ''
-    GROUP BY q.project, q.synthetic
+    SELECT project, synthetic, sample_size, skills_covered, question_ids_covered,
+           distinct_days, first_day, last_day
+    FROM profile_totals
+    WHERE sample_size > 0
     UNION ALL
-    SELECT '__all__', q.synthetic,
-        count(*),
-        count(DISTINCT q.skill),
-        count(DISTINCT q.question_id),
-        count(DISTINCT CASE WHEN q.ts != '' THEN substr(q.ts, 1, 10) END),
-        min(CASE WHEN q.ts != '' THEN substr(q.ts, 1, 10) END),
-        max(CASE WHEN q.ts != '' THEN substr(q.ts, 1, 10) END)
-    FROM question_log AS q
-    WHERE q.question_id != '' AND q.user_choice != ''
-    GROUP BY q.synthetic
+    SELECT '__all__', t.synthetic, sum(t.sample_size),
+        (SELECT count(DISTINCT skill) FROM profile_skills AS s WHERE s.synthetic = t.synthetic),
+        (SELECT count(DISTINCT question_id) FROM profile_answers AS a
+         WHERE a.synthetic = t.synthetic),
+        (SELECT count(DISTINCT day) FROM profile_days AS d WHERE d.synthetic = t.synthetic),
+        min(t.first_day), max(t.last_day)
+    FROM profile_totals AS t
+    GROUP BY t.synthetic
+    HAVING sum(t.sample_size) > 0
 )
 SELECT
     project,
