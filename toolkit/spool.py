@@ -26,7 +26,7 @@ import os
 import stat
 import time
 
-from toolkit import json_lite, paths
+from toolkit import json_lite, paths, safe_io
 
 SPOOL_DIR = "spool"
 FAILED_DIR = "failed"
@@ -98,24 +98,13 @@ def _put(entry, key, env):
     # ASCII-only JSON: a lone surrogate in a summary survives as its \\u escape.
     data = json_lite.dumps(entry, separators=(",", ":")).encode("ascii")
     name = f"{time.time_ns():020d}-{os.getpid()}-{key[:16]}{SUFFIX}"
-    tmp = os.path.join(where, f".{name}.tmp")
+    final = os.path.join(where, name)
     try:
         _private_dir(where)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        final = os.path.join(where, name)
-        os.rename(tmp, final)
+        # Written in full and fsynced beside the target, then linked into place: a drain
+        # sees the whole entry or none of it.
+        safe_io.create_exclusive(final, data)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise SpoolError(f"could not spool the event to {where}: "
                          f"{e.strerror or e}") from None
     _fsync_dir(where)
@@ -188,7 +177,7 @@ def _set_aside(path, reason, env, drained):
 def _clean_temps(where):
     now = time.time()
     try:
-        names = [n for n in os.listdir(where) if n.startswith(".") and n.endswith(".tmp")]
+        names = [n for n in os.listdir(where) if n.startswith(".") and ".tmp." in n]
     except OSError:
         return
     for name in names:
@@ -280,7 +269,6 @@ def drain_after_write(conn, env=None):
 def forget(project=None, env=None):
     """Remove set-aside entries (``failed/``) about ``project`` (every one when None), for
     ``profile delete``: they may hold the deleted text. Returns one-line problems."""
-    from toolkit import safe_io
 
     where = os.path.join(folder(env), FAILED_DIR)
     try:
