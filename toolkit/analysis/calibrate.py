@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from toolkit import db, identity, scoring
+from toolkit.store import db
+from toolkit.core import identity, scoring
 
 DEFAULT_TARGET = 0.20
 ROWS_KEY = "_rows"
@@ -640,7 +641,7 @@ def has_findings(conn, project=None, since=None, include_synthetic=False):
 
 def has_answered_questions(conn, project=None, since=None, include_synthetic=False):
     """True when the question log holds answered questions no verdict calls one-way."""
-    from toolkit import question_scores as qs
+    from toolkit.core import question_scores as qs
 
     row = conn.execute(
         "SELECT 1 FROM question_log WHERE source IN (" + ", ".join("?" * len(qs.ANSWER_SOURCES)) + ")"
@@ -733,7 +734,7 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
     (its answers are the only evidence) and the report adds the achieved rate, its
     interval and override recall on the last ``holdout_days`` days.
     """
-    from toolkit import question_scores as qs
+    from toolkit.core import question_scores as qs
 
     target = _check_target(target)
     ev = qs.load_events(conn, project, since, include_synthetic)
@@ -789,7 +790,7 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
 
 
 def _subset_scores(scores, mask):
-    from toolkit import question_scores as qs
+    from toolkit.core import question_scores as qs
 
     return qs.Scores(scores.severity[mask], scores.irreversibility[mask], scores.decision_matters[mask],
                      scores.override_estimate[mask], scores.matters_cuts, {})
@@ -843,9 +844,9 @@ def split_days(days, holdout_days):
 
 def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, include_synthetic=False):
     """Factors and evidence for the newest logged event of ``question_id`` (a dict)."""
-    from toolkit import question_scores as qs
+    from toolkit.core import question_scores as qs
 
-    from toolkit.doors import canonical_id
+    from toolkit.core.doors import canonical_id
 
     ev = qs.load_events(conn, project, None, include_synthetic)
     hits = np.flatnonzero(ev["question_key"] == (canonical_id(question_id) or question_id))
@@ -868,7 +869,7 @@ def store(conn, report):
     that enforce the guard (``plantune calibrate`` without --force) never get here with one.
     """
     low_confidence = not confidence(report)["ok"]
-    from toolkit import pacing
+    from toolkit.pacing import rank as pacing
 
     core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
             "ci_low", "ci_high", "n_findings", "n_sessions", "override_recall", "window_start", "window_end",
@@ -1027,7 +1028,7 @@ def explain_lines(info):
 
 def latest(conn, project=None, include_synthetic=False):
     """The calibration `pacing rank` would use for ``project`` (its own, else the global one)."""
-    from toolkit import pacing
+    from toolkit.pacing import rank as pacing
 
     row = pacing.calibration_in_force(conn, project or db.GLOBAL_SCOPE, include_synthetic)
     if row is None:
@@ -1060,7 +1061,7 @@ def get(conn, calibration_id):
 
 def listing(conn, project=None):
     """Every calibration (newest first) with whether it is pinned and in force for its scope."""
-    from toolkit import pacing
+    from toolkit.pacing import rank as pacing
 
     rows = [dict(r) for r in conn.execute(
         "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
@@ -1086,7 +1087,7 @@ def pin(conn, calibration_id, now=None):
     A calibration fitted on simulated findings cannot be pinned outside a demo database:
     it would rank real findings.
     """
-    from toolkit import pacing
+    from toolkit.pacing import rank as pacing
 
     c = get(conn, calibration_id)
     if c["synthetic"] and not db.is_demo(conn):
@@ -1112,7 +1113,7 @@ def pin(conn, calibration_id, now=None):
 
 def unpin(conn, scope, now=None):
     """Release a scope's pin so its newest usable calibration is in force again."""
-    from toolkit import pacing
+    from toolkit.pacing import rank as pacing
 
     now = now or db.utc_now()
     with db.transaction(conn):

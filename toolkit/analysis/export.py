@@ -32,7 +32,7 @@ import os
 import re
 from urllib.parse import quote
 
-from toolkit import identity
+from toolkit.core import identity
 
 FORMATS = ("parquet", "csv", "jsonl")
 MANIFEST = "manifest.json"

@@ -24,7 +24,7 @@ import os
 import sqlite3
 from urllib.parse import quote
 
-from toolkit import db
+from toolkit.store import db
 
 # Tables copied by key, in dependency order (findings point at events and calibrations).
 KEYED_TABLES = ("question_log", "preference_events", "calibrations", "findings")

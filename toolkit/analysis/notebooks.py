@@ -16,7 +16,7 @@ import re
 import tempfile
 import time
 
-from toolkit import resources
+from toolkit.store import resources
 
 NOTEBOOKS_DIR = resources.path("notebooks")
 KERNEL_NAME = "python3"
@@ -196,7 +196,7 @@ def execute(path, params=None, timeout=DEFAULT_TIMEOUT, notebook_params=None):
 
 def default_out_dir(env=None):
     """``<state root>/notebooks``: executed copies go beside the data, never into the package."""
-    from toolkit import paths
+    from toolkit.store import paths
 
     return os.path.join(paths.state_root(env), "notebooks")
 
@@ -212,7 +212,7 @@ def run(db_path, out_dir=None, params=None, directory=NOTEBOOKS_DIR, html_copy=T
     import nbformat
 
     if not os.path.exists(db_path):
-        from toolkit.db import no_database_message
+        from toolkit.store.db import no_database_message
 
         raise NotebookError(no_database_message(db_path))
     paths = notebook_paths(directory)

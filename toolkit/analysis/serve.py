@@ -15,7 +15,7 @@ import os
 import signal
 import socket
 
-from toolkit import resources
+from toolkit.store import resources
 
 METADATA_FILE = resources.path("datasette-metadata.json")
 DATABASE_NAME = "plantune"
@@ -60,7 +60,7 @@ def _read_only_database_class():
 
 def prepare_database(db_path):
     """Bring the schema and views up to date before serving; refuse a missing file."""
-    from toolkit import db
+    from toolkit.store import db
 
     if not os.path.exists(db_path):
         raise ServeError(db.no_database_message(db_path))

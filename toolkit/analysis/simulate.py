@@ -25,7 +25,8 @@ import random
 import uuid
 from datetime import date, datetime, time, timedelta, timezone
 
-from toolkit import db, identity, scoring
+from toolkit.store import db
+from toolkit.core import identity, scoring
 
 PHASES = ("ceo", "design", "eng", "dx")
 # autoplan runs CEO and Eng always, Design when the plan has UI scope, DX when it is

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 
-from toolkit import export as exp
+from toolkit.analysis import export as exp
 
 ENGINES = ("duckdb", "spark")
 DUCKDB_MEMORY = "2GB"
@@ -247,7 +247,8 @@ def _fit(code_counts, target, score_function, weights, tie_stats):
     """Driver step: codes -> score histogram -> the numpy fit's arithmetic."""
     import numpy as np
 
-    from toolkit import calibrate, scoring
+    from toolkit.analysis import calibrate
+    from toolkit.core import scoring
 
     table = calibrate.score_table(score_function, weights or None)
     hist = {}

@@ -28,9 +28,9 @@ import select
 import sys
 import time
 
-from toolkit import json_lite, paths, safe_io
-from toolkit.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
-from toolkit.screening import js_trim, truncate
+from toolkit.store import json_lite, paths, safe_io
+from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
+from toolkit.core.screening import js_trim, truncate
 
 HOOK_POST = "post-tool-use"
 HOOK_PRE = "pre-tool-use"
@@ -110,7 +110,7 @@ def read_stdin(timeout: float = STDIN_TIMEOUT, stream=None) -> str:
 
 def log_error(hook: str, message: str, env=None) -> None:
     """Append ``<ISO ts> <hook>: <message>`` to the state root's hook-errors.log; never raises."""
-    from toolkit.db import utc_now
+    from toolkit.store.db import utc_now
 
     try:
         root = paths.state_root(env)
@@ -419,7 +419,7 @@ def _js_string(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
-        from toolkit.questions import js_number
+        from toolkit.core.questions import js_number
 
         return js_number(v)
     if isinstance(v, list):
@@ -454,7 +454,7 @@ class Registry:
 
     @classmethod
     def bundled(cls):
-        from toolkit import doors
+        from toolkit.core import doors
 
         return cls(doors.load_bundled_registry())
 
@@ -462,7 +462,7 @@ class Registry:
         """The entry for ``qid`` in any spelling of it (case, ``_`` vs ``-``, spaces)."""
         entry = self.entries.get(qid)
         if entry is None and isinstance(qid, str):
-            from toolkit.doors import canonical_id
+            from toolkit.core.doors import canonical_id
 
             if self._canonical is None:
                 self._canonical = {canonical_id(k): e for k, e in self.entries.items()}
@@ -574,7 +574,7 @@ def build_record(question, index, answer, *, registry, session_id, tool_use_id, 
 
 
 def _open_db(create: bool, db_path=None, env=None):
-    from toolkit import db
+    from toolkit.store import db
 
     path = paths.db_path(db_path, env=env)
     if not create and not os.path.exists(path):
@@ -593,7 +593,8 @@ def _project(payload, env=None) -> str:
 
 def _record(conn, record, project, index, registry, hook, env):
     """Insert one record and keep gstack's question-log.jsonl current; returns the status."""
-    from toolkit import mirror, questions
+    from toolkit.gstack import mirror
+    from toolkit.core import questions
 
     result = questions.record_event(conn, record, project, question_index=index,
                                     registry=registry.door_types())
@@ -689,7 +690,7 @@ class _Writer:
         return self._spool(record, project, index)
 
     def _spool(self, record, project, index):
-        from toolkit import mirror, spool
+        from toolkit.gstack import mirror, spool
 
         try:
             spool.put_question(record, project, paths.db_path(self.db_path, env=self.env),
@@ -706,7 +707,7 @@ class _Writer:
             return
         try:
             if self.wrote and not self.busy:
-                from toolkit import spool
+                from toolkit.gstack import spool
 
                 warning = spool.drain_after_write(self.conn, self.env)
                 if warning:
@@ -717,7 +718,7 @@ class _Writer:
 
 
 def _busy(error):
-    from toolkit import db
+    from toolkit.store import db
 
     return db.is_busy(error)
 
@@ -730,7 +731,7 @@ def effective_preference(conn, project, question_id):
     """``(value, scope)`` in force: the project's preference beats the global one."""
     if conn is None:
         return None, None
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     return preferences.effective_preference(conn, project, question_id)
 
@@ -747,7 +748,7 @@ class Verdict:
 
 
 def judge_question(question, index, conn, project, registry) -> Verdict:
-    from toolkit import doors
+    from toolkit.core import doors
 
     text = question_text(question)
     labels = labels_of(question)

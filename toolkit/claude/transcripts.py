@@ -27,8 +27,9 @@ from __future__ import annotations
 import json
 import os
 
-from toolkit import hooks, safe_io
-from toolkit.questions import QuestionError
+from toolkit.claude import hooks
+from toolkit.store import safe_io
+from toolkit.core.questions import QuestionError
 
 SOURCE = "transcript-import"
 _REJECTION_MARKERS = ("The user doesn't want to proceed", "[Request interrupted by user")
@@ -177,7 +178,7 @@ def check_root(root: str) -> list:
 
 
 def _slug_for(cwd, cache, env):
-    from toolkit import paths
+    from toolkit.store import paths
 
     if not (isinstance(cwd, str) and os.path.isabs(cwd)):
         return "unknown"
@@ -192,7 +193,8 @@ def import_transcripts(conn, root: str, project: str | None = None, env=None) ->
     ``project`` forces one slug; otherwise each call's ``cwd`` is resolved with the
     same slug rules as the CLI and the hooks. One transaction per file.
     """
-    from toolkit import db, questions
+    from toolkit.store import db
+    from toolkit.core import questions
 
     files = check_root(root)
     registry = hooks.Registry.from_db(conn)

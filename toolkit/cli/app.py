@@ -12,38 +12,39 @@ import sys
 
 import click
 
-from toolkit import __version__, safe_io
+from toolkit import __version__
+from toolkit.store import safe_io
 
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
-    "registry": "toolkit.cli_registry:registry",
-    "simulate": "toolkit.cli_calibrate:simulate",
-    "calibrate": "toolkit.cli_calibrate:calibrate",
-    "calibrations": "toolkit.cli_calibrations:calibrations",
-    "notebooks": "toolkit.cli_calibrate:notebooks",
-    "ingest-transcripts": "toolkit.cli_transcripts:ingest_transcripts",
-    "guidance": "toolkit.cli_guidance:guidance",
-    "profile": "toolkit.cli_profile:profile",
-    "ingest-traces": "toolkit.cli_traces:ingest_traces",
-    "pacing": "toolkit.cli_pacing:pacing",
-    "flip": "toolkit.cli_pacing:flip",
-    "ingest": "toolkit.cli_ingest:ingest",
-    "log": "toolkit.cli_questions:log",
-    "check": "toolkit.cli_questions:check",
-    "pref": "toolkit.cli_questions:pref",
-    "serve": "toolkit.cli_serve:serve",
-    "merge": "toolkit.cli_team:merge",
-    "export": "toolkit.cli_team:export",
-    "team": "toolkit.cli_team:team",
-    "doors": "toolkit.cli_doors:doors",
+    "registry": "toolkit.cli.registry:registry",
+    "simulate": "toolkit.cli.calibrate:simulate",
+    "calibrate": "toolkit.cli.calibrate:calibrate",
+    "calibrations": "toolkit.cli.calibrations:calibrations",
+    "notebooks": "toolkit.cli.calibrate:notebooks",
+    "ingest-transcripts": "toolkit.cli.transcripts:ingest_transcripts",
+    "guidance": "toolkit.cli.guidance:guidance",
+    "profile": "toolkit.cli.profile:profile",
+    "ingest-traces": "toolkit.cli.traces:ingest_traces",
+    "pacing": "toolkit.cli.pacing:pacing",
+    "flip": "toolkit.cli.pacing:flip",
+    "ingest": "toolkit.cli.ingest:ingest",
+    "log": "toolkit.cli.questions:log",
+    "check": "toolkit.cli.questions:check",
+    "pref": "toolkit.cli.questions:pref",
+    "serve": "toolkit.cli.serve:serve",
+    "merge": "toolkit.cli.team:merge",
+    "export": "toolkit.cli.team:export",
+    "team": "toolkit.cli.team:team",
+    "doors": "toolkit.cli.doors:doors",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
 HOOK_COMMANDS = {
-    "pre-tool-use": "toolkit.cli_hooks:pre_tool_use",
-    "post-tool-use": "toolkit.cli_hooks:post_tool_use",
-    "install": "toolkit.cli_hooks:install",
-    "session-end": "toolkit.cli_guidance:session_end",
+    "pre-tool-use": "toolkit.cli.hooks:pre_tool_use",
+    "post-tool-use": "toolkit.cli.hooks:post_tool_use",
+    "install": "toolkit.cli.hooks:install",
+    "session-end": "toolkit.cli.guidance:session_end",
 }
 
 
@@ -89,7 +90,7 @@ def db_option(f):
 def _set_developer(ctx, param, value):
     if value is None:
         return None
-    from toolkit import identity
+    from toolkit.core import identity
 
     try:
         return identity.set_developer(value)
@@ -119,7 +120,8 @@ def open_db(db_path=None, readonly=False, existing=False):
     and nothing is created (a typo must not leave an empty database behind). A --db
     that is not the state root's own database is kept apart from gstack's files.
     """
-    from toolkit import db, mirror, paths
+    from toolkit.store import db, paths
+    from toolkit.gstack import mirror
 
     path = paths.db_path(db_path)
     if existing:
@@ -136,15 +138,15 @@ def gstack_files_apply(db_path):
 
     See mirror.belongs_to_state_root.
     """
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     return mirror.belongs_to_state_root(db_path)
 
 
 def require_database(db_path):
     """Refuse a --db that does not exist (commands that only read create nothing)."""
-    from toolkit.cli_fast import CommandError
-    from toolkit.cli_fast import require_database as check
+    from toolkit.cli.fast import CommandError
+    from toolkit.cli.fast import require_database as check
 
     try:
         check(db_path)
@@ -159,7 +161,7 @@ def print_json(data):
 def _set_state_root(ctx, param, value):
     # Called on every invocation (value None without the option), so an earlier
     # in-process invocation never leaves the flag set.
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     mirror.set_state_root(value)
     return value
@@ -214,7 +216,7 @@ def init(demo, db_path, as_json):
         plantune init --db /tmp/plantune.db
         plantune init --demo --db .demo/plantune.db
     """
-    from toolkit import db, paths
+    from toolkit.store import db, paths
 
     path = paths.db_path(db_path)
     existed = os.path.exists(path)
@@ -237,7 +239,7 @@ def init(demo, db_path, as_json):
 
 def mark_demo_database(conn, path):
     """Mark ``conn`` as a demo database, refusing one that holds real history."""
-    from toolkit import db
+    from toolkit.store import db
 
     with db.transaction(conn):
         real = db.real_history(conn)
@@ -258,7 +260,7 @@ def status(db_path, as_json):
     Example:
         plantune status --json
     """
-    from toolkit import db, paths
+    from toolkit.store import db, paths
 
     path = paths.db_path(db_path)
     conn = open_db(db_path, existing=True)
@@ -324,7 +326,7 @@ def backup(dest, db_path):
     Example:
         plantune backup ~/plantune-2026-11-30.db
     """
-    from toolkit import db
+    from toolkit.store import db
 
     conn = open_db(db_path)
     try:

@@ -7,7 +7,7 @@ from datetime import date
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 
 def _whole(value, name, low, high):
@@ -91,9 +91,9 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
         plantune simulate --days 90 --seed 7
         plantune simulate --new-db --db /tmp/demo.db --days 365 --projects 5
     """
-    from toolkit import paths
-    from toolkit import simulate as sim
-    from toolkit.cli import mark_demo_database
+    from toolkit.store import paths
+    from toolkit.analysis import simulate as sim
+    from toolkit.cli.app import mark_demo_database
 
     n_days = _whole(days, "--days", 1, sim.MAX_DAYS)
     n_seed = _whole(seed, "--seed", -(2**63), 2**63 - 1)
@@ -193,9 +193,9 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         plantune calibrate --explain ship-release-pipeline-missing
         plantune calibrate --project acme-web --since 2026-09-01 --dry-run --json
     """
-    from toolkit import calibrate as cal
-    from toolkit import paths
-    from toolkit.db import is_demo
+    from toolkit.analysis import calibrate as cal
+    from toolkit.store import paths
+    from toolkit.store.db import is_demo
 
     target_value = _fraction(target, "--target")
     since_day = _day(since, "--since")
@@ -269,7 +269,7 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
 
 
 def _parse_weights(text):
-    from toolkit import scoring
+    from toolkit.core import scoring
 
     try:
         weights = json.loads(text)
@@ -322,8 +322,8 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
         plantune notebooks run --include-synthetic --out .demo/notebooks
         plantune notebooks run --param project=acme-web --param since=2026-09-01 --param target=0.2
     """
-    from toolkit import notebooks as nbs
-    from toolkit import paths
+    from toolkit.analysis import notebooks as nbs
+    from toolkit.store import paths
 
     seconds = _whole(timeout, "--timeout", 1, 86_400)
     path = paths.db_path(db_path)

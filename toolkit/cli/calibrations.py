@@ -2,7 +2,7 @@
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 
 def _whole_id(value, name="ID"):
@@ -69,7 +69,7 @@ def list_(project, db_path, as_json):
     Example:
         plantune calibrations list --json
     """
-    from toolkit import calibrate as cal
+    from toolkit.analysis import calibrate as cal
 
     conn = open_db(db_path)
     rows = cal.listing(conn, project)
@@ -103,7 +103,7 @@ def show(calibration_id, db_path, as_json):
     Example:
         plantune calibrations show 3
     """
-    from toolkit import calibrate as cal
+    from toolkit.analysis import calibrate as cal
 
     cid = _whole_id(calibration_id)
     conn = open_db(db_path)
@@ -148,7 +148,7 @@ def diff(a, b, days, project, db_path, as_json):
     Example:
         plantune calibrations diff 3 5 --days 60
     """
-    from toolkit import calibrate as cal
+    from toolkit.analysis import calibrate as cal
 
     a_id, b_id = _whole_id(a, "A"), _whole_id(b, "B")
     try:
@@ -215,8 +215,8 @@ def use(calibration_id, latest, project, db_path, as_json):
         plantune calibrations use 3
         plantune calibrations use --latest --project acme-web
     """
-    from toolkit import calibrate as cal
-    from toolkit import db, paths
+    from toolkit.analysis import calibrate as cal
+    from toolkit.store import db, paths
 
     if latest == (calibration_id is not None):
         fail("give a calibration ID to pin, or --latest to unpin (not both)")

@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from toolkit.cli import db_option, json_option, open_db, print_json
+from toolkit.cli.app import db_option, json_option, open_db, print_json
 
 
 @click.group()
@@ -32,7 +32,7 @@ def explain(text, question_id, db_path, as_json):
         plantune doors explain "Make the S3 bucket public?"
         echo "git push -f?" | plantune doors explain - --id ship-push --json
     """
-    from toolkit import doors as rules
+    from toolkit.core import doors as rules
 
     data = sys.stdin.buffer.read() if text == "-" else text
     out = rules.explain(data)
@@ -70,8 +70,8 @@ def audit(db_path, as_json):
     Example:
         plantune doors audit --json
     """
-    from toolkit import doors as rules
-    from toolkit.db import sqlite3
+    from toolkit.core import doors as rules
+    from toolkit.store.db import sqlite3
 
     conn = open_db(db_path)
 

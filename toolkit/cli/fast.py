@@ -6,10 +6,10 @@ The hot commands are ``check``, ``log`` and the two AskUserQuestion hooks
 Agents may call ``plantune check`` / ``plantune log`` on every question. Importing click
 alone costs most of a Python start-up, so the plain forms of those two commands are
 parsed here by hand and run without it; every other command line (``--help``, other
-subcommands, anything unusual) goes to the click application in ``toolkit.cli`` unchanged.
+subcommands, anything unusual) goes to the click application in ``toolkit.cli.app`` unchanged.
 
 The work itself (``run_check``, ``run_log``) is shared with the click commands in
-``toolkit.cli_questions``, and the output (stdout lines, ``Error: ...`` on stderr, exit
+``toolkit.cli.questions``, and the output (stdout lines, ``Error: ...`` on stderr, exit
 codes 1 and 2) is the same byte for byte whichever path runs; tests compare the two.
 """
 
@@ -42,7 +42,7 @@ def _json_text(data):
 
 
 def _project(project):
-    from toolkit import paths
+    from toolkit.store import paths
 
     if project:
         if not paths.is_valid_slug(project):
@@ -56,13 +56,14 @@ def _project(project):
 def require_database(db_path):
     """A command that only reads refuses a --db that is not there, creating nothing."""
     if db_path and not os.path.exists(db_path):
-        from toolkit import db
+        from toolkit.store import db
 
         raise CommandError(db.no_database_message(db_path))
 
 
 def _open(db_path):
-    from toolkit import db, mirror, paths
+    from toolkit.store import db, paths
+    from toolkit.gstack import mirror
 
     mirror.keep_to_own_database(db_path)
     try:
@@ -72,7 +73,7 @@ def _open(db_path):
 
 
 def _pickup(conn, slug, result):
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     if mirror.enabled():
         warning = mirror.pickup(conn, slug)
@@ -90,7 +91,8 @@ def read_stdin_text(what):
 
 def run_log(event, project=None, db_path=None, as_json=False):
     """``plantune log``: validate (gstack rules plus phase), record, mirror."""
-    from toolkit import mirror, questions
+    from toolkit.gstack import mirror
+    from toolkit.core import questions
 
     result = Output()
     text = read_stdin_text("the event") if event == "-" else event
@@ -102,7 +104,8 @@ def run_log(event, project=None, db_path=None, as_json=False):
         record = questions.validate_json(text, allow_phase=True)
     except questions.QuestionError as e:
         raise CommandError(e.message.removeprefix(questions.PREFIX + ": ")) from None
-    from toolkit import db, paths, spool
+    from toolkit.store import db, paths
+    from toolkit.gstack import spool
 
     slug = _project(project)
     try:
@@ -135,7 +138,7 @@ def run_log(event, project=None, db_path=None, as_json=False):
 def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_json=False,
               include_synthetic=False):
     """``plantune check``: ASK_NORMALLY / AUTO_DECIDE and NOTE lines (or JSON)."""
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     result = Output()
     summary = None
@@ -185,7 +188,7 @@ def _parse_hook(args):
 
 def run_hook(event, db_path=None):
     """A Claude Code hook: always exit 0; output is written by the hook itself."""
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     hooks.run_named_hook(event, db_path=db_path)
     return Output()
@@ -253,7 +256,7 @@ def main(argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
     parsed = parse(args)
     if parsed is None:
-        from toolkit.cli import main as click_main
+        from toolkit.cli.app import main as click_main
 
         return click_main(args)
     run, kwargs = parsed
@@ -268,10 +271,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         sys.stderr.write("plantune: interrupted\n")
         code = 130
-    except Exception as e:  # noqa: BLE001 - the last line of defence, as in toolkit.cli
+    except Exception as e:  # noqa: BLE001 - the last line of defence, as in toolkit.cli.app
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        from toolkit import safe_io
+        from toolkit.store import safe_io
 
         sys.stderr.write(f"plantune: {safe_io.error_line(e)}\n")
         code = 1

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 MODE_ENV = "PLANTUNE_GUIDANCE_MODE"
 
@@ -21,7 +21,7 @@ def project_dir_option(f):
 
 
 def _layout(project_dir):
-    from toolkit import guidance
+    from toolkit.guidance import proposals as guidance
 
     if project_dir and not os.path.isdir(project_dir):
         fail(f"project folder {project_dir} does not exist")
@@ -61,7 +61,7 @@ def init(project_dir, as_json):
     Example:
         plantune guidance init --project-dir .
     """
-    from toolkit import guidance as g
+    from toolkit.guidance import proposals as g
 
     layout = _layout(project_dir)
     try:
@@ -93,7 +93,7 @@ def show(project_dir, context, mode, as_json):
     Example:
         plantune guidance show --context
     """
-    from toolkit import guidance as g
+    from toolkit.guidance import proposals as g
 
     if mode not in g.MODE_TABLE:
         fail(f"invalid mode '{mode}', must be one of: " + ", ".join(g.MODES))
@@ -139,7 +139,7 @@ def trace(project_dir, ingest, limit, db_path, as_json):
         plantune guidance trace --ingest
         plantune guidance trace --json
     """
-    from toolkit import guidance as g
+    from toolkit.guidance import proposals as g
 
     layout = _layout(project_dir)
     records, bad = g.read_index(layout.index_file)
@@ -201,7 +201,7 @@ def propose(project_dir, db_path, as_json):
     Example:
         plantune guidance propose
     """
-    from toolkit import guidance as g
+    from toolkit.guidance import proposals as g
 
     layout = _layout(project_dir)
     conn = open_db(db_path)
@@ -244,7 +244,7 @@ def promote(db_path, as_json):
         plantune guidance promote --db team.db
         plantune guidance apply gp-1a2b3c4d5e6f --db team.db
     """
-    from toolkit import promote as promoting
+    from toolkit.guidance import promote as promoting
 
     conn = open_db(db_path)
     p = promoting.build(conn)
@@ -294,7 +294,7 @@ def apply(proposal, db_path, as_json):
     Example:
         plantune guidance apply gp-1a2b3c4d5e6f
     """
-    from toolkit import guidance as g
+    from toolkit.guidance import proposals as g
 
     conn = open_db(db_path)
     try:
@@ -344,7 +344,7 @@ def run(session_id, mode, required, cwd, project_dir, review, draft, merged_anal
     Example:
         plantune guidance run --session 4f1c --required docs/plan.md --mode propose
     """
-    from toolkit import guidance as g
+    from toolkit.guidance import proposals as g
 
     mode = mode or os.environ.get(MODE_ENV) or g.DEFAULT_MODE
     if mode not in g.MODE_TABLE:
@@ -400,7 +400,7 @@ def run(session_id, mode, required, cwd, project_dir, review, draft, merged_anal
 
 def _hook_error_log(message):
     """Append one line to <state root>/hook-errors.log; never raises."""
-    from toolkit.hooks import log_error
+    from toolkit.claude.hooks import log_error
 
     log_error("hook session-end", message)
 
@@ -428,7 +428,8 @@ def session_end(mode, db_path):
 
 
 def _session_end(mode, db_path):
-    from toolkit import db, guidance as g, paths
+    from toolkit.store import db, paths
+    from toolkit.guidance import proposals as g
 
     mode = mode or os.environ.get(MODE_ENV) or g.DEFAULT_MODE
     if mode not in g.MODE_TABLE:

@@ -8,11 +8,11 @@ import os
 
 import click
 
-from toolkit.cli import db_option, fail
+from toolkit.cli.app import db_option, fail
 
 
 def _run_hook(name, handler):
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     hooks.run_hook(name, handler)
 
@@ -29,7 +29,7 @@ def post_tool_use(db_path):
     Example:
         plantune hook post-tool-use < payload.json
     """
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     _run_hook(hooks.HOOK_POST, lambda p: hooks.post_tool_use(p, db_path=db_path))
 
@@ -47,7 +47,7 @@ def pre_tool_use(db_path):
     Example:
         plantune hook pre-tool-use < payload.json
     """
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     _run_hook(hooks.HOOK_PRE, lambda p: hooks.pre_tool_use(p, db_path=db_path))
 
@@ -83,7 +83,7 @@ def install(settings_path, executable, db_path, check):
     """
     import json
 
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     try:
         executable = hooks.resolve_executable(executable)
@@ -127,9 +127,10 @@ def _initial_import(db_path):
     """
     import sys
 
-    from toolkit import ingest, mirror, paths
-    from toolkit.cli import open_db
-    from toolkit.cli_ingest import _Progress
+    from toolkit.gstack import ingest, mirror
+    from toolkit.store import paths
+    from toolkit.cli.app import open_db
+    from toolkit.cli.ingest import _Progress
 
     root = paths.state_root()
     if not mirror.belongs_to_state_root(db_path):

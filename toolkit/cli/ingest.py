@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from toolkit.cli import db_option, developer_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, developer_option, fail, json_option, open_db, print_json
 
 # Below this many bytes to read, a progress bar would only flash.
 PROGRESS_MIN_BYTES = 4 << 20
@@ -91,8 +91,8 @@ def ingest(state_root, strict, developer, db_path, as_json):
         plantune ingest ./backup-of-gstack --strict
         plantune ingest ./alice-gstack --developer alice@example.com --db team.db
     """
-    from toolkit import ingest as ing
-    from toolkit import paths
+    from toolkit.gstack import ingest as ing
+    from toolkit.store import paths
 
     root = state_root or paths.state_root()
     conn = open_db(db_path)

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 
 @click.group()
@@ -41,8 +41,8 @@ def rank(db_path):
                        "recommended": "fix-now", "options": ["fix-now", "defer"]}]}
         EOF
     """
-    from toolkit import pacing as pc
-    from toolkit import paths
+    from toolkit.pacing import rank as pc
+    from toolkit.store import paths
 
     try:
         request = pc.parse_request(sys.stdin.read())
@@ -71,7 +71,7 @@ def show(session, db_path, as_json):
         plantune pacing show s1
         plantune pacing show s1 --json
     """
-    from toolkit import pacing as pc
+    from toolkit.pacing import rank as pc
 
     conn = open_db(db_path)
     try:
@@ -120,7 +120,7 @@ def silent(session, phase, db_path, as_json):
     Example:
         plantune pacing silent s1 --phase eng
     """
-    from toolkit import pacing as pc
+    from toolkit.pacing import rank as pc
 
     conn = open_db(db_path)
     try:
@@ -153,8 +153,8 @@ def flip(finding_id, session, choice, surface, db_path):
         plantune flip test-coverage-bookclub-form
         plantune flip test-coverage-bookclub-form --session s1 --choice add-tests
     """
-    from toolkit import pacing as pc
-    from toolkit import paths
+    from toolkit.pacing import rank as pc
+    from toolkit.store import paths
 
     if choice is not None and surface:
         fail("use either --choice or --surface, not both")

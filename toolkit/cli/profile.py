@@ -2,7 +2,7 @@
 
 import click
 
-from toolkit.cli import db_option, fail, gstack_files_apply, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, gstack_files_apply, json_option, open_db, print_json
 
 project_option = click.option(
     "--project", "-p", help="Project slug (default: the current directory's project; __all__ for all)."
@@ -14,7 +14,8 @@ def _context(db_path, project=None, existing=True):
 
     Commands that only read (``existing``) refuse a --db that does not exist.
     """
-    from toolkit import paths, profile_sync
+    from toolkit.store import paths
+    from toolkit.gstack import profile_sync
 
     conn = open_db(db_path, existing=existing)
     project = project or paths.resolve_slug() or "unknown"
@@ -24,7 +25,8 @@ def _context(db_path, project=None, existing=True):
 
 
 def _refresh_mirror(conn, project):
-    from toolkit import paths, profile_sync
+    from toolkit.store import paths
+    from toolkit.gstack import profile_sync
 
     if profile_sync.mirror_enabled():
         profile_sync.publish(conn, paths.state_root(), project)
@@ -59,7 +61,7 @@ def show(project, synthetic, db_path, as_json):
         plantune profile show
         plantune profile show --project __all__ --json
     """
-    from toolkit import profile as prof
+    from toolkit.core import profile as prof
 
     conn, project = _context(db_path, project)
     flag = 1 if synthetic else 0
@@ -109,7 +111,7 @@ def derive(project, db_path, as_json):
     Example:
         plantune profile derive --project my-repo
     """
-    from toolkit import profile as prof
+    from toolkit.core import profile as prof
 
     conn, project = _context(db_path, project)
     if not prof.signals_loaded(conn):
@@ -138,7 +140,7 @@ def gap(project, db_path, as_json):
     Example:
         plantune profile gap
     """
-    from toolkit import profile as prof
+    from toolkit.core import profile as prof
 
     conn, project = _context(db_path, project)
     dec = prof.declared(conn)
@@ -169,7 +171,7 @@ def trace(dimension, project, db_path, as_json):
     Example:
         plantune profile trace scope_appetite
     """
-    from toolkit import profile as prof
+    from toolkit.core import profile as prof
 
     if dimension not in prof.DIMENSIONS:
         fail(f"unknown dimension '{dimension}' (expected one of: {', '.join(prof.DIMENSIONS)})")
@@ -199,7 +201,7 @@ def mismatch(project, db_path, as_json):
     Example:
         plantune profile mismatch
     """
-    from toolkit import profile as prof
+    from toolkit.core import profile as prof
 
     conn, project = _context(db_path, project)
     div = prof.diversity(conn, project)
@@ -233,7 +235,8 @@ def declare(dimension, value, db_path):
     Example:
         plantune profile declare scope_appetite 0.8
     """
-    from toolkit import db, profile as prof
+    from toolkit.store import db
+    from toolkit.core import profile as prof
 
     try:
         number = prof.parse_declared_value(dimension, value)
@@ -259,7 +262,8 @@ def setup(answers, db_path):
         plantune profile setup
         plantune profile setup --answers a,b,c,b,a
     """
-    from toolkit import db, profile as prof
+    from toolkit.store import db
+    from toolkit.core import profile as prof
 
     if answers is not None:
         try:
@@ -297,7 +301,7 @@ def export(path, project, force, db_path):
     Example:
         plantune profile export ~/my-profile.json
     """
-    from toolkit import profile as prof
+    from toolkit.core import profile as prof
 
     conn, project = _context(db_path, project)
     try:
@@ -332,7 +336,10 @@ def delete(project, all_, files, yes, db_path, as_json):
         plantune profile delete --project old-repo --yes
         plantune profile delete --all --yes
     """
-    from toolkit import hooks, mirror, paths, profile as prof, profile_sync, safe_io, spool
+    from toolkit.claude import hooks
+    from toolkit.gstack import mirror, profile_sync, spool
+    from toolkit.store import paths, safe_io
+    from toolkit.core import profile as prof
 
     if project and all_:
         fail("use either --project or --all, not both")

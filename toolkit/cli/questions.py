@@ -7,13 +7,13 @@ preferences, ``--json`` output and an explicit ``--project``.
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json, require_database
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json, require_database
 
 _PROJECT_HELP = "Project slug (default: $GSTACK_PROJECT_SLUG, else resolved from the current directory)."
 
 
 def _project(project):
-    from toolkit.cli_fast import CommandError, _project as resolve
+    from toolkit.cli.fast import CommandError, _project as resolve
 
     try:
         return resolve(project)
@@ -27,7 +27,7 @@ def _warn(warning):
 
 
 def _pickup(conn, slug):
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     if mirror.enabled():
         _warn(mirror.pickup(conn, slug))
@@ -35,7 +35,7 @@ def _pickup(conn, slug):
 
 def _emit(run, **kwargs):
     """Run a shared hot-path command and print its output the way click prints."""
-    from toolkit.cli_fast import CommandError
+    from toolkit.cli.fast import CommandError
 
     try:
         result = run(**kwargs)
@@ -64,7 +64,7 @@ def log(event, project, db_path, as_json):
         plantune log '{"skill":"ship","question_id":"ship-todos-create",
           "question_summary":"Create TODOS.md?","user_choice":"accept","phase":"eng"}'
     """
-    from toolkit.cli_fast import run_log
+    from toolkit.cli.fast import run_log
 
     _emit(run_log, event=event, project=project, db_path=db_path, as_json=as_json)
 
@@ -91,7 +91,7 @@ def check(question_id, summary_stdin, project, include_synthetic, db_path, as_js
     Example:
         echo "Drop the users table?" | plantune check adhoc-db-cleanup --summary-stdin
     """
-    from toolkit.cli_fast import run_check
+    from toolkit.cli.fast import run_check
 
     _emit(run_check, question_id=question_id, summary_stdin=summary_stdin, project=project,
           db_path=db_path, as_json=as_json, include_synthetic=include_synthetic)
@@ -109,7 +109,7 @@ def pref():
 
 
 def _scope(global_, project):
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit.store.db import GLOBAL_SCOPE
 
     if global_ and project:
         fail("use either --global or --project, not both")
@@ -139,7 +139,8 @@ def set_(question_id, preference, source, free_text, global_, project, db_path):
     Example:
         plantune pref set ship-changelog-voice-polish never-ask --source inline-user
     """
-    from toolkit import mirror, preferences
+    from toolkit.gstack import mirror
+    from toolkit.core import preferences
 
     scope = _scope(global_, project)
     conn = open_db(db_path)
@@ -169,7 +170,7 @@ def list_(global_, project, all_, db_path, as_json):
     Example:
         plantune pref list --json
     """
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit.store.db import GLOBAL_SCOPE
 
     conn = open_db(db_path, existing=True)
     sql = ("SELECT scope, question_id, CASE preference WHEN 'unknown' THEN raw_value"
@@ -191,7 +192,7 @@ def list_(global_, project, all_, db_path, as_json):
     if not data:
         click.echo("(no preferences)")
         return
-    from toolkit.db import is_demo
+    from toolkit.store.db import is_demo
 
     simulated = ", simulated" if is_demo(conn) else ", simulated: never used for decisions"
     width = max(len(r["question_id"]) for r in data)
@@ -213,7 +214,7 @@ def clear(question_id, global_, project, db_path):
     Example:
         plantune pref clear ship-changelog-voice-polish
     """
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     scope = _scope(global_, project)
     conn = open_db(db_path)
@@ -240,7 +241,7 @@ def stats(global_, project, db_path, as_json):
     Example:
         plantune pref stats --global
     """
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     require_database(db_path)
     scope = _scope(global_, project)

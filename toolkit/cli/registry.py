@@ -2,7 +2,7 @@
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 
 @click.group()
@@ -25,7 +25,7 @@ def list_(db_path, as_json):
     Example:
         plantune registry list
     """
-    from toolkit import registry as reg
+    from toolkit.core import registry as reg
 
     conn = open_db(db_path, existing=True)
     rows = reg.list_questions(conn)
@@ -62,7 +62,7 @@ def sync(path, dry_run, allow_downgrade, db_path, as_json):
         plantune registry sync ~/.claude/skills/gstack/scripts/question-registry.ts
         plantune registry sync mine.json --allow-downgrade ship-test-failure-triage
     """
-    from toolkit import registry as reg
+    from toolkit.core import registry as reg
 
     conn = open_db(db_path)
     try:
@@ -109,7 +109,7 @@ def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
     """
     import os
 
-    from toolkit import registry as reg
+    from toolkit.core import registry as reg
 
     if not os.path.isdir(directory):
         fail(f"{directory} is not a directory")

@@ -2,7 +2,7 @@
 
 import click
 
-from toolkit.cli import db_option, fail
+from toolkit.cli.app import db_option, fail
 
 
 @click.command()
@@ -26,8 +26,8 @@ def serve(port, host, get_path, db_path):
         # then open http://127.0.0.1:8001/plantune
         plantune serve --get /plantune/phase_counts.json
     """
-    from toolkit import paths
-    from toolkit import serve as serving
+    from toolkit.store import paths
+    from toolkit.analysis import serve as serving
 
     path = paths.db_path(db_path)
     if get_path:

@@ -4,7 +4,7 @@ import sqlite3
 
 import click
 
-from toolkit.cli import db_option, developer_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, developer_option, fail, json_option, open_db, print_json
 
 
 def _merge_line(result):
@@ -41,7 +41,7 @@ def merge(sources, developer, db_path, as_json):
         plantune merge alice.db bob.db --db team.db
         plantune merge old-laptop.db --developer carol@example.com --db team.db
     """
-    from toolkit import merge as merging
+    from toolkit.analysis import merge as merging
 
     conn = open_db(db_path)
 
@@ -85,7 +85,7 @@ def export(directory, fmt, salt, db_path, as_json):
         plantune export team-data --db team.db
         plantune export team-csv --format csv --pseudonymise "$TEAM_SALT"
     """
-    from toolkit import export as exporting
+    from toolkit.analysis import export as exporting
 
     conn = open_db(db_path)
 
@@ -149,7 +149,7 @@ def report(directory, include_synthetic, top, as_json):
         plantune team report team-data
         plantune team report team-data --json > team-report.json
     """
-    from toolkit import team as teams
+    from toolkit.analysis import team as teams
 
     try:
         data = teams.report(directory, include_synthetic=include_synthetic)
@@ -199,7 +199,7 @@ def team_calibrate(directory, engine, master, target, project, include_synthetic
         plantune team calibrate team-data
         plantune team calibrate s3a://bucket/team-data --engine spark --master yarn
     """
-    from toolkit import team as teams
+    from toolkit.analysis import team as teams
 
     try:
         result = teams.calibrate(directory, engine=engine, target=target,

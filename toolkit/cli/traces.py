@@ -4,7 +4,7 @@ import os
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 
 def find_trace_projects(root):
@@ -42,7 +42,7 @@ def ingest_traces(directory, db_path, as_json):
     Example:
         plantune ingest-traces ~/code
     """
-    from toolkit import guidance as g
+    from toolkit.guidance import proposals as g
 
     if not os.path.isdir(directory):
         fail(f"{directory} is not a folder")

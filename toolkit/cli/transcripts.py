@@ -2,7 +2,7 @@
 
 import click
 
-from toolkit.cli import db_option, fail, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 
 @click.command("ingest-transcripts")
@@ -22,7 +22,8 @@ def ingest_transcripts(directory, project, db_path, as_json):
     Example:
         plantune ingest-transcripts ~/.claude/projects
     """
-    from toolkit import paths, transcripts
+    from toolkit.store import paths
+    from toolkit.claude import transcripts
 
     if project is not None and not paths.is_valid_slug(project):
         fail(f"invalid project slug {project!r}: use letters, digits, '.', '_' and '-'")

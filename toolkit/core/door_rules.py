@@ -1,6 +1,6 @@
 """The door classifier's rules: verb families crossed with object families, over words.
 
-Imported by ``toolkit.doors`` only when a text has to be read, so checks without a summary
+Imported by ``toolkit.core.doors`` only when a text has to be read, so checks without a summary
 never load it. ``match(normalised)`` names the first rule that fires on text already
 normalised by ``doors.normalise``; ``RULE_NAMES`` lists them in order.
 

@@ -5,7 +5,7 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
 * ``classify(text) -> Verdict(door, reason)`` reads a question's text. The text is
   normalised first (``normalise``: NFKC, combining marks, zero-width and control characters
   dropped, case-folded, common Cyrillic/Greek look-alike letters folded to ASCII, ``_`` read
-  as a space, whitespace collapsed) and read whole by the rules in ``toolkit.door_rules``
+  as a space, whitespace collapsed) and read whole by the rules in ``toolkit.core.door_rules``
   (verb families crossed with object families, loaded only when a text is read).
   ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for text that
   cannot be read (lone surrogates, NUL, invalid UTF-8, not text: fail safe), ``no-match``
@@ -66,7 +66,8 @@ Classification = namedtuple("Classification", "one_way reason matched", defaults
 
 SKILL_CATEGORY_ONE_WAY = frozenset({"cso:approval", "land-and-deploy:approval"})
 
-REGISTRY_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "registry.json")
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REGISTRY_PATH = os.path.join(_PACKAGE_DIR, "data", "registry.json")
 
 # --------------------------------------------------------------------------
 # Canonical question ids
@@ -210,7 +211,7 @@ def classify(text) -> Verdict:
         first, other = _read(text)
     except ValueError:
         return Verdict(ONE_WAY, UNREADABLE)
-    from toolkit.door_rules import match
+    from toolkit.core.door_rules import match
 
     rule = match(first) or (match(other) if other else None)
     if rule:
@@ -225,7 +226,7 @@ def explain(text) -> dict:
     except ValueError as e:
         return {"door": ONE_WAY, "reason": UNREADABLE, "rule": None, "normalised": None,
                 "problem": str(e)}
-    from toolkit.door_rules import match
+    from toolkit.core.door_rules import match
 
     rule = match(first)
     shown = first
@@ -289,7 +290,7 @@ def _door_of(registry, question_id):
 def __getattr__(name):
     # RULE_NAMES lives with the rules, loaded only when asked for.
     if name == "RULE_NAMES":
-        from toolkit.door_rules import RULE_NAMES
+        from toolkit.core.door_rules import RULE_NAMES
 
         return RULE_NAMES
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -387,7 +388,7 @@ def rules_version() -> str:
     """A short hash of the rules' text: recorded summaries are re-read when it changes."""
     import hashlib
 
-    from toolkit import door_rules
+    from toolkit.core import door_rules
 
     with open(door_rules.__file__, "rb") as f:
         return hashlib.sha1(f.read()).hexdigest()[:12]
@@ -403,7 +404,7 @@ def reclassify(conn, progress=None, batch=5000) -> int:
     """
     import json
 
-    from toolkit import db
+    from toolkit.store import db
 
     version = rules_version()
     row = conn.execute("SELECT value FROM plantune_meta WHERE key = ?", (_SCAN_KEY,)).fetchone()

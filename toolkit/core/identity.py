@@ -57,7 +57,7 @@ def resolve(env=None, cwd=None) -> str:
     env = os.environ if env is None else env
     for candidate in (env.get(ENV_VAR), None):
         if candidate is None:
-            from toolkit.paths import git_user_email
+            from toolkit.store.paths import git_user_email
 
             candidate = git_user_email(cwd, env)
         try:

@@ -12,9 +12,9 @@ click's ``Error: `` themselves.
 
 from __future__ import annotations
 
-from toolkit import identity
-from toolkit.db import GLOBAL_SCOPE, real_rows
-from toolkit.paths import is_kebab
+from toolkit.core import identity
+from toolkit.store.db import GLOBAL_SCOPE, real_rows
+from toolkit.store.paths import is_kebab
 
 PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
 # The two preferences that would let an agent skip the question.
@@ -64,7 +64,7 @@ class PreferenceError(ValueError):
 
 def parse_write(text):
     """Parse a ``--write`` payload: a JSON object, else ``invalid JSON``."""
-    from toolkit import json_lite
+    from toolkit.store import json_lite
 
     try:
         obj = json_lite.loads_checked(text)
@@ -80,7 +80,7 @@ def parse_write(text):
 
 def classify(conn, question_id, summary=None):
     """The question's door from every source (``doors.door_for``): registry, text, records."""
-    from toolkit import doors
+    from toolkit.core import doors
 
     return doors.door_for(conn, question_id, summary)
 
@@ -118,7 +118,7 @@ def validate_write(conn, obj):
             raise PreferenceError("free_text must be string")
         if "\x00" in ft:
             raise PreferenceError("free_text must not contain NUL bytes")
-        from toolkit.screening import (
+        from toolkit.core.screening import (
             PREFERENCE_FREE_TEXT_PATTERNS, flatten_newlines, has_injection, truncate,
         )
 
@@ -299,7 +299,7 @@ def render(prefs):
     items = list(prefs.items())
     # JS objects list integer-like keys first, ascending; ids like "123" are valid kebab.
     if any(k.isdigit() for k, _ in items):
-        from toolkit.questions import _is_array_index
+        from toolkit.core.questions import _is_array_index
 
         index = sorted((kv for kv in items if _is_array_index(kv[0])), key=lambda kv: int(kv[0]))
         items = index + [kv for kv in items if not _is_array_index(kv[0])]
@@ -326,7 +326,7 @@ def event_record(ts, event_type, question_id, preference, source, free_text=None
 
 
 def _insert_event(conn, scope, record, synthetic=False):
-    from toolkit.questions import event_key
+    from toolkit.core.questions import event_key
 
     conn.execute(
         "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type, question_id,"
@@ -345,7 +345,7 @@ def write(conn, scope, question_id, preference, source, free_text=None, *, now=N
     Returns the event record (what gstack appends to question-events.jsonl). Setting an id
     again keeps its position in the file, as a JS object does.
     """
-    from toolkit.db import utc_now
+    from toolkit.store.db import utc_now
 
     ts = now or utc_now()
     conn.execute(
@@ -369,7 +369,7 @@ def clear(conn, scope, question_id=None, *, now=None):
     Each removal is audited as a ``preference-cleared`` event in the database (gstack's
     --clear leaves no trace; ours does, but it is not written to question-events.jsonl).
     """
-    from toolkit.db import utc_now
+    from toolkit.store.db import utc_now
 
     ts = now or utc_now()
     if question_id is None:

@@ -15,8 +15,8 @@ import math
 import os
 from decimal import ROUND_HALF_UP, Decimal
 
-from toolkit import db
-from toolkit.registry import DIMENSIONS
+from toolkit.store import db
+from toolkit.core.registry import DIMENSIONS
 
 DIMENSION_WORDS = {
     "scope_appetite": ("small scope, ship fast", "boil the ocean"),
@@ -676,7 +676,7 @@ def delete(conn, project=None):
     ``secure_delete`` zeroes freed pages, VACUUM rebuilds the file and a TRUNCATE
     checkpoint empties the WAL, so no copy survives in either file.
     """
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     counts = delete_counts(conn, project)
     conn.execute("PRAGMA secure_delete = ON")

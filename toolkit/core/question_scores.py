@@ -139,7 +139,7 @@ def load_events(conn, project=None, since=None, include_synthetic=False):
     known follow/override), overridden, day, the canonical question id and a session key
     (project + day when the event has no session).
     """
-    from toolkit.doors import canonical_id
+    from toolkit.core.doors import canonical_id
 
     rows = conn.execute(
         "SELECT q.id, q.event_key, q.project, q.ts, q.session_id, q.skill, q.question_id,"
@@ -179,7 +179,7 @@ def load_events(conn, project=None, since=None, include_synthetic=False):
 def events_from_rows(rows, known=None, canon=None):
     """Events from ``_COLUMNS`` tuples; ``known`` maps canonical ids to a recorded one-way
     fact, ``canon`` question ids to their canonical form (computed when missing)."""
-    from toolkit.doors import canonical_id
+    from toolkit.core.doors import canonical_id
 
     known = known or {}
     canon = canon if canon is not None else {}

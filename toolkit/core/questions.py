@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
-from toolkit import identity
-from toolkit import json_lite as json
-from toolkit.paths import is_kebab
+from toolkit.core import identity
+from toolkit.store import json_lite as json
+from toolkit.store.paths import is_kebab
 
-from .screening import (
+from toolkit.core.screening import (
     JS_WHITESPACE,
     flatten_newlines,
     has_injection,
@@ -574,7 +574,7 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
     ``doors.decide`` (same signature), e.g. with a cached variant for bulk imports.
     """
     if classify is None:
-        from toolkit.doors import decide as classify
+        from toolkit.core.doors import decide as classify
     phase = record.get("phase")
     phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
     followed = record.get("followed_recommendation")
@@ -591,7 +591,7 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
                        registry)
     extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
     if not recorded_at:
-        from toolkit.db import utc_now
+        from toolkit.store.db import utc_now
 
         recorded_at = utc_now()
     return (
@@ -623,7 +623,7 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
 
     own = not conn.in_transaction
     if own:
-        from toolkit.db import begin_immediate
+        from toolkit.store.db import begin_immediate
 
         begin_immediate(conn)
     try:

@@ -4,10 +4,10 @@ import json
 import os
 import re
 
-from toolkit import safe_io
-from toolkit.db import utc_now
+from toolkit.store import safe_io
+from toolkit.store.db import utc_now
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 REGISTRY_FILE = os.path.join(DATA_DIR, "registry.json")
 SIGNAL_MAP_FILE = os.path.join(DATA_DIR, "signal-map.json")
 DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
@@ -447,7 +447,7 @@ def diff_registry(old: list, new: list) -> dict:
 def one_way_floor(conn) -> dict:
     """``{canonical id: id}`` a sync must keep one-way: the bundled one-way ids and every
     one-way entry of the registry in the database."""
-    from toolkit import doors
+    from toolkit.core import doors
 
     floor = {doors.canonical_id(k): k for k, v in doors.bundled_door_types().items()
              if v == "one-way"}
@@ -458,7 +458,7 @@ def one_way_floor(conn) -> dict:
 
 def downgrades(conn, entries) -> list:
     """One-way ids the new ``entries`` would drop or make two-way: ``[{id, to_door}]``."""
-    from toolkit import doors
+    from toolkit.core import doors
 
     new = {}
     for e in entries:
@@ -481,7 +481,8 @@ def sync(conn, path: str, dry_run: bool = False, allow_downgrade=()) -> dict:
     ``allow_downgrade`` does not name; each allowed downgrade is recorded in
     ``registry_downgrades``.
     """
-    from toolkit import db, doors
+    from toolkit.store import db
+    from toolkit.core import doors
 
     signal_keys = {r[0] for r in conn.execute("SELECT DISTINCT signal_key FROM signal_map")}
     entries = validate_source(load_source(path), signal_keys)
@@ -624,7 +625,7 @@ def normalize(total):
     """``1 / (1 + e^(-3 total))`` rounded half-up to 3 decimals, as JS ``toFixed(3)`` does
     on the exact binary value (Python's ``round`` is half-even)."""
     import math
-    from toolkit.profile import round3
+    from toolkit.core.profile import round3
 
     try:
         value = 1.0 / (1.0 + math.exp(-3.0 * total))

@@ -55,11 +55,11 @@ def running(db_path):
 
 def package_parent():
     """The folder that holds the ``toolkit`` package (what the child puts on sys.path)."""
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from toolkit.backlog import main; main(sys.argv[2:])")
+         "from toolkit.gstack.backlog import main; main(sys.argv[2:])")
 
 
 def start(db_path, state_root, slug, env=None):
@@ -95,7 +95,8 @@ def main(argv):
         pass
     code = 0
     try:
-        from toolkit import db, ingest
+        from toolkit.store import db
+        from toolkit.gstack import ingest
 
         conn = db.connect(db_path)
         # Lines appended while this runs are read too, until nothing is left.

@@ -45,19 +45,19 @@ def _complain(prefix, message):
 
 
 def _mirroring():
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     return mirror.enabled()
 
 
 def _slug():
-    from toolkit import paths
+    from toolkit.store import paths
 
     return paths.resolve_slug() or "unknown"
 
 
 def _open(prefix):
-    from toolkit import db, paths
+    from toolkit.store import db, paths
 
     try:
         return db.connect(paths.db_path())
@@ -93,7 +93,7 @@ def _main(run, prefix, argv):
     except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        from toolkit.safe_io import error_line
+        from toolkit.store.safe_io import error_line
 
         _complain(prefix, error_line(e))
         code = 1
@@ -121,7 +121,7 @@ def _question_log(args):
     mirroring = _mirroring()
     slug = None
     if mirroring:
-        from toolkit import mirror
+        from toolkit.gstack import mirror
 
         slug = _slug()
         # gstack creates the project directory before validating, so even a rejected call
@@ -135,7 +135,7 @@ def _question_log(args):
         return 1
     text = _utf8(LOG, args[0], "argument")
 
-    from toolkit import questions
+    from toolkit.core import questions
 
     try:
         record = questions.validate_json(text)
@@ -143,7 +143,8 @@ def _question_log(args):
         sys.stderr.write(e.message + "\n")
         return 1
 
-    from toolkit import db, mirror, paths, spool
+    from toolkit.store import db, paths
+    from toolkit.gstack import mirror, spool
 
     if slug is None:
         slug = _slug()
@@ -222,7 +223,7 @@ def _question_preference(args):
 def _prepared(pick_up=True):
     """Slug, connection and mirroring flag; gstack's files picked up first for readers
     (writers pick them up under their write lock instead)."""
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     slug = _slug()
     mirroring = mirror.enabled()
@@ -252,7 +253,7 @@ def _pref_check(rest):
         # ("unreadable") where gstack would decode leniently and read on.
         summary = sys.stdin.buffer.read() or None
     slug, conn, _ = _prepared()
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     decision = preferences.check(conn, slug, question_id, summary)
     sys.stdout.write("\n".join(decision.lines()) + "\n")
@@ -265,7 +266,8 @@ def _pref_write(rest):
         return 1
     slug, conn, mirroring = _prepared(pick_up=False)
     text = _utf8(PREF, rest[0], "--write payload")
-    from toolkit import mirror, preferences
+    from toolkit.gstack import mirror
+    from toolkit.core import preferences
 
     try:
         qid, pref, source, free_text = preferences.validate_write(
@@ -285,7 +287,7 @@ def _pref_write(rest):
 
 def _pref_read(rest):
     slug, conn, _ = _prepared()
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     prefs = preferences.read(conn, slug)
     # Exactly what gstack's `cat` of the file shows: "{}" and a newline when fresh.
@@ -298,7 +300,7 @@ def _pref_clear(rest):
     if question_id is not None:
         question_id = _utf8(PREF, question_id, "question id")
     slug, conn, mirroring = _prepared(pick_up=False)
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     removed, warning = mirror.clear_preferences(conn, slug, question_id, enabled=mirroring)
     if warning:
@@ -314,7 +316,7 @@ def _pref_clear(rest):
 
 def _pref_stats(rest):
     slug, conn, _ = _prepared()
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     for line in preferences.stats_lines(preferences.stats(conn, slug)):
         _say(line)

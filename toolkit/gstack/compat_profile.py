@@ -11,7 +11,9 @@ import json
 import os
 import sys
 
-from toolkit import db, paths, profile, profile_sync
+from toolkit.store import db, paths
+from toolkit.core import profile
+from toolkit.gstack import profile_sync
 
 PROG = "gstack-developer-profile"
 
@@ -57,7 +59,7 @@ class Context:
         A large backlog is imported in the background; with ``note_backlog`` a stderr
         note says the answer covers only what is imported so far (stdout is unchanged).
         """
-        from toolkit import mirror
+        from toolkit.gstack import mirror
 
         if mirror.enabled():
             warning = mirror.pickup(self.conn, self.project)
@@ -184,7 +186,7 @@ def cmd_log_session(ctx, args):
 
 
 def cmd_vibe(ctx, args):
-    from toolkit import archetypes
+    from toolkit.core import archetypes
 
     ctx.ensure()
     name, description = archetypes.classify(profile.inferred(ctx.conn, ctx.project)["values"])
@@ -246,7 +248,7 @@ def _main(argv):
     except Exception as e:  # noqa: BLE001 - a skill script must never see a traceback
         if os.environ.get("PLANTUNE_DEBUG"):
             raise
-        from toolkit import safe_io
+        from toolkit.store import safe_io
 
         err(f"{PROG}: {safe_io.error_line(e)}")
         code = 1

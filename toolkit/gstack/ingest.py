@@ -42,8 +42,9 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit import db, identity, json_lite, questions, rollups, safe_io
-from toolkit.paths import is_valid_slug
+from toolkit.store import db, json_lite, rollups, safe_io
+from toolkit.core import identity, questions
+from toolkit.store.paths import is_valid_slug
 
 __all__ = [
     "QUESTION_LOG",
@@ -748,7 +749,7 @@ def _storable(row):
 
 def _classify(question_id, skill, category, summary, registry):
     """``doors.decide`` with the registry given as ``{id: door_type}`` (import workers)."""
-    from toolkit import doors
+    from toolkit.core import doors
 
     return doors.decide(question_id, skill, category, summary, registry)
 
@@ -1396,12 +1397,12 @@ def pending_bytes(conn, plan):
 
 
 def drain_spool(conn, state_root):
-    """Record every event spooled under ``state_root`` (see toolkit.spool), oldest first.
+    """Record every event spooled under ``state_root`` (see toolkit.gstack.spool), oldest first.
 
     Events spooled while the database was locked are older than anything this run reads
     from the files, so they go first. Their gstack lines go to the same state root.
     """
-    from toolkit import spool
+    from toolkit.gstack import spool
 
     env = dict(os.environ, GSTACK_STATE_ROOT=state_root)
     return spool.drain(conn, env)

@@ -21,7 +21,7 @@ gstack would have written, and changes other writers make to those files are pic
 3. **One bad line never blocks anything.** The importer skips a line with a value no
    record can hold (:func:`toolkit.json_lite.loads_checked`) and reports ``FILE:LINE:
    reason``; the compat commands refuse such values with one line, exit 1.
-4. **Only regular files, only under the state root** (:mod:`toolkit.safe_io`): FIFOs,
+4. **Only regular files, only under the state root** (:mod:`toolkit.store.safe_io`): FIFOs,
    sockets, devices and symlinks leading elsewhere are refused with one line, never
    opened in a way that blocks. A preferences file that changed since plantune last read
    it (an edit it could not parse, a file it cannot read) is reported, never replaced.
@@ -35,7 +35,7 @@ command, it is reported on stderr (or in hook-errors.log) by the caller.
 
 import os
 
-from toolkit import paths, safe_io
+from toolkit.store import paths, safe_io
 
 QUESTION_LOG = "question-log.jsonl"
 PREFERENCES = "question-preferences.json"
@@ -107,7 +107,7 @@ EMPTY_PREFERENCES = "{}\n"
 
 def preferences_file(scope, env=None):
     """The preferences file gstack reads for ``scope`` (a slug, or the global scope)."""
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit.store.db import GLOBAL_SCOPE
 
     if scope == GLOBAL_SCOPE:
         return os.path.join(paths.state_root(env), GLOBAL_PREFERENCES)
@@ -130,7 +130,8 @@ def ensure_preferences_file(conn, slug, env=None):
     path = project_file(slug, PREFERENCES, env)
     if os.path.exists(path):
         return path
-    from toolkit import db, preferences
+    from toolkit.store import db
+    from toolkit.core import preferences
 
     with db.transaction(conn):
         prefs = preferences.read(conn, slug)
@@ -153,7 +154,7 @@ def failure(path, err):
 
 # --------------------------------------------------------------------------
 # Pickup: other writers' changes come in through the incremental importer
-# (toolkit.ingest). Two shortcuts keep it off the hot path when it has nothing to do:
+# (toolkit.gstack.ingest). Two shortcuts keep it off the hot path when it has nothing to do:
 # a stat of each file against ingest_state before the importer is even imported, and,
 # after our own write, moving ingest_state past the bytes we wrote ourselves, so the next
 # call does not read back its own line. Both follow the importer's rules exactly
@@ -197,7 +198,7 @@ def _unchanged(state, st):
 
 # A hook or compat call imports at most this much of other writers' lines itself; a larger
 # backlog (say, a million lines gstack wrote before the switch) goes to a background
-# ingest (toolkit.backlog) and the call answers from what is imported. The time budget
+# ingest (toolkit.gstack.backlog) and the call answers from what is imported. The time budget
 # bounds the inline part whatever the size.
 INLINE_MAX_BYTES = 64 << 10
 INLINE_BUDGET_SECONDS = 0.02
@@ -243,7 +244,7 @@ def pickup(conn, slug, env=None):
     runs out, is handed to the background ingest; while that runs, calls leave the JSONL
     files to it and only make the whole-file stores (preferences) current.
     """
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit.store.db import GLOBAL_SCOPE
 
     if slug == GLOBAL_SCOPE:
         return None
@@ -254,12 +255,12 @@ def pickup(conn, slug, env=None):
     db_file = _database_file(conn) if unread else None
     defer = False
     if db_file:
-        from toolkit import backlog
+        from toolkit.gstack import backlog
 
         defer = unread > INLINE_MAX_BYTES or backlog.running(db_file)
     import time
 
-    from toolkit import ingest
+    from toolkit.gstack import ingest
 
     root = paths.state_root(env)
     nested = conn.in_transaction
@@ -280,7 +281,7 @@ def pickup(conn, slug, env=None):
     if summary.get("pending"):
         db_file = db_file or _database_file(conn)
         if db_file:
-            from toolkit import backlog
+            from toolkit.gstack import backlog
 
             backlog.start(db_file, root, slug, env)
     failed = [f for f in summary.get("files", ()) if f.get("error")]
@@ -303,7 +304,7 @@ def backlog_note(conn, slug, env=None):
     For answers that depend on the whole history (``--derive``, ``--profile``): they
     answer from what is imported and say so.
     """
-    from toolkit import ingest
+    from toolkit.gstack import ingest
 
     files = [project_file(slug, name, env) for name, kind in PROJECT_FILES
              if kind in JSONL_KINDS]
@@ -336,7 +337,7 @@ class _OffsetState:
 
 
 def _save_state(conn, path, kind, st, line_no, head, tail):
-    from toolkit.db import save_ingest_state
+    from toolkit.store.db import save_ingest_state
 
     save_ingest_state(conn, path, kind, st, st.st_size, line_no, head, tail)
 
@@ -392,7 +393,7 @@ def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
     """Move the file's ingest_state past our own line, in one statement of its own, and
     only if the state is still ``expected`` (a compare-and-set: nobody else read or wrote
     meanwhile). Gives up quietly on a busy or failing database."""
-    from toolkit.db import sqlite3, utc_now
+    from toolkit.store.db import sqlite3, utc_now
 
     new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail,
            utc_now())
@@ -425,7 +426,8 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
     ``question_index`` (position in a multi-question call) defaults to the record's own.
     Returns ``(Recorded, warning or None)``.
     """
-    from toolkit import db, questions
+    from toolkit.store import db
+    from toolkit.core import questions
 
     picked, warnings = None, []
     row = conn.execute(
@@ -459,7 +461,7 @@ def _once_committed(conn, write, warnings):
     """Run ``write`` (a file write returning a warning line or None) once the caller's
     transaction committed: at once when none is open (its warning is returned), else
     right after the COMMIT (its warning added to ``warnings``); never after a ROLLBACK."""
-    from toolkit import db
+    from toolkit.store import db
 
     if not conn.in_transaction:
         return write()
@@ -481,7 +483,7 @@ def append_question_event(conn, project, record, env=None, warnings=None):
     goes to ``warnings``); called after it, the append happens at once and its warning
     line (or None) is returned. See :func:`append_committed`.
     """
-    from toolkit import questions
+    from toolkit.core import questions
 
     path = project_file(project, QUESTION_LOG, env)
     line = questions.serialize(record)
@@ -497,8 +499,8 @@ def preferences_changed(conn, scope, events=(), env=None, warnings=None):
     guidance alike. Inside a ``db.transaction`` it waits for the COMMIT (a warning goes to
     ``warnings``); after it, it runs at once and returns a warning line or None.
     """
-    from toolkit import questions
-    from toolkit.db import GLOBAL_SCOPE
+    from toolkit.core import questions
+    from toolkit.store.db import GLOBAL_SCOPE
 
     lines = [questions.serialize(record) for record in events]
 
@@ -522,8 +524,9 @@ def _rewrite_preferences(conn, scope, env):
     A project file that changed since plantune last read it (a hand edit pickup could not
     parse, an unreadable file) is never replaced: it is reported and left for the user.
     """
-    from toolkit import db, preferences
-    from toolkit.db import GLOBAL_SCOPE, sqlite3
+    from toolkit.store import db
+    from toolkit.core import preferences
+    from toolkit.store.db import GLOBAL_SCOPE, sqlite3
 
     path = preferences_file(scope, env)
     try:
@@ -559,7 +562,8 @@ def set_preference(conn, scope, question_id, preference, source, free_text=None,
     its preferences go to global-question-preferences.json, which gstack's PreToolUse
     hook reads.
     """
-    from toolkit import db, preferences
+    from toolkit.store import db
+    from toolkit.core import preferences
 
     picked, warnings = None, []
     with db.transaction(conn):
@@ -575,7 +579,8 @@ def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
     """Remove one or all preferences of ``scope``; then rewrite its file when anything
     changed. Returns ``(removed ids, warning or None)``.
     """
-    from toolkit import db, preferences
+    from toolkit.store import db
+    from toolkit.core import preferences
 
     picked, warnings = None, []
     with db.transaction(conn):
@@ -593,7 +598,7 @@ def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
 
 def tombstone(conn, keys, kind):
     """Record deleted event keys (caller's transaction) so no copy is ever imported again."""
-    from toolkit.db import utc_now
+    from toolkit.store.db import utc_now
 
     now = utc_now()
     conn.executemany(
@@ -611,7 +616,8 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
     replaces the old one atomically (mode kept) and is marked read. A missing file is
     nothing to do.
     """
-    from toolkit import json_lite, questions
+    from toolkit.store import json_lite
+    from toolkit.core import questions
 
     root = paths.state_root(env)
     try:
@@ -652,7 +658,7 @@ def forget(conn, project=None, env=None):
     keys tombstoned. hook-errors.log loses its lines about the deleted data (all of them
     for everything). Returns ``(paths rewritten, one-line problems)``.
     """
-    from toolkit import db
+    from toolkit.store import db
 
     root = paths.state_root(env)
     projects_dir = os.path.join(root, "projects")

@@ -20,7 +20,8 @@ import os
 import sys
 import time
 
-from toolkit import db, profile, safe_io
+from toolkit.store import db, safe_io
+from toolkit.core import profile
 
 PROFILE_FILE = "developer-profile.json"
 LEGACY_FILE = "builder-profile.jsonl"
@@ -29,7 +30,7 @@ KIND_LEGACY = "builder-profile"
 
 
 def mirror_enabled(env=None):
-    from toolkit import mirror
+    from toolkit.gstack import mirror
 
     return mirror.enabled(env)
 

@@ -26,7 +26,7 @@ import os
 import stat
 import time
 
-from toolkit import json_lite, paths, safe_io
+from toolkit.store import json_lite, paths, safe_io
 
 SPOOL_DIR = "spool"
 FAILED_DIR = "failed"
@@ -80,7 +80,7 @@ def put_question(record, project, db_file, *, question_index=None, mirror=True,
     writer validated it: the drain checks it again by the same rules, so an event that was
     acknowledged is never refused later. Raises :class:`SpoolError`.
     """
-    from toolkit import questions
+    from toolkit.core import questions
 
     key = questions.event_key(project, record)
     entry = {"v": VERSION, "kind": QUESTION_EVENT, "db": _same_file_key(db_file),
@@ -197,7 +197,9 @@ def drain(conn, env=None, limit=None):
     when the database is busy again. Never raises for a bad entry; a database error other
     than busy propagates.
     """
-    from toolkit import db, mirror, questions
+    from toolkit.store import db
+    from toolkit.gstack import mirror
+    from toolkit.core import questions
 
     drained = Drained()
     names = pending(env)

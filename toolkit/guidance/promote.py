@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from toolkit import db, guidance
+from toolkit.store import db
+from toolkit.guidance import proposals as guidance
 
 MIN_HOLDERS = 3
 KIND = "promotion"

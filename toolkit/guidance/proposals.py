@@ -23,10 +23,12 @@ import os
 import re
 from collections import OrderedDict, namedtuple
 
-from toolkit import db, doors, identity, mirror, paths, safe_io
-from toolkit.safe_io import append_line, write_atomic
-from toolkit.questions import UNKNOWN_CHOICE, normalize_choice
-from toolkit.screening import has_injection
+from toolkit.store import db, paths, safe_io
+from toolkit.core import doors, identity
+from toolkit.gstack import mirror
+from toolkit.store.safe_io import append_line, write_atomic
+from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice
+from toolkit.core.screening import has_injection
 
 __all__ = [
     "MODES", "MODE_TABLE", "DEFAULT_MODE", "SECTIONS", "GuidanceError", "Layout",
@@ -1097,7 +1099,7 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
     if not p["items"]:
         raise GuidanceError(f"proposal {p['id']} has no changes to apply")
     if p["kind"] == "promotion":
-        from toolkit import promote
+        from toolkit.guidance import promote
 
         return promote.apply(conn, p, now)
     if not p["project_dir"]:

@@ -22,9 +22,10 @@ import os
 import re
 import sys
 
-from toolkit import db, doors, identity, questions, scoring
-from toolkit import json_lite as json  # the json package costs ~2 ms per hook process
-from toolkit.screening import flatten_newlines, has_injection, truncate
+from toolkit.store import db
+from toolkit.core import doors, identity, questions, scoring
+from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
+from toolkit.core.screening import flatten_newlines, has_injection, truncate
 
 __all__ = [
     "PHASES",
@@ -668,7 +669,7 @@ def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, no
     record["source"] = source
     recorded = questions.record_event(conn, record, project, registry=registry, recorded_at=now)
     if recorded.status == "inserted":
-        from toolkit import mirror
+        from toolkit.gstack import mirror
 
         if mirror.enabled():
             # Appended once the ranking commits; a problem is added to the notes then.
@@ -957,7 +958,8 @@ def rank_main(argv=None):
         print(f"{prog}: {_USAGE}", file=sys.stderr)
         return 1
     try:
-        from toolkit import mirror, paths
+        from toolkit.gstack import mirror
+        from toolkit.store import paths
 
         request = parse_request(sys.stdin.read())
         mirror.keep_to_own_database(db_file)

@@ -19,7 +19,7 @@ try:
 except ImportError:  # pragma: no cover - a Python built without the split module
     import sqlite3
 
-from toolkit import resources
+from toolkit.store import resources
 
 SQL_DIR = resources.path("sql")
 MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
@@ -425,7 +425,7 @@ def _seed(conn):
     """Load the bundled registry and signal map into an empty database."""
     if conn.execute("SELECT 1 FROM registry_questions LIMIT 1").fetchone():
         return
-    from toolkit import registry
+    from toolkit.core import registry
 
     registry.load_bundled(conn)
 

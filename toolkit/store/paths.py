@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from toolkit import safe_io
+from toolkit.store import safe_io
 
 __all__ = [
     "state_root",

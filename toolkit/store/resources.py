@@ -24,8 +24,8 @@ _resolved = {}
 
 
 def package_dir():
-    """The folder of the installed ``toolkit`` package."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    """The folder of the installed ``toolkit`` package (this module is in its ``store``)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if os.path.isdir(here):
         return here
     import importlib.resources  # pragma: no cover - zip imports only

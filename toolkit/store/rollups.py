@@ -126,7 +126,7 @@ def bulk_ready(conn):
 
 
 def _authorizer(action, arg1, arg2, dbname, source):
-    from toolkit.db import sqlite3
+    from toolkit.store.db import sqlite3
 
     if action == sqlite3.SQLITE_INSERT and source == INSERT_TRIGGER and (
             arg1 or "").startswith("rollup_"):
@@ -137,7 +137,7 @@ def _authorizer(action, arg1, arg2, dbname, source):
 def bulk_sql(sql):
     """The bulk variant of an INSERT into question_log: its own text, so its compiled form
     (without the rollup trigger) is never shared with a statement that needs the trigger."""
-    return sql + " -- bulk: rollups added by toolkit.rollups"
+    return sql + " -- bulk: rollups added by toolkit.store.rollups"
 
 
 class Window:

@@ -324,7 +324,7 @@ def error_line(err):
     """
     import sys
 
-    # The C module is what plantune imports (see toolkit.db); its classes are sqlite3's.
+    # The C module is what plantune imports (see toolkit.store.db); its classes are sqlite3's.
     sqlite3 = sys.modules.get("_sqlite3") or sys.modules.get("sqlite3")
     text = " ".join(str(err).split())
     if sqlite3 is not None and isinstance(err, sqlite3.Error):
