@@ -1183,23 +1183,30 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
 def run_hook(name, handler):
     """Read the hook JSON on stdin, run ``handler`` and print what it returns.
 
-    Never raises and never exits non-zero: a broken hook must not break the agent, so
-    every problem goes to hook-errors.log instead.
+    Runs inside the one error boundary, with the hook's own report: never raises and never
+    exits non-zero (a broken hook must not break the agent), so every problem goes to
+    hook-errors.log instead.
     """
-    import sys
+    from toolkit.core.errors import run_script
 
-    try:
+    def hook(_args):
         payload = parse_payload(read_stdin())
         if payload is None:
-            return
+            return 0
         out = handler(payload)
         if isinstance(out, str) and out:
             sys.stdout.buffer.write(out.encode("utf-8") + b"\n")
             sys.stdout.flush()
-    except HookInputError as e:
-        log_error(name, str(e))
-    except Exception as e:  # noqa: BLE001 - a hook must never break the agent
-        log_error(name, f"main crash: {type(e).__name__}: {e}")
+        return 0
+
+    def report(_prog, error):
+        if isinstance(error, HookInputError):
+            log_error(name, str(error))
+        else:
+            log_error(name, f"main crash: {type(error).__name__}: {error}")
+        return 0
+
+    run_script(name, hook, [], crash=report)
 
 
 def run_named_hook(event, db_path=None):

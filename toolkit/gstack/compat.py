@@ -14,6 +14,8 @@ The database is the record. By default gstack's files are kept current too
 import os
 import sys
 
+from toolkit.core.errors import Refused, run_script
+
 LOG = "gstack-question-log"
 PREF = "gstack-question-preference"
 
@@ -29,11 +31,6 @@ Usage: gstack-question-preference <subcommand>
 
 Data lives in the plantune database ($PLANTUNE_DB, else <state root>/plantune.db);
 PLANTUNE_MIRROR=0 stops keeping gstack's JSON files current."""
-
-
-class _Exit(Exception):
-    def __init__(self, code):
-        self.code = code
 
 
 def _say(line):
@@ -62,8 +59,7 @@ def _open(prefix):
     try:
         return db.connect(paths.db_path())
     except db.DatabaseError as e:
-        _complain(prefix, str(e))
-        raise _Exit(1) from None
+        raise Refused(str(e)) from None
 
 
 def _utf8(prefix, text, what):
@@ -74,38 +70,13 @@ def _utf8(prefix, text, what):
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        _complain(prefix, f"{what} is not valid UTF-8")
-        raise _Exit(1) from None
+        raise Refused(f"{what} is not valid UTF-8") from None
     return text
 
 
 def _main(run, prefix, argv):
-    """Run a command; in a real process exit without interpreter teardown (hot path)."""
-    standalone = argv is None
-    args = sys.argv[1:] if standalone else list(argv)
-    try:
-        code = run(args)
-    except _Exit as e:
-        code = e.code
-    except KeyboardInterrupt:
-        _complain(prefix, "interrupted")
-        code = 130
-    except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
-        if os.environ.get("PLANTUNE_DEBUG"):
-            raise
-        from toolkit.store.safe_io import error_line
-
-        _complain(prefix, error_line(e))
-        code = 1
-    if standalone:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-        # Everything is committed and flushed; module teardown would only cost time.
-        os._exit(code)
-    return code
+    """Run a command inside the one error boundary (a real process exits there)."""
+    return run_script(prefix, run, argv)
 
 
 # --------------------------------------------------------------------------

@@ -11,8 +11,9 @@ import json
 import os
 import sys
 
-from toolkit.store import db, paths
 from toolkit.core import profile
+from toolkit.core.errors import Refused, run_script
+from toolkit.store import db, paths
 from toolkit.gstack import profile_sync
 
 PROG = "gstack-developer-profile"
@@ -229,40 +230,20 @@ def run(argv):
     try:
         ctx = Context()
     except db.DatabaseError as e:
-        err(f"{PROG}: {e}")
-        return 1
+        raise Refused(str(e)) from None
     try:
         return handler(ctx, argv[1:])
     finally:
         ctx.conn.close()
 
 
-def _main(argv):
-    try:
-        code = run(argv)
-    except KeyboardInterrupt:
-        err(f"{PROG}: interrupted")
-        code = 130
-    except BrokenPipeError:
-        code = 0
-    except Exception as e:  # noqa: BLE001 - a skill script must never see a traceback
-        if os.environ.get("PLANTUNE_DEBUG"):
-            raise
-        from toolkit.store import safe_io
-
-        err(f"{PROG}: {safe_io.error_line(e)}")
-        code = 1
-    sys.stdout.flush()
-    sys.exit(code)
-
-
 def developer_profile_main():
-    _main(sys.argv[1:])
+    run_script(PROG, run, teardown=True)
 
 
 def builder_profile_main():
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    _main(["--read"])
+    run_script(PROG, lambda _args: run(["--read"]), teardown=True)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import sys
 
 from toolkit.store import db
 from toolkit.core import doors, identity, questions, scoring
+from toolkit.core.errors import Refused, run_script
 from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
 from toolkit.core.screening import flatten_newlines, has_injection, truncate
 
@@ -945,9 +946,13 @@ def rank_main(argv=None):
     Same contract as ``plantune pacing rank``; exit 1 with one line on stderr for bad
     input, and nothing stored.
     """
-    standalone = argv is None
-    argv = sys.argv[1:] if standalone else argv
-    prog = "gstack-pacing-rank"
+    return run_script(_PROG, _rank_command, argv)
+
+
+_PROG = "gstack-pacing-rank"
+
+
+def _rank_command(argv):
     db_file = None
     if argv[:1] == ["--db"] and len(argv) == 2:
         db_file = argv[1]
@@ -955,8 +960,7 @@ def rank_main(argv=None):
         print(_USAGE)
         return 0
     elif argv:
-        print(f"{prog}: {_USAGE}", file=sys.stderr)
-        return 1
+        raise Refused(_USAGE)
     try:
         from toolkit.gstack import mirror
         from toolkit.store import paths
@@ -969,19 +973,9 @@ def rank_main(argv=None):
         finally:
             conn.close()
     except (PacingError, db.DatabaseError) as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return 1
-    except Exception as e:  # noqa: BLE001 - a review template must get one line, not a traceback
-        print(f"{prog}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
+        raise Refused(str(e)) from None
     for note in result.notes:
-        print(f"{prog}: note: {note}", file=sys.stderr)
+        print(f"{_PROG}: note: {note}", file=sys.stderr)
     # One compact line: the caller is a script (`plantune pacing rank` pretty-prints).
     sys.stdout.write(json.dumps(result.output, ensure_ascii=False, separators=(",", ":")) + "\n")
-    if standalone:
-        # Committed and flushed: skip interpreter teardown and SQLite's close-time
-        # checkpoint, which would double the cost of a one-shot hook call.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
     return 0
