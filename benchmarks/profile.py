@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from toolkit.store import db  # noqa: E402
-from toolkit.core import profile
+from toolkit.core import jscompat, profile  # noqa: E402
 from toolkit.core.registry import bundled_registry, bundled_signal_map  # noqa: E402
 
 PROJECT = "bench"
@@ -115,7 +115,7 @@ def jsonl_derive(log, registry, signal_map):
                 totals[dim] += delta
     import math
 
-    values = {d: profile.round3(1 / (1 + math.exp(-3 * t))) for d, t in totals.items()}
+    values = {d: jscompat.round3(1 / (1 + math.exp(-3 * t))) for d, t in totals.items()}
     return values, sample
 
 

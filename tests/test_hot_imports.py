@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import script
 from tests.hotpath_support import env
-from toolkit.core import doors, screening
+from toolkit.core import doors, jscompat, screening
 
 HEAVY = {"pandas", "numpy", "datasette", "nbclient", "matplotlib"}
 EVENT = json.dumps({"skill": "ship", "question_id": "ship-changelog-voice-polish",
@@ -268,8 +268,8 @@ _MARKER_RE = re.compile(r"<gstack-qid:([a-z0-9-]{1,64})>", re.IGNORECASE)
 def _marker_by_regex(text):
     m = _MARKER_RE.search(text)
     if not m:
-        return None, screening.js_trim(text)
-    return m.group(1).lower(), screening.js_trim(text[: m.start()] + text[m.end():])
+        return None, jscompat.js_trim(text)
+    return m.group(1).lower(), jscompat.js_trim(text[: m.start()] + text[m.end():])
 
 
 _marker_bits = st.sampled_from(["<gstack-qid:", "<GSTACK-QID:", "<gstack-qid", ">", "<", ":",

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from toolkit.store import db
 from toolkit.gstack import ingest
-from toolkit.core import questions
+from toolkit.core import jscompat, questions
 from toolkit.cli.app import cli
 
 DATA_TABLES = ("question_log", "preferences", "preference_events", "declared_profile",
@@ -25,7 +25,7 @@ def event(i, **kw):
 
 
 def line(rec):
-    return questions.serialize(rec) + "\n"
+    return jscompat.stringify(rec) + "\n"
 
 
 def write(path, text, mode="w"):

@@ -30,7 +30,7 @@ import time
 
 from toolkit.store import json_lite, paths, safe_io
 from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
-from toolkit.core.screening import js_trim, truncate
+from toolkit.core.jscompat import js_trim, stringify, truncate, value_string
 
 HOOK_POST = "post-tool-use"
 HOOK_PRE = "pre-tool-use"
@@ -358,7 +358,7 @@ def _answers_object(answers, annotations, questions):
             continue
         value = answers[key]
         multi = isinstance(value, list)
-        raw = ", ".join(_js_string(v) for v in value) if multi else _js_string(value)
+        raw = ", ".join(value_string(v) for v in value) if multi else value_string(value)
         choice = normalize_choice(raw) or UNKNOWN_CHOICE
         free = None
         note = annotations.get(key)
@@ -408,23 +408,6 @@ def parse_answer_text(text: str, questions) -> dict | None:
             segment = segment.removesuffix(",").rstrip()
         answers[qtext] = segment.removesuffix('"')
     return answers or None
-
-
-def _js_string(v) -> str:
-    """``String(v)`` for JSON values."""
-    if isinstance(v, str):
-        return v
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        from toolkit.core.questions import js_number
-
-        return js_number(v)
-    if isinstance(v, list):
-        return ",".join("" if x is None else _js_string(x) for x in v)
-    return "[object Object]"
 
 
 # --------------------------------------------------------------------------
@@ -602,7 +585,7 @@ def _record(conn, record, project, index, registry, hook, env):
         # The row is committed: now the line, marked read so pickup does not read it back.
         try:
             mirror.append_committed(conn, mirror.project_file(project, mirror.QUESTION_LOG, env),
-                                    "question-log", questions.serialize(record), env)
+                                    "question-log", stringify(record), env)
         except (OSError, ValueError) as e:
             log_error(hook, f"mirror write failed: {safe_io.describe(e)}", env)
     return result.status

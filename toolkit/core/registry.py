@@ -4,6 +4,7 @@ import json
 import os
 import re
 
+from toolkit.core.jscompat import utf16_len
 from toolkit.store import safe_io
 from toolkit.store.db import utc_now
 
@@ -355,10 +356,6 @@ def load_source(path: str) -> list:
         raise RegistryError(f"{path}: {e.message}") from None
 
 
-def _js_len(s: str) -> int:
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
-
-
 def entry_problems(key, entry, signal_keys) -> list:
     """Every SPEC 5 rule ``entry`` breaks, as short reasons (empty when it is valid)."""
     if not isinstance(entry, dict):
@@ -396,8 +393,8 @@ def entry_problems(key, entry, signal_keys) -> list:
     desc = entry.get("description")
     if not isinstance(desc, str) or not desc.strip():
         out.append("description is required")
-    elif _js_len(desc) > DESCRIPTION_MAX:
-        out.append(f"description is {_js_len(desc)} characters (at most {DESCRIPTION_MAX})")
+    elif utf16_len(desc) > DESCRIPTION_MAX:
+        out.append(f"description is {utf16_len(desc)} characters (at most {DESCRIPTION_MAX})")
     elif "\n" in desc or "\r" in desc:
         out.append("description must be one line")
     return out
@@ -625,7 +622,7 @@ def normalize(total):
     """``1 / (1 + e^(-3 total))`` rounded half-up to 3 decimals, as JS ``toFixed(3)`` does
     on the exact binary value (Python's ``round`` is half-even)."""
     import math
-    from toolkit.core.profile import round3
+    from toolkit.core.jscompat import round3
 
     try:
         value = 1.0 / (1.0 + math.exp(-3.0 * total))

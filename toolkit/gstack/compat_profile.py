@@ -13,6 +13,7 @@ import sys
 
 from toolkit.core import profile
 from toolkit.core.errors import Refused, run_script
+from toolkit.core.jscompat import is_falsy, number_string_exact_ints, stringify_indented
 from toolkit.store import db, paths
 from toolkit.gstack import profile_sync
 
@@ -86,7 +87,7 @@ def cmd_read(ctx, args):
 def cmd_profile(ctx, args):
     ctx.pickup_log(note_backlog=True)
     ctx.ensure()
-    out(profile.js_pretty(profile.document(ctx.conn, ctx.project)))
+    out(stringify_indented(profile.document(ctx.conn, ctx.project)))
     return 0
 
 
@@ -94,7 +95,7 @@ def cmd_gap(ctx, args):
     ctx.ensure()
     dec = profile.declared(ctx.conn)
     values = profile.inferred(ctx.conn, ctx.project)["values"]
-    out(profile.js_pretty({"declared": dec, "inferred": values, "gap": profile.gap(dec, values)}))
+    out(stringify_indented({"declared": dec, "inferred": values, "gap": profile.gap(dec, values)}))
     return 0
 
 
@@ -131,7 +132,7 @@ def cmd_trace(ctx, args):
     for r in rows:
         sign = "+" if r["delta"] > 0 else ""
         out(f"  {r['ts'][:19]}  {r['question_id']}  → {r['user_choice']}  "
-            f"({sign}{profile.js_number(r['delta'])})")
+            f"({sign}{number_string_exact_ints(r['delta'])})")
     return 0
 
 
@@ -147,10 +148,10 @@ def cmd_check_mismatch(ctx, args):
     if not flagged:
         out("MISMATCH: none")
         return 0
-    out(f"MISMATCH: {len(flagged)} dimension(s) disagree (gap > {profile.js_number(profile.MISMATCH_GAP)})")
+    out(f"MISMATCH: {len(flagged)} dimension(s) disagree (gap > {number_string_exact_ints(profile.MISMATCH_GAP)})")
     for dim, d, i, g in flagged:
-        out(f"  {dim}: declared {profile.js_number(d)} vs inferred {profile.js_number(i)} "
-            f"(gap {profile.js_number(g)})")
+        out(f"  {dim}: declared {number_string_exact_ints(d)} vs inferred {number_string_exact_ints(i)} "
+            f"(gap {number_string_exact_ints(g)})")
     return 0
 
 
@@ -174,11 +175,11 @@ def cmd_log_session(ctx, args):
         entry = json.loads(args[0])
     except ValueError:
         return 0
-    if not isinstance(entry, dict) or not profile.js_truthy(entry.get("date")) \
-            or not profile.js_truthy(entry.get("mode")):
+    if not isinstance(entry, dict) or is_falsy(entry.get("date")) \
+            or is_falsy(entry.get("mode")):
         return 0
     ctx.ensure()
-    if not profile.js_truthy(entry.get("ts")):
+    if is_falsy(entry.get("ts")):
         entry["ts"] = db.utc_now()
     with db.transaction(ctx.conn):
         profile.add_sessions(ctx.conn, [entry], origin="log-session")

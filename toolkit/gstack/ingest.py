@@ -43,7 +43,7 @@ except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
 from toolkit.store import db, json_lite, rollups, safe_io
-from toolkit.core import identity, questions
+from toolkit.core import identity, jscompat, questions
 from toolkit.store.paths import is_valid_slug
 
 __all__ = [
@@ -578,7 +578,7 @@ class _QuestionLog:
         key = questions.event_key(self.project, obj)
         row = questions.prepare_row(
             rec, self.project, registry=self.registry, key=key,
-            raw=text if text is not None else questions.serialize(obj),
+            raw=text if text is not None else jscompat.stringify(obj),
             ingested_from=f"{self.path}:{line_no}", recorded_at=self.recorded_at,
             default_ts=self.default_ts, classify=_classify,
         )
@@ -661,7 +661,7 @@ def _session_row(session, origin, recorded_at):
         _text_or_none(session.get("project_slug")), _json_array(session.get("signals")),
         _json_array(session.get("resources_shown")), _json_array(session.get("topics")),
         _text_or_none(session.get("design_doc")), _text_or_none(session.get("assignment")),
-        questions.serialize(session), origin, recorded_at,
+        jscompat.stringify(session), origin, recorded_at,
     )
 
 

@@ -483,10 +483,10 @@ def append_question_event(conn, project, record, env=None, warnings=None):
     goes to ``warnings``); called after it, the append happens at once and its warning
     line (or None) is returned. See :func:`append_committed`.
     """
-    from toolkit.core import questions
+    from toolkit.core import jscompat
 
     path = project_file(project, QUESTION_LOG, env)
-    line = questions.serialize(record)
+    line = jscompat.stringify(record)
     return _once_committed(
         conn, lambda: _append_or_warn(conn, path, "question-log", line, env), warnings)
 
@@ -499,10 +499,10 @@ def preferences_changed(conn, scope, events=(), env=None, warnings=None):
     guidance alike. Inside a ``db.transaction`` it waits for the COMMIT (a warning goes to
     ``warnings``); after it, it runs at once and returns a warning line or None.
     """
-    from toolkit.core import questions
+    from toolkit.core import jscompat
     from toolkit.store.db import GLOBAL_SCOPE
 
-    lines = [questions.serialize(record) for record in events]
+    lines = [jscompat.stringify(record) for record in events]
 
     def write():
         found = [_rewrite_preferences(conn, scope, env)]

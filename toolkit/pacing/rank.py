@@ -26,7 +26,8 @@ from toolkit.store import db
 from toolkit.core import doors, identity, questions, scoring
 from toolkit.core.errors import Refused, run_script
 from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
-from toolkit.core.screening import flatten_newlines, has_injection, truncate
+from toolkit.core.jscompat import truncate
+from toolkit.core.screening import flatten_newlines, has_injection
 
 __all__ = [
     "PHASES",
