@@ -26,13 +26,12 @@ import numpy as np
 
 from toolkit.store import db
 from toolkit.core import identity, scoring
+from toolkit.core.vocabulary import GATE_KINDS, PHASES
 
 DEFAULT_TARGET = 0.20
 ROWS_KEY = "_rows"
 DEFAULT_RESAMPLES = 1000
 RANK_CAP_PER_PHASE = 3
-PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")
-GATE_KINDS = ("approval", "migration")
 SCORE_FUNCTIONS = ("additive", "weighted")
 # Override-rate cut points for "does this decision matter to the user" (0, 1, 2): a question
 # the user overrides at least one time in ten is one they want a say in.

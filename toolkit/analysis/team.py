@@ -29,7 +29,6 @@ from toolkit.analysis import export as exp
 
 ENGINES = ("duckdb", "spark")
 DUCKDB_MEMORY = "2GB"
-GATE_KINDS = ("approval", "migration")
 _DUCK_TYPES = {exp.S: "VARCHAR", exp.I: "BIGINT", exp.F: "DOUBLE"}
 # The tie hash as a double in [0, 1): the first 32 bits of sha1(finding id), as
 # scoring.tie_hash computes it.

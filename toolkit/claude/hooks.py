@@ -31,6 +31,7 @@ import time
 from toolkit.store import json_lite, paths, safe_io
 from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
 from toolkit.core.jscompat import js_trim, stringify, truncate, value_string
+from toolkit.core.vocabulary import SILENCING_PREFERENCES
 
 HOOK_POST = "post-tool-use"
 HOOK_PRE = "pre-tool-use"
@@ -44,7 +45,7 @@ HOOK_TIMEOUT = 5
 HOOK_EVENTS = ("PreToolUse", "PostToolUse")
 HOOK_BUSY_TIMEOUT_MS = 3000
 
-AUTO_DECIDE_PREFERENCES = ("never-ask", "ask-only-for-one-way")
+AUTO_DECIDE_PREFERENCES = SILENCING_PREFERENCES
 
 # Patterns, compiled (and ``re`` imported: several ms) only when a hook needs one; the
 # common path (an AskUserQuestion call with a marked question) needs none.

@@ -29,6 +29,8 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
+from toolkit.core.vocabulary import DOOR_TYPES
+
 __all__ = [
     "ONE_WAY",
     "TWO_WAY",
@@ -53,7 +55,7 @@ __all__ = [
     "bundled_one_way_ids",
 ]
 
-ONE_WAY, TWO_WAY = "one-way", "two-way"
+ONE_WAY, TWO_WAY = DOOR_TYPES
 UNREADABLE = "unreadable"
 NO_MATCH = "no-match"
 

@@ -14,22 +14,18 @@ from __future__ import annotations
 
 from toolkit.core import identity
 from toolkit.core.jscompat import is_falsy, value_string
+from toolkit.core.vocabulary import FREE_TEXT_MAX, PREFERENCES, QUESTION_ID_MAX, is_kebab
+from toolkit.core.vocabulary import SILENCING_PREFERENCES as SILENCING
+from toolkit.core.vocabulary import USER_PREFERENCE_SOURCES as USER_SOURCES
 from toolkit.store.db import GLOBAL_SCOPE, real_rows
-from toolkit.store.paths import is_kebab
 
-PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
-# The two preferences that would let an agent skip the question.
-SILENCING = ("never-ask", "ask-only-for-one-way")
 # Only the user may tune their own questions: /plan-tune itself, or a `tune:` reply the user
 # typed in chat. Anything an agent read (tool output, files, PR text) is refused (exit 2).
-USER_SOURCES = ("plan-tune", "inline-user")
 UNKNOWN = "unknown"
 
 ASK = "ASK_NORMALLY"
 AUTO = "AUTO_DECIDE"
 
-FREE_TEXT_MAX = 300
-QUESTION_ID_MAX = 64
 
 
 __all__ = [

@@ -24,7 +24,7 @@ from toolkit.core.jscompat import (
     value_string,
 )
 from toolkit.store import db
-from toolkit.core.registry import DIMENSIONS
+from toolkit.core.vocabulary import DIMENSIONS
 
 DIMENSION_WORDS = {
     "scope_appetite": ("small scope, ship fast", "boil the ocean"),

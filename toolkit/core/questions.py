@@ -11,7 +11,6 @@ import math
 # json's own C scanner and encoder without the json package's import cost (hot path).
 from toolkit.core import identity
 from toolkit.store import json_lite as json
-from toolkit.store.paths import is_kebab
 
 from toolkit.core.jscompat import (
     JS_WHITESPACE,
@@ -24,6 +23,16 @@ from toolkit.core.jscompat import (
     utf16_len,
 )
 from toolkit.core.screening import flatten_newlines, has_injection
+from toolkit.core.vocabulary import (
+    CATEGORIES,
+    DOOR_TYPES,
+    FREE_TEXT_MAX,
+    OPTIONS_MAX,
+    PHASES,
+    QUESTION_ID_MAX,
+    SESSION_ID_MAX,
+    is_kebab,
+)
 
 # ===========================================================================
 # Validation — SPEC-gstack.md section 2.1-2.4.  Self-contained; keep it first.
@@ -55,21 +64,15 @@ SOURCES = (
     "codex-import-marker",
     "codex-import-pattern",
 )
-CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
-DOOR_TYPES = ("one-way", "two-way")
-PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")  # plantune extension
 
 # An answer the hook could not extract; it says nothing about following advice.
 UNKNOWN_CHOICE = "__unknown__"
 
-QUESTION_ID_MAX = 64
 TOOL_USE_ID_MAX = 128
-FREE_TEXT_MAX = 300
 SUMMARY_MAX = 200
 CHOICE_MAX = 64
 RECOMMENDED_MAX = 64
-SESSION_ID_MAX = 64
-OPTIONS_MIN, OPTIONS_MAX = 1, 26
+OPTIONS_MIN = 1
 QUESTION_INDEX_LIMIT = 1000
 
 # fullmatch, because JS `$` never matches before a trailing newline.

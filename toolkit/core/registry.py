@@ -5,13 +5,13 @@ import os
 import re
 
 from toolkit.core.jscompat import utf16_len
+from toolkit.core.vocabulary import CATEGORIES, DIMENSIONS, DOOR_TYPES, is_kebab
 from toolkit.store import safe_io
 from toolkit.store.db import utc_now
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 REGISTRY_FILE = os.path.join(DATA_DIR, "registry.json")
 SIGNAL_MAP_FILE = os.path.join(DATA_DIR, "signal-map.json")
-DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
 
 
 def bundled_registry():
@@ -93,12 +93,9 @@ def door_types(conn):
 # Sync: load a gstack scripts/question-registry.ts (or a JSON array) into the database.
 # ===========================================================================
 
-CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
-DOOR_TYPES = ("one-way", "two-way")
 FIELDS = ("id", "skill", "category", "door_type", "options", "signal_key", "description")
 COMPARED_FIELDS = ("skill", "category", "door_type", "options", "signal_key", "description")
 DESCRIPTION_MAX = 200
-_KEBAB = re.compile(r"[a-z0-9-]+")
 
 
 class RegistryError(ValueError):
@@ -363,11 +360,11 @@ def entry_problems(key, entry, signal_keys) -> list:
     out = []
     eid = entry.get("id")
     skill = entry.get("skill")
-    if not isinstance(eid, str) or not _KEBAB.fullmatch(eid) or len(eid) > 64:
+    if not isinstance(eid, str) or not is_kebab(eid) or len(eid) > 64:
         out.append("id must be kebab-case (a-z, 0-9, -) and at most 64 characters")
     elif key is not None and eid != key:
         out.append(f"id {eid!r} differs from its key {key!r}")
-    if not isinstance(skill, str) or not _KEBAB.fullmatch(skill):
+    if not isinstance(skill, str) or not is_kebab(skill):
         out.append("skill must be a kebab-case skill name")
     elif isinstance(eid, str) and not eid.startswith(skill + "-"):
         out.append(f"id must start with its skill followed by '-' ({skill}-…)")
@@ -386,7 +383,7 @@ def entry_problems(key, entry, signal_keys) -> list:
             out.append(f"options repeat {', '.join(dupes)}")
     sk = entry.get("signal_key")
     if sk is not None:
-        if not isinstance(sk, str) or not _KEBAB.fullmatch(sk):
+        if not isinstance(sk, str) or not is_kebab(sk):
             out.append("signal_key must be kebab-case")
         elif sk not in signal_keys:
             out.append(f"signal_key {sk!r} is not in the signal map")

@@ -44,6 +44,8 @@ except ImportError:  # pragma: no cover
 
 from toolkit.store import db, json_lite, rollups, safe_io
 from toolkit.core import identity, jscompat, questions
+from toolkit.core.vocabulary import DIMENSIONS
+from toolkit.core.vocabulary import PREFERENCES as PREFERENCE_VALUES
 from toolkit.store.paths import is_valid_slug
 
 __all__ = [
@@ -94,9 +96,7 @@ MULTILINE_MAX_CHARS = 1 << 20
 # No record is this long; reading such a line whole would unbound memory.
 MAX_LINE_BYTES = 16 << 20
 
-PREFERENCE_VALUES = ("always-ask", "never-ask", "ask-only-for-one-way")
 EVENT_TYPES = ("preference-set", "preference-cleared")
-DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
 EVENT_FIELDS = ("ts", "event_type", "question_id", "preference", "source", "free_text")
 PREFERENCE_FILE_SOURCE = "gstack-file"
 PROFILE_SOURCE = "developer-profile.json"

@@ -29,6 +29,7 @@ from toolkit.gstack import mirror
 from toolkit.store.safe_io import append_line, write_atomic
 from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.core.screening import has_injection
+from toolkit.core.vocabulary import SILENCING_PREFERENCES, USER_PREFERENCE_SOURCES
 
 __all__ = [
     "MODES", "MODE_TABLE", "DEFAULT_MODE", "SECTIONS", "GuidanceError", "Layout",
@@ -69,7 +70,6 @@ OPTIONAL_OUTPUTS = ("review.md", "draft.md", "merged_analysis.md")
 # Evidence rules. Conservative on purpose: each needs repetition across sessions.
 
 USER_SOURCES = ("agent", "hook", "auq-other", "transcript-import")
-USER_PREFERENCE_SOURCES = ("plan-tune", "inline-user")
 NEVER_ASK_MIN_EVENTS = 5
 NEVER_ASK_MIN_SESSIONS = 2
 ALWAYS_ASK_MIN_OVERRIDES = 3
@@ -86,7 +86,7 @@ THRESHOLDS = {
     "artifact_min_runs": ARTIFACT_MIN_RUNS,
     "artifact_min_sessions": ARTIFACT_MIN_SESSIONS,
 }
-SUPPRESSING = ("never-ask", "ask-only-for-one-way")
+SUPPRESSING = SILENCING_PREFERENCES
 
 _PREF_LINE = re.compile(r"^- `([a-z0-9-]{1,64})`: (never-ask|always-ask|ask-only-for-one-way)\b")
 

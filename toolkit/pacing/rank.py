@@ -25,6 +25,10 @@ import sys
 from toolkit.store import db
 from toolkit.core import doors, identity, questions, scoring
 from toolkit.core.errors import Refused, run_script
+from toolkit.core.vocabulary import DOOR_TYPES, FINDING_KINDS, FINDING_PHASES, OPTIONS_MAX
+from toolkit.core.vocabulary import GATE_KINDS as GATE_KIND_NAMES
+# question_log truncates session_id to its limit; longer ids could not link.
+from toolkit.core.vocabulary import QUESTION_ID_MAX, SESSION_ID_MAX, is_kebab
 from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
 from toolkit.core.jscompat import truncate
 from toolkit.core.screening import flatten_newlines, has_injection
@@ -53,10 +57,9 @@ __all__ = [
 ]
 
 # Phases a review can rank in ('unknown' exists only for legacy question-log rows).
-PHASES = ("ceo", "design", "eng", "dx", "other")
-KINDS = ("finding", "approval", "migration")
-GATE_KINDS = frozenset(("approval", "migration"))
-DOOR_TYPES = ("one-way", "two-way")
+PHASES = FINDING_PHASES
+KINDS = FINDING_KINDS
+GATE_KINDS = frozenset(GATE_KIND_NAMES)
 # At most this many rank-surfaced two-way findings per phase (the seed's "max 3").
 PHASE_CAP = 3
 # gstack ends a session after 120 minutes without activity; pacing state does the same.
@@ -64,13 +67,10 @@ TTL_ENV = "PLANTUNE_PACING_TTL_MINUTES"
 DEFAULT_TTL_MINUTES = 120
 ARCHIVE_MARK = "~closed-"
 DEFAULT_SKILL = "pacing"
-SESSION_ID_MAX = 64  # question_log truncates session_id to 64; longer ids could not link
 CHAIN_ID_MAX = 128
 FINDING_ID_MAX = 128
 SUMMARY_MAX = 1000
 OPTION_MAX = 200
-OPTIONS_MAX = 26
-QUESTION_ID_MAX = questions.QUESTION_ID_MAX
 QUESTION_SUMMARY_MAX = questions.SUMMARY_MAX
 
 try:  # the built-in sha1 loads in a tenth of the time hashlib's OpenSSL binding takes
@@ -78,7 +78,6 @@ try:  # the built-in sha1 loads in a tenth of the time hashlib's OpenSSL binding
 except ImportError:  # pragma: no cover - interpreters built without it
     from hashlib import sha1 as _sha1
 
-_KEBAB = re.compile(r"[a-z0-9-]+")
 _NON_KEBAB = re.compile(r"[^a-z0-9]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -210,7 +209,7 @@ def validate_request(obj):
     skill = obj.get("skill", DEFAULT_SKILL)
     if skill is None:
         skill = DEFAULT_SKILL
-    if not isinstance(skill, str) or not _KEBAB.fullmatch(skill):
+    if not isinstance(skill, str) or not is_kebab(skill):
         raise PacingError("skill must be kebab-case")
     findings = obj.get("findings")
     if not isinstance(findings, list):
@@ -242,7 +241,7 @@ def question_id_for(finding_id):
     The derived form keeps the readable part and adds 10 hex digits of its sha1, so two
     different ids never share a question id in practice.
     """
-    if len(finding_id) <= QUESTION_ID_MAX and _KEBAB.fullmatch(finding_id):
+    if len(finding_id) <= QUESTION_ID_MAX and is_kebab(finding_id):
         return finding_id
     slug = _NON_KEBAB.sub("-", finding_id.lower()).strip("-")[:53].strip("-") or "finding"
     digest = _sha1(finding_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
