@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
 from toolkit.guidance import proposals as guidance
 from toolkit.core import questions
@@ -62,7 +63,7 @@ def main():
         # would time the compiler instead of plantune.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ.update({k: env[k] for k in ("GSTACK_STATE_ROOT", "GSTACK_HOME", "PLANTUNE_DB")})
-        conn = db.connect(env["PLANTUNE_DB"])
+        conn = database.connect(env["PLANTUNE_DB"])
         slug = guidance.Layout(project).slug()
         build_history(conn, slug, n_events)
         guidance.init_guidance(guidance.Layout(project))

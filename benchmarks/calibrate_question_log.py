@@ -24,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from tests import gstack_history as gh  # noqa: E402
+from toolkit.core import database  # noqa: E402
 from toolkit.analysis import calibrate as cal  # noqa: E402
 from toolkit.store import db  # noqa: E402
 from toolkit.gstack import ingest
@@ -35,7 +36,7 @@ HOLDOUT_DAYS = 30
 def history(make, seed):
     root = tempfile.mkdtemp(prefix="plantune-qlog-")
     make(root, seed)
-    conn = db.connect(os.path.join(root, "plantune.db"))
+    conn = database.connect(os.path.join(root, "plantune.db"))
     ingest.ingest_state_root(conn, root)
     return conn
 
@@ -81,8 +82,8 @@ def main():
     took_q, report = best_of(lambda: cal.run_question_log(conn, resamples=200))
     conn.close()
     path = os.path.join(tempfile.mkdtemp(prefix="plantune-sim-"), "sim.db")
-    sim = db.connect(path)
-    probe = db.connect(os.path.join(os.path.dirname(path), "probe.db"))
+    sim = database.connect(path)
+    probe = database.connect(os.path.join(os.path.dirname(path), "probe.db"))
     simulate.simulate(probe, days=10, seed=1, projects=12, end="2026-11-30")
     per_day = cal.run(probe, include_synthetic=True, resamples=10)["n_findings"] / 10
     probe.close()

@@ -28,6 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
 from toolkit.core import jscompat, profile  # noqa: E402
 from toolkit.core.registry import bundled_registry, bundled_signal_map  # noqa: E402
@@ -73,7 +74,7 @@ FROM events
 
 def build(directory, count):
     path = os.path.join(directory, f"bench-{count}.db")
-    conn = db.connect(path)
+    conn = database.connect(path)
     with db.transaction(conn):
         conn.execute(GENERATE, {"count": count, "project": PROJECT})
     conn.execute("ANALYZE")

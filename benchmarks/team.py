@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 
+from toolkit.core import database
 from toolkit.analysis import calibrate
 from toolkit.store import db
 
@@ -48,7 +49,7 @@ H = "((i * 2654435761) % 4294967291)"
 
 
 def generate(path, n):
-    conn = db.connect(path)
+    conn = database.connect(path)
     conn.execute("PRAGMA cache_size = -1048576")  # 1 GiB: the indexes stay in memory
     conn.execute("PRAGMA temp_store = FILE")
     registry = conn.execute("SELECT count(*) FROM registry_questions").fetchone()[0]
@@ -139,7 +140,7 @@ def generate_parquet(directory, n):
     from toolkit.analysis import export as exp
 
     with tempfile.TemporaryDirectory() as tmp:
-        conn = db.connect(os.path.join(tmp, "registry.db"))
+        conn = database.connect(os.path.join(tmp, "registry.db"))
         registry = conn.execute("SELECT id, skill, category, door_type FROM registry_questions"
                                 " ORDER BY id").fetchall()
         conn.close()

@@ -24,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
 from toolkit.analysis import serve
 
@@ -46,7 +47,7 @@ def build(path, n_events):
     Every fifth session is simulated (synthetic = 1). Pseudo-random choices come from
     multiplicative hashes of the row number, so every build is identical.
     """
-    conn = db.connect(path)
+    conn = database.connect(path)
     conn.execute("PRAGMA cache_size = -200000")
     reg = conn.execute(
         "SELECT id, skill, door_type, coalesce(json_extract(options_json, '$[0]'), 'other') AS first,"
@@ -142,7 +143,7 @@ def insert_cost(directory, n=1000, rounds=3):
     for r in range(rounds):
         for label in ("without rollup triggers", "with rollup triggers"):
             path = os.path.join(directory, f"insert-{r}-{label.split()[0]}.db")
-            conn = db.connect(path)
+            conn = database.connect(path)
             if label.startswith("without"):
                 for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
                     conn.execute(f'DROP TRIGGER "{name}"')

@@ -45,9 +45,10 @@ def db_file(isolated_home):
 
 @pytest.fixture
 def conn(db_file):
+    from toolkit.core import database
     from toolkit.store import db
 
-    c = db.connect(db_file)
+    c = database.connect(db_file)
     yield c
     c.close()
 

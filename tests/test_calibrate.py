@@ -6,6 +6,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.core import scoring
@@ -234,7 +235,7 @@ def test_fit_weights_finds_the_factor_that_drives_overrides():
 
 
 def _simulated(path, seed):
-    conn = db.connect(str(path))
+    conn = database.connect(str(path))
     simulate.simulate(conn, days=90, seed=seed, projects=3, end=END)
     return conn
 
@@ -268,7 +269,7 @@ def test_calibration_meets_target_on_fitting_data_and_on_a_new_simulation(tmp_pa
 
 @pytest.fixture
 def simulated_db(db_file):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=20, seed=3, projects=2, end=END)
     return conn
 

@@ -11,10 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from tests import gstack_history as gh
+from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.gstack import ingest
-from toolkit.core import question_scores as qs
+from toolkit.analysis import question_scores as qs
 from toolkit.cli.app import cli
 
 GENERATORS = {
@@ -25,7 +26,7 @@ GENERATORS = {
 
 def _history_db(root, make):
     make(root)
-    conn = db.connect(str(root / "plantune.db"))
+    conn = database.connect(str(root / "plantune.db"))
     ingest.ingest_state_root(conn, str(root))
     return conn
 
@@ -179,7 +180,7 @@ def gstack_db(db_file, state_root):
     gh.registry_history(state_root, days=60, seed=5)
     r = CliRunner().invoke(cli, ["ingest", str(state_root)])
     assert r.exit_code == 0, r.output
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     yield conn
     conn.close()
 
@@ -260,7 +261,7 @@ def test_synthetic_questions_are_not_fitted(gstack_db):
 def test_findings_source_takes_a_holdout_too(db_file):
     from toolkit.analysis import simulate
 
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=40, seed=3, projects=2, end="2026-11-30")
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--holdout-days", "10", "--json"])
     assert r.exit_code == 0, r.output

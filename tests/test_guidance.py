@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.guidance import proposals as g
 from toolkit.core import questions
@@ -369,7 +370,7 @@ def test_ingest_index_is_idempotent_and_links_runs_to_questions(conn, project, d
     rb = g.run_session(conn, session_id="sb", cwd=str(project), mode="read").record
     rc = g.run_session(conn, session_id="sc", cwd=str(project), mode="off").record
     # A fresh database sees the runs only through the index.
-    other = db.connect(db_file + ".2")
+    other = database.connect(db_file + ".2")
     for row in conn.execute("SELECT * FROM question_log ORDER BY id"):
         cols = row.keys()
         other.execute(f"INSERT INTO question_log ({','.join(cols)}) VALUES "

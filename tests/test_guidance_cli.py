@@ -7,6 +7,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.guidance import proposals as g
 from toolkit.cli.app import cli
@@ -213,7 +214,7 @@ def test_hook_as_a_real_process(project, state_root, db_file):
                           input=hook_payload(project, event="Stop"), capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     assert conn.execute("SELECT guidance_mode FROM trace_runs").fetchone()[0] == "read"
     proc = subprocess.run([script("plantune"), "hook", "session-end"], input="{",
                           capture_output=True, text=True, timeout=60)

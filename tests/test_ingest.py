@@ -6,6 +6,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.gstack import ingest
 from toolkit.core import jscompat, questions
@@ -394,7 +395,7 @@ def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monke
     monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "2")
     parallel = ingest.ingest_state_root(conn, state_root).files[0]
     monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "0")
-    other = db.connect(str(tmp_path / "serial.db"))
+    other = database.connect(str(tmp_path / "serial.db"))
     serial = ingest.ingest_state_root(other, state_root).files[0]
     # Transaction counts and lock times depend on the clock, not on the input.
     timing = ("transactions", "lock_max_ms")

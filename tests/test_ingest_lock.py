@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import script
 from tests.hooks_support import make_repo, payload, question
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.gstack import ingest
 
@@ -57,7 +58,7 @@ def wait_for_rows(proc, db_file):
 
 def hooks_during_ingest(tmp_path, state_root, db_file, lines, hooks=8):
     write_log(state_root, lines)
-    db.connect(db_file).close()
+    database.connect(db_file).close()
     repo = make_repo(tmp_path)
     proc = start_ingest(state_root)
     wait_for_rows(proc, db_file)
@@ -145,7 +146,7 @@ def test_next_chunk_adapts_to_the_measured_rate():
 def test_the_import_lets_an_announced_writer_in(state_root, db_file, monkeypatch):
     # A writer's wait marker makes the importer pause between transactions.
     write_log(state_root, 500)
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     folder = db_file + db.WAITING_SUFFIX
     os.makedirs(folder)
     open(os.path.join(folder, "999999-1"), "w").close()

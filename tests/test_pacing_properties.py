@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.core import doors, scoring
 from toolkit.pacing import rank as pacing
@@ -27,7 +28,7 @@ SUMMARIES = [
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("pacing-template") / "template.db")
-    conn = db.connect(path)
+    conn = database.connect(path)
     yield conn
     conn.close()
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolkit.core import database
 from toolkit.store import db
 
 VIEW_NAMES = [
@@ -592,7 +593,7 @@ OPERATION = st.one_of(
 @given(operations=st.lists(OPERATION, min_size=10, max_size=60))
 def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, operations):
     path = str(tmp_path_factory.mktemp("rollups") / "plantune.db")
-    conn = db.connect(path)
+    conn = database.connect(path)
     counter = 0
     with db.transaction(conn):
         for op in operations:
@@ -653,12 +654,12 @@ def schema_before(tmp_path, first_missing):
 
 def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path, db_file):
     """A database written before 0005 existed is backfilled exactly, then kept current."""
-    conn = db.connect(db_file, schema=schema_before(tmp_path, "0005"))
+    conn = database.connect(db_file, schema=schema_before(tmp_path, "0005"))
     build_history(conn)
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'rollup_phase'").fetchone()
     conn.close()
 
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     assert "0005_views_indexes.sql" in db.applied_migrations(conn)
     assert_rollups_exact(conn)
     for view in VIEW_NAMES:
@@ -698,7 +699,7 @@ def large_log(tmp_path_factory):
     """20,000 events in 100 sessions of 200 (few rollup rows per event), 5% auto-decided,
     and 5,000 pacing findings (1,000 of them answered by an event)."""
     path = str(tmp_path_factory.mktemp("large") / "plantune.db")
-    conn = db.connect(path)
+    conn = database.connect(path)
     with db.transaction(conn):
         conn.execute(
             """
@@ -768,7 +769,7 @@ def test_changing_or_deleting_one_row_touches_only_its_groups(large_log, tmp_pat
     source.backup(target)
     source.close()
     target.close()
-    conn = db.connect(path)
+    conn = database.connect(path)
     scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
     latest = conn.execute("SELECT max(id) FROM question_log").fetchone()[0]
     writes = [
@@ -830,12 +831,12 @@ def test_recent_auto_decisions_keeps_only_the_last_30_days(history):
 
 def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
     """A database written before the rollups were keyed by synthetic is refilled exactly."""
-    conn = db.connect(db_file, schema=schema_before(tmp_path, "0011"))
+    conn = database.connect(db_file, schema=schema_before(tmp_path, "0011"))
     _history_with_simulated_rows(conn)
     mixed = conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0]
     conn.close()
 
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     assert "0011a_synthetic_rollups.sql" in db.applied_migrations(conn)
     assert_rollups_exact(conn)
     assert conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0] > mixed

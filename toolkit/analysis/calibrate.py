@@ -640,7 +640,7 @@ def has_findings(conn, project=None, since=None, include_synthetic=False):
 
 def has_answered_questions(conn, project=None, since=None, include_synthetic=False):
     """True when the question log holds answered questions no verdict calls one-way."""
-    from toolkit.core import question_scores as qs
+    from toolkit.analysis import question_scores as qs
 
     row = conn.execute(
         "SELECT 1 FROM question_log WHERE source IN (" + ", ".join("?" * len(qs.ANSWER_SOURCES)) + ")"
@@ -733,7 +733,7 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
     (its answers are the only evidence) and the report adds the achieved rate, its
     interval and override recall on the last ``holdout_days`` days.
     """
-    from toolkit.core import question_scores as qs
+    from toolkit.analysis import question_scores as qs
 
     target = _check_target(target)
     ev = qs.load_events(conn, project, since, include_synthetic)
@@ -789,7 +789,7 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
 
 
 def _subset_scores(scores, mask):
-    from toolkit.core import question_scores as qs
+    from toolkit.analysis import question_scores as qs
 
     return qs.Scores(scores.severity[mask], scores.irreversibility[mask], scores.decision_matters[mask],
                      scores.override_estimate[mask], scores.matters_cuts, {})
@@ -843,7 +843,7 @@ def split_days(days, holdout_days):
 
 def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, include_synthetic=False):
     """Factors and evidence for the newest logged event of ``question_id`` (a dict)."""
-    from toolkit.core import question_scores as qs
+    from toolkit.analysis import question_scores as qs
 
     from toolkit.core.doors import canonical_id
 

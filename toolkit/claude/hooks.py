@@ -558,12 +558,13 @@ def build_record(question, index, answer, *, registry, session_id, tool_use_id, 
 
 
 def _open_db(create: bool, db_path=None, env=None):
+    from toolkit.core import database
     from toolkit.store import db
 
     path = paths.db_path(db_path, env=env)
     if not create and not os.path.exists(path):
         return None
-    conn = db.connect(path)
+    conn = database.connect(path)
     # Claude Code kills a hook after 5 s: give up on a busy database well before that.
     conn.execute(f"PRAGMA busy_timeout = {HOOK_BUSY_TIMEOUT_MS}")
     return conn

@@ -124,6 +124,7 @@ def open_db(db_path=None, readonly=False, existing=False):
     and nothing is created (a typo must not leave an empty database behind). A --db
     that is not the state root's own database is kept apart from gstack's files.
     """
+    from toolkit.core import database
     from toolkit.store import db, paths
     from toolkit.gstack import mirror
 
@@ -132,7 +133,7 @@ def open_db(db_path=None, readonly=False, existing=False):
         require_database(db_path)
     mirror.keep_to_own_database(db_path)
     try:
-        return db.connect(path, readonly=readonly)
+        return database.connect(path, readonly=readonly)
     except db.DatabaseError as e:
         fail(str(e))
 

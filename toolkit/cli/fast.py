@@ -55,12 +55,13 @@ def require_database(db_path):
 
 
 def _open(db_path):
+    from toolkit.core import database
     from toolkit.store import db, paths
     from toolkit.gstack import mirror
 
     mirror.keep_to_own_database(db_path)
     try:
-        return db.connect(paths.db_path(db_path))
+        return database.connect(paths.db_path(db_path))
     except db.DatabaseError as e:
         raise Refused(str(e)) from None
 

@@ -420,14 +420,18 @@ def session_end(mode, db_path):
         echo '{"session_id":"4f1c","cwd":"/src/app","hook_event_name":"SessionEnd"}' \\
             | plantune hook session-end --mode propose
     """
-    try:
-        _session_end(mode, db_path)
-    except Exception as e:  # noqa: BLE001 - hooks never break the agent
-        _hook_error_log(f"internal error: {type(e).__name__}: {e}")
+    from toolkit.core.errors import run_script
+
+    def report(_prog, error):  # hooks never break the agent
+        _hook_error_log(f"internal error: {type(error).__name__}: {error}")
+        return 0
+
+    run_script("hook session-end", lambda _args: _session_end(mode, db_path), [], crash=report)
     sys.exit(0)
 
 
 def _session_end(mode, db_path):
+    from toolkit.core import database
     from toolkit.store import db, paths
     from toolkit.guidance import proposals as g
 
@@ -454,7 +458,7 @@ def _session_end(mode, db_path):
         return
     transcript = payload.get("transcript_path")
     event = payload.get("hook_event_name")
-    conn = db.connect(paths.db_path(db_path))
+    conn = database.connect(paths.db_path(db_path))
     result = g.run_session(
         conn, session_id=session_id, cwd=cwd, mode=mode,
         hook_event=event if isinstance(event, str) else None,

@@ -603,16 +603,14 @@ def delete(conn, project=None):
     ``secure_delete`` zeroes freed pages, VACUUM rebuilds the file and a TRUNCATE
     checkpoint empties the WAL, so no copy survives in either file.
     """
-    from toolkit.gstack import mirror
-
     counts = delete_counts(conn, project)
     conn.execute("PRAGMA secure_delete = ON")
     with db.transaction(conn):
-        mirror.tombstone(conn, [r[0] for r in conn.execute(
+        db.tombstone(conn, [r[0] for r in conn.execute(
             *_scoped("SELECT event_key FROM question_log", project))], "question-log")
         free = _scoped("SELECT event_key FROM preference_events"
                        " WHERE free_text IS NOT NULL AND free_text != ''", project, "scope")
-        mirror.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
+        db.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
         conn.execute(*_scoped("DELETE FROM preference_events WHERE free_text IS NOT NULL"
                               " AND free_text != ''", project, "scope"))
         conn.execute(*_scoped("UPDATE preferences SET free_text = NULL"

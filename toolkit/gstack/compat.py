@@ -54,10 +54,11 @@ def _slug():
 
 
 def _open(prefix):
+    from toolkit.core import database
     from toolkit.store import db, paths
 
     try:
-        return db.connect(paths.db_path())
+        return database.connect(paths.db_path())
     except db.DatabaseError as e:
         raise Refused(str(e)) from None
 

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from toolkit.core import profile
+from toolkit.core import database, profile
 from toolkit.core.errors import Refused, run_script
 from toolkit.core.jscompat import is_falsy, number_string_exact_ints, stringify_indented
 from toolkit.store import db, paths
@@ -49,7 +49,7 @@ class Context:
     def __init__(self):
         self.root = paths.state_root()
         self.project = paths.resolve_slug() or "unknown"
-        self.conn = db.connect(paths.db_path())
+        self.conn = database.connect(paths.db_path())
 
     def ensure(self, force_mirror=False):
         """gstack's "ensure the profile": pick up shared files, migrate, keep the mirror."""

@@ -596,16 +596,6 @@ def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
 # Deletes: the lines go too, and their keys are tombstoned
 
 
-def tombstone(conn, keys, kind):
-    """Record deleted event keys (caller's transaction) so no copy is ever imported again."""
-    from toolkit.store.db import utc_now
-
-    now = utc_now()
-    conn.executemany(
-        "INSERT OR IGNORE INTO tombstones (event_key, kind, deleted_at) VALUES (?, ?, ?)",
-        [(k, kind, now) for k in keys])
-
-
 def rewrite_without(conn, path, kind, project, drop, env=None):
     """Rewrite a gstack JSONL file without the records ``drop(record)`` picks; returns how
     many lines went.
@@ -616,7 +606,7 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
     replaces the old one atomically (mode kept) and is marked read. A missing file is
     nothing to do.
     """
-    from toolkit.store import json_lite
+    from toolkit.store import db, json_lite
     from toolkit.core import questions
 
     root = paths.state_root(env)
@@ -642,7 +632,7 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
         keep.append(raw)
     if not removed:
         return 0
-    tombstone(conn, keys, kind)
+    db.tombstone(conn, keys, kind)
     text = b"".join(line + b"\n" for line in keep)
     st = safe_io.write_atomic(path, text, root=root)
     n = min(len(text), FINGERPRINT_BYTES)

@@ -963,11 +963,12 @@ def _rank_command(argv):
         raise Refused(_USAGE)
     try:
         from toolkit.gstack import mirror
+        from toolkit.core import database
         from toolkit.store import paths
 
         request = parse_request(sys.stdin.read())
         mirror.keep_to_own_database(db_file)
-        conn = db.connect(paths.db_path(db_file))
+        conn = database.connect(paths.db_path(db_file))
         try:
             result = rank(conn, request, paths.resolve_slug())
         finally:
