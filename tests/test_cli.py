@@ -116,6 +116,7 @@ def test_backup_while_a_writer_is_active(db_file, tmp_path):
     CliRunner().invoke(cli, ["init"])
     writer = subprocess.Popen([sys.executable, "-c", """
 import sys, time
+from toolkit.core import database
 from toolkit.store import db
 conn = database.connect(sys.argv[1])
 for i in range(3000):

@@ -170,6 +170,7 @@ def test_wal_mode_is_on(conn):
 
 WRITER = textwrap.dedent("""
     import sys
+    from toolkit.core import database
     from toolkit.store import db
     conn = database.connect(sys.argv[1])
     for i in range(500):
