@@ -12,7 +12,6 @@ strings to bit masks on first use; the index is cached next to this module's byt
 from __future__ import annotations
 
 import os
-import re
 
 __all__ = ["RULE_NAMES", "match", "words"]
 
@@ -1130,12 +1129,97 @@ _ENDS = frozenset("?!;.,")
 
 
 def _token_pattern():
+    """The token pattern ``_tokens`` follows, for reference (a test keeps them equal)."""
     global _TOKEN
     if _TOKEN is None:
+        import re
+
         _TOKEN = re.compile(
             r"(?<!\S)--?[a-z0-9][a-z0-9=+-]*|(?<!\S)--(?=\s|$)|(?<!\S)[ugoa]*[+=][rwx]+|"
             r"v?\d+(?:\.\d+)+(?:/\d+)?|::/0|[a-z0-9]+|\$(?=\s?\d)|[?!;#%]|\.(?=\s|$)")
     return _TOKEN
+
+
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_FLAG_CHARS = _WORD_CHARS | frozenset("=+-")
+_MARKS = frozenset("?!;#%")
+
+
+def _digits_end(text, i, n):
+    """The end of the run of decimal digits starting at ``i`` (``i`` when there is none)."""
+    while i < n and text[i].isdecimal():
+        i += 1
+    return i
+
+
+def _tokens(text):
+    """``_token_pattern().findall(text)``, read with string methods.
+
+    Importing ``re`` and compiling the pattern cost a hook process more than the rest of
+    reading a question, and ordinary punctuation ("(", ":", quotes) sends a chunk here.
+    At each position the pattern's alternatives are tried in its order; the first that
+    matches gives a token and the scan goes on after it, else one character is skipped.
+    ``\d`` and ``\s`` are Python's (any decimal digit, any white space).
+    """
+    out = []
+    n = len(text)
+    i = 0
+    while i < n:
+        c = text[i]
+        end = 0
+        if i == 0 or text[i - 1].isspace():  # (?<!\S): a flag, "--" or a chmod mode
+            if c == "-":
+                j = i + 2 if text[i + 1:i + 2] == "-" else i + 1
+                if j < n and text[j] in _WORD_CHARS:
+                    j += 1
+                    while j < n and text[j] in _FLAG_CHARS:
+                        j += 1
+                    end = j
+                elif text[i + 1:i + 2] == "-" and (i + 2 == n or text[i + 2].isspace()):
+                    end = i + 2
+            else:
+                j = i
+                while j < n and text[j] in "ugoa":
+                    j += 1
+                if j + 1 < n and text[j] in "+=" and text[j + 1] in "rwx":
+                    j += 2
+                    while j < n and text[j] in "rwx":
+                        j += 1
+                    end = j
+        if not end:  # v?\d+(?:\.\d+)+(?:/\d+)?: a version
+            j = i + 1 if c == "v" else i
+            k = _digits_end(text, j, n)
+            if k > j:
+                groups = 0
+                while k + 1 < n and text[k] == "." and text[k + 1].isdecimal():
+                    k = _digits_end(text, k + 2, n)
+                    groups += 1
+                if groups:
+                    if k + 1 < n and text[k] == "/" and text[k + 1].isdecimal():
+                        k = _digits_end(text, k + 2, n)
+                    end = k
+        if not end:
+            if c in _WORD_CHARS:
+                j = i + 1
+                while j < n and text[j] in _WORD_CHARS:
+                    j += 1
+                end = j
+            elif c == ":" and text.startswith("::/0", i):
+                end = i + 4
+            elif c in _MARKS:
+                end = i + 1
+            elif c == "$":  # \$(?=\s?\d)
+                nxt = text[i + 1:i + 2]
+                if nxt.isdecimal() or nxt.isspace() and text[i + 2:i + 3].isdecimal():
+                    end = i + 1
+            elif c == "." and (i + 1 == n or text[i + 1].isspace()):
+                end = i + 1
+        if end:
+            out.append(text[i:end])
+            i = end
+        else:
+            i += 1
+    return out
 
 
 def _plain(chunk):
@@ -1147,8 +1231,8 @@ def _words(normalised):
     """The words of normalised text: flags, versions, ``$``, breaks; ``-`` splits words.
 
     Plain prose is split with string methods; only a chunk with other punctuation goes
-    through the token pattern (whose compilation costs about half a millisecond), giving
-    exactly what the pattern gives on the whole text.
+    through ``_tokens`` (the token pattern, followed by hand), giving exactly what the
+    pattern gives on the whole text.
     """
     out = []
     chunks = normalised.split(" ")
@@ -1162,7 +1246,7 @@ def _words(normalised):
             if body is not chunk and end != ",":
                 out.append(end)
         else:
-            out.extend(_token_pattern().findall(chunk))
+            out.extend(_tokens(chunk))
             # "$ 5": a "$" whose digits come after the space (the pattern looks ahead)
             if end == "$" and k + 1 < len(chunks) and chunks[k + 1][:1].isdigit():
                 out.append("$")
