@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import script
 from tests.hotpath_support import env
-from toolkit import doors, screening
+from toolkit.core import doors, screening
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = {"pandas", "numpy", "datasette", "nbclient", "matplotlib"}
@@ -82,7 +82,7 @@ def test_hot_path_stays_lean(loaded):
     # Each of these cost a millisecond or more per call (OpenSSL via hashlib, the datetime
     # and sqlite3 package layers, subprocess); the hot path needs none of them. The json
     # package is not needed either to log or to check (json_lite), only to write prefs.
-    # Nor importlib.resources (pathlib, zipfile, tempfile): toolkit.resources finds the
+    # Nor importlib.resources (pathlib, zipfile, tempfile): toolkit.store.resources finds the
     # bundled schema from the package's own folder instead.
     lean = {"hashlib", "datetime", "sqlite3", "subprocess", "typing", "decimal",
             "importlib.resources", "pathlib", "zipfile"}
@@ -130,14 +130,14 @@ def test_hooks_import_no_functools_collections_enum_or_re(tmp_path):
     for event, sub in (("PreToolUse", "pre-tool-use"), ("PostToolUse", "post-tool-use")):
         mods = imported_modules("plantune", ["hook", sub], environ,
                                 stdin=hook_payload(event, "tu-1"))
-        assert "toolkit.door_rules" in mods, sub  # the question's text was read
+        assert "toolkit.core.door_rules" in mods, sub  # the question's text was read
         assert not (mods & {"functools", "collections", "enum", "re"}), (sub, sorted(mods))
 
 
 def test_sqlite3_loads_without_functools_and_keeps_its_statement_cache():
     code = (
         "import sys\n"
-        "from toolkit import db\n"
+        "from toolkit.store import db\n"
         "assert 'functools' not in sys.modules, 'functools imported'\n"
         "conn = db.sqlite3.connect(':memory:')\n"
         "conn.execute('CREATE TABLE t (x)')\n"
@@ -164,7 +164,7 @@ def test_sqlite3_loads_without_functools_and_keeps_its_statement_cache():
              max_size=16).map("".join),
     st.text(max_size=30)))
 def test_door_tokenizer_follows_the_token_pattern(text):
-    from toolkit import door_rules
+    from toolkit.core import door_rules
 
     assert door_rules._tokens(text) == door_rules._token_pattern().findall(text)
 
@@ -177,7 +177,7 @@ CONFIG_PIECES = list('[]" \t\\.-aZ09=x#;\u00a0\u00e9\r') + [
 @given(st.one_of(st.lists(st.sampled_from(CONFIG_PIECES), max_size=14).map("".join),
                  st.text(max_size=20)))
 def test_git_config_reader_follows_its_patterns(line):
-    from toolkit import paths
+    from toolkit.store import paths
 
     line = line.replace("\n", "")  # the reader sees one line at a time
     m = re.match(paths._SECTION_RE, line)
@@ -269,7 +269,7 @@ JSON_VALUES = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(JSON_VALUES, st.booleans(), st.booleans(), st.sampled_from([None, (",", ":")]))
 def test_json_lite_dumps_is_json_dumps(value, ensure_ascii, sort_keys, separators):
-    from toolkit import json_lite
+    from toolkit.store import json_lite
 
     assert json_lite.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys,
                            separators=separators) == json.dumps(
@@ -291,7 +291,7 @@ def _outcome(fn, text):
         "".join),
 ))
 def test_json_lite_loads_is_json_loads(text):
-    from toolkit import json_lite
+    from toolkit.store import json_lite
 
     def reject(name):
         raise ValueError(name)
@@ -304,7 +304,7 @@ def test_json_lite_loads_is_json_loads(text):
 
 def test_json_lite_errors_before_json_is_imported():
     # the C scanner needs json.decoder in sys.modules to raise; json_lite must still raise
-    code = ("import sys\nfrom toolkit import json_lite\nassert 'json' not in sys.modules\n"
+    code = ("import sys\nfrom toolkit.store import json_lite\nassert 'json' not in sys.modules\n"
             "for bad in ('{bad', '[1,', '{\"a\" 1}', 'nul'):\n"
             "    try:\n        json_lite.loads(bad)\n    except ValueError:\n        pass\n"
             "    else:\n        raise SystemExit(bad)\n")
@@ -313,7 +313,7 @@ def test_json_lite_errors_before_json_is_imported():
 
 
 def test_json_lite_edges():
-    from toolkit import json_lite
+    from toolkit.store import json_lite
 
     assert json_lite.loads(' {"a": 1, "a": 2} \n', object_pairs_hook=dict) == {"a": 2}
     for bad in ("", "   ", "{", "\ufeff{}", "{} {}", "[1,]", "nul"):
@@ -373,7 +373,7 @@ _marker_bits = st.sampled_from(["<gstack-qid:", "<GSTACK-QID:", "<gstack-qid", "
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_marker_bits, max_size=8).map("".join))
 def test_marker_search_matches_the_regex(text):
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     assert hooks.extract_marker(text) == _marker_by_regex(text)
 
@@ -401,7 +401,7 @@ HOOK_PIECES = list(" \t\n\u00a0aZk9_.-():]/\u00e9\u212a") + [
 @given(st.one_of(st.lists(st.sampled_from(HOOK_PIECES), max_size=10).map("".join),
                  st.text(max_size=20)))
 def test_hook_string_readers_follow_their_patterns(text):
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     def pattern(name):
         source, flag = hooks._PATTERNS[name]
