@@ -413,3 +413,27 @@ def test_hook_string_readers_follow_their_patterns(text):
     assert hooks._slug_words(text) == pattern("non_slug").sub("-", text), text
     assert hooks._safe_component(text) == (
         bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")), text
+
+
+def test_word_index_cache_loads_in_shards_and_replaces_other_formats(tmp_path, monkeypatch):
+    import marshal
+
+    from toolkit.core import door_rules
+
+    cache = tmp_path / "door-words.test.marshal"
+    monkeypatch.setattr(door_rules, "_cache_path", lambda: str(cache))
+    fresh = door_rules._index_now()
+    text = doors.normalise("Drop the users table on production before the 2.0.1 release?")
+    expected = door_rules.match(text)
+    for stale in (None, marshal.dumps(fresh), b"not marshal data"):
+        if stale is not None:
+            cache.write_bytes(stale)  # an earlier format, or a damaged file: built again
+        monkeypatch.setattr(door_rules, "_INDEX", None)
+        assert door_rules.match(text) == expected
+        assert door_rules._INDEX == fresh
+    # A process loading the cache reads only the shards its words need.
+    monkeypatch.setattr(door_rules, "_INDEX", None)
+    assert door_rules.match(text) == expected
+    loaded, total = len(door_rules._INDEX._shards), len(door_rules._INDEX._spans)
+    assert 0 < loaded < total / 10, (loaded, total)
+    assert door_rules._INDEX == fresh and door_rules._INDEX.as_tuple() == fresh

@@ -21,8 +21,6 @@ Where plantune deliberately differs from gstack's hooks (SPEC 12):
 Hot path: stdlib plus toolkit's hot-path modules only.
 """
 
-from __future__ import annotations
-
 import os
 import select
 import sys

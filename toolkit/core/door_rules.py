@@ -9,8 +9,6 @@ strings to bit masks on first use; the index is cached next to this module's byt
 (``__pycache__/door-words.*.marshal``) so a new process loads it instead of building it.
 """
 
-from __future__ import annotations
-
 import os
 
 __all__ = ["RULE_NAMES", "match", "words"]
@@ -129,8 +127,91 @@ class _Family:
                 yield from group
 
 
-# (singles, phrases, firsts, versions): see _index_now; loaded on the first classification.
+# The word index (an ``_Index``): see _index_now; loaded on the first classification.
 _INDEX = None
+
+
+class _Index:
+    """The word index, in shards keyed by a word's first three characters (a phrase: its
+    first word's).
+
+    Loading all of it (some 5,000 strings) cost a classification 0.7 ms, most of reading
+    a question; a question's words need a few dozen shards, each loaded (``marshal``) on
+    first use. Equal to the ``(singles, phrases, firsts, versions)`` it was made from.
+    """
+
+    __slots__ = ("versions", "_spans", "_blob", "_shards")
+
+    def __init__(self, versions, spans, blob, shards=None):
+        self.versions, self._spans, self._blob = versions, spans, blob
+        self._shards = {} if shards is None else shards
+
+    @classmethod
+    def of(cls, index):
+        """The shards of ``(singles, phrases, firsts, versions)``, all loaded."""
+        singles, phrases, firsts, versions = index
+        shards = {}
+        for part, table in enumerate((singles, phrases, firsts)):
+            for key, value in table.items():
+                # A phrase goes with its first word: the scan looks it up from there.
+                shards.setdefault(key.partition(" ")[0][:3], ({}, {}, {}))[part][key] = value
+        return cls(versions, None, None, shards)
+
+    def dump(self):
+        """``marshal`` data for the cache: the shards, each loadable on its own."""
+        import marshal
+
+        spans, pieces, at = {}, [], 0
+        for key in sorted(self._shards):
+            piece = marshal.dumps(self._shards[key])
+            spans[key] = at  # marshal reads one object and ignores the bytes after it
+            pieces.append(piece)
+            at += len(piece)
+        return marshal.dumps(("door-words/3", self.versions, spans, b"".join(pieces)))
+
+    @classmethod
+    def load(cls, data):
+        """The index from ``dump()`` data; raises ValueError for anything else."""
+        import marshal
+
+        try:
+            tag, versions, spans, blob = marshal.loads(data)
+        except (TypeError, ValueError, EOFError):
+            raise ValueError("not a word index") from None
+        if tag != "door-words/3" or not isinstance(spans, dict):
+            raise ValueError("not a word index")
+        return cls(versions, spans, blob)
+
+    def shard(self, word):
+        """``(singles, phrases, firsts)`` for ``word`` and the phrases it starts."""
+        head = word[:3]
+        shard = self._shards.get(head)
+        if shard is None:
+            start = self._spans.get(head) if self._spans else None
+            if start is None:
+                shard = ({}, {}, {})
+            else:
+                import marshal
+
+                shard = marshal.loads(memoryview(self._blob)[start:])
+            self._shards[head] = shard
+        return shard
+
+    def as_tuple(self):
+        singles, phrases, firsts = {}, {}, {}
+        for head in self._spans or ():
+            self.shard(head)
+        for head in sorted(self._shards):
+            for table, part in zip((singles, phrases, firsts), self._shards[head]):
+                table.update(part)
+        return singles, phrases, firsts, self.versions
+
+    def __eq__(self, other):
+        if isinstance(other, _Index):
+            other = other.as_tuple()
+        return self.as_tuple() == other
+
+    __hash__ = None
 
 
 def _index_now():
@@ -139,7 +220,7 @@ def _index_now():
     Family membership is a bit mask (bit = family id): ``singles[word]``,
     ``phrases["w1 w2 ..."]``; ``firsts[w1]`` is the longest phrase starting with w1;
     ``versions`` the mask of families that take any version word. Flat maps of strings to
-    ints, so the cached copy loads in well under a millisecond.
+    ints; ``_Index`` keeps them in shards for the cache.
     """
     singles, phrases, firsts, versions = {}, {}, {}, 0
     for family in _FAMILIES:
@@ -175,21 +256,19 @@ def _cache_path():
 def _build():
     """Load the word index from its cache next to the byte-code, else build (and cache) it."""
     global _INDEX
-    import marshal
-
     try:
         path = _cache_path()
         with open(path, "rb") as f:
             data = f.read()  # marshal.load(f) reads in small pieces: ~8x slower
-        index = marshal.loads(data)
-    except (OSError, EOFError, ValueError, TypeError):
-        index = _index_now()
+        index = _Index.load(data)
+    except (OSError, ValueError):
+        index = _Index.of(_index_now())
         try:
             folder = os.path.dirname(path)
             os.makedirs(folder, exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "wb") as f:
-                marshal.dump(index, f)
+                f.write(index.dump())
             os.replace(tmp, path)
             for name in os.listdir(folder):  # copies made for earlier versions of this file
                 if name.startswith("door-words.") and name != os.path.basename(path):
@@ -206,11 +285,12 @@ def _scan(words):
     """``{family id: [(position, length), ...]}`` for every family found in ``words``."""
     if _INDEX is None:
         _build()
-    singles, phrases, firsts, versions = _INDEX
+    shard, versions = _INDEX.shard, _INDEX.versions
     hits = {}
     size = len(words)
     for i, w in enumerate(words):
         found = []
+        singles, phrases, firsts = shard(w)  # a phrase's shard is its first word's
         longest = firsts.get(w)
         if longest:
             for n in range(2, min(longest, size - i) + 1):

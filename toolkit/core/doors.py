@@ -24,8 +24,6 @@ Stable API: ``classify``, ``normalise``, ``explain``, ``canonical_id``, ``decide
 ``door_for``, ``RULE_NAMES``, ``ONE_WAY``/``TWO_WAY``.
 """
 
-from __future__ import annotations
-
 import os
 
 __all__ = [

@@ -8,8 +8,6 @@ There is exactly one slug implementation in plantune on purpose: upstream issue
 #2901 came from the hook and the bins resolving the slug in two different ways.
 """
 
-from __future__ import annotations
-
 import os
 
 from toolkit.store import safe_io
