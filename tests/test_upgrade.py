@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from toolkit import db
+from toolkit.store import db
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
 
@@ -142,7 +142,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
 
 
 def test_the_release_preferences_still_decide_after_the_upgrade(release_db):
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     conn = db.connect(release_db)
     never = preferences.check(conn, "acme-web", "ship-changelog-voice-polish")
@@ -157,7 +157,7 @@ def test_the_release_preferences_still_decide_after_the_upgrade(release_db):
 def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp_path):
     """`plantune merge` reads a developer's database without upgrading it: the old names
     of renamed migrations are known names, not a newer schema."""
-    from toolkit import merge
+    from toolkit.analysis import merge
 
     team = db.connect(str(tmp_path / "team.db"))
     (result,) = merge.merge(team, [release_db])
