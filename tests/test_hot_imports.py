@@ -1,4 +1,4 @@
-"""What the hot-path commands import (acceptance 5), and that the lazy pattern lists that keep
+"""What the hot-path commands import, and that the lazy pattern lists that keep
 start-up fast decide exactly what the eagerly compiled lists would."""
 
 import json

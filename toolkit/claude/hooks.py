@@ -1,14 +1,14 @@
 """Claude Code hook logic: record AskUserQuestion answers, auto-decide by preference.
 
 Two entry points, run by ``plantune hook post-tool-use`` and ``plantune hook
-pre-tool-use`` (SPEC-gstack.md section 9). Both read the hook JSON from stdin, never
-raise, and print nothing unless they mean it: a hook that breaks or blocks
-AskUserQuestion breaks the agent (#2035). Internal errors go to
-``<state root>/hook-errors.log``.
+pre-tool-use``, in place of gstack's question-log-hook.ts and question-preference-hook.ts.
+Both read the hook JSON from stdin, never raise, and print nothing unless they mean it: a
+hook that breaks or blocks AskUserQuestion breaks the agent (gstack issue #2035). Internal
+errors go to ``<state root>/hook-errors.log``.
 
-Where plantune deliberately differs from gstack's hooks (SPEC 12):
+Where plantune deliberately differs from gstack's hooks (fixing their known bugs):
 - every question of a multi-question call is recorded (``question_index``);
-- the project slug is ``paths.resolve_slug(cwd)``, the one the CLI uses (#2901);
+- the project slug is ``paths.resolve_slug(cwd)``, the one the CLI uses (gstack issue #2901);
 - the skill comes from the marker id's registry entry (or its ``<skill>-`` prefix)
   instead of ``unknown``, and category / door type from the entry;
 - an answer that is unambiguously one of the entry's options is stored as the option
@@ -16,7 +16,8 @@ Where plantune deliberately differs from gstack's hooks (SPEC 12):
   ``user_choice_label``, so hook answers move the profile;
 - upper-case markers are lower-cased rather than logged and then rejected;
 - PreToolUse honours the split-chain carve-out and never auto-decides on an unknown
-  preference value (latent bug 3), and never on a one-way door.
+  preference value (gstack's hook has no carve-out and auto-decides on any unknown
+  value, unlike its own ``--check``), and never on a one-way door.
 
 Hot path: stdlib plus toolkit's hot-path modules only.
 """
@@ -288,7 +289,8 @@ def hash_question_id(text: str, labels, skill: str = "unknown") -> str:
 
 
 def extract_recommendation(text: str, labels, strict: bool):
-    """The recommended option label (SPEC 9.3), or None when absent or ambiguous.
+    """The recommended option label, found as gstack's hooks find it; None when absent or
+    ambiguous.
 
     ``strict`` (PreToolUse) needs exactly one prose match; PostToolUse takes the first.
     """
@@ -342,7 +344,8 @@ class Answer:
 
 
 def extract_answers(response, questions) -> tuple:
-    """``([Answer per question], diagnostic or None)`` for a tool_response (SPEC 9.4).
+    """``([Answer per question], diagnostic or None)`` for a tool_response (every answer
+    shape gstack's question-log-hook.ts reads).
 
     Shape D (native ``answers`` object keyed by question text), shape A (``answers``
     array), shape B (``questions`` array), and the ``User has answered your questions:``

@@ -1,4 +1,4 @@
-"""Question preferences: check, write, read, clear and count them (SPEC-gstack.md section 3).
+"""Question preferences: check, write, read, clear and count them (gstack-question-preference).
 
 A preference belongs to a scope: a project slug, or ``db.GLOBAL_SCOPE`` for every
 project. A project's own preference beats the global one. Every change is also an
@@ -56,7 +56,7 @@ class PreferenceError(ValueError):
 
 
 # --------------------------------------------------------------------------
-# validation (SPEC 3.2: the order of the checks is part of the contract)
+# validation (as in gstack's --write, the order of the checks is part of the contract)
 
 
 def parse_write(text):

@@ -21,7 +21,8 @@ from toolkit.core.screening import (
 )
 
 # ===========================================================================
-# Validation — SPEC-gstack.md section 2.1-2.4.  Self-contained; keep it first.
+# Validation — gstack-question-log's fields, checks, truncation and followed_recommendation.
+# Self-contained; keep it first.
 # Rule order and messages are a contract: scripts match on the stderr text.
 # ===========================================================================
 

@@ -64,6 +64,20 @@ SQL_DIR = resources.path("sql")
 MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
 VIEWS_DIR = os.path.join(SQL_DIR, "views")
 MIGRATIONS_TABLE = "plantune_migrations"
+# Migrations whose file was renamed after a release (old name -> new name), so a name says
+# what the migration does. A database that recorded the old name has that migration
+# applied: the runner records it under the new name instead, all renames in one transaction
+# before anything runs, and never runs it again. Keep every entry: a database last opened
+# by any earlier release may still hold an old name. Every new name is a current file and
+# keeps its number, so the order of migrations never changes (tests check both).
+RENAMED_MIGRATIONS = {
+    "0003_profile.sql": "0003_profile_index.sql",
+    "0004_ingest.sql": "0004_ingest_tail_fingerprint.sql",
+    "0005_views_indexes.sql": "0005_analysis_rollups.sql",
+    "0006_pacing.sql": "0006_pacing_state.sql",
+    "0008_guidance.sql": "0008_guidance_apply.sql",
+    "0013_team.sql": "0013_team_provenance.sql",
+}
 BUSY_TIMEOUT_SECONDS = 10.0
 GLOBAL_SCOPE = "__global__"
 ALL_PROJECTS = "__all__"
@@ -157,8 +171,12 @@ def _sql_files(directory, what):
 class Schema:
     """The migrations and views a database should have, and the stamp that names them."""
 
-    def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR):
+    def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR, renamed=None):
         self.migrations = _sql_files(migrations_dir, "schema migrations folder")
+        self.renamed = RENAMED_MIGRATIONS if renamed is None else renamed
+        names = {name for name, _ in self.migrations}
+        # Every name a database of this schema or an earlier release may have recorded.
+        self.known_names = names | {old for old, new in self.renamed.items() if new in names}
         if not self.migrations:
             raise DatabaseError(
                 resources.missing_message("schema migrations (*.sql)", migrations_dir))
@@ -398,6 +416,7 @@ def _migrate(conn, schema, created):
         f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
         "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT"
     )
+    _record_renames(conn, schema)
     for name, path in schema.migrations:
         with open(path, encoding="utf-8") as f:
             script = f.read()
@@ -420,6 +439,34 @@ def _migrate(conn, schema, created):
         _recreate_views(conn, schema)
         _seed(conn)
         conn.execute(f"PRAGMA user_version = {schema.stamp}")
+
+
+def _record_renames(conn, schema):
+    """Record each applied migration that was renamed under its new name, atomically.
+
+    A kill leaves either every old name or every new one. A database that somehow holds
+    both names keeps one row, with the earlier time: the migration ran once either way
+    (running it twice would have failed on its own CREATE statements).
+    """
+    current = {name for name, _ in schema.migrations}
+    renames = [(old, new) for old, new in schema.renamed.items() if new in current]
+    marks = ", ".join("?" * len(renames))
+    if not renames or not conn.execute(
+            f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name IN ({marks})",
+            [old for old, _ in renames]).fetchone():
+        return  # nothing recorded under an old name: no write lock taken
+    with transaction(conn):
+        for old, new in renames:
+            row = conn.execute(
+                f"SELECT applied_at FROM {MIGRATIONS_TABLE} WHERE name = ?", (old,)).fetchone()
+            if row is None:
+                continue
+            conn.execute(
+                f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?) ON CONFLICT"
+                " (name) DO UPDATE SET applied_at = min(applied_at, excluded.applied_at)",
+                (new, row[0]),
+            )
+            conn.execute(f"DELETE FROM {MIGRATIONS_TABLE} WHERE name = ?", (old,))
 
 
 def _split_statements(script):

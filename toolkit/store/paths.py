@@ -1,4 +1,4 @@
-"""State root, database path and project slug resolution (SPEC-gstack.md 1.1).
+"""State root, database path and project slug resolution, by gstack's rules (gstack-slug).
 
 This module is imported by every hook invocation, so it stays stdlib-only, never
 spawns a subprocess (git config is read straight from disk) and does no work at
@@ -504,5 +504,5 @@ def resolve_slug_with_reason(cwd=None, env=None, use_cache=True):
 
 
 def resolve_slug(cwd=None, env=None, use_cache=True) -> str:
-    """Project slug for ``cwd`` (default: the current directory), per SPEC 1.1."""
+    """Project slug for ``cwd`` (default: the current directory), as gstack-slug finds it."""
     return resolve_slug_with_reason(cwd, env, use_cache)[0]
