@@ -9,8 +9,6 @@ Python integers whole (the profile's figures, which are never that large).
 Hot path: standard library only; ``re``, ``json`` and ``decimal`` are imported where used.
 """
 
-from __future__ import annotations
-
 import math
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
