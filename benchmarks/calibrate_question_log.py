@@ -26,7 +26,6 @@ sys.path.insert(0, ROOT)
 from tests import gstack_history as gh  # noqa: E402
 from toolkit.core import database  # noqa: E402
 from toolkit.analysis import calibrate as cal  # noqa: E402
-from toolkit.store import db  # noqa: E402
 from toolkit.gstack import ingest
 from toolkit.analysis import simulate
 

@@ -55,7 +55,7 @@ def findings(n, prefix="f", seed=7):
 
 def simulation():
     from tests.test_pacing_simulation import ONE_WAY, PHASES, run_review, shown
-    from toolkit.store import db
+    from toolkit.core import database
 
     print("== 4-phase review, 40 findings (8 one-way) vs asking all 40 (V0)")
     one_way = {fid for p in PHASES for fid, _, _ in ONE_WAY[p]}
@@ -85,6 +85,7 @@ def run(cmd, stdin=None, env=None, cwd=None):
 
 
 def big_call(env, cwd, runs=3):
+    from toolkit.core import database
     from toolkit.store import db
     from toolkit.core import questions
 

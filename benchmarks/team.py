@@ -34,6 +34,7 @@ import time
 
 from toolkit.core import database
 from toolkit.analysis import calibrate
+from toolkit.analysis import fit as analysis_fit
 from toolkit.store import db
 
 BIN = os.path.dirname(sys.executable)
@@ -243,9 +244,9 @@ def numpy_fit_parquet(directory):
     np = calibrate.np
     keep = (cols["door_type"] != "one-way") & ~np.isin(cols["kind"], calibrate.GATE_KINDS) \
         & (cols["synthetic"] == 0)
-    scores = calibrate.score_findings(cols["severity"][keep], cols["irreversibility"][keep],
+    scores = analysis_fit.score_findings(cols["severity"][keep], cols["irreversibility"][keep],
                                       cols["decision_matters"][keep])
-    fit = calibrate.fit_threshold(scores, 0.20, ids=cols["finding_id"][keep])
+    fit = analysis_fit.fit_threshold(scores, 0.20, ids=cols["finding_id"][keep])
     return t1 - t0, time.perf_counter() - t1, fit
 
 
@@ -326,10 +327,10 @@ def numpy_fit(path):
     t1 = time.perf_counter()
     two_way = (findings["door_type"] != "one-way") & ~calibrate.np.isin(
         findings["kind"], calibrate.GATE_KINDS)
-    scores = calibrate.score_findings(findings["severity"][two_way],
+    scores = analysis_fit.score_findings(findings["severity"][two_way],
                                       findings["irreversibility"][two_way],
                                       findings["decision_matters"][two_way])
-    fit = calibrate.fit_threshold(scores, 0.20, ids=findings["finding_id"][two_way])
+    fit = analysis_fit.fit_threshold(scores, 0.20, ids=findings["finding_id"][two_way])
     t2 = time.perf_counter()
     conn.close()
     return t1 - t0, t2 - t1, fit

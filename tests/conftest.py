@@ -46,7 +46,6 @@ def db_file(isolated_home):
 @pytest.fixture
 def conn(db_file):
     from toolkit.core import database
-    from toolkit.store import db
 
     c = database.connect(db_file)
     yield c

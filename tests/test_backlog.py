@@ -14,7 +14,6 @@ import time
 from tests.hotpath_support import SLUG, count, db_rows, env, pref, project_dir, run
 from toolkit.core import database
 from toolkit.gstack import backlog, ingest, mirror
-from toolkit.store import db
 
 TWO_WAY = "ship-changelog-voice-polish"
 LINES = 20000

@@ -6,7 +6,6 @@ The pacing engine lives in its own module; until it is merged this test is skipp
 
 import json
 
-import pytest
 from click.testing import CliRunner
 
 from toolkit.core import database

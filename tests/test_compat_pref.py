@@ -539,7 +539,6 @@ def test_one_way_never_auto_decided(state_root, monkeypatch, capsys, value, scop
         lines = _check_in_process(monkeypatch, capsys, ADHOC, summary)
         assert lines[0] == "ASK_NORMALLY" and "AUTO_DECIDE" not in lines, (summary, value)
     # the helper the hooks use reports the stored value; deciding stays with check()
-    from toolkit.store import db
 
     conn = database.connect(os.environ["PLANTUNE_DB"])
     assert preferences.effective_preference(conn, SLUG, ONE_WAY_IDS[0]) == (value, scope)

@@ -14,7 +14,6 @@ import shutil
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse

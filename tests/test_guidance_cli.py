@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from toolkit.core import database
 from toolkit.store import db
-from toolkit.guidance import proposals as g
+from toolkit.guidance import files as guidance_files
 from toolkit.cli.app import cli
 from tests.conftest import script
 from tests.test_guidance import (
@@ -245,13 +245,13 @@ def test_nothing_outside_dot_plantune_changes_across_modes_and_commands(conn, pr
     steps = [("guidance", "init", "--project-dir", p),
              ("guidance", "show", "--project-dir", p),
              ("guidance", "show", "--context", "--project-dir", p)]
-    for mode in g.MODES:
+    for mode in guidance_files.MODES:
         steps.append(("guidance", "run", "--session", f"run-{mode}", "--mode", mode,
                       "--cwd", p, "--required", "docs/plan.md", "--required", "out/report.md"))
     for step in steps:
         r = invoke(*step)
         assert r.exit_code == 0, (step, r.stderr)
-    for mode in g.MODES:
+    for mode in guidance_files.MODES:
         r = invoke("hook", "session-end", "--mode", mode,
                    input=hook_payload(project, session=f"hook-{mode}"))
         assert r.exit_code == 0

@@ -7,7 +7,6 @@ import pytest
 from click.testing import CliRunner
 
 from toolkit.core import database
-from toolkit.store import db
 from toolkit.analysis import notebooks, simulate
 from toolkit.cli.app import cli
 

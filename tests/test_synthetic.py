@@ -20,8 +20,10 @@ from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.guidance import proposals as guidance
+from toolkit.guidance import files
 from toolkit.claude import hooks
 from toolkit.pacing import rank as pacing
+from toolkit.pacing import decisions
 from toolkit.core import preferences, profile, questions
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
@@ -105,7 +107,7 @@ def answers(path, tmp_path, label):
         out[("calibration", project)] = pacing.active_calibration(conn, project)
         out[("latest", project)] = (cal.latest(conn, project) or {}).get("id")
         out[("profile", project)] = profile.inferred(conn, project)
-        layout = guidance.layout_for(project_dir=str(tmp_path / f"proj-{project}"))  # nothing written
+        layout = files.layout_for(project_dir=str(tmp_path / f"proj-{project}"))  # nothing written
         proposal = guidance.build_proposal(conn, layout, slug=project, run_id="run-1", now=NOW)
         out[("guidance", project)] = json.dumps(proposal, sort_keys=True, default=str)
     out["read-global"] = preferences.read(conn, db.GLOBAL_SCOPE)
@@ -137,9 +139,9 @@ def answers(path, tmp_path, label):
             out[("rank", project, phase)] = pacing.rank(
                 conn, rank_request(f"new-{project}-{phase}", phase, chain="shared-chain"), project, now=NOW).output
     # (row ids differ once simulated rows are in the tables; what they point at must not)
-    out["flip"] = {k: v for k, v in pacing.find_decision(conn, "eng-logging", project="real-app").items()
+    out["flip"] = {k: v for k, v in decisions.find_decision(conn, "eng-logging", project="real-app").items()
                    if k not in ("id", "answer_event_id")}
-    out["session"] = pacing.session_summary(conn, "new-real-app-eng")
+    out["session"] = decisions.session_summary(conn, "new-real-app-eng")
     conn.close()
     return out
 

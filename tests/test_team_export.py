@@ -11,6 +11,7 @@ import pytest
 
 from tests.team_support import invoke, ok, query, team_db
 from toolkit.analysis import calibrate, export
+from toolkit.analysis import fit
 from toolkit.core import identity
 from toolkit.analysis import team as teams
 
@@ -316,16 +317,16 @@ def test_histogram_fit_equals_fit_threshold_with_duplicate_ids():
     scores = rng.integers(0, 7, 500).astype(float)
     ids = [f"id-{i % 40}" for i in range(500)]  # many duplicates: unreachable k
     for target in np.linspace(0, 1, 23):
-        want = calibrate.fit_threshold(scores, target, ids=ids)
+        want = fit.fit_threshold(scores, target, ids=ids)
         values, counts = np.unique(scores, return_counts=True)
-        hashes = calibrate.tie_hashes(ids)
+        hashes = fit.tie_hashes(ids)
 
         def stats(threshold, k, hashes=hashes):
             tied = np.sort(hashes[scores == threshold])
             lo, hi = tied[k - 1], tied[k]
             return lo, hi, int((tied < hi).sum()), int((tied <= hi).sum())
 
-        got = calibrate.fit_from_histogram(values, counts, target, stats)
+        got = fit.fit_from_histogram(values, counts, target, stats)
         assert got == want
 
 

@@ -8,7 +8,6 @@ they use.
 import importlib
 import json
 import os
-import sys
 
 import click
 

@@ -194,6 +194,7 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         plantune calibrate --project acme-web --since 2026-09-01 --dry-run --json
     """
     from toolkit.analysis import calibrate as cal
+    from toolkit.analysis import fit
     from toolkit.store import paths
     from toolkit.store.db import is_demo
 
@@ -213,7 +214,7 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
     if explain_id is not None:
         try:
             info = cal.explain_question(conn, explain_id.strip(), target_value, project, include_synthetic)
-        except cal.CalibrationError as e:
+        except fit.CalibrationError as e:
             fail(str(e))
         if as_json:
             print_json(info)
@@ -224,7 +225,7 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
     try:
         report = cal.run_source(conn, source, target_value, project, since_day, include_synthetic, score_function,
                                 weight_values, resamples=n_resamples, holdout_days=n_holdout)
-    except cal.CalibrationError as e:
+    except fit.CalibrationError as e:
         fail(str(e))
     report = cal.public(report)
     chosen = report["source"]

@@ -5,7 +5,7 @@ import os
 import re
 
 from toolkit.core.jscompat import utf16_len
-from toolkit.core.vocabulary import CATEGORIES, DIMENSIONS, DOOR_TYPES, is_kebab
+from toolkit.core.vocabulary import CATEGORIES, DOOR_TYPES, is_kebab
 from toolkit.store import safe_io
 from toolkit.store.db import utc_now
 

@@ -96,7 +96,6 @@ def main(argv):
     code = 0
     try:
         from toolkit.core import database
-        from toolkit.store import db
         from toolkit.gstack import ingest
 
         conn = database.connect(db_path)

@@ -8,7 +8,6 @@ No click here: these scripts run from agent skills many times per session.
 """
 
 import json
-import os
 import sys
 
 from toolkit.core import database, profile

@@ -27,13 +27,14 @@ import json
 
 from toolkit.store import db
 from toolkit.guidance import proposals as guidance
+from toolkit.guidance import files
 
 MIN_HOLDERS = 3
 KIND = "promotion"
 EVIDENCE_LIMIT = 50
 
 
-class PromotionError(guidance.GuidanceError):
+class PromotionError(files.GuidanceError):
     """A promotion that cannot be applied, explained in one line."""
 
 
