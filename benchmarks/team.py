@@ -1,9 +1,12 @@
 """Team scale on generated events: export, DuckDB report, DuckDB/Spark calibration, numpy fit.
 
-Part one builds a database of N question events (default 1,000,000) over 8 projects,
-20 developers and 12 months, plus one finding per 5 events, with set-based SQL (one
-INSERT … SELECT over a recursive counter per table: no Python per row). Then, each as its
-own process so peak memory is its own:
+Part one builds a real plantune database of N question events (default 1,000,000) over 8
+projects, 20 developers and 12 months, plus one finding per 5 events, the way a bulk
+import writes: set-based SQL (one INSERT … SELECT over a recursive counter per chunk of a
+million rows), every trigger running except the per-row rollup INSERTs, whose totals
+toolkit.rollups adds set-based per chunk as ``ingest`` does; the secondary indexes are
+built after the rows. The rollups are checked against the rows. Then, each as its own
+process so peak memory is its own:
 
 * ``plantune export --format parquet``     time and peak RSS (the export streams batches);
 * ``plantune team report``                 DuckDB over the Parquet dataset, against the
@@ -16,9 +19,18 @@ own process so peak memory is its own:
   all three must give the same threshold and tie fraction (checked).
 
 Part two (``--parquet-events``, default 10,000,000; 0 skips it) generates that many events
-straight as a Parquet dataset with DuckDB and runs the report and the three fits on it.
+straight as a Parquet dataset with DuckDB and runs the report and the fits on them.
 
-Run: ``python benchmarks/team.py [--events N] [--parquet-events N] [--dir DIR] [--keep]``.
+``--export-events N [N ...]`` measures only the Parquet export (time, peak RSS) of a
+database of each size, built in --dir if missing, to show that memory stays flat.
+
+Run: ``python benchmarks/team.py [--events N] [--parquet-events N] [--dir DIR] [--keep]``;
+the export at 1M and 10M events (build the databases first under ``nice``)::
+
+    nice -n 19 python benchmarks/team.py --dir D --events 1000000 --generate-only
+    nice -n 19 python benchmarks/team.py --dir D --events 10000000 --generate-only
+    python benchmarks/team.py --dir D --export-events 1000000 10000000
+
 The machine is shared: run it when ``uptime`` is low and read the figures as one run's.
 """
 
