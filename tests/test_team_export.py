@@ -10,8 +10,9 @@ import pyarrow.dataset as pads
 import pytest
 
 from tests.team_support import invoke, ok, query, team_db
-from toolkit import calibrate, export, identity
-from toolkit import team as teams
+from toolkit.analysis import calibrate, export
+from toolkit.core import identity
+from toolkit.analysis import team as teams
 
 SQL_OF = {
     "question_events": "SELECT project, count(*) FROM question_log GROUP BY 1",
@@ -347,7 +348,8 @@ def test_a_project_name_the_folder_must_encode_comes_back_exactly(tmp_path):
 
 
 def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
-    from toolkit import db, pacing
+    from toolkit.pacing import rank as pacing
+    from toolkit.store import db
 
     out = str(tmp_path / "out")
     ok(["export", out, "--db", team])

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
-from toolkit import db, identity, paths
+from toolkit.store import db, paths
+from toolkit.core import identity
 
 ATTRIBUTED = ("question_log", "preference_events", "preferences", "findings", "calibrations")
 
@@ -382,7 +383,7 @@ def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
 
 
 def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_path):
-    from toolkit import pacing
+    from toolkit.pacing import rank as pacing
 
     a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
     ok(["calibrate", "--include-synthetic", "--force", "--db", a], developer="alice@example.com")

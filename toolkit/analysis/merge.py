@@ -1,0 +1,343 @@
+"""Merge developers' databases into one team database.
+
+Each source is attached read-only and copied with set-based ``INSERT … SELECT`` statements
+(one transaction per source, so a failed source leaves nothing behind):
+
+- question events and preference events by their event keys (``INSERT OR IGNORE``: merging
+  the same source twice adds nothing);
+- calibrations by a merge key (source database id + its row id);
+- findings by (session, finding id), with their links re-pointed at the team database's
+  copies of the answering event and the calibration;
+- office-hours sessions by their session keys, trace runs by run id and guidance
+  proposals by id (a proposal's later status, and a trace run's later state, follow on
+  a re-merge; a merged proposal is evidence here, never applied from the team database);
+- preferences into ``developer_preferences`` and declared profiles into
+  ``developer_declared_profile``, one row per developer, scope and key: what a developer
+  chose or declared is never folded into anyone else's, nor into the team database's own
+  ``preferences`` or ``declared_profile``. A row a source no longer holds is removed from
+  that source's merged copy, so a cleared preference, a deleted profile or office-hours
+  session never comes back through a merge.
+
+Rows of a table with no developer of their own (declared profile, office hours, trace
+runs, proposals) belong to the source's developer: ``--developer``, else the one developer
+its attributed rows name; a source whose rows name several, or none, needs ``--developer``.
+
+Every merged row keeps its developer and the merge source it came from
+(``merge_sources``). A source whose schema has a migration this plantune does not know is
+refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from urllib.parse import quote
+
+from toolkit.store import db
+
+# Tables copied by key, in dependency order (findings point at events and calibrations).
+KEYED_TABLES = ("question_log", "preference_events", "calibrations", "findings")
+# Tables copied by their own unique key: (key column, rows can change later, rows can be
+# deleted in the source). Their rows name no developer in a developer's own database.
+OWNED_TABLES = {
+    "office_hours_sessions": ("session_key", False, True),
+    "trace_runs": ("run_id", True, False),
+    "guidance_proposals": ("id", True, False),
+}
+# Per-developer snapshots: source table -> (team table, key columns, value columns).
+SNAPSHOTS = {
+    "preferences": ("developer_preferences", ("scope", "question_id"),
+                    ("preference", "raw_value", "source", "free_text", "synthetic",
+                     "updated_at")),
+    "declared_profile": ("developer_declared_profile", ("scope", "dimension"),
+                         ("value", "source", "synthetic", "declared_at")),
+}
+# Defaults for value columns an older source schema lacks.
+_SNAPSHOT_DEFAULTS = {"source": "'unknown'", "synthetic": "0"}
+# Tables whose developer is the source's when they carry none of their own.
+_OWNER_TABLES = ("declared_profile",) + tuple(OWNED_TABLES)
+# Columns the merge sets itself rather than copying.
+_OWN_COLUMNS = {"id", "developer", "merged_from", "merge_key", "answer_event_id", "calibration_id"}
+
+
+class MergeError(Exception):
+    """A source that cannot be merged, explained in one line."""
+
+
+class Source:
+    """A checked source database: path, identity, schema facts."""
+
+    def __init__(self, path, database_id, migrations, unattributed, owner=""):
+        self.path, self.database_id = path, database_id
+        self.migrations, self.unattributed = migrations, unattributed
+        # The developer of rows that name none (see _OWNER_TABLES).
+        self.owner = owner
+
+
+def _open_readonly(path):
+    return sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True,
+                           timeout=db.BUSY_TIMEOUT_SECONDS, isolation_level=None)
+
+
+def inspect_source(path, known_migrations, developer=None):
+    """Check that ``path`` can be merged; returns a :class:`Source` or raises MergeError."""
+    if not os.path.exists(path):
+        raise MergeError(f"{path}: no such database")
+    if not os.path.isfile(path):
+        raise MergeError(f"{path}: not a regular file")
+    try:
+        conn = _open_readonly(path)
+    except sqlite3.Error as e:
+        raise MergeError(f"{path}: cannot open ({e})") from None
+    try:
+        try:
+            names = [r[0] for r in conn.execute(
+                f"SELECT name FROM {db.MIGRATIONS_TABLE} ORDER BY name")]
+        except sqlite3.DatabaseError:
+            raise MergeError(f"{path}: not a plantune database") from None
+        unknown = [n for n in names if n not in known_migrations]
+        if unknown:
+            raise MergeError(
+                f"{path}: schema is newer than this plantune or unknown to it (migration"
+                f" {unknown[0].removesuffix('.sql')}); upgrade plantune, then merge again")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = [t for t in KEYED_TABLES + ("preferences",) if t not in tables]
+        if missing:
+            raise MergeError(f"{path}: not a plantune database (no {missing[0]} table)")
+        row = conn.execute("SELECT value FROM plantune_meta WHERE key = 'database_id'").fetchone()
+        if row and row[0]:
+            database_id = row[0]
+        else:
+            # A database from before attribution has no id of its own; its real path is the
+            # best stable name it has.
+            from hashlib import sha1
+
+            database_id = "path-" + sha1(os.path.realpath(path).encode()).hexdigest()[:32]
+        unattributed = []
+        for table in KEYED_TABLES + ("preferences",):
+            cols = _columns(conn, "main", table)
+            if "developer" not in cols:
+                if conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():
+                    unattributed.append(table)
+            elif conn.execute(f"SELECT 1 FROM {table} WHERE developer = '' LIMIT 1").fetchone():
+                unattributed.append(table)
+        if unattributed and not developer:
+            raise MergeError(
+                f"{path}: some rows record no developer ({', '.join(unattributed)});"
+                " name their developer with --developer")
+        owner = developer or ""
+        ownerless = [t for t in _OWNER_TABLES if t in tables and conn.execute(
+            f"SELECT 1 FROM {t}"
+            + (" WHERE developer = ''" if "developer" in _columns(conn, "main", t) else "")
+            + " LIMIT 1").fetchone()]
+        if ownerless and not owner:
+            owners = _developers(conn)
+            if len(owners) != 1:
+                said = "rows of several developers" if owners else "no developer"
+                raise MergeError(
+                    f"{path}: its {', '.join(ownerless)} cannot be attributed (it records"
+                    f" {said}); name their developer with --developer")
+            owner = owners.pop()
+        return Source(path, database_id, names, unattributed, owner)
+    except sqlite3.DatabaseError as e:
+        raise MergeError(f"{path}: not a plantune database ({e})") from None
+    finally:
+        conn.close()
+
+
+def _developers(conn, most=2):
+    """Up to ``most`` distinct developers named by a database's attributed rows."""
+    found = set()
+    for table in KEYED_TABLES + ("preferences",):
+        if "developer" in _columns(conn, "main", table):
+            found.update(r[0] for r in conn.execute(
+                f"SELECT DISTINCT developer FROM {table} WHERE developer != '' LIMIT ?", (most,)))
+        if len(found) >= most:
+            break
+    return found
+
+
+def _columns(conn, schema, table):
+    return [r[1] for r in conn.execute(f'PRAGMA "{schema}".table_info("{table}")')]
+
+
+def _developer_expr(src_cols, developer, alias="s"):
+    """SQL for a merged row's developer: --developer wins, else the row's own, else the
+    source's developer (:owner)."""
+    if developer:
+        return ":developer"
+    if "developer" in src_cols:
+        return f"coalesce(nullif({alias}.developer, ''), :owner)"
+    return ":owner"
+
+
+def merge(conn, paths, developer=None, progress=None):
+    """Merge every database in ``paths`` into ``conn`` (an open, migrated team database).
+
+    All sources are checked first; one that cannot be merged stops the run before anything
+    is written. Returns one dict of counts per source.
+    """
+    known = {name for name, _ in db.default_schema().migrations}
+    own_id = conn.execute("SELECT value FROM plantune_meta WHERE key = 'database_id'").fetchone()
+    own_id = own_id[0] if own_id else None
+    target = os.path.realpath(conn.execute("PRAGMA database_list").fetchone()[2] or "")
+    sources, seen = [], set()
+    for path in paths:
+        source = inspect_source(path, known, developer)
+        if source.database_id == own_id or os.path.realpath(path) == target:
+            raise MergeError(f"{path}: is the team database itself")
+        if source.database_id in seen:
+            raise MergeError(f"{path}: the same database is named twice")
+        seen.add(source.database_id)
+        sources.append(source)
+    results = []
+    for source in sources:
+        results.append(_merge_one(conn, source, developer))
+        if progress:
+            progress(results[-1])
+    return results
+
+
+def _merge_one(conn, source, developer):
+    now = db.utc_now()
+    conn.execute("ATTACH DATABASE ? AS src", (f"file:{quote(os.path.abspath(source.path))}?mode=ro",))
+    try:
+        with db.transaction(conn):
+            source_id = _source_row(conn, source, developer or "", now)
+            params = {"developer": developer or "", "source": source_id,
+                      "dbid": source.database_id, "owner": source.owner}
+            counts = {}
+            for table in KEYED_TABLES:
+                counts[table] = _copy_keyed(conn, table, params)
+            for table in OWNED_TABLES:
+                counts[table] = _copy_owned(conn, table, params)
+            for table in SNAPSHOTS:
+                counts[table] = _copy_snapshot(conn, table, params)
+            conn.execute("UPDATE merge_sources SET last_merged_at = ?, counts_json = json(?),"
+                         " path = ? WHERE id = ?",
+                         (now, _json(counts), os.path.abspath(source.path), source_id))
+    finally:
+        conn.execute("DETACH DATABASE src")
+    return {"path": source.path, "database_id": source.database_id, "source_id": source_id,
+            "developer": developer or "", "tables": counts}
+
+
+def _json(value):
+    import json
+
+    return json.dumps(value, sort_keys=True)
+
+
+def _source_row(conn, source, developer, now):
+    conn.execute(
+        "INSERT INTO merge_sources (database_id, developer, path, first_merged_at, last_merged_at)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (database_id, developer) DO NOTHING",
+        (source.database_id, developer, os.path.abspath(source.path), now, now))
+    return conn.execute("SELECT id FROM merge_sources WHERE database_id = ? AND developer = ?",
+                        (source.database_id, developer)).fetchone()[0]
+
+
+def _copy_keyed(conn, table, params):
+    """Copy one keyed table; returns {"source": rows there, "added": new rows here}."""
+    src_cols = _columns(conn, "src", table)
+    dst_cols = _columns(conn, "main", table)
+    common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS]
+    names = common + ["developer", "merged_from"]
+    values = [f's."{c}"' for c in common]
+    values += [_developer_expr(src_cols, params["developer"]),
+               # A row that was itself merged into the source keeps its first provenance
+               # only in the source; here it comes from this source.
+               ":source"]
+    if table == "calibrations":
+        names.append("merge_key")
+        key = "coalesce(s.merge_key, :dbid || ':' || s.id)" if "merge_key" in src_cols \
+            else ":dbid || ':' || s.id"
+        values.append(key)
+    if table == "findings":
+        names += ["answer_event_id", "calibration_id"]
+        values += [
+            ("(SELECT m.id FROM main.question_log m WHERE m.event_key ="
+             " (SELECT e.event_key FROM src.question_log e WHERE e.id = s.answer_event_id))"),
+            "(SELECT c.id FROM main.calibrations c WHERE c.merge_key = "
+            + ("(SELECT coalesce(k.merge_key, :dbid || ':' || k.id) FROM src.calibrations k"
+               " WHERE k.id = s.calibration_id)" if "merge_key" in src_cols
+               else ":dbid || ':' || s.calibration_id") + ")",
+        ]
+    total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
+    quoted = ", ".join(f'"{n}"' for n in names)
+    sql = (f"INSERT OR IGNORE INTO main.{table} ({quoted})"
+           f' SELECT {", ".join(values)} FROM src.{table} AS s ORDER BY s.id')
+    added = conn.execute(sql, params).rowcount
+    return {"source": total, "added": added}
+
+
+def _copy_owned(conn, table, params):
+    """Copy one table keyed by its own unique column: new rows added; rows that change in
+    the source (a proposal applied, a trace run completed) updated, but only the copies
+    this source wrote; rows the source deleted removed from its copies."""
+    key, mutable, deletable = OWNED_TABLES[table]
+    src_cols = _columns(conn, "src", table)
+    dst_cols = _columns(conn, "main", table)
+    common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS or c == key]
+    names = common + ["developer", "merged_from"]
+    values = [f's."{c}"' for c in common]
+    values += [_developer_expr(src_cols, params["developer"]), ":source"]
+    quoted = ", ".join(f'"{n}"' for n in names)
+    total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
+    removed = 0
+    if deletable:
+        removed = conn.execute(
+            f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
+            f' (SELECT 1 FROM src.{table} s WHERE s."{key}" = main.{table}."{key}")',
+            params).rowcount
+    before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
+    sql = (f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
+           f' FROM src.{table} AS s WHERE true ORDER BY s."{key}" ON CONFLICT ("{key}")')
+    if mutable:
+        changing = [n for n in names if n not in (key, "merged_from")]
+        sql += (" DO UPDATE SET " + ", ".join(f'"{n}" = excluded."{n}"' for n in changing)
+                + f" WHERE {table}.merged_from IS excluded.merged_from AND ("
+                + " OR ".join(f'{table}."{n}" IS NOT excluded."{n}"' for n in changing) + ")")
+    else:
+        sql += " DO NOTHING"
+    changed = conn.execute(sql, params).rowcount
+    added = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0] - before
+    return {"source": total, "added": added, "updated": changed - added, "removed": removed}
+
+
+def _copy_snapshot(conn, table, params):
+    """A source's per-developer rows (preferences, declared profile) as a snapshot per
+    developer: added, updated and removed."""
+    team_table, keys, cols = SNAPSHOTS[table]
+    src_cols = _columns(conn, "src", table)
+    dev = _developer_expr(src_cols, params["developer"])
+    select = (f"SELECT {dev} AS developer, " + ", ".join(
+        f"s.{c}" for c in keys) + ", " + ", ".join(
+        f"s.{c}" if c in src_cols else f"{_SNAPSHOT_DEFAULTS.get(c, 'NULL')} AS {c}"
+        for c in cols) + f" FROM src.{table} s")
+    selects = [select]
+    if conn.execute("SELECT 1 FROM src.sqlite_master WHERE name = ?", (team_table,)).fetchone():
+        # A team database merged into another: its developers' rows come along.
+        selects.append("SELECT " + _developer_expr(["developer"], params["developer"], "d")
+                       + ", " + ", ".join(f"d.{c}" for c in keys + cols)
+                       + f" FROM src.{team_table} d")
+    conn.execute("CREATE TEMP TABLE merge_snapshot AS " + " UNION ALL ".join(selects), params)
+    match = " AND ".join(f"p.{c} = {team_table}.{c}" for c in ("developer",) + keys)
+    try:
+        total = conn.execute("SELECT count(*) FROM temp.merge_snapshot").fetchone()[0]
+        removed = conn.execute(
+            f"DELETE FROM {team_table} WHERE merged_from = :source AND NOT EXISTS"
+            f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})", params).rowcount
+        before = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0]
+        names = ("developer",) + keys + cols
+        changed = conn.execute(
+            f"INSERT INTO {team_table} ({', '.join(names)}, merged_from)"
+            f" SELECT {', '.join(names)}, :source FROM temp.merge_snapshot WHERE true"
+            f" ON CONFLICT ({', '.join(('developer',) + keys)}) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in cols + ("merged_from",))
+            + " WHERE " + " OR ".join(f"{team_table}.{c} IS NOT excluded.{c}" for c in cols),
+            params).rowcount
+        added = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0] - before
+    finally:
+        conn.execute("DROP TABLE temp.merge_snapshot")
+    return {"source": total, "added": added, "updated": changed - added, "removed": removed}
