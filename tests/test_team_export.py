@@ -97,9 +97,11 @@ def test_incremental_export_adds_only_new_rows_and_rewrites_changed_partitions(t
     # Nothing new: nothing written, the folder is left as it was.
     again = json.loads(ok(["export", out, "--db", team, "--json"]).output)
     assert all(d["rows"] == 0 for d in again["datasets"].values())
-    # One new event: one new file holding exactly that row.
+    # One new event in a partition that exists (the month of proj-a's latest event: some
+    # rows are stamped with today's date): one new file holding exactly that row.
+    latest = query(team, "SELECT max(ts) FROM question_log WHERE project = 'proj-a'")[0][0]
     event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
-             "user_choice": "yes", "ts": "2026-11-03T00:00:00Z", "session_id": "new-s"}
+             "user_choice": "yes", "ts": latest, "session_id": "new-s"}
     ok(["log", json.dumps(event), "--project", "proj-a", "--db", team],
        developer="alice@example.com")
     third = json.loads(ok(["export", out, "--db", team, "--json"]).output)
