@@ -447,13 +447,13 @@ def test_bad_line_is_skipped_reported_and_blocks_nothing(state_root, bad, reason
 
 def test_oversize_line_is_skipped_and_the_rest_imported(state_root):
     from tests.hotpath_support import run
-    from toolkit.gstack import ingest_base
+    from toolkit.gstack import ingest_jsonl
 
     path = os.path.join(project_dir(state_root), "question-log.jsonl")
     os.makedirs(project_dir(state_root))
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(record(1)) + "\n")
-        f.write('{"skill":"' + "x" * (ingest_base.MAX_LINE_BYTES + 10) + '"}\n')
+        f.write('{"skill":"' + "x" * (ingest_jsonl.MAX_LINE_BYTES + 10) + '"}\n')
         f.write(json.dumps(record(2)) + "\n")
     p = run("plantune", "ingest")
     assert p.returncode == 0, p.stderr

@@ -42,7 +42,8 @@ def listing(conn, project=None):
     rows = [dict(r) for r in conn.execute(
         "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
         " c.tie_fraction, c.achieved_rate, c.ci_low, c.ci_high, c.override_recall, c.score_function,"
-        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source"
+        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source, c.developer,"
+        " c.fitted_on, c.merged_from"
         " FROM calibrations c LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
         " WHERE (:project IS NULL OR c.project = :project)"
         " ORDER BY c.created_at DESC, c.id DESC", {"project": project})]
