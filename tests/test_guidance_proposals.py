@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from toolkit.store import db
 from toolkit.guidance import proposals as g
+from toolkit.guidance import apply
 from toolkit.guidance import files
 from tests.test_guidance import (
     ONE_WAY, TWO_WAY, counts, file_sha, log, project, repeated, slug_of, write_local,  # noqa: F401
@@ -30,7 +31,7 @@ def rejected(p, subject):
 
 def save(conn, project, p):
     lay = files.Layout(project)
-    g.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
+    apply.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
     return p
 
 
@@ -275,7 +276,7 @@ def test_apply_writes_guidance_preferences_events_and_history(conn, project):
     p = save(conn, project, propose(conn, project, now="2026-03-01T00:00:00.000Z"))
     md = project / ".plantune" / "proposals" / f"{p['id']}.md"
     assert "Status: proposed; applied: no" in md.read_text()
-    out = g.apply_proposal(conn, p["id"], now="2026-03-02T00:00:00.000Z")
+    out = apply.apply_proposal(conn, p["id"], now="2026-03-02T00:00:00.000Z")
     assert out["status"] == "applied"
     pref = conn.execute("SELECT * FROM preferences").fetchone()
     assert (pref["scope"], pref["question_id"], pref["preference"], pref["source"]) == (
@@ -298,7 +299,7 @@ def test_apply_writes_guidance_preferences_events_and_history(conn, project):
     # Applied once; the same proposal again is refused and changes nothing.
     before = (file_sha(lay.local_file), counts(conn, *TABLES))
     with pytest.raises(files.GuidanceError, match=f"proposal {p['id']} is applied at 2026-03-02"):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert (file_sha(lay.local_file), counts(conn, *TABLES)) == before
     # A later proposal does not restate what the apply already wrote.
     assert propose(conn, project)["items"] == []
@@ -308,7 +309,7 @@ def test_apply_creates_a_missing_guidance_file(conn, project):
     repeated(conn, slug_of(project), n=5)
     p = save(conn, project, propose(conn, project))
     assert p["guidance_hash"] is None
-    g.apply_proposal(conn, p["id"])
+    apply.apply_proposal(conn, p["id"])
     layer = files.read_layer(str(project / ".plantune" / "local_guidance.md"), "project")
     assert layer.warning is None and layer.sections is not None
 
@@ -317,14 +318,14 @@ def test_apply_by_md_path_and_by_prefix(conn, project):
     repeated(conn, slug_of(project), n=5)
     p = save(conn, project, propose(conn, project))
     md = project / ".plantune" / "proposals" / f"{p['id']}.md"
-    assert g.find_proposal(conn, str(md))["id"] == p["id"]
-    assert g.find_proposal(conn, p["id"][:8])["id"] == p["id"]
+    assert apply.find_proposal(conn, str(md))["id"] == p["id"]
+    assert apply.find_proposal(conn, p["id"][:8])["id"] == p["id"]
     with pytest.raises(files.GuidanceError, match="no guidance proposal gp-000000000000"):
-        g.find_proposal(conn, "gp-000000000000")
+        apply.find_proposal(conn, "gp-000000000000")
     other = project / "notes.md"
     other.write_text("# notes\n")
     with pytest.raises(files.GuidanceError, match="is not a plantune guidance proposal"):
-        g.find_proposal(conn, str(other))
+        apply.find_proposal(conn, str(other))
 
 
 def snapshot(conn, project):
@@ -342,7 +343,7 @@ def test_apply_fails_closed_when_guidance_changed(conn, project):
         f.write("- a hand edit\n")
     before = snapshot(conn, project)
     with pytest.raises(files.GuidanceError) as err:
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert str(err.value) == (f".plantune/local_guidance.md changed after proposal {p['id']} was "
                               "generated; nothing applied (run `plantune guidance propose` again)")
     assert snapshot(conn, project) == before
@@ -354,7 +355,7 @@ def test_apply_fails_closed_when_guidance_file_appeared_or_vanished(conn, projec
     write_local(project)
     before = snapshot(conn, project)
     with pytest.raises(files.GuidanceError, match="changed after proposal"):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -370,7 +371,7 @@ def test_apply_fails_closed_when_an_affected_preference_changed(conn, project, s
                  (slug if scope == "project" else db.GLOBAL_SCOPE, TWO_WAY))
     before = snapshot(conn, project)
     with pytest.raises(files.GuidanceError, match=f"preferences for {TWO_WAY} changed after proposal"):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -380,7 +381,7 @@ def test_unrelated_preference_change_does_not_block_apply(conn, project):
     p = save(conn, project, propose(conn, project))
     conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
                  " VALUES (?, 'ship-x', 'always-ask', 'inline-user', 't')", (slug,))
-    assert g.apply_proposal(conn, p["id"])["status"] == "applied"
+    assert apply.apply_proposal(conn, p["id"])["status"] == "applied"
 
 
 def test_apply_refuses_when_the_id_became_one_way(conn, project):
@@ -389,7 +390,7 @@ def test_apply_refuses_when_the_id_became_one_way(conn, project):
     conn.execute("UPDATE registry_questions SET door_type = 'one-way' WHERE id = ?", (TWO_WAY,))
     before = snapshot(conn, project)
     with pytest.raises(files.GuidanceError, match=f'cannot set never-ask on one-way question "{TWO_WAY}"'):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -401,9 +402,9 @@ def test_apply_rolls_back_when_the_file_cannot_be_written(conn, project, monkeyp
     def boom(path, text):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(g, "write_atomic", boom)
+    monkeypatch.setattr(apply, "write_atomic", boom)
     with pytest.raises(OSError):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -481,7 +482,7 @@ def test_no_proposal_suppresses_a_one_way_id(conn, project, events, prefs, guida
         " 'ask-only-for-one-way')")}
     if p["items"]:
         save(conn, project, p)
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     after = {r[0] for r in conn.execute(
         "SELECT question_id FROM preferences WHERE preference IN ('never-ask',"
         " 'ask-only-for-one-way')")}
@@ -503,5 +504,5 @@ def test_apply_refuses_a_malformed_guidance_file(conn, project):
     assert "is malformed" in p["guidance_malformed"]
     before = snapshot(conn, project)
     with pytest.raises(files.GuidanceError, match=r"is malformed \(missing sections .*\); nothing applied"):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before

@@ -12,6 +12,7 @@ import pytest
 from tests import hotpath_support as hp
 from tests.conftest import script
 from toolkit.guidance import proposals as g
+from toolkit.guidance import apply
 from toolkit.guidance import files
 from toolkit.gstack import ingest, mirror
 from toolkit.pacing import rank as pacing
@@ -136,8 +137,8 @@ def _apply(conn, project):
     lay = files.Layout(project)
     p = g.build_proposal(conn, lay)
     assert [i["preference"] for i in p["items"]] == ["never-ask"]
-    g.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
-    return g.apply_proposal(conn, p["id"])
+    apply.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
+    return apply.apply_proposal(conn, p["id"])
 
 
 def test_guidance_apply_is_seen_by_gstacks_files(state_root, conn, project):
@@ -187,13 +188,13 @@ def test_guidance_apply_keeps_a_hand_edit_made_just_before(state_root, conn, pro
     _history(conn, slug)
     lay = files.Layout(project)
     p = g.build_proposal(conn, lay)
-    g.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
+    apply.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
     prefs_path = os.path.join(str(state_root), "projects", slug, "question-preferences.json")
     os.makedirs(os.path.dirname(prefs_path), exist_ok=True)
     with open(prefs_path, "w") as f:
         json.dump({TWO_WAY: "always-ask"}, f)
     with pytest.raises(files.GuidanceError, match="changed after proposal"):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     with open(prefs_path) as f:
         assert json.load(f) == {TWO_WAY: "always-ask"}
     # Nothing was applied (the pickup went with the refusal); the next pickup has the edit.

@@ -232,244 +232,6 @@ def _rows(arrays, mask):
     return out
 
 
-# --------------------------------------------------------------------------- question-log source
-
-SOURCES = ("findings", "question-log")
-
-
-def has_findings(conn, project=None, since=None, include_synthetic=False):
-    """True when there are two-way findings (not gates) to fit on under these filters."""
-    row = conn.execute(
-        "SELECT 1 FROM finding_scores WHERE door_type != 'one-way' AND kind NOT IN ('approval', 'migration')"
-        " AND (:project IS NULL OR project = :project) AND (:since IS NULL OR created_at >= :since)"
-        " AND (:synthetic OR synthetic = 0) LIMIT 1",
-        {"project": project, "since": since, "synthetic": 1 if include_synthetic else 0},
-    ).fetchone()
-    return row is not None
-
-
-def has_answered_questions(conn, project=None, since=None, include_synthetic=False):
-    """True when the question log holds answered questions no verdict calls one-way."""
-    from toolkit.analysis import question_scores as qs
-
-    row = conn.execute(
-        "SELECT 1 FROM question_log WHERE source IN (" + ", ".join("?" * len(qs.ANSWER_SOURCES)) + ")"
-        " AND coalesce(door_class, '') != 'one-way' AND coalesce(door_type, '') != 'one-way'"
-        " AND (? IS NULL OR project = ?) AND (? IS NULL OR ts >= ?) AND (? OR synthetic = 0) LIMIT 1",
-        (*qs.ANSWER_SOURCES, project, project, since, since, 1 if include_synthetic else 0),
-    ).fetchone()
-    return row is not None
-
-
-def choose_source(conn, source, project=None, since=None, include_synthetic=False):
-    """``auto`` means findings when there are any, else the question log when it has
-    answered questions, else findings (whose error then says what is missing)."""
-    if source == "auto":
-        if has_findings(conn, project, since, include_synthetic):
-            return "findings"
-        if has_answered_questions(conn, project, since, include_synthetic):
-            return "question-log"
-        return "findings"
-    if source not in SOURCES:
-        raise CalibrationError(f"unknown source {source!r} (expected findings, question-log or auto)")
-    return source
-
-
-def run_source(conn, source="auto", target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
-               score_function=None, weights=None, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
-    """Calibrate from ``source`` (findings, question-log or auto); the report names the source used.
-
-    For findings the score function defaults to additive (weights fitted when weighted
-    is asked without weights); for the question log, to weighted with fitted weights.
-    """
-    chosen = choose_source(conn, source, project, since, include_synthetic)
-    if chosen == "question-log":
-        report = run_question_log(conn, target, project, since, include_synthetic, score_function, weights,
-                                  resamples=resamples, seed=seed, holdout_days=holdout_days)
-    else:
-        function = score_function or "additive"
-        report = run(conn, target, project, since, include_synthetic, function, weights,
-                     fit_score_weights=function == "weighted" and weights is None, resamples=resamples, seed=seed,
-                     holdout_days=holdout_days)
-    report["source_asked"] = source
-    return report
-
-
-def public(report):
-    """The report without the row arrays (what is printed and stored)."""
-    return {k: v for k, v in report.items() if k != ROWS_KEY}
-
-
-def _as_findings(ev, scores):
-    """Scored question-log events in the shape ``calibrate`` takes (one 'finding' each)."""
-    return {
-        "project": ev["project"], "session_id": ev["session"], "phase": ev["phase"],
-        "finding_id": ev["event_key"], "question_id": ev["question_key"], "door_type": ev["door"],
-        "kind": np.full(ev["n"], "finding", dtype=object), "created_at": ev["ts"],
-        "severity": scores.severity, "irreversibility": scores.irreversibility,
-        "decision_matters": scores.decision_matters, "overridden": ev["overridden"], "answered": ev["labelled"],
-        "synthetic": np.asarray(ev["synthetic"], dtype=bool), "n": ev["n"],
-    }
-
-
-def _holdout_cut(days, holdout_days):
-    """The last day of the fit window: ``holdout_days`` days before the newest valid day."""
-    from datetime import date, timedelta
-
-    valid = [d for d in days if _is_day(d)]
-    if not valid:
-        raise CalibrationError("no dated history to hold out from")
-    newest = date.fromisoformat(max(valid))
-    return (newest - timedelta(days=holdout_days)).isoformat()
-
-
-def _is_day(day):
-    from datetime import date
-
-    try:
-        date.fromisoformat(day)
-    except ValueError:
-        return False
-    return True
-
-
-def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
-                     score_function=None, weights=None, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
-    """Calibrate on answered two-way questions of the question log (see ``question_scores``).
-
-    The score function defaults to weighted with weights fitted on the history (the
-    logistic fit of overrides on the three factors), falling back to additive when there
-    are too few overrides. With ``holdout_days`` the fit uses only the older history
-    (its answers are the only evidence) and the report adds the achieved rate, its
-    interval and override recall on the last ``holdout_days`` days.
-    """
-    from toolkit.analysis import question_scores as qs
-
-    target = _check_target(target)
-    ev = qs.load_events(conn, project, since, include_synthetic)
-    asked = ev["answered"]
-    if not np.any(asked & (ev["door"] == "two-way")):
-        raise CalibrationError(
-            "no answered two-way questions in the question log to calibrate on"
-            + _describe_filters(project, since, include_synthetic, 0)
-        )
-    in_fit = np.ones(ev["n"], dtype=bool)
-    cut = None
-    if holdout_days is not None:
-        in_fit, cut = split_days(ev["day"], holdout_days)
-        if not np.any(in_fit & asked & (ev["door"] == "two-way")):
-            raise CalibrationError(f"no answered two-way questions up to {cut}: choose a smaller --holdout-days")
-    fitted = in_fit & asked & (ev["door"] == "two-way")
-    scores = qs.score_events(ev, in_fit & ev["labelled"], fitted, target)
-    notes = []
-    fit_weights_now = score_function is None or (score_function == "weighted" and weights is None)
-    function = score_function or "weighted"
-    if fit_weights_now:
-        two_way_fit = fitted
-        try:
-            weights = fit_weights(scores.severity[two_way_fit], scores.irreversibility[two_way_fit],
-                                  scores.decision_matters[two_way_fit], ev["overridden"][two_way_fit])
-            function = "weighted"
-        except CalibrationError as e:
-            if score_function == "weighted":
-                raise
-            notes.append(f"additive score used: {e}")
-            function, weights = "additive", None
-    fit_rows = in_fit & asked
-    if not np.any(fit_rows & (ev["door"] == "two-way")):
-        raise CalibrationError("no answered two-way questions to calibrate on")
-    findings = _as_findings(_rows(ev, fit_rows), _subset_scores(scores, fit_rows))
-    report = calibrate(findings, target, function, weights, False, resamples, seed)
-    report.update({
-        "source": "question-log",
-        "project": project or db.GLOBAL_SCOPE,
-        "since": since,
-        "include_synthetic": bool(include_synthetic),
-        "calibration_id": None,
-        "matters_cuts": list(scores.matters_cuts),
-        "notes": notes,
-        "scorer": "question_scores (leave-one-out override evidence)",
-        "holdout": None,
-    })
-    if cut is not None:
-        rows = ~in_fit & asked
-        held = _as_findings(_rows(ev, rows), _subset_scores(scores, rows))
-        report["holdout"] = evaluate_holdout(held, report, holdout_days, cut, resamples, seed)
-    return report
-
-
-def _subset_scores(scores, mask):
-    from toolkit.analysis import question_scores as qs
-
-    return qs.Scores(scores.severity[mask], scores.irreversibility[mask], scores.decision_matters[mask],
-                     scores.override_estimate[mask], scores.matters_cuts, {})
-
-
-def evaluate_holdout(findings, report, days, after, resamples=DEFAULT_RESAMPLES, seed=0):
-    """Apply a fitted rule, unchanged, to held-out rows (same shape as ``load_findings``)."""
-    one_way = findings["door_type"] == "one-way"
-    gate = np.isin(findings["kind"], GATE_KINDS)
-    two_way = ~one_way & ~gate
-    out = {"days": days, "after": after, "n_findings": int(two_way.sum())}
-    if not two_way.any():
-        raise CalibrationError(f"nothing to validate on in the last {days} days: choose another --holdout-days")
-    values = score_findings(findings["severity"][two_way], findings["irreversibility"][two_way],
-                            findings["decision_matters"][two_way], report["score_function"],
-                            report["weights"] or None)
-    ids = findings["finding_id"][two_way]
-    surfaced = surfaced_mask(values, report["threshold"], report["tie_fraction"], ids=ids)
-    sessions = findings["session_id"][two_way]
-    low, high, _ = bootstrap_rate(surfaced, sessions, resamples, seed)
-    eligible = np.zeros(findings["n"], dtype=bool)
-    eligible[two_way] = surfaced
-    out.update({
-        "n_sessions": int(np.unique(sessions.astype(str)).size),
-        "achieved_rate": float(surfaced.mean()),
-        "ci_low": low,
-        "ci_high": high,
-        "n_overridden": int(findings["overridden"][two_way].sum()),
-        "override_recall": override_recall(surfaced, findings["overridden"][two_way]),
-        "random_recall": float(surfaced.mean()),
-        "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate, eligible),
-    })
-    return out
-
-
-def split_days(days, holdout_days):
-    """(mask of the older rows to fit on, last fitted day) for ``--holdout-days``."""
-    if holdout_days < 1:
-        raise CalibrationError("--holdout-days must be at least 1")
-    if len(days) == 0:
-        raise CalibrationError("no history to split")
-    days = [str(d)[:10] for d in days]
-    cut = _holdout_cut(days, holdout_days)
-    # A row whose time is not a date (gstack does not check `ts`) stays with the older rows.
-    older = np.asarray([d <= cut or not _is_day(d) for d in days], dtype=bool)
-    if not older.any():
-        raise CalibrationError(f"the whole history is within the last {holdout_days} days: "
-                               "choose a smaller --holdout-days")
-    return older, cut
-
-
-def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, include_synthetic=False):
-    """Factors and evidence for the newest logged event of ``question_id`` (a dict)."""
-    from toolkit.analysis import question_scores as qs
-
-    from toolkit.core.doors import canonical_id
-
-    ev = qs.load_events(conn, project, None, include_synthetic)
-    hits = np.flatnonzero(ev["question_key"] == (canonical_id(question_id) or question_id))
-    if hits.size == 0:
-        raise CalibrationError(f"no logged question with id {question_id!r}")
-    answered = hits[ev["answered"][hits]]
-    i = int((answered if answered.size else hits)[-1])
-    fitted = ev["answered"] & (ev["door"] == "two-way")
-    scores = qs.score_events(ev, ev["labelled"], fitted, target)
-    out = qs.explain(ev, scores, i)
-    out["times_logged"] = int(hits.size)
-    return out
-
-
 def store(conn, report, fitted_on="own", developer=None):
     """Insert the calibration row for ``report`` and its 'fitted' event; returns its id.
 
@@ -526,6 +288,76 @@ def record_event(conn, scope, event_type, calibration_id, previous_id, synthetic
         " detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (now or db.utc_now(), scope, event_type, calibration_id, previous_id, int(bool(synthetic)), detail),
     )
+
+
+def _holdout_cut(days, holdout_days):
+    """The last day of the fit window: ``holdout_days`` days before the newest valid day."""
+    from datetime import date, timedelta
+
+    valid = [d for d in days if _is_day(d)]
+    if not valid:
+        raise CalibrationError("no dated history to hold out from")
+    newest = date.fromisoformat(max(valid))
+    return (newest - timedelta(days=holdout_days)).isoformat()
+
+def _is_day(day):
+    from datetime import date
+
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True
+
+def _subset_scores(scores, mask):
+    from toolkit.analysis import question_scores as qs
+
+    return qs.Scores(scores.severity[mask], scores.irreversibility[mask], scores.decision_matters[mask],
+                     scores.override_estimate[mask], scores.matters_cuts, {})
+
+def evaluate_holdout(findings, report, days, after, resamples=DEFAULT_RESAMPLES, seed=0):
+    """Apply a fitted rule, unchanged, to held-out rows (same shape as ``load_findings``)."""
+    one_way = findings["door_type"] == "one-way"
+    gate = np.isin(findings["kind"], GATE_KINDS)
+    two_way = ~one_way & ~gate
+    out = {"days": days, "after": after, "n_findings": int(two_way.sum())}
+    if not two_way.any():
+        raise CalibrationError(f"nothing to validate on in the last {days} days: choose another --holdout-days")
+    values = score_findings(findings["severity"][two_way], findings["irreversibility"][two_way],
+                            findings["decision_matters"][two_way], report["score_function"],
+                            report["weights"] or None)
+    ids = findings["finding_id"][two_way]
+    surfaced = surfaced_mask(values, report["threshold"], report["tie_fraction"], ids=ids)
+    sessions = findings["session_id"][two_way]
+    low, high, _ = bootstrap_rate(surfaced, sessions, resamples, seed)
+    eligible = np.zeros(findings["n"], dtype=bool)
+    eligible[two_way] = surfaced
+    out.update({
+        "n_sessions": int(np.unique(sessions.astype(str)).size),
+        "achieved_rate": float(surfaced.mean()),
+        "ci_low": low,
+        "ci_high": high,
+        "n_overridden": int(findings["overridden"][two_way].sum()),
+        "override_recall": override_recall(surfaced, findings["overridden"][two_way]),
+        "random_recall": float(surfaced.mean()),
+        "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate, eligible),
+    })
+    return out
+
+def split_days(days, holdout_days):
+    """(mask of the older rows to fit on, last fitted day) for ``--holdout-days``."""
+    if holdout_days < 1:
+        raise CalibrationError("--holdout-days must be at least 1")
+    if len(days) == 0:
+        raise CalibrationError("no history to split")
+    days = [str(d)[:10] for d in days]
+    cut = _holdout_cut(days, holdout_days)
+    # A row whose time is not a date (gstack does not check `ts`) stays with the older rows.
+    older = np.asarray([d <= cut or not _is_day(d) for d in days], dtype=bool)
+    if not older.any():
+        raise CalibrationError(f"the whole history is within the last {holdout_days} days: "
+                               "choose a smaller --holdout-days")
+    return older, cut
 
 
 # --------------------------------------------------------------------------- words

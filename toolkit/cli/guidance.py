@@ -202,6 +202,7 @@ def propose(project_dir, db_path, as_json):
         plantune guidance propose
     """
     from toolkit.guidance import proposals as g
+    from toolkit.guidance import apply as guidance_apply
 
     layout = _layout(project_dir)
     conn = open_db(db_path)
@@ -211,7 +212,7 @@ def propose(project_dir, db_path, as_json):
     if p["items"]:
         md = os.path.join(layout.proposals_dir, f"{p['id']}.md")
         try:
-            g.save_proposal(conn, p, md, layout)
+            guidance_apply.save_proposal(conn, p, md, layout)
         except OSError as e:
             fail(f"proposal {p['id']} stored, but {layout.rel(md)} not written: "
                  f"{e.strerror or e}")
@@ -294,12 +295,12 @@ def apply(proposal, db_path, as_json):
     Example:
         plantune guidance apply gp-1a2b3c4d5e6f
     """
-    from toolkit.guidance import proposals as g
+    from toolkit.guidance import apply as guidance_apply
     from toolkit.guidance import files
 
     conn = open_db(db_path)
     try:
-        p = g.apply_proposal(conn, proposal)
+        p = guidance_apply.apply_proposal(conn, proposal)
     except files.GuidanceError as e:
         fail(str(e))
     except OSError as e:

@@ -494,6 +494,64 @@ def _read_lines(fh, offset, line_no, st, joiner, check_strict, cut, deadline):
     return offset, line_no, stopped
 
 
+class _BatchWriter:
+    """Writes the prepared batches of one JSONL file.
+
+    A batch is prepared without the write lock; it is written in transactions sized to hold
+    the lock about LOCK_TARGET_SECONDS each. The offset that covers the batch goes with its
+    last rows: a kill in between only means rows read again (and ignored by key) on the next
+    run.
+    """
+
+    def __init__(self, conn, path, kind, st, fd, report, tx, strict, handler, preparer, bulk,
+                 progress, offset):
+        self.conn, self.path, self.kind, self.st, self.fd = conn, path, kind, st, fd
+        self.report, self.tx, self.strict, self.handler = report, tx, strict, handler
+        self.preparer, self.bulk, self.progress = preparer, bulk, progress
+        self.chunk = min(ingest_state.BATCH_LINES, 1000)
+        self.reported = offset
+
+    def check_strict(self):
+        report = self.report
+        if self.strict and report.skipped:
+            bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
+            raise StrictError(report, bad.line, bad.message)
+
+    def land(self, job, safe_offset, safe_line, end, last):
+        conn, report, tx, strict = self.conn, self.report, self.tx, self.strict
+        rows, marks, skips, annotated = self.preparer.result(job)
+        for line, reason in skips:
+            report.skip(line, reason)
+        self.check_strict()
+        i = 0
+        while True:
+            part = rows[i:i + self.chunk] if tx.own and not strict else rows[i:]
+            i += len(part)
+            done = i >= len(rows)
+            at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
+            head, tail = _fingerprints(self.fd, at)
+            # Annotations of rows already stored go with the first part (a kill after
+            # it keeps them), and again with the last (rows of this very batch).
+            notes = annotated if done or i == len(part) else ()
+            tx.begin()
+            if part or notes:
+                inserted, updated = self.handler.flush(conn, part, notes, self.bulk)
+                report.imported += inserted
+                report.duplicate += len(part) - inserted
+                report.updated += updated
+            ingest_state._save_state(conn, self.path, self.kind, self.st, at, at_line, head,
+                                     tail, size=None if done and last else at)
+            if not strict:
+                tx.commit()
+                if tx.holds:
+                    self.chunk = _next_chunk(self.chunk, len(part), tx.holds[-1])
+            if done:
+                break
+        if self.progress and end > self.reported:
+            self.progress(end - self.reported)
+            self.reported = end
+
+
 def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress,
                   parallel=True, fh, deadline=None):
     handler = JSONL_KINDS[kind]
@@ -525,55 +583,14 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 (obj, text, first, last != first, joiner.safe())),
             report, line_no, offset)
         in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
-        reported = [offset]
 
-        def check_strict():
-            if strict and report.skipped:
-                bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
-                raise StrictError(report, bad.line, bad.message)
-
-        chunk = [min(ingest_state.BATCH_LINES, 1000)]
         # A large read adds the analysis rollups set-based instead of row by row.
         if (kind == "question-log" and st.st_size - offset >= rollups.BULK_MIN_BYTES
                 and rollups.bulk_ready(conn)):
             bulk = rollups.Window(conn).__enter__()
-
-        def land(job, safe_offset, safe_line, end, last):
-            # The batch was prepared without the lock; it is written in transactions sized
-            # to hold the lock about LOCK_TARGET_SECONDS each. The offset that covers the
-            # batch goes with its last rows: a kill in between only means rows read again
-            # (and ignored by key) on the next run.
-            rows, marks, skips, annotated = preparer.result(job)
-            for line, reason in skips:
-                report.skip(line, reason)
-            check_strict()
-            i = 0
-            while True:
-                part = rows[i:i + chunk[0]] if tx.own and not strict else rows[i:]
-                i += len(part)
-                done = i >= len(rows)
-                at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
-                head, tail = _fingerprints(fd, at)
-                # Annotations of rows already stored go with the first part (a kill after
-                # it keeps them), and again with the last (rows of this very batch).
-                notes = annotated if done or i == len(part) else ()
-                tx.begin()
-                if part or notes:
-                    inserted, updated = handler.flush(conn, part, notes, bulk)
-                    report.imported += inserted
-                    report.duplicate += len(part) - inserted
-                    report.updated += updated
-                ingest_state._save_state(conn, path, kind, st, at, at_line, head, tail,
-                            size=None if done and last else at)
-                if not strict:
-                    tx.commit()
-                    if tx.holds:
-                        chunk[0] = _next_chunk(chunk[0], len(part), tx.holds[-1])
-                if done:
-                    break
-            if progress and end > reported[0]:
-                progress(end - reported[0])
-                reported[0] = end
+        writer = _BatchWriter(conn, path, kind, st, fd, report, tx, strict, handler, preparer,
+                              bulk, progress, offset)
+        check_strict, land = writer.check_strict, writer.land
 
         def cut(end, last=False):
             batch = records[:]

@@ -18,7 +18,8 @@ from collections import OrderedDict, namedtuple
 from toolkit.store import db, safe_io
 from toolkit.store.safe_io import append_line, write_atomic
 from toolkit.guidance.files import DEFAULT_MODE, GuidanceError, Layout, MODES, MODE_TABLE, OPTIONAL_OUTPUTS, global_guidance_file, load_guidance, project_root
-from toolkit.guidance.proposals import apply_proposal, build_proposal, render_proposal, save_proposal
+from toolkit.guidance.apply import apply_proposal, render_proposal, save_proposal
+from toolkit.guidance.proposals import build_proposal
 
 
 # ---------------------------------------------------------------------------
