@@ -10,6 +10,7 @@ import pyarrow.dataset as pads
 import pytest
 
 from tests.team_support import invoke, ok, query, team_db
+from toolkit.core import database
 from toolkit.analysis import calibrate, export
 from toolkit.analysis import fit
 from toolkit.core import identity
@@ -369,7 +370,7 @@ def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
                                                    "--json"]).output)}
     assert listed[cid]["fitted_on"] == "team" and not listed[cid]["active"]
     assert "team" in ok(["calibrations", "list", "--db", fresh]).output
-    conn = db.connect(fresh)
+    conn = database.connect(fresh)
     try:
         # Newest and the only one, yet the default rule ranks until it is pinned.
         assert pacing.calibration_in_force(conn, "proj-a") is None

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
+from toolkit.core import database
 from toolkit.store import db, paths
 from toolkit.core import identity
 
@@ -387,13 +388,13 @@ def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_pat
 
     a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
     ok(["calibrate", "--include-synthetic", "--force", "--db", a], developer="alice@example.com")
-    conn = db.connect(a)
+    conn = database.connect(a)
     own = pacing.calibration_in_force(conn, "proj-a", include_synthetic=True)
     conn.close()
     assert own is not None
     team = str(tmp_path / "team.db")
     ok(["merge", a, "--db", team])
-    conn = db.connect(team)
+    conn = database.connect(team)
     try:
         assert query(team, "SELECT count(*) FROM calibrations") == [(1,)]
         assert pacing.calibration_in_force(conn, "proj-a", include_synthetic=True) is None

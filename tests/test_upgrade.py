@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from toolkit.core import database
 from toolkit.store import db
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
@@ -95,7 +96,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
     before_names = recorded(release_db)
     before = snapshot(release_db)
 
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     after_names = recorded(release_db)
     # Every current migration is recorded once under its current name, no old name is left.
     assert sorted(after_names) == current_names()
@@ -125,7 +126,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
 
 
 def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypatch):
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     names = recorded(release_db)
     schema_sql = raw_read(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
 
@@ -133,7 +134,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
         raise AssertionError("an up-to-date database was migrated again")
 
     monkeypatch.setattr(db, "_migrate", no_migration)
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     assert conn.execute("SELECT count(*) FROM phase_counts").fetchone()[0] > 0
     conn.close()
     assert recorded(release_db) == names
@@ -144,7 +145,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
 def test_the_release_preferences_still_decide_after_the_upgrade(release_db):
     from toolkit.core import preferences
 
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     never = preferences.check(conn, "acme-web", "ship-changelog-voice-polish")
     assert (never.decision, never.preference) == ("AUTO_DECIDE", "never-ask")
     cleared = preferences.check(conn, "acme-web", "ship-todos-create")
@@ -159,7 +160,7 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
     of renamed migrations are known names, not a newer schema."""
     from toolkit.analysis import merge
 
-    team = db.connect(str(tmp_path / "team.db"))
+    team = database.connect(str(tmp_path / "team.db"))
     (result,) = merge.merge(team, [release_db])
     logged = raw_read(release_db, "SELECT count(*) FROM question_log")[0][0]
     assert result["tables"]["question_log"]["added"] == logged
@@ -180,7 +181,7 @@ def test_a_database_recording_both_the_old_and_the_new_name_keeps_one_row(releas
     raw.close()
     snap = snapshot(release_db)
 
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == current_names()
     for old, new in db.RENAMED_MIGRATIONS.items():
@@ -198,7 +199,7 @@ def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db
                         (db.RENAMED_MIGRATIONS[old], old))
     raw.close()
 
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == current_names()
     for name, applied_at in before.items():
@@ -247,7 +248,7 @@ def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
     open_and_get_killed(release_db, f"DELETE FROM {db.MIGRATIONS_TABLE}", nth=2)
     assert recorded(release_db) == before
 
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == current_names()
     for name, applied_at in before.items():
@@ -265,7 +266,7 @@ def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release
     assert not set(db.RENAMED_MIGRATIONS) & set(halfway)
     assert raw_read(release_db, "PRAGMA user_version")[0][0] == old_stamp
 
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     after = recorded(release_db)
     assert sorted(after) == current_names()
     for name, applied_at in before.items():
