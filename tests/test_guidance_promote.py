@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from tests.team_support import invoke, ok, query
+from tests.helpers.team import invoke, ok, query
 from toolkit.store import db
 
 TWO_WAY = "ship-pre-landing-review-fix"
