@@ -9,7 +9,8 @@ import sqlite3
 import pyarrow.dataset as pads
 import pytest
 
-from tests.helpers.team import invoke, ok, query, team_db
+from tests.helpers import query
+from tests.helpers.team import invoke, ok, team_db
 from toolkit.analysis import calibrate, export
 from toolkit.core import identity
 from toolkit.analysis import team as teams
@@ -97,9 +98,10 @@ def test_incremental_export_adds_only_new_rows_and_rewrites_changed_partitions(t
     # Nothing new: nothing written, the folder is left as it was.
     again = json.loads(ok(["export", out, "--db", team, "--json"]).output)
     assert all(d["rows"] == 0 for d in again["datasets"].values())
-    # One new event: one new file holding exactly that row.
+    # One new event: one new file holding exactly that row. It falls in a month proj-a has
+    # rows in already (its real events are from October 2026), whatever today's date is.
     event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
-             "user_choice": "yes", "ts": "2026-11-03T00:00:00Z", "session_id": "new-s"}
+             "user_choice": "yes", "ts": "2026-10-03T00:00:00Z", "session_id": "new-s"}
     ok(["log", json.dumps(event), "--project", "proj-a", "--db", team],
        developer="alice@example.com")
     third = json.loads(ok(["export", out, "--db", team, "--json"]).output)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.team import developer_db, invoke, ok, query, real_rows, team_db
+from tests.helpers import query
+from tests.helpers.team import developer_db, invoke, ok, real_rows, team_db
 from toolkit.store import db, paths
 from toolkit.core import identity
 

@@ -8,6 +8,7 @@ gstack stores).
 """
 
 import os
+import sqlite3
 import sys
 
 # The console scripts the subprocess tests run. PLANTUNE_TEST_BIN points them at another
@@ -20,3 +21,13 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 def script(name):
     """Path of an installed console script of this venv (compat tests run them as hooks do)."""
     return os.path.join(BIN_DIR, name)
+
+
+def query(path, sql, params=()):
+    """Rows of ``sql`` read from the database file at ``path`` with plain sqlite3 (no
+    migration, no views re-created: the file is seen exactly as it is)."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()

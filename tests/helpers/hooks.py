@@ -1,11 +1,10 @@
 """Shared helpers for the hook tests: payloads, a pinned project, running the hook."""
 
 import json
-import os
-import sqlite3
 import subprocess
 
 from tests.helpers import script
+from tests.helpers.hotpath import db_rows
 
 
 def make_repo(parent, owner_repo="acme/web", name="web"):
@@ -42,16 +41,8 @@ def run_hook(which, data, env=None):
 
 
 def events(where=""):
-    path = os.environ["PLANTUNE_DB"]
-    if not os.path.exists(path):
-        return []
-    conn = sqlite3.connect(path)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(
-            f"SELECT * FROM question_log {where} ORDER BY id")]
-    finally:
-        conn.close()
+    """Every question_log row of the test database (``where``: an SQL WHERE clause)."""
+    return db_rows(f"SELECT * FROM question_log {where} ORDER BY id")
 
 
 def error_log(state_root):
