@@ -4,8 +4,6 @@ The validation section below is pure (stdlib only, no I/O) because every agent
 hook call goes through it.  Recording lives further down the module.
 """
 
-from __future__ import annotations
-
 import math
 
 # json's own C scanner and encoder without the json package's import cost (hot path).

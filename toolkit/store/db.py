@@ -9,17 +9,56 @@ Only the standard library is imported here: this module is on the hot path.
 """
 
 import os
+import sys
 import time
 
+
+def _load_sqlite3():
+    """The ``_sqlite3`` C module, without the 2 ms of ``functools`` it would import.
+
+    The sqlite3 package on top of the C module only adds the (deprecated) datetime
+    adapters, unused here since times are stored as text, and its imports cost every hook
+    process about 3 ms; the classes are the same objects either way. The C module itself
+    takes ``functools.lru_cache`` when it loads, to wrap each connection's statement cache,
+    and ``functools`` pulls in ``collections`` and more: another 2 ms per process, more
+    than the rest of a ``--check``. So while the module loads (and only if nothing has
+    imported ``functools`` yet), ``functools`` is a stand-in whose ``lru_cache`` wraps with
+    the very C cache ``functools.lru_cache`` uses (``_functools._lru_cache_wrapper``); the
+    stand-in is gone from ``sys.modules`` before anything else can import it. A Python
+    whose ``_sqlite3`` wants more from ``functools`` gets the real module instead.
+    """
+    if "functools" in sys.modules:
+        import _sqlite3
+
+        return _sqlite3
+    import _functools
+
+    def lru_cache(maxsize=128, typed=False):
+        # functools.lru_cache(maxsize)(f) with the same C wrapper; the statement cache
+        # never asks for cache_info(), whose named tuple is what needs collections.
+        return lambda function: _functools._lru_cache_wrapper(function, maxsize, typed, tuple)
+
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = lru_cache
+    sys.modules["functools"] = stand_in
+    try:
+        import _sqlite3
+    except AttributeError:  # pragma: no cover - a _sqlite3 wanting more of functools
+        sys.modules.pop("_sqlite3", None)
+        del sys.modules["functools"]
+        import _sqlite3
+    finally:
+        if sys.modules.get("functools") is stand_in:
+            del sys.modules["functools"]
+    return _sqlite3
+
+
 try:
-    # The C module alone. The sqlite3 package on top of it only adds the (deprecated)
-    # datetime adapters, unused here since times are stored as text, and its imports
-    # cost every hook process about 3 ms. The classes are the same objects either way.
-    import _sqlite3 as sqlite3
+    sqlite3 = _load_sqlite3()
 except ImportError:  # pragma: no cover - a Python built without the split module
     import sqlite3
 
-from toolkit.store import resources
+from toolkit.store import resources  # noqa: E402 - after the sqlite3 module, on purpose
 
 SQL_DIR = resources.path("sql")
 MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
