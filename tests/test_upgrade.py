@@ -6,6 +6,7 @@ kept as an SQL dump. That release recorded six migrations under names that were 
 changed to say what they do; the runner must count them as applied under their new names.
 """
 
+import functools
 import os
 import signal
 import sqlite3
@@ -45,18 +46,35 @@ def recorded(path):
     return dict(query(path, f"SELECT name, applied_at FROM {db.MIGRATIONS_TABLE}"))
 
 
+@functools.cache
+def release_columns():
+    """``{table: [column]}`` of the release's history tables: an upgrade may add tables and
+    columns, and what the release had must come through it unchanged."""
+    with open(FIXTURE, encoding="utf-8") as f:
+        script = f.read()
+    raw = sqlite3.connect(":memory:")
+    raw.executescript(script)
+    tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    columns = {t: [r[1] for r in raw.execute(f'PRAGMA table_info("{t}")')]
+               for t in db.HISTORY_TABLES if t in tables}
+    raw.close()
+    return columns
+
+
 def snapshot(path):
-    """What an upgrade must never change: history row counts and every running total."""
+    """What an upgrade must never change: the release's history rows (every column it had)
+    and every running total."""
     raw = sqlite3.connect(path)
     try:
-        counts = {t: raw.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
-                  for t in db.HISTORY_TABLES}
+        counts, rows = {}, {}
+        for table, columns in release_columns().items():
+            counts[table] = raw.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+            names = ", ".join(f'"{c}"' for c in columns)
+            rows[table] = sorted(raw.execute(f'SELECT {names} FROM "{table}"').fetchall(),
+                                 key=repr)
         totals = {t: raw.execute(f'SELECT {sums} FROM "{t}"').fetchone()
                   for t, sums in ROLLUP_TOTALS.items()}
-        for name in ("preferences", "declared_profile", "calibrations"):
-            counts[name + " rows"] = sorted(
-                tuple(r) for r in raw.execute(f'SELECT * FROM "{name}"').fetchall())
-        return counts, totals
+        return counts, rows, totals
     finally:
         raw.close()
 
@@ -78,7 +96,7 @@ def test_the_fixture_is_a_database_of_the_release_before_the_renames(release_db)
     assert not set(db.RENAMED_MIGRATIONS.values()) & set(names)
     stamp = query(release_db, "PRAGMA user_version")[0][0]
     assert stamp not in (0, db.default_schema().stamp)  # so opening it migrates
-    counts, _ = snapshot(release_db)
+    counts, _, _ = snapshot(release_db)
     assert counts["question_log"] > 50 and counts["findings"] > 50
     assert counts["preferences"] and counts["calibrations"] and counts["pacing_runs"]
 
