@@ -72,7 +72,8 @@ def file_sha(path):
 def write_local(project, active="- Prefer small commits.", prefs="", extra=""):
     lay = g.Layout(project)
     g.init_guidance(lay, slug="proj", now="2026-01-01T00:00:00.000Z")
-    text = open(lay.local_file).read()
+    with open(lay.local_file, encoding="utf-8") as f:
+        text = f.read()
     text = text.replace("## Active Guidance\n", f"## Active Guidance\n{active}\n")
     if prefs:
         text = text.replace("## Project Preferences\n", f"## Project Preferences\n{prefs}\n")

@@ -37,7 +37,7 @@ def run_hook(which, data, env=None):
     """Run ``plantune hook <which>`` as Claude Code does; ``data`` is a dict or raw text."""
     text = data if isinstance(data, str) else json.dumps(data)
     return subprocess.run([script("plantune"), "hook", which], input=text.encode(),
-                          capture_output=True, timeout=30, env=env)
+                          capture_output=True, timeout=30, env=env, check=False)
 
 
 def events(where=""):

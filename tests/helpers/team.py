@@ -6,8 +6,8 @@ import os
 
 from click.testing import CliRunner
 
-from toolkit.core import identity
 from toolkit.cli.app import cli
+from toolkit.core import identity
 
 
 def invoke(args, input=None, developer=None):
