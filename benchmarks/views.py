@@ -159,8 +159,8 @@ def insert_cost(directory, n=1000, rounds=3):
         results[key] = min(value, results.get(key, value))
 
     for r in range(rounds):
-        for label in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT):
-            path = os.path.join(directory, f"insert-{r}-{len(results)}.db")
+        for k, label in enumerate((WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT)):
+            path = os.path.join(directory, f"insert-{r}-{k}.db")
             conn = db.connect(path)
             if label == WITHOUT_TRIGGERS:
                 for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():

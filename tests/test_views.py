@@ -898,3 +898,22 @@ def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
         conn.execute("DELETE FROM question_log WHERE id = 1")
     assert_rollups_exact(conn)
     conn.close()
+
+
+# Views with one row per event or finding: the first page reads only the rows it shows (no
+# sort or grouping of the whole table), and the count and facets read each row once through
+# the table or an index, without looking up answers or the registry for every row.
+ROW_VIEWS = ["question_events", "finding_scores", "pacing_decisions", "pacing_phase_counts", "run_questions"]
+
+
+@pytest.mark.parametrize("view", ROW_VIEWS)
+def test_row_view_pages_read_each_row_at_most_once_through_an_index(large_log, view):
+    conn = sqlite3.connect(large_log)
+    scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
+    first_page, *rest = datasette_queries(view, load_metadata())
+    steps = vm_steps(conn, first_page)
+    assert steps < scan / 4, f"{first_page!r} took {steps} steps; one scan of the log takes {scan}"
+    for sql in rest:
+        steps = vm_steps(conn, sql)
+        assert steps < 3 * scan, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
+    conn.close()
