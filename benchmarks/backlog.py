@@ -72,7 +72,7 @@ def stop_background(db_file):
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if db_file.encode() in args and b"toolkit.backlog" in b" ".join(args):
+        if db_file.encode() in args and b"toolkit.gstack.backlog" in b" ".join(args):
             try:
                 os.kill(int(pid), signal.SIGKILL)
             except ProcessLookupError:
@@ -105,7 +105,8 @@ def main():
         caught_up = os.path.join(tmp, "caught-up.db")
         shutil.copy(pristine, caught_up)
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        from toolkit import db, ingest
+        from toolkit.store import db
+        from toolkit.gstack import ingest
 
         conn = db.connect(caught_up)
         st = os.stat(log)

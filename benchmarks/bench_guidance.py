@@ -19,7 +19,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from toolkit import db, guidance, questions  # noqa: E402
+from toolkit.store import db  # noqa: E402
+from toolkit.guidance import proposals as guidance
+from toolkit.core import questions
 
 BIN = os.path.join(os.path.dirname(sys.executable), "plantune")
 

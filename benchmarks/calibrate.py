@@ -22,8 +22,8 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from toolkit import calibrate as cal
-from toolkit import scoring
+from toolkit.analysis import calibrate as cal
+from toolkit.core import scoring
 
 N = 1_000_000
 TARGET = 0.20

@@ -24,8 +24,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from tests import gstack_history as gh  # noqa: E402
-from toolkit import calibrate as cal  # noqa: E402
-from toolkit import db, ingest, simulate  # noqa: E402
+from toolkit.analysis import calibrate as cal  # noqa: E402
+from toolkit.store import db  # noqa: E402
+from toolkit.gstack import ingest
+from toolkit.analysis import simulate
 
 HOLDOUT_DAYS = 30
 

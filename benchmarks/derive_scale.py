@@ -31,7 +31,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from toolkit import db  # noqa: E402
+from toolkit.store import db  # noqa: E402
 
 BIN = os.path.dirname(sys.executable)
 

@@ -62,7 +62,7 @@ def first_call_ms(code_dir, build):
     """A fresh process's first classification (after the import), cache hit or forced build."""
     prog = (
         "import time, sys\n"
-        "from toolkit import doors, door_rules\n"
+        "try:\n    from toolkit.core import doors, door_rules\nexcept ImportError:\n    from toolkit import doors, door_rules\n"
         "def no_cache():\n"
         "    raise OSError('no cache')\n"
         + ("door_rules._cache_path = no_cache\n" if build else "")
@@ -84,7 +84,7 @@ def baseline_per_call_ms(code_dir, repeat):
     prog = (
         "import json, sys, time\n"
         f"sys.path.insert(0, {code_dir!r})\n"
-        "from toolkit import doors\n"
+        "try:\n    from toolkit.core import doors\nexcept ImportError:\n    from toolkit import doors\n"
         "texts = json.load(sys.stdin)\n"
         "fn = lambda t: doors.classify(summary=t)\n"
         "best = None\n"
@@ -107,7 +107,7 @@ def main():
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
-    from toolkit import doors
+    from toolkit.core import doors
 
     texts = summaries()
     doors.classify("warm up")

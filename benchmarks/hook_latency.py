@@ -72,7 +72,7 @@ def main():
 
 def in_process(env, cwd):
     os.environ.update(env)
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     for name, fn, event in (("post_tool_use()", hooks.post_tool_use, "PostToolUse"),
                             ("pre_tool_use()", hooks.pre_tool_use, "PreToolUse")):

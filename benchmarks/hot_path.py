@@ -92,9 +92,9 @@ if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
     sys.exit({function}())
 """
-SHIMMED = {"gstack-question-preference": ("toolkit.compat", "question_preference_main"),
-           "gstack-question-log": ("toolkit.compat", "question_log_main"),
-           "plantune": ("toolkit.cli_fast", "main")}
+SHIMMED = {"gstack-question-preference": ("toolkit.gstack.compat", "question_preference_main"),
+           "gstack-question-log": ("toolkit.gstack.compat", "question_log_main"),
+           "plantune": ("toolkit.cli.fast", "main")}
 
 
 def write_shims(directory):

@@ -60,7 +60,7 @@ def _summary(rng, i):
 
 def generate(path, n, seed=7, start=0):
     """Append ``n`` question-log lines as gstack writes them (compact JSON, keys in order)."""
-    from toolkit import doors
+    from toolkit.core import doors
 
     registry = doors.load_bundled_registry()
     rng = random.Random(seed + start)

@@ -25,7 +25,7 @@ sys.path.insert(0, ROOT)
 BIN = os.path.dirname(sys.executable)
 RATIO_LIMIT = 1.6
 LOG_ONE = (
-    "import time; from toolkit import db, paths, questions;"
+    "import time; from toolkit.store import db, paths; from toolkit.core import questions;"
     " c = db.connect(paths.db_path());"
     " r = questions.validate_event({'skill': 'plan-eng-review', 'question_id': 'bench-q',"
     " 'question_summary': 'One question', 'user_choice': 'a', 'session_id': str(time.time())},"
@@ -55,7 +55,7 @@ def findings(n, prefix="f", seed=7):
 
 def simulation():
     from tests.test_pacing_simulation import ONE_WAY, PHASES, run_review, shown
-    from toolkit import db
+    from toolkit.store import db
 
     print("== 4-phase review, 40 findings (8 one-way) vs asking all 40 (V0)")
     one_way = {fid for p in PHASES for fid, _, _ in ONE_WAY[p]}
@@ -85,7 +85,8 @@ def run(cmd, stdin=None, env=None, cwd=None):
 
 
 def big_call(env, cwd, runs=3):
-    from toolkit import db, questions
+    from toolkit.store import db
+    from toolkit.core import questions
 
     print("== 10,000 findings in one call")
     rank_times = []
@@ -125,7 +126,7 @@ def hook_call(env, cwd, runs):
         run(rank_cmd, json.dumps({"session_id": f"warm-{i}", "phase": "eng",
                                   "findings": findings(10, f"w{i}")}), env, cwd)
     # Where the time goes: importing the hot-path modules alone (no database, no work).
-    import_cmd = [sys.executable, "-c", "import toolkit.pacing, toolkit.paths"]
+    import_cmd = [sys.executable, "-c", "import toolkit.pacing.rank, toolkit.store.paths"]
     # Reference: one question event written by a one-shot process through the same
     # modules (the write path every hook shares: open, insert, commit, close).
     log_cmd = [sys.executable, "-c", LOG_ONE]
@@ -140,7 +141,7 @@ def hook_call(env, cwd, runs):
     f_med, i_med, l_med, r_med = (statistics.median(x) for x in (floor, imports, logs, rank))
     ratio = r_med / f_med
     print(f"  python -c pass (floor):      median {f_med * 1000:.1f} ms  (min {min(floor) * 1000:.1f})")
-    print(f"  import toolkit.pacing only:  median {i_med * 1000:.1f} ms  (min {min(imports) * 1000:.1f})"
+    print(f"  import toolkit.pacing.rank only:  median {i_med * 1000:.1f} ms  (min {min(imports) * 1000:.1f})"
           f"  = {i_med / f_med:.2f}x floor")
     print(f"  log one question event:      median {l_med * 1000:.1f} ms  (min {min(logs) * 1000:.1f})"
           f"  = {l_med / f_med:.2f}x floor")

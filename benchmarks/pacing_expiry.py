@@ -18,7 +18,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from toolkit import db, pacing  # noqa: E402
+from toolkit.store import db  # noqa: E402
+from toolkit.pacing import rank as pacing
 
 
 def request(session, n=10):

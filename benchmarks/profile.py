@@ -28,8 +28,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from toolkit import db, profile  # noqa: E402
-from toolkit.registry import bundled_registry, bundled_signal_map  # noqa: E402
+from toolkit.store import db  # noqa: E402
+from toolkit.core import profile
+from toolkit.core.registry import bundled_registry, bundled_signal_map  # noqa: E402
 
 PROJECT = "bench"
 

@@ -32,7 +32,8 @@ import sys
 import tempfile
 import time
 
-from toolkit import calibrate, db
+from toolkit.analysis import calibrate
+from toolkit.store import db
 
 BIN = os.path.dirname(sys.executable)
 PROJECTS = 8
@@ -135,7 +136,7 @@ def generate_parquet(directory, n):
     dataset by DuckDB (same columns as `plantune export`), with a manifest listing them."""
     import duckdb
 
-    from toolkit import export as exp
+    from toolkit.analysis import export as exp
 
     with tempfile.TemporaryDirectory() as tmp:
         conn = db.connect(os.path.join(tmp, "registry.db"))

@@ -24,7 +24,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from toolkit import db, serve  # noqa: E402
+from toolkit.store import db  # noqa: E402
+from toolkit.analysis import serve
 
 EVENTS_PER_SESSION = 40
 # Every view page must load within this, its synthetic facet included.

@@ -27,7 +27,7 @@ def isolated_home(tmp_path, monkeypatch):
                 "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(var, raising=False)
     # The developer identity is resolved once per process; each test starts afresh.
-    from toolkit import identity
+    from toolkit.core import identity
 
     identity.reset()
     return root
@@ -45,7 +45,7 @@ def db_file(isolated_home):
 
 @pytest.fixture
 def conn(db_file):
-    from toolkit import db
+    from toolkit.store import db
 
     c = db.connect(db_file)
     yield c
@@ -78,7 +78,7 @@ def spark():
         if os.environ.get("PLANTUNE_REQUIRE_SPARK"):
             pytest.fail(missing)
         pytest.skip(missing)
-    from toolkit import team
+    from toolkit.analysis import team
 
     session = team.spark_session("local[2]")
     session.sparkContext.setLogLevel("ERROR")

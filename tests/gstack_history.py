@@ -20,7 +20,7 @@ import os
 import random
 from datetime import UTC, datetime, timedelta
 
-from toolkit import doors
+from toolkit.core import doors
 
 # What an ad-hoc question is about: one phrase per question id (a question keeps its
 # wording), none of them destructive, so no question becomes one-way by its text.

@@ -104,7 +104,8 @@ def count(table):
 def plant(root, prefs, slug=SLUG):
     """Plant preferences as an upgrade or a hand edit would leave them: in the database and
     in gstack's file (so an importer that syncs the file agrees with the database)."""
-    from toolkit import db, mirror
+    from toolkit.store import db
+    from toolkit.gstack import mirror
 
     conn = db.connect(os.environ["PLANTUNE_DB"])
     with db.transaction(conn):

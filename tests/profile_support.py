@@ -10,7 +10,7 @@ import os
 import subprocess
 
 from tests.conftest import script
-from toolkit import db
+from toolkit.store import db
 
 PROJECT = "proj-a"
 _counter = itertools.count()

@@ -7,8 +7,8 @@ import sqlite3
 
 from click.testing import CliRunner
 
-from toolkit import identity
-from toolkit.cli import cli
+from toolkit.core import identity
+from toolkit.cli.app import cli
 
 
 def invoke(args, input=None, developer=None):

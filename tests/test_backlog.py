@@ -12,7 +12,8 @@ import sys
 import time
 
 from tests.hotpath_support import SLUG, count, db_rows, env, pref, project_dir, run
-from toolkit import backlog, db, ingest, mirror
+from toolkit.gstack import backlog, ingest, mirror
+from toolkit.store import db
 
 TWO_WAY = "ship-changelog-voice-polish"
 LINES = 20000

@@ -6,9 +6,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit import calibrate as cal
-from toolkit import db, scoring, simulate
-from toolkit.cli import cli
+from toolkit.analysis import calibrate as cal
+from toolkit.store import db
+from toolkit.core import scoring
+from toolkit.analysis import simulate
+from toolkit.cli.app import cli
 
 END = "2026-11-30"
 

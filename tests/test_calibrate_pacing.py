@@ -9,10 +9,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from toolkit import db, simulate
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.analysis import simulate
+from toolkit.cli.app import cli
 
-import toolkit.pacing  # noqa: F401
+import toolkit.pacing.rank  # noqa: F401
 
 
 def _rank(findings, session="s-acceptance", phase="eng"):

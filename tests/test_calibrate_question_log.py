@@ -11,10 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from tests import gstack_history as gh
-from toolkit import calibrate as cal
-from toolkit import db, ingest
-from toolkit import question_scores as qs
-from toolkit.cli import cli
+from toolkit.analysis import calibrate as cal
+from toolkit.store import db
+from toolkit.gstack import ingest
+from toolkit.core import question_scores as qs
+from toolkit.cli.app import cli
 
 GENERATORS = {
     "registry": lambda root: gh.registry_history(root, days=150, seed=3, sessions_per_day=9.0),
@@ -119,7 +120,7 @@ def test_door_of_takes_the_safe_side():
 
 
 def test_any_spelling_of_an_id_is_one_question_and_recorded_one_way_facts_stick(conn):
-    from toolkit import questions
+    from toolkit.core import questions
 
     def log(qid, summary, followed, door_type=None, sid="s1"):
         rec = {"skill": "review", "question_id": qid, "question_summary": summary, "user_choice": "a",
@@ -257,7 +258,7 @@ def test_synthetic_questions_are_not_fitted(gstack_db):
 
 
 def test_findings_source_takes_a_holdout_too(db_file):
-    from toolkit import simulate
+    from toolkit.analysis import simulate
 
     conn = db.connect(db_file)
     simulate.simulate(conn, days=40, seed=3, projects=2, end="2026-11-30")

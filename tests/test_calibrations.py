@@ -6,8 +6,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from toolkit import db, pacing, simulate
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.pacing import rank as pacing
+from toolkit.analysis import simulate
+from toolkit.cli.app import cli
 
 
 def run(*args, input=None):

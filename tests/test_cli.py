@@ -10,7 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from toolkit.cli import cli
+from toolkit.cli.app import cli
 from tests.conftest import script
 
 
@@ -59,7 +59,7 @@ def test_init_then_status(db_file, state_root):
     assert data["db"] == db_file
     assert data["tables"]["registry_questions"] == 53
     assert data["tables"]["signal_map"] == 62
-    from toolkit import db
+    from toolkit.store import db
 
     assert data["schema_version"] == db.default_schema().migrations[-1][0].removesuffix(".sql")
     assert "0001_core.sql" in data["migrations"]
@@ -115,7 +115,7 @@ def test_backup_while_a_writer_is_active(db_file, tmp_path):
     CliRunner().invoke(cli, ["init"])
     writer = subprocess.Popen([sys.executable, "-c", """
 import sys, time
-from toolkit import db
+from toolkit.store import db
 conn = db.connect(sys.argv[1])
 for i in range(3000):
     with db.transaction(conn):

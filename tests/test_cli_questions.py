@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.hotpath_support import SLUG, count, db_rows, events, log_lines, prefs_file, run
-from toolkit.cli import cli
+from toolkit.cli.app import cli
 
 TWO_WAY = "ship-changelog-voice-polish"
 EVENT = {"skill": "ship", "question_id": "ship-todos-create",
@@ -207,7 +207,7 @@ def test_script_and_click_agree(argv, tmp_path, monkeypatch):
 
 
 def test_fast_path_parser():
-    from toolkit.cli_fast import parse, run_check, run_log
+    from toolkit.cli.fast import parse, run_check, run_log
 
     assert parse(["check", "q"]) == (run_check, {"project": None, "db_path": None,
                                                   "as_json": False, "question_id": "q",

@@ -13,7 +13,7 @@ from tests.hotpath_support import (
     SLUG, count, db_rows, events, log, one_line_error, plant, pref, prefs_file, prefs_text,
     project_dir, run,
 )
-from toolkit.doors import load_bundled_registry
+from toolkit.core.doors import load_bundled_registry
 
 PREFIX = "gstack-question-preference: "
 TWO_WAY = "ship-changelog-voice-polish"
@@ -508,7 +508,7 @@ def test_skill_category_pairs_are_classified_when_logged():
 # --- acceptance 3: a one-way door is never auto-decided -------------------------------------
 
 def _check_in_process(monkeypatch, capsys, qid, summary=None):
-    from toolkit import compat
+    from toolkit.gstack import compat
 
     argv = ["--check", qid]
     if summary is not None:
@@ -523,7 +523,7 @@ def _check_in_process(monkeypatch, capsys, qid, summary=None):
 def test_one_way_never_auto_decided(state_root, monkeypatch, capsys, value, scope):
     """Every one-way registry id and every keyword example, with every stored value, in the
     project scope and the global one: always ASK_NORMALLY (the same code as the script)."""
-    from toolkit import preferences
+    from toolkit.core import preferences
 
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", SLUG)
     plant(state_root, {qid: value for qid in ONE_WAY_IDS + [ADHOC]}, slug=scope)
@@ -537,7 +537,7 @@ def test_one_way_never_auto_decided(state_root, monkeypatch, capsys, value, scop
         lines = _check_in_process(monkeypatch, capsys, ADHOC, summary)
         assert lines[0] == "ASK_NORMALLY" and "AUTO_DECIDE" not in lines, (summary, value)
     # the helper the hooks use reports the stored value; deciding stays with check()
-    from toolkit import db
+    from toolkit.store import db
 
     conn = db.connect(os.environ["PLANTUNE_DB"])
     assert preferences.effective_preference(conn, SLUG, ONE_WAY_IDS[0]) == (value, scope)

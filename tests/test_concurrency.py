@@ -15,7 +15,7 @@ from tests.hotpath_support import SLUG, db_rows, env, events, log_lines, prefs_f
 # row, each call opening its own connection exactly as a separate process would.
 WORKER = textwrap.dedent("""
     import json, os, sys, time
-    from toolkit import compat
+    from toolkit.gstack import compat
     worker, n, go, kind = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
     while not os.path.exists(go):
         time.sleep(0.001)

@@ -25,8 +25,9 @@ from click.testing import CliRunner
 
 from tests.conftest import script
 from tests.test_views import EXPECTED, VIEW_NAMES, build_history, insert_event, ordered
-from toolkit import db, serve
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.analysis import serve
+from toolkit.cli.app import cli
 
 METADATA = serve.load_metadata()
 DB_META = METADATA["databases"]["plantune"]

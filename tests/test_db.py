@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from toolkit import db
+from toolkit.store import db
 
 
 def schema_dump(path):
@@ -169,7 +169,7 @@ def test_wal_mode_is_on(conn):
 
 WRITER = textwrap.dedent("""
     import sys
-    from toolkit import db
+    from toolkit.store import db
     conn = db.connect(sys.argv[1])
     for i in range(500):
         with db.transaction(conn):

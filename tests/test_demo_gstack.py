@@ -17,7 +17,7 @@ import urllib.request
 import pytest
 
 from tests import gstack_history as gh
-from toolkit import db
+from toolkit.store import db
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from toolkit import doors
-from toolkit.doors import (
+from toolkit.core import doors
+from toolkit.core.doors import (
     SKILL_CATEGORY_ONE_WAY,
     Classification,
     Verdict,
@@ -275,7 +275,7 @@ def test_canonical_id_sql_matches_python(tmp_path):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from toolkit.db import sqlite3
+    from toolkit.store.db import sqlite3
 
     conn = sqlite3.connect(":memory:")
     expr = doors.canonical_id_sql("?")
@@ -304,20 +304,20 @@ def test_migration_and_view_spell_the_canonical_expression_as_python_does():
 
 def test_checks_without_text_never_load_the_rules():
     code = ("import sys\n"
-            "import toolkit.doors as d\n"
+            "import toolkit.core.doors as d\n"
             "d.decide('ship-test-failure-triage')\n"
             "d.canonical_id('X_Y')\n"
             "heavy = [m for m in ('sqlite3', 'click', 'numpy', 'pandas', 'unicodedata',"
-            " 'hashlib', 'toolkit.door_rules') if m in sys.modules]\n"
+            " 'hashlib', 'toolkit.core.door_rules') if m in sys.modules]\n"
             "print(','.join(heavy) or 'none')\n"
             "d.classify('rename it')\n"
-            "print('toolkit.door_rules' in sys.modules)")
+            "print('toolkit.core.door_rules' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["none", "True"]
 
 
 def test_word_index_cache_equals_a_fresh_build():
-    from toolkit import door_rules
+    from toolkit.core import door_rules
 
     classify("warm the cache")
     assert door_rules._INDEX == door_rules._index_now()
@@ -328,7 +328,7 @@ def test_word_splitting_matches_the_token_pattern():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from toolkit import door_rules
+    from toolkit.core import door_rules
 
     pattern = door_rules._token_pattern()
     pieces = st.sampled_from(list("abz09 -.?!;,$%#+=/:()'\"é") + [

@@ -7,7 +7,7 @@ flagged. The corpus was written for plantune in two halves (tests/doors_support.
 import pytest
 
 from tests import doors_support
-from toolkit.doors import classify
+from toolkit.core.doors import classify
 
 
 def test_corpus_shape():

@@ -8,8 +8,12 @@ from click.testing import CliRunner
 
 from tests.hooks_support import make_repo, payload, question
 from tests.hotpath_support import SLUG, plant, pref, run
-from toolkit import db, doors, guidance, hooks, pacing, paths, preferences, questions
-from toolkit.cli import cli
+from toolkit.store import db, paths
+from toolkit.core import doors, preferences, questions
+from toolkit.guidance import proposals as guidance
+from toolkit.claude import hooks
+from toolkit.pacing import rank as pacing
+from toolkit.cli.app import cli
 
 VARIANTS = ["land-and-deploy-rollback", "LAND-AND-DEPLOY-ROLLBACK", " land-and-deploy-rollback ",
             "land_and_deploy_rollback", "Land_And-Deploy_ROLLBACK\t"]

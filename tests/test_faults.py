@@ -166,7 +166,7 @@ def test_append_waits_for_a_line_another_appender_is_writing(tmp_path):
     import fcntl
     import time
 
-    from toolkit import safe_io
+    from toolkit.store import safe_io
 
     path = tmp_path / "f.jsonl"
     path.write_bytes(b'{"a":1}\n{"b":')
@@ -183,7 +183,7 @@ def test_append_waits_for_a_line_another_appender_is_writing(tmp_path):
 
 def test_failed_append_takes_its_bytes_back(tmp_path, monkeypatch):
     """An append that fails halfway (ENOSPC after a short write) leaves no fragment."""
-    from toolkit import safe_io
+    from toolkit.store import safe_io
 
     path = tmp_path / "f.jsonl"
     path.write_text('{"a":1}\n')
@@ -205,7 +205,7 @@ def test_failed_append_takes_its_bytes_back(tmp_path, monkeypatch):
 
 
 def test_failed_rewrite_removes_its_temp_file(tmp_path, monkeypatch):
-    from toolkit import safe_io
+    from toolkit.store import safe_io
 
     path = tmp_path / "prefs.json"
     path.write_text("{}\n")
@@ -226,7 +226,8 @@ def test_failed_rewrite_removes_its_temp_file(tmp_path, monkeypatch):
 def test_injected_full_database_fails_cleanly_and_leaves_no_line(state_root, monkeypatch,
                                                                  capsys):
     """Without a tmpfs: SQLite's own SQLITE_FULL (max_page_count reached) at commit."""
-    from toolkit import compat, db
+    from toolkit.gstack import compat
+    from toolkit.store import db
 
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", SLUG)
     assert compat.question_log_main([json.dumps(record(1))]) == 0
@@ -321,7 +322,7 @@ def _all_bytes(root):
 def test_delete_leaves_no_bytes_and_nothing_comes_back(state_root, tmp_path):
     from tests.hooks_support import make_repo, run_hook
     from tests.hotpath_support import env, run
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     repo = make_repo(tmp_path)
     slug = "acme-web"
@@ -446,7 +447,7 @@ def test_bad_line_is_skipped_reported_and_blocks_nothing(state_root, bad, reason
 
 def test_oversize_line_is_skipped_and_the_rest_imported(state_root):
     from tests.hotpath_support import run
-    from toolkit import ingest
+    from toolkit.gstack import ingest
 
     path = os.path.join(project_dir(state_root), "question-log.jsonl")
     os.makedirs(project_dir(state_root))
@@ -587,7 +588,8 @@ def test_delete_takes_spooled_events_and_survives_a_fifo(state_root):
     spool entry goes too, and a FIFO where a gstack file belongs is reported without
     stopping the delete."""
     from tests.hotpath_support import run
-    from toolkit import questions, spool
+    from toolkit.core import questions
+    from toolkit.gstack import spool
 
     assert log(record(1, question_summary=f"logged {MARKER}")).returncode == 0
     spooled = questions.validate_event(record(2, question_summary=f"spooled {MARKER}"))

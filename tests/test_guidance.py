@@ -6,7 +6,9 @@ import os
 
 import pytest
 
-from toolkit import db, guidance as g, questions
+from toolkit.store import db
+from toolkit.guidance import proposals as g
+from toolkit.core import questions
 
 TWO_WAY = "ship-changelog-voice-polish"  # registry: two-way, options accept|skip
 ONE_WAY = "review-sql-safety"  # registry: one-way

@@ -7,8 +7,9 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from toolkit import db, guidance as g
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.guidance import proposals as g
+from toolkit.cli.app import cli
 from tests.conftest import script
 from tests.test_guidance import (
     ONE_WAY, counts, file_sha, log, project, repeated, slug_of, tree_hashes,  # noqa: F401

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from tests.team_support import invoke, ok, query
-from toolkit import db
+from toolkit.store import db
 
 TWO_WAY = "ship-pre-landing-review-fix"
 ONE_WAY = "ship-test-failure-triage"

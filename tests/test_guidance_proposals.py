@@ -6,7 +6,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from toolkit import db, guidance as g
+from toolkit.store import db
+from toolkit.guidance import proposals as g
 from tests.test_guidance import (
     ONE_WAY, TWO_WAY, counts, file_sha, log, project, repeated, slug_of, write_local,  # noqa: F401
 )
@@ -462,7 +463,7 @@ def test_no_proposal_suppresses_a_one_way_id(conn, project, events, prefs, guida
     def one_way(qid):
         if registry.get(qid) == "one-way":
             return True
-        from toolkit import doors
+        from toolkit.core import doors
         return any(r[0] == qid and ("one-way" in (r[4], r[5]) or doors.is_one_way(
             r[0], r[1], r[2], r[3], registry)) for r in rows) or doors.is_one_way(qid,
                                                                                 registry=registry)

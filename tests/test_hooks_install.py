@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import script
-from toolkit.cli import cli
+from toolkit.cli.app import cli
 
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
 # In-process (CliRunner) the running plantune is the one beside this interpreter.

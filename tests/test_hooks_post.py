@@ -198,7 +198,7 @@ def test_every_question_of_a_multi_question_call_is_recorded(repo):
 
 def test_project_slug_is_the_cli_slug_not_the_basename(repo):
     """#2901: the repo is checked out as 'web' but its identity is acme/web."""
-    from toolkit import paths
+    from toolkit.store import paths
 
     q = question("Pick one", ["Alpha", "Beta"])
     post(payload([q], {"answers": {q["question"]: "Beta"}}, cwd=repo))
@@ -329,7 +329,7 @@ _question = st.one_of(
 @given(questions=st.one_of(st.lists(_question, max_size=3), _json), response=_json,
        session=_json, tool_use_id=_json)
 def test_hook_logic_survives_any_payload_shape(tmp_path, questions, response, session, tool_use_id):
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     p = {"tool_name": "AskUserQuestion", "cwd": str(tmp_path), "session_id": session,
          "tool_use_id": tool_use_id, "tool_input": {"questions": questions}, "tool_response": response}

@@ -25,7 +25,7 @@ def repo(tmp_path):
 @pytest.fixture
 def prefs(db_file):
     """Store preferences as `plantune pref set` would; scope defaults to the repo's slug."""
-    from toolkit import db
+    from toolkit.store import db
 
     def set_pref(qid, value, scope="acme-web", raw=None):
         conn = db.connect(db_file)

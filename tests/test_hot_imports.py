@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import script
 from tests.hotpath_support import env
-from toolkit import doors, screening
+from toolkit.core import doors, screening
 
 HEAVY = {"pandas", "numpy", "datasette", "nbclient", "matplotlib"}
 EVENT = json.dumps({"skill": "ship", "question_id": "ship-changelog-voice-polish",
@@ -80,7 +80,7 @@ def test_hot_path_stays_lean(loaded):
     # Each of these cost a millisecond or more per call (OpenSSL via hashlib, the datetime
     # and sqlite3 package layers, subprocess); the hot path needs none of them. The json
     # package is not needed either to log or to check (json_lite), only to write prefs.
-    # Nor importlib.resources (pathlib, zipfile, tempfile): toolkit.resources finds the
+    # Nor importlib.resources (pathlib, zipfile, tempfile): toolkit.store.resources finds the
     # bundled schema from the package's own folder instead.
     lean = {"hashlib", "datetime", "sqlite3", "subprocess", "typing", "decimal",
             "importlib.resources", "pathlib", "zipfile"}
@@ -176,7 +176,7 @@ JSON_VALUES = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(JSON_VALUES, st.booleans(), st.booleans(), st.sampled_from([None, (",", ":")]))
 def test_json_lite_dumps_is_json_dumps(value, ensure_ascii, sort_keys, separators):
-    from toolkit import json_lite
+    from toolkit.store import json_lite
 
     assert json_lite.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys,
                            separators=separators) == json.dumps(
@@ -198,7 +198,7 @@ def _outcome(fn, text):
         "".join),
 ))
 def test_json_lite_loads_is_json_loads(text):
-    from toolkit import json_lite
+    from toolkit.store import json_lite
 
     def reject(name):
         raise ValueError(name)
@@ -211,7 +211,7 @@ def test_json_lite_loads_is_json_loads(text):
 
 def test_json_lite_errors_before_json_is_imported():
     # the C scanner needs json.decoder in sys.modules to raise; json_lite must still raise
-    code = ("import sys\nfrom toolkit import json_lite\nassert 'json' not in sys.modules\n"
+    code = ("import sys\nfrom toolkit.store import json_lite\nassert 'json' not in sys.modules\n"
             "for bad in ('{bad', '[1,', '{\"a\" 1}', 'nul'):\n"
             "    try:\n        json_lite.loads(bad)\n    except ValueError:\n        pass\n"
             "    else:\n        raise SystemExit(bad)\n")
@@ -220,7 +220,7 @@ def test_json_lite_errors_before_json_is_imported():
 
 
 def test_json_lite_edges():
-    from toolkit import json_lite
+    from toolkit.store import json_lite
 
     assert json_lite.loads(' {"a": 1, "a": 2} \n', object_pairs_hook=dict) == {"a": 2}
     for bad in ("", "   ", "{", "\ufeff{}", "{} {}", "[1,]", "nul"):
@@ -280,7 +280,7 @@ _marker_bits = st.sampled_from(["<gstack-qid:", "<GSTACK-QID:", "<gstack-qid", "
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_marker_bits, max_size=8).map("".join))
 def test_marker_search_matches_the_regex(text):
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     assert hooks.extract_marker(text) == _marker_by_regex(text)
 

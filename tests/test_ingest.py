@@ -6,8 +6,10 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from toolkit import db, ingest, questions
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.gstack import ingest
+from toolkit.core import questions
+from toolkit.cli.app import cli
 
 DATA_TABLES = ("question_log", "preferences", "preference_events", "declared_profile",
                "office_hours_sessions")
@@ -335,7 +337,7 @@ def test_unreadable_file_is_reported_and_nothing_read_is_an_error(state_root, co
 
 
 def test_progress_bar_on_a_terminal(monkeypatch, state_root, conn):
-    from toolkit import cli_ingest
+    from toolkit.cli import ingest as cli_ingest
 
     write(log_path(state_root, "p"), "".join(line(event(i)) for i in range(300)))
     monkeypatch.setattr(cli_ingest, "PROGRESS_MIN_BYTES", 1)
@@ -423,7 +425,7 @@ def test_unpaired_surrogates_from_js_are_stored_as_replacement_characters(state_
 
 
 def test_imports_classify_doors_like_every_other_writer(tmp_path):
-    from toolkit import doors
+    from toolkit.core import doors
 
     registry = doors.bundled_door_types()
     for qid, skill, category, summary in [

@@ -7,7 +7,7 @@ import sqlite3
 import subprocess
 import time
 
-from toolkit import db
+from toolkit.store import db
 
 from tests.conftest import script
 

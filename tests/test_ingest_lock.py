@@ -11,7 +11,8 @@ import pytest
 
 from tests.conftest import script
 from tests.hooks_support import make_repo, payload, question
-from toolkit import db, ingest
+from toolkit.store import db
+from toolkit.gstack import ingest
 
 SLOW = pytest.mark.skipif(not os.environ.get("PLANTUNE_SLOW"),
                           reason="a 300,000-line import; set PLANTUNE_SLOW=1 to run")

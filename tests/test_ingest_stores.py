@@ -4,7 +4,8 @@ legacy builder profile. Every importer runs twice: the second run changes nothin
 import json
 import os
 
-from toolkit import ingest, questions
+from toolkit.gstack import ingest
+from toolkit.core import questions
 
 from tests.test_ingest import count, dump, line, write
 

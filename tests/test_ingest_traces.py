@@ -4,7 +4,7 @@ import json
 
 from click.testing import CliRunner
 
-from toolkit.cli import cli
+from toolkit.cli.app import cli
 from tests.test_guidance import project  # noqa: F401 - fixture
 
 

@@ -11,7 +11,10 @@ import pytest
 
 from tests import hotpath_support as hp
 from tests.conftest import script
-from toolkit import guidance as g, ingest, mirror, pacing, questions
+from toolkit.guidance import proposals as g
+from toolkit.gstack import ingest, mirror
+from toolkit.pacing import rank as pacing
+from toolkit.core import questions
 
 PROJECT = "pacing-proj"
 TWO_WAY = "ship-changelog-voice-polish"  # registry: two-way, options accept|skip

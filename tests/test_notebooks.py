@@ -6,8 +6,9 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from toolkit import db, notebooks, simulate
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.analysis import notebooks, simulate
+from toolkit.cli.app import cli
 
 COMMITTED = notebooks.notebook_paths()
 
@@ -160,7 +161,7 @@ def test_parameters_reads_the_tagged_cell():
 def test_notebooks_calibrate_from_the_question_log_with_a_holdout(tmp_path):
     """A gstack-only history (no findings): notebook 02 fits on the question log when asked."""
     from tests import gstack_history
-    from toolkit import ingest
+    from toolkit.gstack import ingest
 
     root = tmp_path / "gstack"
     gstack_history.adhoc_history(root, days=60, seed=9)

@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from toolkit import db, pacing, questions
+from toolkit.store import db
+from toolkit.pacing import rank as pacing
+from toolkit.core import questions
 
 PROJECT = "proj"
 

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import script
-from toolkit import questions
-from toolkit.cli import cli
+from toolkit.core import questions
+from toolkit.cli.app import cli
 
 PROJECT = "pacing-proj"
 

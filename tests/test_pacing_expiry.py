@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import script
-from toolkit import pacing
-from toolkit.cli import cli
+from toolkit.pacing import rank as pacing
+from toolkit.cli.app import cli
 
 PROJECT = "proj"
 T0 = "2026-11-30T08:00:00.000Z"

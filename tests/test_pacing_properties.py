@@ -11,7 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit import db, doors, pacing, scoring
+from toolkit.store import db
+from toolkit.core import doors, scoring
+from toolkit.pacing import rank as pacing
 
 PROJECT = "prop"
 REGISTRY_IDS = ["ship-test-failure-triage", "review-sql-safety", "qa-tier", "review-finding-fix"]

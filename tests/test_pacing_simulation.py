@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from toolkit import pacing
+from toolkit.pacing import rank as pacing
 
 PHASES = ("ceo", "design", "eng", "dx")
 # Two one-way findings per phase, each made one-way a different way: the registry, the

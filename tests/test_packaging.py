@@ -104,7 +104,7 @@ def test_wheel_maps_schema_notebooks_and_metadata_into_the_package(wheel):
 
 
 def test_installed_copy_finds_its_bundled_files_inside_the_package(installed, tmp_path):
-    code = ("import importlib.resources, json, toolkit, toolkit.resources as r\n"
+    code = ("import importlib.resources, json, toolkit, toolkit.store.resources as r\n"
             "print(json.dumps({'pkg': toolkit.__file__, 'files': str(importlib.resources.files("
             "'toolkit')), 'dir': r.package_dir(), 'paths': [r.path(n) for n in r.BUNDLED]}))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,

@@ -1,4 +1,4 @@
-"""Tests for toolkit.paths: state root, db path and SPEC-gstack 1.1 slug rules.
+"""Tests for toolkit.store.paths: state root, db path and SPEC-gstack 1.1 slug rules.
 
 Repositories are real (`git init` + `git remote add`) so the config reader is
 checked against what git actually writes. Every test sets the environment it
@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from toolkit import paths
-from toolkit.paths import (
+from toolkit.store import paths
+from toolkit.store.paths import (
     MAX_WALK_DEPTH,
     STRONG_MARKERS,
     WEAK_MARKERS,
@@ -570,7 +570,7 @@ def test_resolution_never_spawns_a_subprocess(work, init_repo, monkeypatch):
     repo = init_repo(work / "r", origin="git@github.com:o/r.git")
 
     def boom(*a, **k):
-        raise AssertionError("toolkit.paths must not spawn processes")
+        raise AssertionError("toolkit.store.paths must not spawn processes")
 
     monkeypatch.setattr(subprocess, "Popen", boom)
     monkeypatch.setattr(os, "system", boom)
@@ -582,7 +582,7 @@ def test_resolution_never_spawns_a_subprocess(work, init_repo, monkeypatch):
 
 def test_module_imports_stay_minimal():
     code = (
-        "import sys; import toolkit.paths; "
+        "import sys; import toolkit.store.paths; "
         "heavy = {'subprocess', 'pathlib', 'hashlib', 'json'} & set(sys.modules); "
         "print(sorted(heavy))"
     )

@@ -11,7 +11,7 @@ from tests.hotpath_support import (
     project_dir, run,
 )
 
-pytest.importorskip("toolkit.ingest")
+pytest.importorskip("toolkit.gstack.ingest")
 
 TWO_WAY = "ship-changelog-voice-polish"
 EVENT = {"skill": "ship", "question_id": TWO_WAY, "question_summary": "Polish it?",
@@ -66,7 +66,8 @@ def test_events_written_by_gstack_are_imported(state_root):
 
 
 def test_own_writes_leave_the_importer_nothing_to_do(state_root):
-    from toolkit import db, ingest
+    from toolkit.store import db
+    from toolkit.gstack import ingest
 
     assert log(EVENT).returncode == 0
     assert log(dict(EVENT, tool_use_id="t")).returncode == 0

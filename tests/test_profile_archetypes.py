@@ -2,7 +2,7 @@
 
 import pytest
 
-from toolkit import archetypes
+from toolkit.core import archetypes
 
 
 def test_names_unique_centres_in_range_tightness_positive():

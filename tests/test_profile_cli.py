@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.profile_support import PROJECT, add_event, add_events
-from toolkit import db
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.cli.app import cli
 
 
 @pytest.fixture(autouse=True)

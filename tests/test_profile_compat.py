@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tests.profile_support import PROJECT, add_event, add_events, dev, read_lines, run
-from toolkit import db
+from toolkit.store import db
 
 
 @pytest.fixture(autouse=True)
@@ -604,7 +604,7 @@ def test_131_design_count(state_root):
 def test_compat_script_imports_no_heavy_modules(state_root):
     code = (
         "import sys\n"
-        "from toolkit import compat_profile\n"
+        "from toolkit.gstack import compat_profile\n"
         "for sub in (['--read'], ['--derive'], ['--vibe'], ['--gap'], ['--trace', 'autonomy']):\n"
         "    compat_profile.run(sub)\n"
         "heavy = {'click', 'pandas', 'numpy', 'datasette', 'nbclient', 'matplotlib'}\n"

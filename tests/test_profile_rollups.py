@@ -9,7 +9,8 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from toolkit import db, ingest
+from toolkit.store import db
+from toolkit.gstack import ingest
 
 # The full recomputation, written straight from the definition of a counted event.
 # Every counted event belongs to its project and to '__all__' (all projects together).
@@ -197,7 +198,7 @@ def test_registry_replaced_wholesale_keeps_sums_exact(conn):
 
 def test_migration_backfills_existing_events(tmp_path):
     """A database written before 0014 gets its totals from the rows already there."""
-    from toolkit.db import Schema, MIGRATIONS_DIR, VIEWS_DIR
+    from toolkit.store.db import Schema, MIGRATIONS_DIR, VIEWS_DIR
 
     old = tmp_path / "old"
     old.mkdir()

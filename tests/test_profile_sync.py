@@ -8,7 +8,9 @@ import pytest
 
 from tests.conftest import script
 from tests.profile_support import PROJECT, dev, read_lines
-from toolkit import db, profile, profile_sync
+from toolkit.store import db
+from toolkit.core import profile
+from toolkit.gstack import profile_sync
 
 
 @pytest.fixture(autouse=True)

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.profile_support import add_event
-from toolkit import db, profile
-from toolkit.registry import REGISTRY_FILE, SIGNAL_MAP_FILE
+from toolkit.store import db
+from toolkit.core import profile
+from toolkit.core.registry import REGISTRY_FILE, SIGNAL_MAP_FILE
 
 DIMS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
 

@@ -1,6 +1,6 @@
 import json
 
-from toolkit import questions
+from toolkit.core import questions
 
 
 def ev(**kw):

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from toolkit import questions, screening
-from toolkit.questions import (
+from toolkit.core import questions, screening
+from toolkit.core.questions import (
     CATEGORIES,
     PHASES,
     SOURCES,

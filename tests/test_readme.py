@@ -101,7 +101,7 @@ def user_home(tmp_path, monkeypatch):
     registry_ts = os.path.join(REPO_ROOT, "tests", "fixtures", "question-registry.ts")
     shutil.copy(registry_ts, scripts_dir / "question-registry.ts")
     # gstack's skill templates, each naming the registered questions of its skill.
-    from toolkit import registry as reg
+    from toolkit.core import registry as reg
 
     signal_keys = set(reg.bundled_signal_map()["map"])
     for entry in reg.validate_source(reg.load_source(registry_ts), signal_keys):

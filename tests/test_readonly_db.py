@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import script
-from toolkit import db
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.cli.app import cli
 
 READ_ONLY = [
     ["status"],

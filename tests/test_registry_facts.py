@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from toolkit import registry
+from toolkit.core import registry
 
 ENTRIES = registry.bundled_registry()
 SIGNALS = registry.bundled_signal_map()

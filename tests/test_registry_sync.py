@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from toolkit import registry as reg
-from toolkit.cli import cli
+from toolkit.core import registry as reg
+from toolkit.cli.app import cli
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 REGISTRY_TS = os.path.join(FIXTURES, "question-registry.ts")
@@ -117,7 +117,8 @@ def test_sync_reports_added_changed_removed(db_file, tmp_path, ts_text):
 
 def test_synced_door_type_is_what_the_hooks_enforce(db_file, tmp_path, ts_text):
     """A question made one-way by sync is no longer auto-decided."""
-    from toolkit import db, hooks
+    from toolkit.store import db
+    from toolkit.claude import hooks
 
     text = ts_text.replace("door_type: 'two-way',", "door_type: 'one-way',")
     assert invoke("sync", write(tmp_path, text)).exit_code == 0

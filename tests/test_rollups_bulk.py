@@ -4,7 +4,9 @@ the per-row trigger builds them, and every later write must still run the trigge
 import json
 import random
 
-from toolkit import db, ingest, questions, rollups
+from toolkit.store import db, rollups
+from toolkit.gstack import ingest
+from toolkit.core import questions
 
 ROLLUPS = ("rollup_phase", "rollup_session", "rollup_day", "rollup_question", "rollup_choice")
 

@@ -1,6 +1,6 @@
 import pytest
 
-from toolkit import scoring
+from toolkit.core import scoring
 
 
 def f(s, i, d):

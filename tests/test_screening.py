@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from toolkit import screening
-from toolkit.screening import (
+from toolkit.core import screening
+from toolkit.core.screening import (
     PREFERENCE_FREE_TEXT_PATTERNS,
     SHARED_PATTERNS,
     first_injection_match,

@@ -4,8 +4,10 @@ from collections import defaultdict
 import pytest
 from click.testing import CliRunner
 
-from toolkit import db, scoring, simulate
-from toolkit.cli import cli
+from toolkit.store import db
+from toolkit.core import scoring
+from toolkit.analysis import simulate
+from toolkit.cli.app import cli
 
 END = "2026-11-30"
 SYNTHETIC_TABLES = ("question_log", "findings", "preferences", "preference_events", "declared_profile")
@@ -264,7 +266,7 @@ def test_cli_simulate_bad_input_writes_nothing(db_file, args, message):
 
 def test_written_counts_are_rows_not_trigger_changes(conn):
     """The rollup triggers change other tables too; the summary counts only real rows."""
-    from toolkit import simulate as sim_mod
+    from toolkit.analysis import simulate as sim_mod
 
     summary = sim_mod.simulate(conn, days=5, seed=3, projects=1)
     for table in ("question_log", "findings"):

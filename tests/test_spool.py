@@ -14,7 +14,9 @@ import pytest
 
 from tests import hotpath_support as hp
 from tests.conftest import script
-from toolkit import compat, db, ingest, questions, spool
+from toolkit.gstack import compat, ingest, spool
+from toolkit.store import db
+from toolkit.core import questions
 
 EVENT = {"skill": "ship", "question_id": "ship-changelog-voice-polish",
          "question_summary": "Polish the changelog voice?", "user_choice": "accept",
@@ -335,7 +337,7 @@ def test_a_compat_event_with_an_odd_phase_field_drains_as_it_was_acknowledged(
 def test_profile_delete_covers_events_still_in_the_spool(state_root, conn):
     from click.testing import CliRunner
 
-    from toolkit.cli import cli
+    from toolkit.cli.app import cli
 
     spool.put_question(questions.validate_event(event(1, tool_use_id="tu-del")), "p",
                        os.environ["PLANTUNE_DB"])

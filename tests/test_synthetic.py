@@ -16,10 +16,15 @@ import pytest
 from click.testing import CliRunner
 
 from tests.hooks_support import payload, question
-from toolkit import calibrate as cal
-from toolkit import db, guidance, hooks, pacing, preferences, profile, questions, simulate
-from toolkit.cli import cli
-from toolkit.cli_fast import run_check
+from toolkit.analysis import calibrate as cal
+from toolkit.store import db
+from toolkit.guidance import proposals as guidance
+from toolkit.claude import hooks
+from toolkit.pacing import rank as pacing
+from toolkit.core import preferences, profile, questions
+from toolkit.analysis import simulate
+from toolkit.cli.app import cli
+from toolkit.cli.fast import run_check
 
 NOW = "2026-12-01T12:00:00.000Z"
 REAL_PROJECTS = ("acme-storefront", "river-mobile", "real-app", "fresh-project")

@@ -10,8 +10,9 @@ import pyarrow.dataset as pads
 import pytest
 
 from tests.team_support import invoke, ok, query, team_db
-from toolkit import calibrate, export, identity
-from toolkit import team as teams
+from toolkit.analysis import calibrate, export
+from toolkit.core import identity
+from toolkit.analysis import team as teams
 
 SQL_OF = {
     "question_events": "SELECT project, count(*) FROM question_log GROUP BY 1",

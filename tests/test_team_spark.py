@@ -5,8 +5,8 @@ import sqlite3
 import pytest
 
 from tests.team_support import ok, team_db
-from toolkit import calibrate
-from toolkit import team as teams
+from toolkit.analysis import calibrate
+from toolkit.analysis import team as teams
 
 
 @pytest.fixture

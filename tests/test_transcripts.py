@@ -15,8 +15,8 @@ import sqlite3
 from click.testing import CliRunner
 
 from tests.hooks_support import make_repo, payload, question, run_hook
-from toolkit import hooks, transcripts
-from toolkit.cli import cli
+from toolkit.claude import hooks, transcripts
+from toolkit.cli.app import cli
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "transcripts")
 SESS_A = os.path.join(FIXTURES, "-plantune-fixture-acme-web", "sess-a.jsonl")
@@ -189,7 +189,7 @@ def test_answer_text_is_split_on_the_known_questions():
 
 
 def test_multi_select_answer_in_text_is_not_free_text(conn):
-    from toolkit import hooks
+    from toolkit.claude import hooks
 
     q = {"question": "Which checks?", "multiSelect": True,
          "options": [{"label": "Lint"}, {"label": "Types"}, {"label": "Tests"}]}

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit import db
+from toolkit.store import db
 
 VIEW_NAMES = [
     "daily_activity",

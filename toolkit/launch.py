@@ -19,12 +19,12 @@ import sys
 
 # command name -> (module, function); the functions parse sys.argv themselves.
 COMMANDS = {
-    "plantune": ("toolkit.cli_fast", "main"),
-    "gstack-question-log": ("toolkit.compat", "question_log_main"),
-    "gstack-question-preference": ("toolkit.compat", "question_preference_main"),
-    "gstack-developer-profile": ("toolkit.compat_profile", "developer_profile_main"),
-    "gstack-builder-profile": ("toolkit.compat_profile", "builder_profile_main"),
-    "gstack-pacing-rank": ("toolkit.pacing", "rank_main"),
+    "plantune": ("toolkit.cli.fast", "main"),
+    "gstack-question-log": ("toolkit.gstack.compat", "question_log_main"),
+    "gstack-question-preference": ("toolkit.gstack.compat", "question_preference_main"),
+    "gstack-developer-profile": ("toolkit.gstack.compat_profile", "developer_profile_main"),
+    "gstack-builder-profile": ("toolkit.gstack.compat_profile", "builder_profile_main"),
+    "gstack-pacing-rank": ("toolkit.pacing.rank", "rank_main"),
 }
 
 
@@ -42,7 +42,7 @@ def main():
         sys.exit(2)
     module, function = entry
     if name == "plantune" and sys.flags.no_site:
-        from toolkit import cli_fast
+        from toolkit.cli import fast as cli_fast
 
         if cli_fast.parse(sys.argv[1:]) is None:
             normal_start()

@@ -1,0 +1,356 @@
+"""The ``plantune`` command line: a thin layer that parses, calls one library function, formats.
+
+Subcommands that pull in heavy modules are registered lazily by name (``LAZY_COMMANDS``)
+so that the hot-path commands (``plantune log``, ``plantune check``) import only what
+they use.
+"""
+
+import importlib
+import json
+import os
+import sys
+
+import click
+
+from toolkit import __version__
+from toolkit.store import safe_io
+
+# name -> "module:attribute". Each module defines one click command or group.
+LAZY_COMMANDS = {
+    "registry": "toolkit.cli.registry:registry",
+    "simulate": "toolkit.cli.calibrate:simulate",
+    "calibrate": "toolkit.cli.calibrate:calibrate",
+    "calibrations": "toolkit.cli.calibrations:calibrations",
+    "notebooks": "toolkit.cli.calibrate:notebooks",
+    "ingest-transcripts": "toolkit.cli.transcripts:ingest_transcripts",
+    "guidance": "toolkit.cli.guidance:guidance",
+    "profile": "toolkit.cli.profile:profile",
+    "ingest-traces": "toolkit.cli.traces:ingest_traces",
+    "pacing": "toolkit.cli.pacing:pacing",
+    "flip": "toolkit.cli.pacing:flip",
+    "ingest": "toolkit.cli.ingest:ingest",
+    "log": "toolkit.cli.questions:log",
+    "check": "toolkit.cli.questions:check",
+    "pref": "toolkit.cli.questions:pref",
+    "serve": "toolkit.cli.serve:serve",
+    "merge": "toolkit.cli.team:merge",
+    "export": "toolkit.cli.team:export",
+    "team": "toolkit.cli.team:team",
+    "doors": "toolkit.cli.doors:doors",
+}
+
+# Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
+HOOK_COMMANDS = {
+    "pre-tool-use": "toolkit.cli.hooks:pre_tool_use",
+    "post-tool-use": "toolkit.cli.hooks:post_tool_use",
+    "install": "toolkit.cli.hooks:install",
+    "session-end": "toolkit.cli.guidance:session_end",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported only when they are run or listed."""
+
+    def __init__(self, *args, lazy_commands=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
+
+    def get_command(self, ctx, name):
+        if name in self.lazy_commands:
+            module_name, attr = self.lazy_commands[name].split(":")
+            return getattr(importlib.import_module(module_name), attr)
+        return super().get_command(ctx, name)
+
+
+class Refused(click.ClickException):
+    """A refusal that callers must not retry (exit 2), e.g. a non-user preference source."""
+
+    exit_code = 2
+
+
+def fail(message, exit_code=1):
+    """Stop the command with a one-line error on stderr and a non-zero exit."""
+    if exit_code == 2:
+        raise Refused(message)
+    raise click.ClickException(message)
+
+
+def db_option(f):
+    return click.option(
+        "--db",
+        "db_path",
+        type=click.Path(dir_okay=False),
+        help="Database file (default: $PLANTUNE_DB, else <state root>/plantune.db).",
+    )(f)
+
+
+def _set_developer(ctx, param, value):
+    if value is None:
+        return None
+    from toolkit.core import identity
+
+    try:
+        return identity.set_developer(value)
+    except identity.IdentityError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def developer_option(help_text):
+    """``--developer NAME``: whose rows these are (default: $PLANTUNE_DEVELOPER, else the git
+    user email). Set for the whole process as soon as it is parsed."""
+
+    def decorate(f):
+        return click.option("--developer", "developer", metavar="NAME", callback=_set_developer,
+                            expose_value=True, help=help_text)(f)
+
+    return decorate
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
+
+
+def open_db(db_path=None, readonly=False, existing=False):
+    """Open (and migrate) the database named by --db, $PLANTUNE_DB or the state root.
+
+    ``existing`` is for commands that only read: a --db that does not exist is refused
+    and nothing is created (a typo must not leave an empty database behind). A --db
+    that is not the state root's own database is kept apart from gstack's files.
+    """
+    from toolkit.store import db, paths
+    from toolkit.gstack import mirror
+
+    path = paths.db_path(db_path)
+    if existing:
+        require_database(db_path)
+    mirror.keep_to_own_database(db_path)
+    try:
+        return db.connect(path, readonly=readonly)
+    except db.DatabaseError as e:
+        fail(str(e))
+
+
+def gstack_files_apply(db_path):
+    """Whether gstack's files may feed the database of ``--db``.
+
+    See mirror.belongs_to_state_root.
+    """
+    from toolkit.gstack import mirror
+
+    return mirror.belongs_to_state_root(db_path)
+
+
+def require_database(db_path):
+    """Refuse a --db that does not exist (commands that only read create nothing)."""
+    from toolkit.cli.fast import CommandError
+    from toolkit.cli.fast import require_database as check
+
+    try:
+        check(db_path)
+    except CommandError as e:
+        fail(e.message)
+
+
+def print_json(data):
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _set_state_root(ctx, param, value):
+    # Called on every invocation (value None without the option), so an earlier
+    # in-process invocation never leaves the flag set.
+    from toolkit.gstack import mirror
+
+    mirror.set_state_root(value)
+    return value
+
+
+@click.group(cls=LazyGroup, lazy_commands=LAZY_COMMANDS)
+@click.version_option(__version__, prog_name="plantune")
+@click.option("--state-root", type=click.Path(file_okay=False), expose_value=False,
+              is_eager=True, callback=_set_state_root,
+              help="gstack state root for this command (default: $GSTACK_STATE_ROOT, "
+                   "$GSTACK_HOME, ~/.gstack). Also lets a --db elsewhere pick up its files.")
+def cli():
+    """plantune: record, query and tune the questions AI coding agents ask you.
+
+    Everything lands in one SQLite database (default ~/.gstack/plantune.db;
+    $GSTACK_STATE_ROOT, $GSTACK_HOME, $PLANTUNE_DB or --db change it). gstack's files
+    under the state root are kept in step with that database only; a --db elsewhere (a
+    backup, a copy) never reads or writes them unless --state-root is given too.
+
+    \b
+    Example:
+        plantune init
+        plantune status
+        plantune --state-root ~/.gstack profile show --db ~/pt-copy.db
+    """
+
+
+@cli.group(cls=LazyGroup, lazy_commands=HOOK_COMMANDS)
+def hook():
+    """Claude Code hook entry points: read the hook JSON on stdin, never break the agent.
+
+    \b
+    Example:
+        plantune hook install --settings ~/.claude/settings.json
+    """
+
+
+@cli.command()
+@click.option("--demo", is_flag=True,
+              help="Mark it as a demo database: simulated rows then count as real (refused if it holds real history).")
+@db_option
+@json_option
+def init(demo, db_path, as_json):
+    """Create the database (or upgrade it) and load the bundled registry.
+
+    With --demo the database is marked as a demo database (what `make demo` does): there
+    simulated preferences, calibrations and events steer check, hooks and pacing as if
+    they were real. A database that holds any real history is never marked.
+
+    \b
+    Example:
+        plantune init --db /tmp/plantune.db
+        plantune init --demo --db .demo/plantune.db
+    """
+    from toolkit.store import db, paths
+
+    path = paths.db_path(db_path)
+    existed = os.path.exists(path)
+    conn = open_db(db_path)
+    if demo:
+        mark_demo_database(conn, path)
+    counts = db.table_counts(conn)
+    if as_json:
+        print_json({"db": path, "created": not existed, "tables": counts, "demo_database": db.is_demo(conn)})
+        return
+    verb = "Upgraded" if existed else "Created"
+    click.echo(f"{verb} {path}")
+    if demo:
+        click.echo("Marked as a demo database: simulated rows count as real here.")
+    click.echo(
+        f"Registry: {counts.get('registry_questions', 0)} questions, "
+        f"signal map: {counts.get('signal_map', 0)} rows."
+    )
+
+
+def mark_demo_database(conn, path):
+    """Mark ``conn`` as a demo database, refusing one that holds real history."""
+    from toolkit.store import db
+
+    with db.transaction(conn):
+        real = db.real_history(conn)
+        if real:
+            held = ", ".join(f"{n:,} in {t}" for t, n in real.items())
+            fail(f"{path} holds real history ({held}); a demo database must hold simulated rows only."
+                 " Use a new file (e.g. simulate --new-db --db demo.db)")
+        db.mark_demo(conn)
+
+
+@cli.command()
+@db_option
+@json_option
+def status(db_path, as_json):
+    """Show where the data lives, the schema version and how many rows each table holds.
+
+    \b
+    Example:
+        plantune status --json
+    """
+    from toolkit.store import db, paths
+
+    path = paths.db_path(db_path)
+    conn = open_db(db_path, existing=True)
+    counts = db.table_counts(conn)
+    migrations = db.applied_migrations(conn)
+    projects = [
+        r[0]
+        for r in conn.execute(
+            "SELECT project FROM question_log UNION SELECT scope FROM preferences"
+            " WHERE scope != ? ORDER BY 1",
+            (db.GLOBAL_SCOPE,),
+        )
+    ]
+    size = sum(
+        os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p)
+    )
+    info = {
+        "db": path,
+        "state_root": paths.state_root(),
+        "size_bytes": size,
+        "schema_version": migrations[-1].removesuffix(".sql") if migrations else None,
+        "migrations": migrations,
+        "tables": counts,
+        "synthetic_rows": db.synthetic_counts(conn),
+        "demo_database": db.is_demo(conn),
+        "projects": projects,
+    }
+    if as_json:
+        print_json(info)
+        return
+    click.echo(f"Database:       {path}")
+    click.echo(f"State root:     {info['state_root']}")
+    click.echo(f"Size:           {_human_size(size)}")
+    click.echo(f"Schema version: {info['schema_version']} ({len(migrations)} migrations)")
+    click.echo(f"Projects seen:  {', '.join(projects) if projects else '(none yet)'}")
+    simulated = info["synthetic_rows"]
+    if info["demo_database"]:
+        click.echo("Demo database:  yes (simulated rows count as real here)")
+    elif any(simulated.values()):
+        click.echo("Simulated rows: kept apart; no real decision uses them")
+    click.echo("")
+    width = max(len(n) for n in counts)
+    click.echo(f"{'table'.ljust(width)}  {'rows':>10}  simulated")
+    for name, n in counts.items():
+        sim = f"{simulated[name]:,}" if name in simulated else ""
+        click.echo(f"{name.ljust(width)}  {n:>10,}  {sim}".rstrip())
+
+
+def _human_size(n):
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+@cli.command()
+@click.argument("dest", type=click.Path(dir_okay=False))
+@db_option
+def backup(dest, db_path):
+    """Write a consistent copy of the database to DEST, safe while hooks keep writing.
+
+    \b
+    Example:
+        plantune backup ~/plantune-2026-11-30.db
+    """
+    from toolkit.store import db
+
+    conn = open_db(db_path)
+    try:
+        db.backup(conn, dest)
+    except db.DatabaseError as e:
+        fail(str(e))
+    click.echo(f"Backed up to {dest} ({_human_size(os.path.getsize(dest))})")
+
+
+def main(argv=None):
+    """Console-script entry point: never lets a traceback reach the user."""
+    try:
+        cli.main(args=argv, prog_name="plantune", standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("plantune: interrupted", err=True)
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - the last line of defence
+        if os.environ.get("PLANTUNE_DEBUG"):
+            raise
+        click.echo(f"plantune: {safe_io.error_line(e)}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

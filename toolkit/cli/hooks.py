@@ -1,0 +1,171 @@
+"""``plantune hook …``: Claude Code hook entry points and their installer.
+
+The hook commands read the hook JSON on stdin, always exit 0 and print only what
+Claude Code should act on; every internal problem goes to hook-errors.log.
+"""
+
+import os
+
+import click
+
+from toolkit.cli.app import db_option, fail
+
+
+def _run_hook(name, handler):
+    from toolkit.claude import hooks
+
+    hooks.run_hook(name, handler)
+
+
+@click.command("post-tool-use")
+@db_option
+def post_tool_use(db_path):
+    """Record every answer of an AskUserQuestion call (Claude Code PostToolUse hook).
+
+    Reads the hook JSON on stdin, records one question-log event per question
+    (option keys for registered questions), prints nothing and always exits 0.
+
+    \b
+    Example:
+        plantune hook post-tool-use < payload.json
+    """
+    from toolkit.claude import hooks
+
+    _run_hook(hooks.HOOK_POST, lambda p: hooks.post_tool_use(p, db_path=db_path))
+
+
+@click.command("pre-tool-use")
+@db_option
+def pre_tool_use(db_path):
+    """Auto-decide an AskUserQuestion call from your preferences (Claude Code PreToolUse hook).
+
+    Denies the call with the recommended answer only when every question is marked,
+    two-way and set to never-ask; otherwise prints nothing (or memory context) and
+    lets the question through. Always exits 0.
+
+    \b
+    Example:
+        plantune hook pre-tool-use < payload.json
+    """
+    from toolkit.claude import hooks
+
+    _run_hook(hooks.HOOK_PRE, lambda p: hooks.pre_tool_use(p, db_path=db_path))
+
+
+@click.command()
+@click.option("--settings", "settings_path", type=click.Path(dir_okay=False),
+              help="Merge the entries into this settings.json instead of printing them.")
+@click.option("--executable", default=None,
+              help="The plantune to run (default: the absolute path of this one; a bare name "
+                   "is looked up on PATH). Written absolute and shell-quoted.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False),
+              help="Pin the database the hooks write to (default: the one they find at run "
+                   "time from $PLANTUNE_DB or the state root).")
+@click.option("--check", is_flag=True,
+              help="Then run each installed command as Claude Code would (sh -c, "
+                   "PATH=/usr/bin:/bin, a sample payload that records nothing) and report "
+                   "OK or failed; exit 1 if any failed.")
+def install(settings_path, executable, db_path, check):
+    """Print or merge the .claude/settings.json entries that run plantune's hooks.
+
+    The commands name plantune by its absolute path, so they work whatever PATH Claude
+    Code runs them with. Without --settings the hooks block is printed. With it, the
+    entries are merged into the file (created if missing): an existing plantune entry is
+    repointed, never duplicated; other keys and other tools' hooks are kept; and gstack's
+    history under the state root is imported right away (progress on stderr), so no hook
+    call has a backlog to import.
+
+    \b
+    Example:
+        plantune hook install
+        plantune hook install --settings ~/.claude/settings.json --check
+        plantune hook install --settings .claude/settings.json --db ~/projects/pinned.db
+    """
+    import json
+
+    from toolkit.claude import hooks
+
+    try:
+        executable = hooks.resolve_executable(executable)
+    except hooks.SettingsError as e:
+        fail(str(e))
+    if not settings_path:
+        entries = hooks.settings_entries(executable, db_path)
+        click.echo(json.dumps({"hooks": entries}, indent=2))
+        if check:
+            _check(hooks, [(event, groups[0]["hooks"][0]["command"])
+                           for event, groups in entries.items()], err=True)
+        return
+    try:
+        outcome, gstack = hooks.install_settings(settings_path, executable, db_path)
+    except hooks.SettingsError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"cannot write {settings_path}: {e.strerror or e}")
+    for event, status in outcome.items():
+        verb = {"added": "added", "present": "already installed",
+                "updated": "command updated"}[status]
+        click.echo(f"{event}: {verb} ({hooks.hook_command(event, executable, db_path)})")
+    if not os.access(executable, os.X_OK) or os.path.isdir(executable):
+        click.echo(f"note: {executable} is not an executable file; the hooks fail until it is",
+                   err=True)
+    if gstack:
+        click.echo(
+            f"note: {settings_path} still runs gstack's own question hooks; answers will be "
+            "recorded twice until you remove them", err=True)
+    _initial_import(db_path)
+    if check:
+        with open(settings_path, encoding="utf-8") as f:
+            _check(hooks, hooks.installed_commands(json.load(f)))
+
+
+def _initial_import(db_path):
+    """Import gstack's history now, with progress on stderr, so no hook call meets it.
+
+    Every batch is committed with its offset: an interrupted import keeps what it read,
+    and the next `plantune ingest` (or the hooks' background ingest) does the rest.
+    """
+    import sys
+
+    from toolkit.gstack import ingest, mirror
+    from toolkit.store import paths
+    from toolkit.cli.app import open_db
+    from toolkit.cli.ingest import _Progress
+
+    root = paths.state_root()
+    if not mirror.belongs_to_state_root(db_path):
+        return  # gstack's files feed only the state root's own database
+    if not os.path.isdir(root) or not ingest.history_files(root):
+        return
+    conn = open_db(db_path)
+    click.echo(f"Importing gstack's history from {root} ...", err=True)
+    progress = _Progress(enabled=sys.stderr.isatty(), label="Importing")
+    try:
+        summary = ingest.ingest_state_root(conn, root, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        fail("import interrupted; what was read is kept, `plantune ingest` does the rest")
+    except (ingest.IngestError, OSError) as e:
+        progress.close()
+        click.echo(f"note: gstack's history was not imported: {e}", err=True)
+        return
+    except Exception as e:  # noqa: BLE001 - the hooks are installed; say what to run
+        progress.close()
+        click.echo(f"note: gstack's history was not imported ({e}); run `plantune ingest`",
+                   err=True)
+        return
+    progress.close()
+    click.echo(f"Imported {summary.imported:,} new entr{'y' if summary.imported == 1 else 'ies'}"
+               f" from {len(summary.files)} file{'s' * (len(summary.files) != 1)}"
+               f" ({summary.duplicate:,} already there, {summary.skipped:,} skipped).", err=True)
+
+
+def _check(hooks, commands, err=False):
+    failed = 0
+    for event, command in commands:
+        problem = hooks.check_command(event, command)
+        failed += bool(problem)
+        status = f"failed: {problem}" if problem else "OK"
+        click.echo(f"check {event}: {status} ({command})", err=err)
+    if failed:
+        fail(f"{failed} of {len(commands)} hook commands failed from a minimal PATH")

@@ -1,0 +1,458 @@
+"""One-way doors: is this question too hard to undo to be decided without the user?
+
+Two layers, both on the hot path (stdlib only, nothing compiled at import):
+
+* ``classify(text) -> Verdict(door, reason)`` reads a question's text. The text is
+  normalised first (``normalise``: NFKC, combining marks, zero-width and control characters
+  dropped, case-folded, common Cyrillic/Greek look-alike letters folded to ASCII, ``_`` read
+  as a space, whitespace collapsed) and read whole by the rules in ``toolkit.core.door_rules``
+  (verb families crossed with object families, loaded only when a text is read).
+  ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for text that
+  cannot be read (lone surrogates, NUL, invalid UTF-8, not text: fail safe), ``no-match``
+  for two-way.
+* ``decide(question_id, skill, category, summary, registry)`` and ``door_for(conn, ...)``
+  decide for a question: one-way if the registry, the skill:category pairs, the text, or
+  (with a database) any recorded fact says so. Stricter than gstack, which lets a
+  registered two-way id decide alone against a destructive summary: here the text is
+  always read too.
+
+Ids are compared in their canonical form (``canonical_id``): surrounding whitespace and
+zero-width characters dropped, ASCII letters lower-cased, ``_`` read as ``-``. The same
+expression exists in SQL (``canonical_id_sql``) for the triggers, index and audit view.
+
+Stable API: ``classify``, ``normalise``, ``explain``, ``canonical_id``, ``decide``,
+``door_for``, ``RULE_NAMES``, ``ONE_WAY``/``TWO_WAY``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import namedtuple
+
+__all__ = [
+    "ONE_WAY",
+    "TWO_WAY",
+    "UNREADABLE",
+    "NO_MATCH",
+    "RULE_NAMES",
+    "Verdict",
+    "Classification",
+    "SKILL_CATEGORY_ONE_WAY",
+    "REGISTRY_PATH",
+    "canonical_id",
+    "canonical_id_sql",
+    "normalise",
+    "classify",
+    "explain",
+    "decide",
+    "is_one_way",
+    "door_for",
+    "known_one_way",
+    "load_bundled_registry",
+    "bundled_door_types",
+    "bundled_one_way_ids",
+]
+
+ONE_WAY, TWO_WAY = "one-way", "two-way"
+UNREADABLE = "unreadable"
+NO_MATCH = "no-match"
+
+# door: "one-way" | "two-way"; reason: "keyword:<rule>" | "unreadable" | "no-match".
+Verdict = namedtuple("Verdict", "door reason")
+# The question-level answer. reason: "registry" | "skill-category" | "keyword:<rule>" |
+# "unreadable" | "recorded:<source>" | "default-two-way"; matched: the rule name, if any.
+# (collections.namedtuple, not typing.NamedTuple: importing typing costs ~3 ms.)
+Classification = namedtuple("Classification", "one_way reason matched", defaults=(None,))
+
+SKILL_CATEGORY_ONE_WAY = frozenset({"cso:approval", "land-and-deploy:approval"})
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REGISTRY_PATH = os.path.join(_PACKAGE_DIR, "data", "registry.json")
+
+# --------------------------------------------------------------------------
+# Canonical question ids
+
+# Dropped anywhere in an id: zero-width space/joiners, word joiner, BOM, soft hyphen.
+_ID_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+# Trimmed from both ends: ASCII whitespace and the common Unicode spaces.
+_ID_SPACE = " \t\n\r\x0b\x0c\u00a0\u2007\u202f\u3000"
+_ID_TABLE = {ord(c): None for c in _ID_INVISIBLE}
+_ID_TABLE.update({ord(c): ord(c) + 32 for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
+_ID_TABLE[ord("_")] = ord("-")
+_ID_TABLE_NO_CASE = {k: v for k, v in _ID_TABLE.items() if v is None or k == ord("_")}
+
+
+def canonical_id(question_id):
+    """The form ids are compared in for door decisions (storage keeps what was given).
+
+    ``" LAND_AND_DEPLOY-Rollback "`` → ``"land-and-deploy-rollback"``. Only ASCII letters
+    change case (exactly what SQLite's ``lower()`` does, so SQL and Python agree).
+    Non-strings give ``None``.
+    """
+    if not isinstance(question_id, str):
+        return None
+    return question_id.translate(_ID_TABLE_NO_CASE).strip(_ID_SPACE).translate(_ID_TABLE)
+
+
+def _sql_chars(chars):
+    return "char(" + ", ".join(str(ord(c)) for c in chars) + ")"
+
+
+def canonical_id_sql(column: str) -> str:
+    """The SQL expression equal to ``canonical_id(column)``.
+
+    Migration 0009 and the views spell out the same text (a test keeps them equal); an
+    expression index only serves queries that repeat it exactly.
+    """
+    expr = column
+    for c in _ID_INVISIBLE:
+        expr = f"replace({expr}, char({ord(c)}), '')"
+    return f"replace(lower(trim({expr}, {_sql_chars(_ID_SPACE)})), '_', '-')"
+
+
+# --------------------------------------------------------------------------
+# Normalisation
+
+# Look-alike letters that survive NFKC and case-folding, folded to the ASCII letter they
+# imitate (Cyrillic, Greek, Latin small capitals and a few others).
+_CONFUSABLES = {
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ё": "e", "з": "3", "к": "k", "м": "m", "н": "h",
+    "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i",
+    "ї": "i", "ј": "j", "һ": "h", "ԁ": "d", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ɡ": "g",
+    "ь": "b", "п": "n", "г": "r", "ց": "g", "օ": "o", "ս": "u",
+    # Greek
+    "α": "a", "β": "b", "γ": "y", "δ": "d", "ε": "e", "ζ": "z", "η": "n", "ι": "i",
+    "κ": "k", "μ": "u", "ν": "v", "ο": "o", "ρ": "p", "σ": "o", "τ": "t", "υ": "u",
+    "χ": "x", "ω": "w", "ϲ": "c", "ϳ": "j",
+    # Latin small capitals and other look-alikes
+    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ғ": "f", "ɢ": "g", "ʜ": "h",
+    "ɪ": "i", "ᴊ": "j", "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p",
+    "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z",
+    "ı": "i", "ȷ": "j", "ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t",
+}
+_CONFUSABLE_TABLE = {ord(k): v for k, v in _CONFUSABLES.items()}
+# ASCII fast path: control characters become spaces, "_" joins words like a space.
+_ASCII_TABLE = {i: " " for i in range(32)}
+_ASCII_TABLE[127] = " "
+_ASCII_TABLE[ord("_")] = " "
+_unicodedata = None
+
+
+def _fold_unicode(text, invisible_as):
+    """The non-ASCII path of ``normalise``; ``invisible_as`` replaces format characters."""
+    global _unicodedata
+    if _unicodedata is None:
+        import unicodedata
+
+        _unicodedata = unicodedata
+    ud = _unicodedata
+    text = ud.normalize("NFKC", text)
+    out = []
+    for ch in ud.normalize("NFD", text.casefold()):
+        if ch.isascii():
+            out.append(ch)
+            continue
+        cat = ud.category(ch)
+        if cat == "Mn" or cat == "Me":
+            continue  # accents, strike-through and other overlays
+        if cat == "Cf":
+            out.append(invisible_as)  # zero-width spaces/joiners, bidi marks, soft hyphen
+        elif cat[0] in "CZ":
+            out.append(" ")  # other controls and separators
+        else:
+            out.append(ch)
+    return "".join(out).translate(_CONFUSABLE_TABLE)
+
+
+def normalise(text: str, invisible_as: str = "") -> str:
+    """The text the rules read (see the module docstring). Raises ValueError if unreadable."""
+    if "\x00" in text:
+        raise ValueError("NUL character")
+    if text.isascii():
+        text = text.lower()
+    else:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("lone surrogate") from None
+        text = _fold_unicode(text, invisible_as)
+    return " ".join(text.translate(_ASCII_TABLE).split())  # whitespace runs -> one space
+
+
+def _read(text):
+    """``(normalised, alternative or None)``; raises ValueError when unreadable."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("invalid UTF-8") from None
+    if not isinstance(text, str):
+        raise ValueError("not text")
+    first = normalise(text)
+    # A zero-width character may hide inside a word ("dr\u200bop") or stand for the space
+    # between two ("drop\u200btable"): read it both ways.
+    other = None
+    if not text.isascii():
+        other = normalise(text, invisible_as=" ")
+        if other == first:
+            other = None
+    return first, other
+
+
+def classify(text) -> Verdict:
+    """``Verdict(door, reason)`` for one question's text (str, or UTF-8 bytes).
+
+    One-way: ``("one-way", "keyword:<rule>")``; unreadable input (lone surrogates, NUL,
+    invalid UTF-8, not text at all): ``("one-way", "unreadable")``; otherwise
+    ``("two-way", "no-match")``. Never raises.
+    """
+    try:
+        first, other = _read(text)
+    except ValueError:
+        return Verdict(ONE_WAY, UNREADABLE)
+    from toolkit.core.door_rules import match
+
+    rule = match(first) or (match(other) if other else None)
+    if rule:
+        return Verdict(ONE_WAY, "keyword:" + rule)
+    return Verdict(TWO_WAY, NO_MATCH)
+
+
+def explain(text) -> dict:
+    """Decision, rule and normalised text, for ``plantune doors explain``."""
+    try:
+        first, other = _read(text)
+    except ValueError as e:
+        return {"door": ONE_WAY, "reason": UNREADABLE, "rule": None, "normalised": None,
+                "problem": str(e)}
+    from toolkit.core.door_rules import match
+
+    rule = match(first)
+    shown = first
+    if rule is None and other:
+        rule = match(other)
+        shown = other if rule else first
+    return {
+        "door": ONE_WAY if rule else TWO_WAY,
+        "reason": "keyword:" + rule if rule else NO_MATCH,
+        "rule": rule,
+        "normalised": shown,
+    }
+
+
+# --------------------------------------------------------------------------
+# Question-level decisions
+
+_bundled_entries: list | None = None
+_bundled_doors: dict | None = None
+
+
+def load_bundled_registry() -> list:
+    """The 53 bundled question definitions (cached; treat as read-only)."""
+    global _bundled_entries
+    if _bundled_entries is None:
+        import json
+
+        with open(REGISTRY_PATH, encoding="utf-8") as fh:
+            _bundled_entries = json.load(fh)
+    return _bundled_entries
+
+
+def bundled_door_types() -> dict:
+    """``{question_id: door_type}`` for the bundled registry (cached; read-only)."""
+    global _bundled_doors
+    if _bundled_doors is None:
+        _bundled_doors = {e["id"]: e["door_type"] for e in load_bundled_registry()}
+    return _bundled_doors
+
+
+def bundled_one_way_ids() -> frozenset:
+    """Canonical ids of the bundled one-way questions: the floor a registry sync keeps."""
+    return frozenset(canonical_id(k) for k, v in bundled_door_types().items() if v == ONE_WAY)
+
+
+def _door_of(registry, question_id):
+    door = registry.get(question_id)
+    if door is None:
+        key = canonical_id(question_id)
+        door = registry.get(key)
+        if door is None and registry:
+            for k, v in registry.items():  # a mapping keyed by non-canonical spellings
+                if canonical_id(k) == key:
+                    door = v
+                    break
+    if not isinstance(door, str) and hasattr(door, "get"):
+        door = door.get("door_type")  # tolerate {id: entry} as well as {id: door_type}
+    return door
+
+
+def __getattr__(name):
+    # RULE_NAMES lives with the rules, loaded only when asked for.
+    if name == "RULE_NAMES":
+        from toolkit.core.door_rules import RULE_NAMES
+
+        return RULE_NAMES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def decide(
+    question_id=None,
+    skill=None,
+    category=None,
+    summary=None,
+    registry=None,
+) -> Classification:
+    """Classify a question without a database; ``registry`` maps id -> door_type.
+
+    One-way when the registry (canonical id), the skill:category pair or the summary says
+    so; a registered two-way id is two-way only if its summary is harmless too.
+    """
+    registered = None
+    if isinstance(question_id, str) and question_id:
+        if registry is None:
+            registry = bundled_door_types()
+        registered = _door_of(registry, question_id)
+        if registered == ONE_WAY:
+            return Classification(True, "registry")
+    if skill and category and f"{skill}:{category}" in SKILL_CATEGORY_ONE_WAY:
+        return Classification(True, "skill-category")
+    if summary is not None and summary != "":
+        verdict = classify(summary)
+        if verdict.door == ONE_WAY:
+            rule = verdict.reason.partition(":")[2] or None
+            return Classification(True, verdict.reason, rule)
+    if registered is not None:
+        return Classification(False, "registry")
+    return Classification(False, "default-two-way")
+
+
+def is_one_way(question_id=None, skill=None, category=None, summary=None, registry=None) -> bool:
+    return decide(question_id, skill, category, summary, registry).one_way
+
+
+_REGISTRY_SQL = None
+_KNOWN_SQL = "SELECT source FROM door_knowledge WHERE canonical_id = ? ORDER BY source LIMIT 1"
+
+
+def registry_door(conn, question_id):
+    """``(id as registered, door_type, skill, category)`` for the id's canonical form, or None."""
+    global _REGISTRY_SQL
+    if _REGISTRY_SQL is None:
+        _REGISTRY_SQL = (
+            "SELECT id, door_type, skill, category FROM registry_questions"
+            f" WHERE {canonical_id_sql('id')} = ? ORDER BY door_type = 'two-way' LIMIT 1"
+        )
+    return conn.execute(_REGISTRY_SQL, (canonical_id(question_id),)).fetchone()
+
+
+def known_one_way(conn, question_id):
+    """The source of a recorded one-way fact about the id (``door_knowledge``), or None."""
+    key = canonical_id(question_id)
+    if not key:
+        return None
+    row = conn.execute(_KNOWN_SQL, (key,)).fetchone()
+    return row[0] if row else None
+
+
+def door_for(conn, question_id=None, summary=None, skill=None, category=None) -> Classification:
+    """The door of a question, consulting every source: the one function all checks use.
+
+    Registry (canonical id) → skill:category → the summary's text → every recorded fact
+    (a logged door_type or door_class, a pacing finding, a late classification of a
+    recorded summary). One-way if any says so.
+    """
+    registry = {}
+    if isinstance(question_id, str) and question_id:
+        row = registry_door(conn, question_id)
+        if row is not None:
+            registry = {canonical_id(question_id): row[1]}
+            skill = skill or row[2]
+            category = category or row[3]
+    verdict = decide(question_id, skill, category, summary, registry)
+    if verdict.one_way or not isinstance(question_id, str):
+        return verdict
+    source = known_one_way(conn, question_id)
+    if source:
+        return Classification(True, "recorded:" + source)
+    return verdict
+
+
+# --------------------------------------------------------------------------
+# Reading recorded summaries again, and the audit
+
+_SCAN_KEY = "door_rules_scan"
+
+
+def rules_version() -> str:
+    """A short hash of the rules' text: recorded summaries are re-read when it changes."""
+    import hashlib
+
+    from toolkit.core import door_rules
+
+    with open(door_rules.__file__, "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()[:12]
+
+
+def reclassify(conn, progress=None, batch=5000) -> int:
+    """Read recorded summaries not yet read by these rules; record new one-way facts.
+
+    A summary logged two-way under older rules that these rules find one-way becomes a
+    ``door_knowledge`` fact (source ``classifier``), so every later check, and the audit,
+    treats the question as one-way. Incremental: remembers the rules version and the last
+    event read. Returns the number of new facts. ``progress(done, total)`` is called per batch.
+    """
+    import json
+
+    from toolkit.store import db
+
+    version = rules_version()
+    row = conn.execute("SELECT value FROM plantune_meta WHERE key = ?", (_SCAN_KEY,)).fetchone()
+    state = json.loads(row[0]) if row and row[0] else {}
+    last = state.get("last_id", 0) if state.get("version") == version else 0
+    total = conn.execute(
+        "SELECT count(*) FROM question_log WHERE id > ? AND synthetic = 0", (last,)).fetchone()[0]
+    learned = done = 0
+    while True:
+        rows = conn.execute(
+            "SELECT id, question_id, question_summary, door_class FROM question_log"
+            " WHERE id > ? AND synthetic = 0 ORDER BY id LIMIT ?", (last, batch)).fetchall()
+        if not rows:
+            break
+        facts = []
+        now = db.utc_now()
+        for rid, qid, summary, door_class in rows:
+            if door_class != ONE_WAY and classify(summary).door == ONE_WAY:
+                facts.append((canonical_id(qid), "classifier", qid, f"question_log:{rid}", now))
+        last = rows[-1][0]
+        with db.transaction(conn):
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT OR IGNORE INTO door_knowledge (canonical_id, source, question_id,"
+                " evidence, learned_at) VALUES (?, ?, ?, ?, ?)", facts)
+            learned += conn.total_changes - before
+            conn.execute(
+                "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
+                " DO UPDATE SET value = excluded.value",
+                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})))
+        done += len(rows)
+        if progress:
+            progress(done, total)
+    if done == 0:
+        with db.transaction(conn):
+            conn.execute(
+                "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
+                " DO UPDATE SET value = excluded.value",
+                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})))
+    return learned
+
+
+AUDIT_COLUMNS = ("id", "ts", "project", "session_id", "phase", "question_id",
+                 "question_summary", "user_choice", "decided_by", "flagged_by")
+
+
+def audit(conn) -> list:
+    """The rows of ``one_way_audit`` (auto-decisions on one-way questions), oldest first."""
+    cols = ", ".join(AUDIT_COLUMNS)
+    return [dict(zip(AUDIT_COLUMNS, r)) for r in
+            conn.execute(f"SELECT {cols} FROM one_way_audit ORDER BY ts, id")]

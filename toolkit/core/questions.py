@@ -1,0 +1,655 @@
+"""Question events: validate them (gstack-question-log's rules), then record them.
+
+The validation section below is pure (stdlib only, no I/O) because every agent
+hook call goes through it.  Recording lives further down the module.
+"""
+
+from __future__ import annotations
+
+import math
+
+# json's own C scanner and encoder without the json package's import cost (hot path).
+from toolkit.core import identity
+from toolkit.store import json_lite as json
+from toolkit.store.paths import is_kebab
+
+from toolkit.core.screening import (
+    JS_WHITESPACE,
+    flatten_newlines,
+    has_injection,
+    js_trim,
+    truncate,
+    utf16_len,
+)
+
+# ===========================================================================
+# Validation — SPEC-gstack.md section 2.1-2.4.  Self-contained; keep it first.
+# Rule order and messages are a contract: scripts match on the stderr text.
+# ===========================================================================
+
+__all__ = [
+    "PREFIX",
+    "SOURCES",
+    "CATEGORIES",
+    "DOOR_TYPES",
+    "PHASES",
+    "UNKNOWN_CHOICE",
+    "QuestionError",
+    "parse_event",
+    "validate_event",
+    "validate_json",
+    "normalize_choice",
+    "js_to_number",
+    "js_number",
+    "format_ts",
+    "serialize",
+]
+
+PREFIX = "gstack-question-log"
+
+SOURCES = (
+    "agent",
+    "hook",
+    "auq-other",
+    "auto-decided",
+    "codex-import-marker",
+    "codex-import-pattern",
+)
+CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
+DOOR_TYPES = ("one-way", "two-way")
+PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")  # plantune extension
+
+# An answer the hook could not extract; it says nothing about following advice.
+UNKNOWN_CHOICE = "__unknown__"
+
+QUESTION_ID_MAX = 64
+TOOL_USE_ID_MAX = 128
+FREE_TEXT_MAX = 300
+SUMMARY_MAX = 200
+CHOICE_MAX = 64
+RECOMMENDED_MAX = 64
+SESSION_ID_MAX = 64
+OPTIONS_MIN, OPTIONS_MAX = 1, 26
+QUESTION_INDEX_LIMIT = 1000
+
+# fullmatch, because JS `$` never matches before a trailing newline.
+_RECOMMENDED = "(recommended)"
+
+
+class QuestionError(ValueError):
+    """A rejected question event; ``str(err)`` is the exact one-line message."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _fail(text: str):
+    raise QuestionError(f"{PREFIX}: {text}")
+
+
+def parse_event(text) -> dict:
+    """Parse one JSON object; anything else is ``invalid JSON``.
+
+    Duplicate keys behave as in JSON.parse: first position, last value.
+    (Upstream reports a non-object such as ``[1]`` as a bad skill; we call it
+    what it is.) Values no record can be stored with (1e999, NaN, a lone surrogate,
+    nesting past the limit) are refused with the reason after ``invalid JSON:``.
+    """
+    try:
+        obj = json.loads_checked(text, object_pairs_hook=dict)
+    except json.BadValue as e:
+        _fail(f"invalid JSON: {e}")
+    except (ValueError, TypeError, RecursionError):
+        _fail("invalid JSON")
+    if not isinstance(obj, dict):
+        _fail("invalid JSON")
+    return obj
+
+
+# Sources, not compiled patterns: only a string options_count needs them (re caches).
+_JS_DECIMAL = r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+_JS_RADIX = r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)"
+_RADIX_BASE = {"x": 16, "o": 8, "b": 2}
+
+
+def _int_to_float(n: int) -> float:
+    try:
+        return float(n)
+    except OverflowError:
+        return math.inf if n > 0 else -math.inf
+
+
+def js_to_number(value) -> float:
+    """JS ``Number(value)`` for JSON values; NaN where JS gives NaN.
+
+    ``true`` -> 1, ``null`` -> 0, ``""``/whitespace -> 0, ``" 3 "`` -> 3,
+    ``"0x1A"`` -> 26, ``[3]`` -> 3 (arrays go through their string form),
+    objects -> NaN.
+    """
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int):
+        return _int_to_float(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, str):
+        s = value.strip(JS_WHITESPACE)
+        if not s:
+            return 0.0
+        import re  # rare (a string where a number belongs); costly to import per call
+
+        if re.fullmatch(_JS_DECIMAL, s):
+            return float(s.replace("Infinity", "inf"))
+        if re.fullmatch(_JS_RADIX, s):
+            return _int_to_float(int(s[2:], _RADIX_BASE[s[1].lower()]))
+        return math.nan
+    if isinstance(value, (list, tuple)):
+        # String([x]) is String(x); more than one element always has a comma.
+        if not value:
+            return 0.0
+        if len(value) > 1:
+            return math.nan
+        item = value[0]
+        if item is None:
+            return 0.0
+        if isinstance(item, (bool, dict)):
+            return math.nan  # "true" / "[object Object]"
+        return js_to_number(item)
+    return math.nan
+
+
+def normalize_choice(s: str) -> str:
+    """Drop one trailing "(recommended)" marker (any case, with its spaces), then trim.
+
+    What gstack's ``/\\s*\\(recommended\\)\\s*$/i`` replace does, without a regex (``re``
+    costs every logged question several ms to import): ASCII case folding only, JS
+    whitespace on both sides of the marker.
+    """
+    t = s.rstrip(JS_WHITESPACE)
+    tail = t[-len(_RECOMMENDED):]
+    if tail.isascii() and tail.lower() == _RECOMMENDED:
+        t = t[:-len(_RECOMMENDED)]
+    else:
+        t = s
+    return js_trim(t)
+
+
+def format_ts(dt=None) -> str:
+    """``Date.prototype.toISOString`` of a datetime (now when None): UTC, milliseconds, ``Z``
+    (naive means UTC)."""
+    if dt is None:
+        # time, not datetime: importing datetime costs every hook call about a millisecond.
+        import time
+
+        ms = time.time_ns() // 1_000_000
+        t = time.gmtime(ms // 1000)
+        return (
+            f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T"
+            f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{ms % 1000:03d}Z"
+        )
+    from datetime import timezone
+
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(timezone.utc)
+    return (
+        f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
+        f"{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}.{dt.microsecond // 1000:03d}Z"
+    )
+
+
+def _js_falsy(v) -> bool:
+    # `if (!j.ts)`: unlike Python, [] and {} are truthy in JS.
+    if v is None or v is False:
+        return True
+    if isinstance(v, str):
+        return v == ""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v == 0 or v != v
+    return False
+
+
+def _no_nul(field: str, value: str):
+    # plantune hardening: NUL cannot round-trip through every consumer (C strings, shells).
+    if "\x00" in value:
+        _fail(f"{field} must not contain NUL bytes")
+
+
+class Event(dict):
+    """A validated event whose summary was cut: ``door_text`` is the whole summary."""
+
+    door_text = None
+
+
+def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
+    """Validate and normalise a question event; returns a new dict.
+
+    First failing rule raises QuestionError.  Key order is the input's, with
+    ``source``, ``followed_recommendation`` and ``ts`` appended (in that order)
+    when they are added; unknown keys pass through untouched.  ``now`` (a
+    datetime, or an already formatted string) is the default ``ts``.  With
+    ``allow_phase``, ``phase`` and ``question_index`` are validated too;
+    without it they are unknown keys, as in gstack.
+    """
+    if not isinstance(obj, dict):
+        _fail("invalid JSON")
+    j = dict(obj)
+
+    # Upstream's regex.test() would coerce a number like 123 to "123" and accept
+    # it; a non-string skill or id is never meant, so we refuse it.
+    skill = j.get("skill")
+    if not is_kebab(skill):
+        _fail("invalid skill, must be kebab-case")
+
+    qid = j.get("question_id")
+    if not is_kebab(qid) or len(qid) > QUESTION_ID_MAX:
+        _fail("invalid question_id, must be kebab-case <=64 chars")
+
+    if "source" in j:
+        if j["source"] not in SOURCES:  # present null is refused too
+            _fail("invalid source, must be one of: " + ", ".join(SOURCES))
+    else:
+        j["source"] = "agent"
+
+    if "tool_use_id" in j:
+        tid = j["tool_use_id"]
+        if not isinstance(tid, str) or utf16_len(tid) > TOOL_USE_ID_MAX:
+            _fail("tool_use_id must be string <=128 chars")
+
+    if "free_text" in j:
+        ft = j["free_text"]
+        if not isinstance(ft, str):
+            _fail("free_text must be string")
+        _no_nul("free_text", ft)
+        # Deliberately not screened: it is the user's own words.
+        j["free_text"] = flatten_newlines(truncate(ft, FREE_TEXT_MAX))
+
+    summary = j.get("question_summary")
+    if not isinstance(summary, str) or not summary:
+        _fail("question_summary required")
+    _no_nul("question_summary", summary)
+    kept = flatten_newlines(truncate(summary, SUMMARY_MAX))
+    if kept != summary:
+        # The stored summary is cut (as gstack's); the door is still read from all of it.
+        j = Event(j)
+        j.door_text = summary
+    summary = kept
+    j["question_summary"] = summary
+    # The one shared list (screening.SHARED_PATTERNS), never a private copy.
+    if has_injection(summary):
+        _fail("question_summary contains suspicious instruction-like content, rejected")
+
+    if "category" in j and j["category"] not in CATEGORIES:
+        _fail("invalid category, must be one of: " + ", ".join(CATEGORIES))
+
+    if "door_type" in j and j["door_type"] not in DOOR_TYPES:
+        _fail("invalid door_type, must be one-way or two-way")
+
+    if "options_count" in j:
+        n = js_to_number(j["options_count"])
+        if not (math.isfinite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
+            _fail("options_count must be integer in [1, 26]")
+        j["options_count"] = int(n)
+
+    choice = j.get("user_choice")
+    if not isinstance(choice, str) or not choice:
+        _fail("user_choice required")
+    _no_nul("user_choice", choice)
+    choice = flatten_newlines(truncate(choice, CHOICE_MAX))
+    j["user_choice"] = choice
+
+    if "recommended" in j:
+        rec = j["recommended"]
+        if not isinstance(rec, str):
+            _fail("recommended must be string")
+        _no_nul("recommended", rec)
+        rec = truncate(rec, RECOMMENDED_MAX)
+        j["recommended"] = rec
+        # A caller-sent value survives only when the rule does not fire (#2400).
+        if choice != UNKNOWN_CHOICE:
+            j["followed_recommendation"] = normalize_choice(choice) == normalize_choice(rec)
+
+    if "session_id" in j:
+        sid = j["session_id"]
+        if not isinstance(sid, str):
+            _fail("session_id must be string")
+        _no_nul("session_id", sid)
+        j["session_id"] = truncate(sid, SESSION_ID_MAX)
+
+    if allow_phase:
+        if "phase" in j:
+            phase = j["phase"]
+            if not (isinstance(phase, str) and phase.isascii() and phase.lower() in PHASES):
+                _fail("invalid phase, must be one of: " + ", ".join(PHASES))
+            j["phase"] = phase.lower()
+        if "question_index" in j:
+            qi = j["question_index"]
+            is_index = isinstance(qi, int) and not isinstance(qi, bool)
+            if not (is_index and 0 <= qi < QUESTION_INDEX_LIMIT):
+                _fail("question_index must be a non-negative integer")
+
+    if _js_falsy(j.get("ts")):
+        j["ts"] = now if isinstance(now, str) else format_ts(now)
+
+    return j
+
+
+def validate_json(text, now=None, allow_phase: bool = False) -> dict:
+    """``parse_event`` then ``validate_event``: the whole gstack-question-log check."""
+    return validate_event(parse_event(text), now=now, allow_phase=allow_phase)
+
+
+# --- JSON.stringify-compatible output -------------------------------------
+
+def js_number(x) -> str:
+    """A number as JS prints it: ``1`` not ``1.0``, ``1e+21``, ``1e-7``, ``0.00001``."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        if -(2**53) <= x <= 2**53:
+            return str(x)
+        x = _int_to_float(x)  # JS holds only a double
+    if x != x:
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    mantissa, _, exp = repr(abs(x)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = whole + frac
+    point = len(whole) + (int(exp) if exp else 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k, n = len(digits), point
+    # ECMAScript Number::toString, from the shortest round-trip digits.
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        fraction = "." + digits[1:] if k > 1 else ""
+        body = f"{digits[0]}{fraction}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + body
+
+
+_LONE_SURROGATE = "[\ud800-\udfff]"
+
+
+def _js_string(s: str) -> str:
+    out = json.dumps(s, ensure_ascii=False)
+    if not out.isascii() and any("\ud800" <= c <= "\udfff" for c in out):
+        import re
+
+        # Well-formed JSON.stringify escapes lone surrogates instead of emitting them.
+        out = re.sub(_LONE_SURROGATE, lambda m: "\\u%04x" % ord(m.group()), out)
+    return out
+
+
+def _is_array_index(k: str) -> bool:
+    return k.isascii() and k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1
+
+
+def _key_text(k) -> str:
+    # Keys from JSON are always strings; Python callers may use numbers.
+    if isinstance(k, str):
+        return k
+    if isinstance(k, (int, float)) and not isinstance(k, bool):
+        return js_number(k)
+    raise TypeError(f"keys must be str, not {type(k).__name__}")
+
+
+def _encode(v, out: list):
+    if v is None:
+        out.append("null")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif isinstance(v, str):
+        out.append(_js_string(v))
+    elif isinstance(v, (int, float)):
+        text = js_number(v)
+        # JSON has no NaN/Infinity; JSON.stringify writes null for them.
+        out.append("null" if text in ("NaN", "Infinity", "-Infinity") else text)
+    elif isinstance(v, dict):
+        items = [(_key_text(k), val) for k, val in v.items()]
+        # JS objects list integer-like keys first, ascending, whatever the insertion order.
+        if any(_is_array_index(k) for k, _ in items):
+            index_keys = [kv for kv in items if _is_array_index(kv[0])]
+            index_keys.sort(key=lambda kv: int(kv[0]))
+            items = index_keys + [kv for kv in items if not _is_array_index(kv[0])]
+        out.append("{")
+        for i, (k, val) in enumerate(items):
+            if i:
+                out.append(",")
+            out.append(_js_string(k))
+            out.append(":")
+            _encode(val, out)
+        out.append("}")
+    elif isinstance(v, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(v):
+            if i:
+                out.append(",")
+            _encode(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"{type(v).__name__} is not JSON serializable")
+
+
+def serialize(record) -> str:
+    """One compact JSON line, byte-identical to JS ``JSON.stringify(record)``."""
+    out: list = []
+    _encode(record, out)
+    return "".join(out)
+
+
+# ===========================================================================
+# Recording (database) — below this line.
+# ===========================================================================
+#
+# One function records a validated event for every writer (compat script, `plantune log`,
+# hooks, importers, pacing). It computes the deterministic event key, plantune's own door
+# classification, applies the dedup window and inserts, all in one write transaction.
+
+# Columns that mirror a gstack field; every other key of the record goes to extra_json.
+_COLUMN_FIELDS = (
+    "skill", "question_id", "question_summary", "category", "door_type", "options_count",
+    "user_choice", "recommended", "followed_recommendation", "session_id", "source",
+    "tool_use_id", "free_text", "ts", "phase", "question_index",
+)
+DEDUP_WINDOW = 100
+
+
+class Recorded:
+    """What happened to one event: status is 'inserted', 'dedup' or 'duplicate'."""
+
+    __slots__ = ("status", "id", "event_key")
+
+    def __init__(self, status, id=None, event_key=None):
+        self.status, self.id, self.event_key = status, id, event_key
+
+    def dedup_line(self, source):
+        return f"DEDUP: skipped (source={source}, tool_use_id duplicate)"
+
+
+# Annotations gstack adds to a line after the fact (gstack-distill-free-text rewrites the
+# log in place to add `distilled_at`); they do not make the line another event.
+ANNOTATION_FIELDS = ("distilled_at",)
+
+
+def _js_numbers(v):
+    """``v`` with every number as it reads back after a JS round trip, or ``v`` itself.
+
+    The mirror line is written with JS number formatting (``2.0`` -> ``2``, integers past
+    2**53 rounded to a double), so the record keyed live and the line parsed back must
+    agree on numbers for their keys to match.
+    """
+    t = type(v)
+    if t is float:
+        if v.is_integer():
+            return int(v)
+        return v
+    if t is int:
+        if -(2**53) <= v <= 2**53:
+            return v
+        try:
+            return int(float(v))
+        except OverflowError:
+            return v
+    if t is dict:
+        out = None
+        for k, item in v.items():
+            new = _js_numbers(item)
+            if new is not item or type(new) is not type(item):
+                out = out if out is not None else dict(v)
+                out[k] = new
+        return v if out is None else out
+    if t is list:
+        new = [_js_numbers(item) for item in v]
+        return v if all(a is b for a, b in zip(new, v)) else new
+    return v
+
+
+def event_key(project: str, record: dict) -> str:
+    """sha1 of the project and the canonical record: the same line imported twice, or
+    recorded live and later imported from the mirror file, gets the same key.
+
+    Annotation fields (``distilled_at``) are left out, so a line that gstack later
+    annotated in place is still recognised as the event it was; numbers are taken as they
+    read back from the JS-formatted line.
+    """
+    try:
+        from _sha1 import sha1  # CPython's own; hashlib would first load OpenSSL (~3 ms)
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
+
+    if any(k in record for k in ANNOTATION_FIELDS):
+        record = {k: v for k, v in record.items() if k not in ANNOTATION_FIELDS}
+    record = _js_numbers(record)
+    canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _text_or_none(v):
+    return v if isinstance(v, str) else None
+
+
+def _index_of(record, question_index):
+    if question_index is None:
+        question_index = record.get("question_index")
+    valid = isinstance(question_index, int) and not isinstance(question_index, bool)
+    # Outside the range it is an unknown field gstack never interpreted; raw_json keeps it.
+    return question_index if valid and 0 <= question_index < QUESTION_INDEX_LIMIT else 0
+
+
+INSERT_SQL = (
+    "INSERT OR IGNORE INTO question_log (event_key, project, ts, skill, question_id,"
+    " question_summary, category, door_type, options_count, user_choice, recommended,"
+    " followed_recommendation, session_id, source, tool_use_id, question_index, free_text,"
+    " phase, door_class, door_reason, extra_json, raw_json, ingested_from, synthetic,"
+    " recorded_at, developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+    " ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, question_index=None,
+                ingested_from=None, synthetic=False, recorded_at=None, default_ts=None,
+                classify=None, developer=None) -> tuple:
+    """The ``INSERT_SQL`` parameters for one validated event: the one row mapping.
+
+    ``key`` defaults to :func:`event_key` of the record and ``raw`` to its serialisation;
+    ``developer`` to this process's identity (:func:`toolkit.identity.developer`);
+    an importer passes the original line's key and text instead. ``classify`` replaces
+    ``doors.decide`` (same signature), e.g. with a cached variant for bulk imports.
+    """
+    if classify is None:
+        from toolkit.core.doors import decide as classify
+    phase = record.get("phase")
+    phase = phase.lower() if isinstance(phase, str) and phase.lower() in PHASES else "unknown"
+    followed = record.get("followed_recommendation")
+    followed = int(followed) if isinstance(followed, bool) else None
+    options_count = record.get("options_count")
+    if not (isinstance(options_count, int) and not isinstance(options_count, bool)):
+        options_count = None
+    ts = record.get("ts")
+    if not (isinstance(ts, str) and ts):
+        ts = default_ts or format_ts()
+    category = _text_or_none(record.get("category"))
+    verdict = classify(record.get("question_id"), record.get("skill"), category,
+                       getattr(record, "door_text", None) or record.get("question_summary"),
+                       registry)
+    extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
+    if not recorded_at:
+        from toolkit.store.db import utc_now
+
+        recorded_at = utc_now()
+    return (
+        key or event_key(project, record), project, ts, record["skill"], record["question_id"],
+        record["question_summary"], category, _text_or_none(record.get("door_type")),
+        options_count, record["user_choice"], _text_or_none(record.get("recommended")),
+        followed, _text_or_none(record.get("session_id")), record.get("source", "agent"),
+        _text_or_none(record.get("tool_use_id")) or None, _index_of(record, question_index),
+        _text_or_none(record.get("free_text")), phase,
+        "one-way" if verdict.one_way else "two-way",
+        verdict.reason,
+        json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
+        raw if raw is not None else serialize(record), ingested_from, 1 if synthetic else 0,
+        recorded_at, developer or identity.developer(),
+    )
+
+
+def record_event(conn, record: dict, project: str, *, question_index=None, ingested_from=None,
+                 synthetic=False, dedup=True, registry=None, recorded_at=None) -> Recorded:
+    """Insert one validated event (from ``validate_event``) for ``project``.
+
+    Dedup follows gstack's rule (same source and tool_use_id among the project's last 100
+    events) extended with the question's position, so questions 2..n of one
+    multi-question call are all kept. ``registry`` maps id -> door type; by default the
+    database's (synced) registry is used.
+    """
+    question_index = _index_of(record, question_index)
+    tool_use_id = _text_or_none(record.get("tool_use_id")) or None
+
+    own = not conn.in_transaction
+    if own:
+        from toolkit.store.db import begin_immediate
+
+        begin_immediate(conn)
+    try:
+        if dedup and tool_use_id:
+            hit = conn.execute(
+                "SELECT 1 FROM (SELECT source, tool_use_id, question_index FROM question_log"
+                " WHERE project = ? ORDER BY id DESC LIMIT ?)"
+                " WHERE source = ? AND tool_use_id = ? AND question_index = ?",
+                (project, DEDUP_WINDOW, record.get("source"), tool_use_id, question_index),
+            ).fetchone()
+            if hit:
+                if own:
+                    conn.execute("COMMIT")
+                return Recorded("dedup", event_key=event_key(project, record))
+        if registry is None:
+            registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
+        row = prepare_row(record, project, registry=registry, question_index=question_index,
+                          ingested_from=ingested_from, synthetic=synthetic,
+                          recorded_at=recorded_at)
+        cur = conn.execute(INSERT_SQL, row)
+        if own:
+            conn.execute("COMMIT")
+    except BaseException:
+        if own and conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    if cur.rowcount == 0:
+        return Recorded("duplicate", event_key=row[0])
+    return Recorded("inserted", id=cur.lastrowid, event_key=row[0])

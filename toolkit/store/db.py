@@ -1,0 +1,493 @@
+"""Open the plantune database, apply migrations and re-create views.
+
+Hooks open the database on every call, so the common case (an up-to-date database) costs
+one ``PRAGMA user_version`` read and no DDL. The schema stamp stored in ``user_version``
+is a hash of the migration names and the view files: when either changes, the next open
+migrates under a write lock and re-creates every view.
+
+Only the standard library is imported here: this module is on the hot path.
+"""
+
+import os
+import time
+
+try:
+    # The C module alone. The sqlite3 package on top of it only adds the (deprecated)
+    # datetime adapters, unused here since times are stored as text, and its imports
+    # cost every hook process about 3 ms. The classes are the same objects either way.
+    import _sqlite3 as sqlite3
+except ImportError:  # pragma: no cover - a Python built without the split module
+    import sqlite3
+
+from toolkit.store import resources
+
+SQL_DIR = resources.path("sql")
+MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
+VIEWS_DIR = os.path.join(SQL_DIR, "views")
+MIGRATIONS_TABLE = "plantune_migrations"
+BUSY_TIMEOUT_SECONDS = 10.0
+GLOBAL_SCOPE = "__global__"
+ALL_PROJECTS = "__all__"
+
+
+# plantune_meta key marking a demo database (made by `make demo` or `simulate --new-db`):
+# there simulated rows count as if they were real, since nothing real lives there.
+DEMO_KEY = "demo-database"
+
+
+def real_rows(alias=None, include_synthetic=False):
+    """SQL predicate keeping the rows a real decision may use.
+
+    A simulated row (synthetic = 1) counts only when the caller opted in
+    (``include_synthetic``) or the database is marked as a demo database. One cheap
+    predicate, so every decision path (check, hooks, pacing, guidance, profile) asks the
+    same question the same way.
+    """
+    if include_synthetic:
+        return "1"
+    column = f"{alias}.synthetic" if alias else "synthetic"
+    return (f"({column} = 0 OR EXISTS (SELECT 1 FROM plantune_meta"
+            f" WHERE key = '{DEMO_KEY}' AND value = '1'))")
+
+
+# Tables whose rows are a user's history; a demo database must hold none that are real.
+HISTORY_TABLES = ("question_log", "findings", "preferences", "preference_events", "declared_profile",
+                  "calibrations", "office_hours_sessions", "pacing_chains", "pacing_runs", "trace_runs",
+                  "guidance_proposals")
+
+
+def real_history(conn):
+    """``{table: rows}`` of real (not simulated) history rows, tables with none left out."""
+    out = {}
+    for name in HISTORY_TABLES:
+        columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}
+        where = " WHERE synthetic = 0" if "synthetic" in columns else ""
+        n = conn.execute(f'SELECT count(*) FROM "{name}"{where}').fetchone()[0]
+        if n:
+            out[name] = n
+    return out
+
+
+def is_demo(conn):
+    """True when the database is marked as a demo database."""
+    row = conn.execute("SELECT value FROM plantune_meta WHERE key = ?", (DEMO_KEY,)).fetchone()
+    return row is not None and row[0] == "1"
+
+
+def mark_demo(conn):
+    """Mark the database as a demo database (the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO plantune_meta (key, value) VALUES (?, '1')"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (DEMO_KEY,),
+    )
+
+
+class DatabaseError(Exception):
+    """A database problem explained in one sentence a user can act on."""
+
+
+def no_database_message(path):
+    """What a command that only reads says for a database file that is not there."""
+    return f"no database at {path} (plantune init creates one)"
+
+
+def utc_now():
+    """UTC now as ISO-8601 with milliseconds and a Z, the format gstack writes."""
+    ms = time.time_ns() // 1_000_000
+    t = time.gmtime(ms // 1000)
+    return (
+        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T"
+        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{ms % 1000:03d}Z"
+    )
+
+
+def _sql_files(directory, what):
+    """The ``.sql`` files of ``directory`` in name order; a missing folder is an error.
+
+    An empty list would read as "nothing to apply" and leave a database without tables,
+    which every later command would report as a confusing "no such table".
+    """
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".sql"))
+    except OSError:
+        raise DatabaseError(resources.missing_message(what, directory)) from None
+    return [(n, os.path.join(directory, n)) for n in names]
+
+
+class Schema:
+    """The migrations and views a database should have, and the stamp that names them."""
+
+    def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR):
+        self.migrations = _sql_files(migrations_dir, "schema migrations folder")
+        if not self.migrations:
+            raise DatabaseError(
+                resources.missing_message("schema migrations (*.sql)", migrations_dir))
+        self.views = []
+        # _sha1, which the event keys load anyway (zlib would be one more library per hook).
+        try:
+            from _sha1 import sha1
+        except ImportError:  # pragma: no cover
+            from hashlib import sha1
+        digest = sha1("\n".join(n for n, _ in self.migrations).encode())
+        for name, path in _sql_files(views_dir, "views folder"):
+            with open(path, "rb") as f:
+                body = f.read()
+            self.views.append((name[:-4], body.decode("utf-8")))
+            digest.update(b"\0" + name.encode() + b"\0" + body)
+        # user_version is a signed 32-bit integer; keep the stamp positive and non-zero so
+        # a brand-new database (user_version 0) never looks current.
+        self.stamp = (int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF) or 1
+
+
+_default_schema = None
+
+
+def default_schema():
+    global _default_schema
+    if _default_schema is None:
+        _default_schema = Schema()
+    return _default_schema
+
+
+def _create_private_file(path):
+    """Create the database file with mode 0600 before SQLite opens it.
+
+    SQLite gives its -wal and -shm files the main file's permissions, so this one call
+    keeps the whole database private whatever the process umask is.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    os.chmod(path, 0o600)
+    return True
+
+
+def connect(path, migrate=True, schema=None, readonly=False):
+    """Open ``path`` and bring its schema up to date.
+
+    Returns a ``sqlite3.Connection`` in autocommit mode (``isolation_level=None``): writers
+    use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``.
+    """
+    if readonly:
+        if not os.path.exists(path):
+            raise DatabaseError(no_database_message(path))
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None
+        )
+        conn.row_factory = sqlite3.Row
+        return conn
+    if migrate:
+        # Loaded before the file is created: a broken installation creates no empty file.
+        schema = schema or default_schema()
+    created = _create_private_file(path)
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    except sqlite3.Error as e:
+        raise DatabaseError(f"cannot open database {path}: {e}") from None
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
+        # agents face) without an fsync per call; only an OS crash or power cut can lose
+        # the last commits, exactly as with gstack's own `echo >>` appends.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        current = conn.execute("PRAGMA user_version").fetchone()[0] if migrate else None
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        raise DatabaseError(f"{path} is not a plantune database ({e})") from None
+    if migrate and current != schema.stamp:
+            _migrate(conn, schema, created)
+    return conn
+
+
+# Waiting for the write lock. SQLite has no queue: a writer that finds the lock taken
+# sleeps in its busy handler (up to 100 ms between tries), and a bulk importer that commits
+# and begins again a millisecond later could keep winning. So a writer that has to wait
+# leaves a marker file in ``<db>-waiting/`` for as long as it waits; a bulk importer checks
+# that folder between its batches and pauses until the waiters are through.
+WAITING_SUFFIX = "-waiting"
+# A marker older than this belongs to a writer that was killed while it waited.
+WAITING_STALE_SECONDS = 15.0
+
+
+def is_busy(error):
+    """True when ``error`` means another connection holds the lock (retry or spool)."""
+    if not isinstance(error, sqlite3.OperationalError):
+        return False
+    text = str(error)
+    return "locked" in text or "busy" in text
+
+
+def file_of(conn):
+    """The file behind ``conn``'s main database (None for an in-memory one)."""
+    for row in conn.execute("PRAGMA database_list"):
+        if row[1] == "main":
+            return row[2] or None
+    return None
+
+
+def begin_immediate(conn):
+    """``BEGIN IMMEDIATE``; when the lock is taken, announce the wait, then wait.
+
+    The first try does not wait at all (busy timeout 0), so the common, uncontended case
+    costs two pragmas more than a bare BEGIN. Raises ``sqlite3.OperationalError``
+    ("database is locked") when the connection's busy timeout ran out.
+    """
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    except sqlite3.OperationalError as e:
+        if not is_busy(e) or timeout <= 0:
+            raise
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+    marker = _announce_wait(conn)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    finally:
+        if marker:
+            try:
+                os.unlink(marker)
+            except OSError:
+                pass
+
+
+def _announce_wait(conn):
+    path = file_of(conn)
+    if not path:
+        return None
+    folder = path + WAITING_SUFFIX
+    marker = os.path.join(folder, f"{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    except OSError:
+        return None  # an unwritable folder only costs fairness, never the write
+    return marker
+
+
+def writers_waiting(path):
+    """True while some writer announced that it waits for the lock of database ``path``."""
+    folder = path + WAITING_SUFFIX
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return False
+    now = time.time()
+    waiting = False
+    with entries:
+        for entry in entries:
+            try:
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            if age < WAITING_STALE_SECONDS:
+                waiting = True
+            else:
+                try:
+                    os.unlink(entry.path)  # left behind by a writer that was killed
+                except OSError:
+                    pass
+    return waiting
+
+
+class transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (or ``ROLLBACK`` on error).
+
+    IMMEDIATE takes the write lock up front, so two writers queue on the busy timeout
+    instead of one failing later with "database is locked" on lock upgrade.
+    """
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        begin_immediate(self.conn)
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb):
+        waiting = _AFTER_COMMIT.pop(id(self.conn), ())
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+            for fn in waiting:
+                fn()
+        else:
+            self.conn.execute("ROLLBACK")
+        return False
+
+
+# Work that may only happen once the transaction it belongs to committed (gstack's file
+# lines: a line for a row that was rolled back would be a phantom event). Keyed by
+# connection; run by ``transaction`` after its COMMIT, dropped on ROLLBACK.
+_AFTER_COMMIT = {}
+
+
+def after_commit(conn, fn):
+    """Run ``fn()`` right after the open ``transaction`` of ``conn`` commits (at once when
+    none is open); never when it rolls back."""
+    if not conn.in_transaction:
+        fn()
+        return
+    _AFTER_COMMIT.setdefault(id(conn), []).append(fn)
+
+
+def applied_migrations(conn):
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
+    ).fetchone()
+    if not exists:
+        return []
+    return [r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name")]
+
+
+def _migrate(conn, schema, created):
+    # WAL cannot be switched on inside a transaction; it is persistent once set.
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError:
+            # Another process holds the lock while switching; it will set WAL itself.
+            pass
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
+        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT"
+    )
+    for name, path in schema.migrations:
+        with open(path, encoding="utf-8") as f:
+            script = f.read()
+        with transaction(conn):
+            # Re-checked under the write lock: a concurrent process may have applied it.
+            done = conn.execute(
+                f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name = ?", (name,)
+            ).fetchone()
+            if done:
+                continue
+            try:
+                for statement in _split_statements(script):
+                    conn.execute(statement)
+            except sqlite3.Error as e:
+                raise DatabaseError(f"migration {name} failed: {e}") from None
+            conn.execute(
+                f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?)", (name, utc_now())
+            )
+    with transaction(conn):
+        _recreate_views(conn, schema)
+        _seed(conn)
+        conn.execute(f"PRAGMA user_version = {schema.stamp}")
+
+
+def _split_statements(script):
+    """Split a migration script into statements (executescript would commit our transaction)."""
+    statements, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                statements.append(buf)
+            buf = ""
+    if buf.strip() and not buf.strip().startswith("--"):
+        statements.append(buf)
+    return [s for s in statements if _has_code(s)]
+
+
+def _has_code(statement):
+    return any(l.strip() and not l.strip().startswith("--") for l in statement.splitlines())
+
+
+def _recreate_views(conn, schema):
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+        conn.execute(f'DROP VIEW IF EXISTS "{name}"')
+    pending = list(schema.views)
+    # Views may read other views; create in rounds until no progress, then report.
+    while pending:
+        failed, errors = [], {}
+        for name, body in pending:
+            try:
+                for statement in _split_statements(body):
+                    conn.execute(statement)
+            except sqlite3.OperationalError as e:
+                failed.append((name, body))
+                errors[name] = str(e)
+        if len(failed) == len(pending):
+            detail = "; ".join(f"{n}: {errors[n]}" for n, _ in failed)
+            raise DatabaseError(f"cannot create views: {detail}")
+        pending = failed
+
+
+def _seed(conn):
+    """Load the bundled registry and signal map into an empty database."""
+    if conn.execute("SELECT 1 FROM registry_questions LIMIT 1").fetchone():
+        return
+    from toolkit.core import registry
+
+    registry.load_bundled(conn)
+
+
+def save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=None):
+    """Remember how far ``path`` was read (shared by the importer and the mirror writers).
+
+    ``size`` is the size to compare with on the next run: the stat's size once the whole
+    file was read, else the offset, so a run that stopped halfway never looks finished.
+    """
+    conn.execute(
+        "INSERT INTO ingest_state (path, kind, inode, size, offset, line_no, mtime_ns,"
+        " head_sha1, tail_sha1, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, inode = excluded.inode,"
+        " size = excluded.size, offset = excluded.offset, line_no = excluded.line_no,"
+        " mtime_ns = excluded.mtime_ns, head_sha1 = excluded.head_sha1,"
+        " tail_sha1 = excluded.tail_sha1, updated_at = excluded.updated_at",
+        (path, kind, st.st_ino, st.st_size if size is None else size, offset, line_no,
+         st.st_mtime_ns, head, tail, utc_now()),
+    )
+
+
+def table_counts(conn):
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+    return {n: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+
+
+def synthetic_counts(conn):
+    """``{table: simulated rows}`` for every table with a ``synthetic`` column."""
+    out = {}
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        " AND name NOT LIKE 'rollup_%' ORDER BY name"
+    ).fetchall():
+        columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}
+        if "synthetic" in columns:
+            out[name] = conn.execute(
+                f'SELECT count(*) FROM "{name}" WHERE synthetic = 1').fetchone()[0]
+    return out
+
+
+def backup(conn, dest):
+    """Write a consistent copy of the database to ``dest`` while writers keep going.
+
+    VACUUM INTO reads one snapshot (WAL readers never block writers) and writes a
+    compact, self-contained file.
+    """
+    if os.path.exists(dest):
+        raise DatabaseError(f"{dest} already exists; choose a new path")
+    parent = os.path.dirname(os.path.abspath(dest))
+    if not os.path.isdir(parent):
+        raise DatabaseError(f"folder {parent} does not exist")
+    _create_private_file(dest)
+    os.unlink(dest)  # VACUUM INTO refuses an existing file, even an empty one
+    old_umask = os.umask(0o077)
+    try:
+        conn.execute("VACUUM INTO ?", (dest,))
+    finally:
+        os.umask(old_umask)
+    os.chmod(dest, 0o600)
