@@ -285,3 +285,31 @@ def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
     assert p.returncode == 0, p.stderr
     assert query(db_file, "SELECT developer FROM question_log ORDER BY id") == [
         ("hook.user@example.com",), ("override@example.com",)]
+
+
+def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp_path):
+    """A source written before calibrations carried `synthetic` (migration 0011b): a fit that
+    was allowed simulated findings arrives marked simulated, a real fit stays real, and the
+    simulated one never becomes the calibration real ranking uses."""
+    mig = tmp_path / "migrations"
+    mig.mkdir()
+    for name, path in db.default_schema().migrations:
+        if name < "0011b":
+            (mig / name).write_text(Path(path).read_text(encoding="utf-8"))
+    (tmp_path / "no-views").mkdir()
+    old = str(tmp_path / "old.db")
+    conn = db.connect(old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views")))
+    with db.transaction(conn):
+        for created, include_synthetic in (("2026-10-01T00:00:00.000Z", 0), ("2026-10-02T00:00:00.000Z", 1)):
+            conn.execute(
+                "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction,"
+                " score_function, n_findings, include_synthetic)"
+                " VALUES ('proj-a', ?, 0.2, 3, 0.5, 'additive', 400, ?)", (created, include_synthetic))
+    conn.close()
+    team = str(tmp_path / "team.db")
+    ok(["merge", old, "--developer", "old@example.com", "--db", team])
+    assert query(team, "SELECT include_synthetic, synthetic FROM calibrations ORDER BY created_at") == [
+        (0, 0), (1, 1)]
+    shown = json.loads(ok(["calibrations", "list", "--db", team, "--json"]).output)
+    in_force = [c for c in shown if c.get("active")]
+    assert [c["synthetic"] for c in in_force] == [0], in_force
