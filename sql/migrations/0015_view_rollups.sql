@@ -15,6 +15,9 @@
 --     rows it shows instead of sorting the table.
 
 CREATE INDEX question_log_synthetic ON question_log (synthetic);
+-- question_events and dimension_trace show the newest events first (by when they were
+-- asked: imported history is recorded later than it happened).
+CREATE INDEX question_log_ts ON question_log (ts);
 CREATE INDEX findings_synthetic ON findings (synthetic);
 -- synthetic has two values, but without statistics SQLite takes an equality on any one
 -- column as equally selective, and would look up `synthetic = ?` in these indexes instead
