@@ -27,10 +27,12 @@ gstack-question-log <= 2.0x, hook pre-tool-use pass-through <= 1.8x. ``--strict`
 1 when a best-of ratio misses its target.
 
 With ``--baseline DIR`` (a checkout of another version of the code, e.g. made with
-``git archive <rev> | tar -x -C DIR``) every command also runs from DIR (PYTHONPATH=DIR,
-same interpreter and venv; PYTHONPATH makes the launcher use Python's normal start),
-interleaved in the same rounds, and each command's ratio is reported beside the
-baseline's (the last column divides the two ratios).
+``git archive <rev> | tar -x -C DIR``) every command also runs from DIR, started exactly
+as an install starts it: DIR's own launchers in a temporary bin folder beside a link to
+this interpreter, the package found through a ``.pth`` file (as for an editable
+install), so both versions start with ``python -I -S``. The runs are interleaved in the
+same rounds, and each command's ratio is reported beside the baseline's (the last
+column divides the two ratios).
 
 Usage: python benchmarks/hot_path.py [--runs 30] [--strict] [--json] [--baseline DIR]
 """
@@ -39,6 +41,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,10 +108,27 @@ def write_shims(directory):
         os.chmod(path, 0o755)
 
 
-def commands(i, shim_dir):
+def baseline_bin(directory, root):
+    """A bin folder whose commands start the code in ``directory`` as an install would."""
+    prefix = os.path.join(root, "baseline-prefix")
+    bin_dir = os.path.join(prefix, "bin")
+    site = os.path.join(prefix, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
+    os.makedirs(bin_dir)
+    os.makedirs(site)
+    os.symlink(sys.executable, os.path.join(bin_dir, "python"))
+    # The launcher looks for the package in a .pth file named for plantune (editable install).
+    with open(os.path.join(site, "_plantune_baseline.pth"), "w") as f:
+        f.write(os.path.abspath(directory) + "\n")
+    launchers = os.path.join(directory, "launchers")
+    for name in os.listdir(launchers):
+        shutil.copy(os.path.join(launchers, name), os.path.join(bin_dir, name))
+    return bin_dir
+
+
+def commands(i, shim_dir, bin_dir=BIN):
     """name -> (argv, stdin bytes or None)."""
-    pref = os.path.join(BIN, "gstack-question-preference")
-    plantune = os.path.join(BIN, "plantune")
+    pref = os.path.join(bin_dir, "gstack-question-preference")
+    plantune = os.path.join(bin_dir, "plantune")
     old_pref = os.path.join(shim_dir, "gstack-question-preference")
     old_plantune = os.path.join(shim_dir, "plantune")
     return {
@@ -116,7 +136,7 @@ def commands(i, shim_dir):
         "gstack-question-preference --check": ([pref, "--check", TWO_WAY_ID], None),
         "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"],
                                     SUMMARY),
-        "gstack-question-log": ([os.path.join(BIN, "gstack-question-log"), event(i)], None),
+        "gstack-question-log": ([os.path.join(bin_dir, "gstack-question-log"), event(i)], None),
         "hook pre-tool-use (pass-through)": ([plantune, "hook", "pre-tool-use"],
                                              hook_payload("PreToolUse", i)),
         "hook post-tool-use": ([plantune, "hook", "post-tool-use"],
@@ -157,7 +177,7 @@ def main():
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     ap.add_argument("--baseline", metavar="DIR",
-                    help="also run every command from the code in DIR (PYTHONPATH=DIR)")
+                    help="also run every command from the code in DIR (its own launchers)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as root:
@@ -175,19 +195,21 @@ def main():
         subprocess.run([os.path.join(BIN, "plantune"), "init"], env=env, check=True,
                        stdout=subprocess.DEVNULL)
         write_shims(root)
-        base_env = None
+        base_env = base_bin = None
         if args.baseline:
-            base_env = dict(env, PYTHONPATH=os.path.abspath(args.baseline))
-            base_env["PLANTUNE_DB"] = os.path.join(root, "baseline.db")
-            subprocess.run([os.path.join(BIN, "plantune"), "init"], env=base_env, check=True,
+            base_bin = baseline_bin(args.baseline, root)
+            base_env = dict(env, PLANTUNE_DB=os.path.join(root, "baseline.db"))
+            # Created by the baseline's own code (its click application, normal start).
+            subprocess.run([os.path.join(BIN, "plantune"), "init"], check=True,
+                           env=dict(base_env, PYTHONPATH=os.path.abspath(args.baseline)),
                            stdout=subprocess.DEVNULL)
 
         def all_commands(i):
             out = {name: (argv, stdin, env) for name, (argv, stdin) in commands(i, root).items()}
             if base_env is not None:
                 out.update({f"{name} [baseline]": (argv, stdin, base_env)
-                            for name, (argv, stdin) in commands(i, root).items()
-                            if name != FLOOR and not name.startswith("before:")})
+                            for name, (argv, stdin) in commands(i, root, base_bin).items()
+                            if name != FLOOR and not name.startswith(("before:", "python -c"))})
             return out
 
         for argv, stdin, e in all_commands(-1).values():  # warm the page cache, byte-code

@@ -5,7 +5,7 @@ Each in-process figure is the best of --repeat runs, wall and CPU time.
 
   sql     plantune's derive for one project: the inferred_profile and profile_diversity
           views, filtered by project (what `gstack-developer-profile --derive` runs)
-  jsonl   the baseline: gstack's algorithm (SPEC-gstack 7.2) in plain Python, parsing the
+  jsonl   the baseline: gstack's `--derive` algorithm in plain Python, parsing the
           same events from a question-log.jsonl file line by line
   compat  the whole `gstack-developer-profile --derive` process at 100k events, against
           the interpreter floor (`python -c pass`)
@@ -93,7 +93,7 @@ def sql_derive(conn):
 
 
 def jsonl_derive(log, registry, signal_map):
-    """SPEC-gstack 7.2 as gstack's bin does it: parse every line, fold the signal map."""
+    """gstack's `--derive` as its bin does it: parse every line, fold the signal map."""
     totals = {d: 0.0 for d in profile.DIMENSIONS}
     skills, questions, days = set(), set(), set()
     sample = 0

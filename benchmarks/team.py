@@ -115,7 +115,9 @@ def generate(path, n):
             FROM c
         """)
     t2 = time.perf_counter()
-    with open(os.path.join(db.MIGRATIONS_DIR, "0005_views_indexes.sql"), encoding="utf-8") as f:
+    # 0011a's statements define every total (real and simulated apart), as the rollups are now.
+    rollups = os.path.join(db.MIGRATIONS_DIR, "0011a_synthetic_rollups.sql")
+    with open(rollups, encoding="utf-8") as f:
         backfill = [st for st in db._split_statements(f.read())
                     if _code(st).startswith("INSERT INTO rollup_")]
     with db.transaction(conn):

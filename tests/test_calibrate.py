@@ -230,7 +230,7 @@ def test_fit_weights_finds_the_factor_that_drives_overrides():
         cal.fit_weights(sev[:50], irr[:50], dm[:50], np.zeros(50))
 
 
-# --------------------------------------------------------------------------- acceptance 1
+# --- the fitted threshold meets its target on new data ----------------------------------
 
 
 def _simulated(path, seed):

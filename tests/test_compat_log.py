@@ -1,4 +1,5 @@
-"""gstack-question-log, run as the installed console script (SPEC 11 #1-25, SPEC 2).
+"""gstack-question-log, run as the installed console script: the behaviours gstack's own
+test/gstack-question-log.test.ts and gstack-state-root-override.test.ts pin.
 
 Every test has a fresh state root and database (conftest) and a fixed project slug.
 """
@@ -31,7 +32,7 @@ def ev(**kw):
     return d
 
 
-# --- success path: #1-6 ------------------------------------------------------
+# --- success path ---------------------------------------------------------------
 
 def test_minimal_event_is_one_line_and_one_row(state_root):
     # 1
@@ -110,7 +111,7 @@ def test_summary_newlines_are_flattened(state_root):
     assert log_lines(state_root)[0]["question_summary"] == "line one line two"
 
 
-# --- validation: #7-23 (exit 1, message on stderr, nothing written) -------------
+# --- validation (exit 1, message on stderr, nothing written) --------------------
 
 def _rejected(p, state_root, fragment=None, exact=None):
     assert p.returncode == 1
@@ -230,7 +231,7 @@ def test_log_screens_with_the_single_shared_list():
     assert holders == [os.path.join("core", "screening.py")]
 
 
-# --- validation order and the remaining rules (SPEC 2.2), bad input (acceptance 2) ---
+# --- validation order and the remaining rules, bad input ------------------------
 
 @pytest.mark.parametrize("event, message", [
     (ev(skill=5), "invalid skill, must be kebab-case"),
@@ -299,13 +300,13 @@ def test_unknown_choice_keeps_caller_followed_value(state_root):
 
 
 def test_project_dir_is_created_even_for_a_rejected_call(state_root):
-    # SPEC 2: the directory exists before validation runs
+    # as in gstack's bin: the directory exists before validation runs
     assert log("{bad").returncode == 1
     assert os.path.isdir(project_dir(state_root))
     assert not os.path.exists(os.path.join(project_dir(state_root), "question-log.jsonl"))
 
 
-# --- dedup (SPEC 2.5) -------------------------------------------------------------
+# --- dedup ---------------------------------------------------------------------
 
 def test_dedup_same_source_and_tool_use_id(state_root):
     first = ev(source="hook", tool_use_id="tu-1")
@@ -355,7 +356,7 @@ def _ingest_missing():
     return importlib.util.find_spec("toolkit.gstack.ingest") is None
 
 
-# --- state root and slug (#25, SPEC 1.1) ---------------------------------------------
+# --- state root and slug --------------------------------------------------------
 
 def test_state_root_wins_over_gstack_home(tmp_path):
     # 25
@@ -432,7 +433,7 @@ def test_log_file_is_private_and_lines_are_valid(state_root):
 
 
 def test_profile_derive_is_launched_unless_disabled(tmp_path, monkeypatch):
-    # SPEC 2.6: a detached `gstack-developer-profile --derive` after each logged event
+    # as gstack's bin: a detached `gstack-developer-profile --derive` after each logged event
     import sys
     import time
 

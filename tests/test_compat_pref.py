@@ -1,5 +1,6 @@
-"""gstack-question-preference, run as the installed console script (SPEC 11 #26-78, SPEC 3),
-the classifier as seen through --check (#132-144), and the safety matrix (acceptance 3, 4)."""
+"""gstack-question-preference, run as the installed console script: the behaviours gstack's
+own test/gstack-question-preference.test.ts pins, the one-way classifier as seen through
+--check (one-way-doors.test.ts), and the safety matrix (one-way doors, user-origin gate)."""
 
 import io
 import itertools
@@ -30,7 +31,7 @@ def out_lines(p):
     return p.stdout.splitlines()
 
 
-# --- --check: #26-46 ------------------------------------------------------------------
+# --- --check --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("qid", [TWO_WAY, "ship-test-failure-triage", "never-seen-before-id"])
 def test_check_without_preference_asks(qid):
@@ -117,7 +118,7 @@ def test_split_chain_carve_out(state_root, qid, value, expected):
     assert "AUTO_DECIDE" not in lines or qid == "qa-splitscreen-test"
 
 
-# --- --write: #47-69 ----------------------------------------------------------------
+# --- --write ------------------------------------------------------------------------
 
 def test_write_two_way_never_ask(state_root):
     # 47
@@ -185,7 +186,7 @@ def test_missing_source(state_root):
     "anonymous", "tool-output", "PLAN-TUNE", 7,                                     # 57, 58
 ])
 def test_user_origin_gate_exits_2(state_root, source):
-    # acceptance 4: only plan-tune and inline-user may write; nothing written, no event
+    # only plan-tune and inline-user may write; nothing written, no event
     p = w(question_id=TWO_WAY, preference="never-ask", source=source)
     assert p.returncode == 2
     assert one_line_error(p) == (
@@ -279,7 +280,7 @@ def test_poisoning_end_to_end(state_root):
     assert "fake-id" not in json.loads(pref("--read").stdout)
 
 
-# --- --read, --clear, --stats: #70-78 ---------------------------------------------------
+# --- --read, --clear, --stats ------------------------------------------------------------
 
 def test_read_fresh(state_root):
     # 70
@@ -428,7 +429,7 @@ def test_mirror_failure_still_writes_and_says_so(state_root):
     assert count("preferences") == 1
 
 
-# --- classifier facts visible through the scripts (#132-144) ---------------------------------
+# --- classifier facts visible through the scripts (one-way-doors.test.ts) ---------------------
 
 VERBS = ["revoke", "reset", "rotate"]
 NOUNS = ["api key", "token", "secret", "credential", "access key", "password"]
@@ -505,7 +506,7 @@ def test_skill_category_pairs_are_classified_when_logged():
         {"door_class": "one-way", "door_reason": "skill-category"}] * 2
 
 
-# --- acceptance 3: a one-way door is never auto-decided -------------------------------------
+# --- a one-way door is never auto-decided ---------------------------------------------------
 
 def _check_in_process(monkeypatch, capsys, qid, summary=None):
     from toolkit.gstack import compat

@@ -1,5 +1,4 @@
-"""Many agents at once on one project: no error, no lost write, files and rows in step
-(acceptance 7)."""
+"""Many agents at once on one project: no error, no lost write, files and rows in step."""
 
 import os
 import subprocess

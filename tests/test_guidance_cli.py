@@ -222,7 +222,7 @@ def test_hook_as_a_real_process(project, state_root, db_file):
 
 
 # ---------------------------------------------------------------------------
-# safety boundary (acceptance 3, first half)
+# safety boundary
 
 
 def test_nothing_outside_dot_plantune_changes_across_modes_and_commands(conn, project, state_root):

@@ -412,7 +412,7 @@ def test_proposal_without_changes_is_not_stored(conn, project):
 
 
 # ---------------------------------------------------------------------------
-# property: no proposal ever suppresses a one-way id (acceptance 3, second half)
+# property: no proposal ever suppresses a one-way id
 
 QIDS = [TWO_WAY, ONE_WAY, "ship-pre-landing-review-fix", "land-and-deploy-rollback",
         "adhoc-notes", "adhoc-danger", "cso-finding-fix"]

@@ -1,6 +1,7 @@
 """`plantune hook post-tool-use` run as a subprocess, as Claude Code runs it.
 
-SPEC-gstack.md 11 behaviours 156-167, plus the upstream bugs of SPEC 12 we must not have.
+The behaviours gstack's own test/question-log-hook.test.ts pins, plus the known bugs of
+gstack's hook that plantune must not have.
 """
 
 import json
@@ -27,7 +28,7 @@ def post(data):
     return r
 
 
-# --- SPEC 11: 156-167 -------------------------------------------------------
+# --- gstack's question-log-hook.test.ts -------------------------------------
 
 def test_156_native_answer_array_records_one_hook_event(repo):
     q = question("D1 — Test capture\nRecommendation: A", ["A) Accept (recommended)", "B) Reject"])
@@ -35,7 +36,7 @@ def test_156_native_answer_array_records_one_hook_event(repo):
     [ev] = events()
     assert ev["source"] == "hook"
     assert ev["tool_use_id"] == "tu-1" and ev["session_id"] == "sess1"
-    assert ev["question_id"] == "hook-2eb1b35a2f"  # SPEC 9.2 test vector
+    assert ev["question_id"] == "hook-2eb1b35a2f"  # gstack's id for this question text
     assert "Accept" in ev["user_choice"] and "Accept" in ev["recommended"]
     assert ev["skill"] == "unknown"
     assert ev["options_count"] == 2
@@ -182,7 +183,7 @@ def test_multi_select_answer_list_is_joined_and_not_free_text(repo):
     assert ev["free_text"] is None and ev["source"] == "hook"
 
 
-# --- SPEC 12: bugs we must not have -----------------------------------------
+# --- gstack's hook bugs we must not have ------------------------------------
 
 def test_every_question_of_a_multi_question_call_is_recorded(repo):
     q1 = question("First? <gstack-qid:qa-tier>", ["Quick", "Standard (recommended)", "Deep"])

@@ -1,8 +1,10 @@
 """`plantune hook pre-tool-use` run as a subprocess, as Claude Code runs it.
 
-SPEC-gstack.md 11 behaviours 168-182 (pass-through = exit 0 and stdout exactly empty),
-plus SPEC 12: the CLI's project slug (#2901), the split-chain carve-out and unknown
-preference values (latent bug 3), every question of a multi-question call logged.
+The behaviours gstack's own test/question-preference-hook.test.ts pins (pass-through =
+exit 0 and stdout exactly empty), plus fixes of gstack's hook bugs: the CLI's project slug
+(gstack issue #2901), the split-chain carve-out and unknown preference values (gstack's
+hook has no carve-out and auto-decides on any unknown value, unlike its --check), every
+question of a multi-question call logged.
 """
 
 import json
@@ -60,7 +62,7 @@ def auto_decided():
     return events("WHERE source = 'auto-decided'")
 
 
-# --- SPEC 11: 168-182 --------------------------------------------------------
+# --- gstack's question-preference-hook.test.ts ------------------------------
 
 def test_168_marked_question_without_preference_passes_through(repo, prefs):
     assert pre(fix_payload(repo)) == ""
@@ -205,7 +207,7 @@ def test_182_auto_decide_writes_the_session_marker(repo, prefs, state_root):
     assert (state_root / "sessions" / "s14" / ".auto-decided-tu-14").is_file()
 
 
-# --- SPEC 12 and plantune's safety rules -------------------------------------
+# --- gstack's hook bugs, and plantune's safety rules ------------------------
 
 def test_preference_under_the_cli_slug_is_found(repo, prefs):
     """#2901: the checkout folder is 'web'; gstack's hook looked under projects/web."""

@@ -1,9 +1,10 @@
-"""What the hot-path commands import (acceptance 5), and that the lazy pattern lists that keep
+"""What the hot-path commands import, and that the lazy pattern lists that keep
 start-up fast decide exactly what the eagerly compiled lists would."""
 
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from tests.conftest import script
 from tests.hotpath_support import env
 from toolkit.core import doors, screening
 
+ROOT = Path(__file__).resolve().parent.parent
 HEAVY = {"pandas", "numpy", "datasette", "nbclient", "matplotlib"}
 EVENT = json.dumps({"skill": "ship", "question_id": "ship-changelog-voice-polish",
                     "question_summary": "Polish the changelog voice?", "user_choice": "accept",
@@ -92,6 +94,97 @@ def test_hot_path_stays_lean(loaded):
         # whose tokenizer is a regex.
         banned |= {"re"} if i in (1, 4, 9) else set()
         assert not (mods & banned), (name, args[:1], mods & banned)
+
+
+def test_hot_path_imports_no_functools_collections_enum_or_re(loaded):
+    # functools and collections (the sqlite3 C module takes functools.lru_cache; namedtuple),
+    # enum and re (a regex tokenizer, git config parsing) cost a hook process 2-5 ms
+    # together, as much as the rest of a check. Only the json package (a bad line's error
+    # message, the preference file's writer and reader) still brings re along.
+    spare = {"functools", "collections", "enum", "re"}
+    for i, (name, args, mods) in enumerate(loaded):
+        if i not in (2, 3, 6):
+            assert not (mods & spare), (name, args[:1], mods & spare)
+
+
+QUESTION = "Polish it (the changelog: v1.2 -> v1.3)? <gstack-qid:ship-changelog-voice-polish>"
+
+
+def hook_payload(event, tool_use_id):
+    payload = {"session_id": "s1", "cwd": ".", "hook_event_name": event,
+               "tool_name": "AskUserQuestion", "tool_use_id": tool_use_id,
+               "tool_input": {"questions": [{"question": QUESTION, "options": [
+                   "A) Polish it (recommended)", "B) Ship as is"]}]}}
+    if event == "PostToolUse":
+        payload["tool_response"] = {"answers": {QUESTION: "A) Polish it"}}
+    return json.dumps(payload)
+
+
+def test_hooks_import_no_functools_collections_enum_or_re(tmp_path):
+    # Run from this checkout (a git repository, as an agent's project is): the developer's
+    # email is read from its config, and the question's punctuation goes to the tokenizer.
+    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path),
+                  GSTACK_HOME=str(tmp_path), PLANTUNE_DB=str(tmp_path / "plantune.db"),
+                  GSTACK_QUESTION_LOG_NO_DERIVE="1", PLANTUNE_MIRROR=None)
+    subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
+    for event, sub in (("PreToolUse", "pre-tool-use"), ("PostToolUse", "post-tool-use")):
+        mods = imported_modules("plantune", ["hook", sub], environ,
+                                stdin=hook_payload(event, "tu-1"))
+        assert "toolkit.core.door_rules" in mods, sub  # the question's text was read
+        assert not (mods & {"functools", "collections", "enum", "re"}), (sub, sorted(mods))
+
+
+def test_sqlite3_loads_without_functools_and_keeps_its_statement_cache():
+    code = (
+        "import sys\n"
+        "from toolkit.store import db\n"
+        "assert 'functools' not in sys.modules, 'functools imported'\n"
+        "conn = db.sqlite3.connect(':memory:')\n"
+        "conn.execute('CREATE TABLE t (x)')\n"
+        "for i in range(300):\n"
+        "    conn.execute('INSERT INTO t VALUES (?)', (i % 7,))\n"
+        "    conn.execute(f'SELECT {i % 150}').fetchone()\n"
+        "assert conn.execute('SELECT sum(x) FROM t').fetchone() == (sum(i % 7 for i in"
+        " range(300)),)\n"
+        "import functools\n"
+        "assert functools.lru_cache(maxsize=2)(abs).cache_info().maxsize == 2\n"
+        "assert functools.reduce(int.__add__, [1, 2, 3]) == 6\n"
+        "print('ok')\n"
+    )
+    p = subprocess.run([script("python"), "-I", "-S", "-c",
+                        f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + code],
+                       capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == "ok", p.stderr
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(
+    st.lists(st.sampled_from(list("abuvgorwxz09 -.?!;,$%#+=/:()'\"\t\u00e9\u0663\u00b2\u2028")
+                             + ["--", "o+w", "-rf", "v1.2.3", "::/0", "$ 5", "ug+rw", "/3"]),
+             max_size=16).map("".join),
+    st.text(max_size=30)))
+def test_door_tokenizer_follows_the_token_pattern(text):
+    from toolkit.core import door_rules
+
+    assert door_rules._tokens(text) == door_rules._token_pattern().findall(text)
+
+
+CONFIG_PIECES = list('[]" \t\\.-aZ09=x#;\u00a0\u00e9\r') + [
+    "remote", '"origin"', "url", " = ", '\\"', "[user]", "email"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(st.lists(st.sampled_from(CONFIG_PIECES), max_size=14).map("".join),
+                 st.text(max_size=20)))
+def test_git_config_reader_follows_its_patterns(line):
+    from toolkit.store import paths
+
+    line = line.replace("\n", "")  # the reader sees one line at a time
+    m = re.match(paths._SECTION_RE, line)
+    assert paths._section_header(line) == (m.groups() if m else None), line
+    m = re.match(paths._KEY_RE, line)
+    assert paths._key_line(line) == (m.groups() if m else None), line
+    assert paths._unescape(line) == re.sub(r"\\(.)", r"\1", line), line
 
 
 def test_the_launcher_starts_without_site(loaded):
@@ -298,3 +391,49 @@ def test_pre_tool_use_needs_neither_json_nor_hashlib(tmp_path):
     subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
     mods = imported_modules("plantune", ["hook", "pre-tool-use"], environ, stdin=payload)
     assert not (mods & {"json", "hashlib"}), mods & {"json", "hashlib"}
+
+
+HOOK_PIECES = list(" \t\n\u00a0aZk9_.-():]/\u00e9\u212a") + [
+    "A)", "12.", "123:", "mcp__", "__AskUserQuestion", "(recommended)", "x" * 70]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(st.lists(st.sampled_from(HOOK_PIECES), max_size=10).map("".join),
+                 st.text(max_size=20)))
+def test_hook_string_readers_follow_their_patterns(text):
+    from toolkit.claude import hooks
+
+    def pattern(name):
+        source, flag = hooks._PATTERNS[name]
+        return re.compile(source, getattr(re, flag) if flag else 0)
+
+    assert hooks._is_mcp_ask_tool(text) == bool(pattern("mcp_tool").fullmatch(text)), text
+    m = pattern("letter_prefix").match(text)
+    assert hooks._letter_prefix_end(text) == (m.end() if m else None), text
+    assert hooks._slug_words(text) == pattern("non_slug").sub("-", text), text
+    assert hooks._safe_component(text) == (
+        bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")), text
+
+
+def test_word_index_cache_loads_in_shards_and_replaces_other_formats(tmp_path, monkeypatch):
+    import marshal
+
+    from toolkit.core import door_rules
+
+    cache = tmp_path / "door-words.test.marshal"
+    monkeypatch.setattr(door_rules, "_cache_path", lambda: str(cache))
+    fresh = door_rules._index_now()
+    text = doors.normalise("Drop the users table on production before the 2.0.1 release?")
+    expected = door_rules.match(text)
+    for stale in (None, marshal.dumps(fresh), b"not marshal data"):
+        if stale is not None:
+            cache.write_bytes(stale)  # an earlier format, or a damaged file: built again
+        monkeypatch.setattr(door_rules, "_INDEX", None)
+        assert door_rules.match(text) == expected
+        assert door_rules._INDEX == fresh
+    # A process loading the cache reads only the shards its words need.
+    monkeypatch.setattr(door_rules, "_INDEX", None)
+    assert door_rules.match(text) == expected
+    loaded, total = len(door_rules._INDEX._shards), len(door_rules._INDEX._spans)
+    assert 0 < loaded < total / 10, (loaded, total)
+    assert door_rules._INDEX == fresh and door_rules._INDEX.as_tuple() == fresh

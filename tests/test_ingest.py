@@ -1,4 +1,4 @@
-"""`plantune ingest` over gstack state roots: counts, skips, reruns, appends (acceptance 1)."""
+"""`plantune ingest` over gstack state roots: counts, skips, reruns, appends."""
 
 import json
 import os

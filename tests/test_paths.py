@@ -1,4 +1,4 @@
-"""Tests for toolkit.store.paths: state root, db path and SPEC-gstack 1.1 slug rules.
+"""Tests for toolkit.store.paths: state root, db path and gstack's slug rules (gstack-slug).
 
 Repositories are real (`git init` + `git remote add`) so the config reader is
 checked against what git actually writes. Every test sets the environment it

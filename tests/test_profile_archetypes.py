@@ -1,4 +1,4 @@
-"""Archetypes for --vibe (SPEC-gstack 11, behaviour 154)."""
+"""Archetypes for --vibe (what gstack's tests pin about scripts/archetypes.ts)."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""gstack-developer-profile / gstack-builder-profile against SPEC-gstack 11, behaviours 79–131.
+"""gstack-developer-profile / gstack-builder-profile against the behaviours gstack's own
+test/gstack-developer-profile.test.ts and builder-profile.test.ts pin.
 
 Each test gets a fresh state root (conftest). The scripts run as subprocesses, as gstack's
 skills call them. Question events are planted in the database directly.

@@ -27,7 +27,7 @@ def half_up3(x):
 
 
 def recompute(events):
-    """Straight from SPEC-gstack 7.2 and 6, written without looking at the SQL."""
+    """gstack's `--derive` and signal-map normalisation, written without looking at the SQL."""
     totals = defaultdict(lambda: defaultdict(Decimal))
     moved = defaultdict(lambda: defaultdict(int))
     groups = set()
@@ -93,7 +93,7 @@ def test_inferred_profile_equals_python_recomputation(conn, events):
 
 
 def test_worked_values_from_the_signal_map(conn):
-    # SPEC-gstack 6: 0.06 → 0.545, 0.12 → 0.589, 0.30 → 0.711, −0.18 → 0.368.
+    # gstack's worked values: 0.06 → 0.545, 0.12 → 0.589, 0.30 → 0.711, −0.18 → 0.368.
     cases = {"p1": ["expand"], "p2": ["expand"] * 2, "p5": ["expand"] * 5, "m3": ["reduce"] * 3}
     for project, choices in cases.items():
         for c in choices:

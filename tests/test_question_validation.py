@@ -50,7 +50,7 @@ def without(key):
     return {k: v for k, v in BASE.items() if k != key}
 
 
-# --- minimal / full payloads (SPEC 11 #1-3) ----------------------------------
+# --- minimal / full payloads -----------------------------------------------
 
 def test_minimal_payload():
     rec = validate_event(dict(BASE))
@@ -79,7 +79,7 @@ def test_not_followed():
     assert ok(user_choice="defer", recommended="accept")["followed_recommendation"] is False
 
 
-# --- messages, one per rule (SPEC 11 #7-15, SPEC 2.2) ---------------------------
+# --- messages, one per rule, in gstack's order ---------------------------------
 
 def test_invalid_json():
     for text in ["{not-json", "", "[1]", "null", "5", '"s"', "{}x", '{"a":NaN}', '{"a":Infinity}',
@@ -211,7 +211,7 @@ def test_every_source_accepted(source):
     assert ok(source=source)["source"] == source
 
 
-# --- truncation (SPEC 11 #5, #6, SPEC 2.3) -----------------------------------------
+# --- truncation --------------------------------------------------------------------
 
 def test_summary_250_to_200():
     assert len(ok(question_summary="s" * 250)["question_summary"]) == 200
@@ -264,7 +264,7 @@ def test_limits_on_ids():
     assert ok(question_id="q" * 64)["question_id"] == "q" * 64
 
 
-# --- injection (SPEC 11 #16-24) ----------------------------------------------------
+# --- injection ---------------------------------------------------------------------
 
 @pytest.mark.parametrize(
     "summary",
@@ -309,7 +309,7 @@ def test_other_fields_are_not_screened(field):
 
 
 def test_uses_the_single_shared_list():
-    # SPEC 11 #24: the shared list decides; the local preference list's broad
+    # gstack's tests pin it: the shared list decides; the local preference list's broad
     # `override[:\s]` must not leak into the question log.
     assert screening.has_injection("I want to override this", screening.PREFERENCE_FREE_TEXT_PATTERNS)
     assert ok(question_summary="I want to override this")
@@ -363,7 +363,7 @@ def test_js_to_number_nan(value):
     assert math.isnan(js_to_number(value))
 
 
-# --- followed_recommendation (SPEC 2.4, #2400) --------------------------------------
+# --- followed_recommendation (gstack issue #2400) ----------------------------------
 
 @pytest.mark.parametrize(
     "choice,recommended,followed",

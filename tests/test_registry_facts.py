@@ -1,4 +1,4 @@
-"""Facts about the bundled registry and signal map that gstack's tests pin (SPEC 11 #146-153)."""
+"""Facts about the bundled registry and signal map that gstack's own tests pin."""
 
 import re
 
@@ -101,7 +101,7 @@ def test_apply_signal():
 @pytest.mark.parametrize("total, value", [(0, 0.5), (0.06, 0.545), (0.12, 0.589), (0.3, 0.711),
                                           (-0.18, 0.368), (1, 0.953), (-1, 0.047)])
 def test_normalize_worked_values(total, value):
-    # 153, and the worked values of SPEC 6
+    # normalise(0) = 0.5, outputs in [0, 1], and gstack's worked values
     assert registry.normalize(total) == value
     assert SIGNALS["normalization"]["examples"][str(total)] == value
 

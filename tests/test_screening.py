@@ -32,7 +32,7 @@ def test_sources_are_gstack_texts():
     assert r"override[:\s]" not in screening.SHARED_PATTERN_SOURCES
 
 
-# SPEC 11 #183
+# The phrases gstack's own tests expect its shared injection check (hasInjection) to catch
 @pytest.mark.parametrize(
     "text",
     [

@@ -713,7 +713,7 @@ def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path,
     conn.close()
 
     conn = db.connect(db_file)
-    assert "0005_views_indexes.sql" in db.applied_migrations(conn)
+    assert "0005_analysis_rollups.sql" in db.applied_migrations(conn)
     assert_rollups_exact(conn)
     for view in VIEW_NAMES:
         assert ordered(view, view_rows(conn, view)) == ordered(view, EXPECTED[view]), view

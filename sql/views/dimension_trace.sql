@@ -2,8 +2,9 @@
 --
 -- An event moves the profile only through the registry: its question_id must be a
 -- registered question with a signal_key, and its exact user_choice must appear in the
--- signal map under that key (SPEC-gstack 6). One row per (event, dimension), in log order
--- by event_id. Events with an empty question_id or user_choice never count (SPEC 7.2).
+-- signal map under that key, as in gstack's psychographic-signals.ts. One row per (event,
+-- dimension), in log order by event_id. Events with an empty question_id or user_choice
+-- never count, as in gstack's `--derive`.
 -- `synthetic` is copied from the event so simulated history can be kept apart.
 CREATE VIEW dimension_trace AS
 SELECT

@@ -1,8 +1,8 @@
 -- inferred_profile: the observed profile, read from the running totals of 0014.
 --
 -- One row per (project, synthetic, dimension) for every project with at least one counted
--- event, plus project '__all__' for all projects together. Counted events follow
--- SPEC-gstack 7.2: every row with a non-empty question_id and user_choice, including
+-- event, plus project '__all__' for all projects together. Counted events are those
+-- gstack's `--derive` counts: every row with a non-empty question_id and user_choice, including
 -- __unknown__ answers, auto-decided, hook and ad-hoc events; only a registered question
 -- with a signal_key and an exact signal-map choice moves a dimension (dimension_trace).
 -- `events` is how many events moved the dimension; `total_delta` is their sum, kept in

@@ -1,14 +1,14 @@
 -- profile_diversity: how much observed data the inferred profile stands on, and the gate.
 --
--- One row per (project, synthetic) with at least one counted event (SPEC-gstack 7.2:
--- non-empty question_id and user_choice), plus project '__all__' for all projects. A
--- project's row is its running totals (profile_totals: one row, whatever the history
--- size); '__all__' counts the distinct skills, question ids and days over the projects'
--- per-skill, per-answer and per-day rows.
+-- One row per (project, synthetic) with at least one counted event (gstack's `--derive`
+-- counts an event with a non-empty question_id and user_choice), plus project '__all__'
+-- for all projects. A project's row is its running totals (profile_totals: one row,
+-- whatever the history size); '__all__' counts the distinct skills, question ids and days
+-- over the projects' per-skill, per-answer and per-day rows.
 -- distinct_days is what gstack calls days_span: the number of different UTC dates (the
 -- first 10 characters of ts). calendar_span_days is the real span, last day - first
--- day + 1. enough_data is the display gate of SPEC 7.3: at least 20 events across 3
--- skills, 8 question ids and 7 distinct days; below it the inferred values are noise.
+-- day + 1. enough_data is gstack's "enough data" display gate: at least 20 events across
+-- 3 skills, 8 question ids and 7 distinct days; below it the inferred values are noise.
 CREATE VIEW profile_diversity AS
 WITH arms AS (
     SELECT project, synthetic, sample_size, skills_covered, question_ids_covered,

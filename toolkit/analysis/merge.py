@@ -119,7 +119,7 @@ def merge(conn, paths, developer=None, progress=None):
     All sources are checked first; one that cannot be merged stops the run before anything
     is written. Returns one dict of counts per source.
     """
-    known = {name for name, _ in db.default_schema().migrations}
+    known = db.default_schema().known_names
     own_id = conn.execute("SELECT value FROM plantune_meta WHERE key = 'database_id'").fetchone()
     own_id = own_id[0] if own_id else None
     target = os.path.realpath(conn.execute("PRAGMA database_list").fetchone()[2] or "")

@@ -1,14 +1,14 @@
 """Claude Code hook logic: record AskUserQuestion answers, auto-decide by preference.
 
 Two entry points, run by ``plantune hook post-tool-use`` and ``plantune hook
-pre-tool-use`` (SPEC-gstack.md section 9). Both read the hook JSON from stdin, never
-raise, and print nothing unless they mean it: a hook that breaks or blocks
-AskUserQuestion breaks the agent (#2035). Internal errors go to
-``<state root>/hook-errors.log``.
+pre-tool-use``, in place of gstack's question-log-hook.ts and question-preference-hook.ts.
+Both read the hook JSON from stdin, never raise, and print nothing unless they mean it: a
+hook that breaks or blocks AskUserQuestion breaks the agent (gstack issue #2035). Internal
+errors go to ``<state root>/hook-errors.log``.
 
-Where plantune deliberately differs from gstack's hooks (SPEC 12):
+Where plantune deliberately differs from gstack's hooks (fixing their known bugs):
 - every question of a multi-question call is recorded (``question_index``);
-- the project slug is ``paths.resolve_slug(cwd)``, the one the CLI uses (#2901);
+- the project slug is ``paths.resolve_slug(cwd)``, the one the CLI uses (gstack issue #2901);
 - the skill comes from the marker id's registry entry (or its ``<skill>-`` prefix)
   instead of ``unknown``, and category / door type from the entry;
 - an answer that is unambiguously one of the entry's options is stored as the option
@@ -16,12 +16,11 @@ Where plantune deliberately differs from gstack's hooks (SPEC 12):
   ``user_choice_label``, so hook answers move the profile;
 - upper-case markers are lower-cased rather than logged and then rejected;
 - PreToolUse honours the split-chain carve-out and never auto-decides on an unknown
-  preference value (latent bug 3), and never on a one-way door.
+  preference value (gstack's hook has no carve-out and auto-decides on any unknown
+  value, unlike its own ``--check``), and never on a one-way door.
 
 Hot path: stdlib plus toolkit's hot-path modules only.
 """
-
-from __future__ import annotations
 
 import os
 import select
@@ -46,8 +45,10 @@ HOOK_BUSY_TIMEOUT_MS = 3000
 
 AUTO_DECIDE_PREFERENCES = ("never-ask", "ask-only-for-one-way")
 
-# Patterns, compiled (and ``re`` imported: several ms) only when a hook needs one; the
-# common path (an AskUserQuestion call with a marked question) needs none.
+# Patterns, compiled (and ``re`` imported: several ms) only when a hook needs one. The
+# common paths need none: the tool name, an option's letter prefix and slug, and path
+# components are read with string methods that follow these patterns (a test keeps them
+# equal); a marker in non-ASCII text and a "Recommendation:" line use the regex.
 _PATTERNS = {
     "mcp_tool": (r"mcp__.+__AskUserQuestion", "DOTALL"),
     "marker": (r"<gstack-qid:([a-z0-9-]{1,64})>", "IGNORECASE"),
@@ -73,6 +74,52 @@ def _pattern(name):
 
 _MARKER_OPEN = "<gstack-qid:"
 _MARKER_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ASCII_DIGITS = frozenset("0123456789")
+_SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_COMPONENT_CHARS = _ASCII_LETTERS | _ASCII_DIGITS | frozenset("._-")
+_MCP_PREFIX, _MCP_SUFFIX = "mcp__", "__AskUserQuestion"
+
+
+def _is_mcp_ask_tool(name):
+    """``_PATTERNS["mcp_tool"]`` as a full match."""
+    return (len(name) > len(_MCP_PREFIX) + len(_MCP_SUFFIX) and name.startswith(_MCP_PREFIX)
+            and name.endswith(_MCP_SUFFIX))
+
+
+def _skip_space(text, i):
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+def _letter_prefix_end(text):
+    """Where ``_PATTERNS["letter_prefix"]`` matching at the start of ``text`` ends, or None."""
+    i = _skip_space(text, 0)
+    if i < len(text) and text[i] in _ASCII_LETTERS:
+        i += 1
+    elif i < len(text) and text[i] in _ASCII_DIGITS:
+        i += 2 if text[i + 1:i + 2] in _ASCII_DIGITS else 1
+    else:
+        return None
+    i = _skip_space(text, i)
+    if i < len(text) and text[i] in ").:]":
+        return _skip_space(text, i + 1)
+    return None
+
+
+def _slug_words(text):
+    """``_PATTERNS["non_slug"].sub("-", text)``: each run of other characters becomes "-"."""
+    out = []
+    joined = False
+    for c in text:
+        if c in _SLUG_CHARS:
+            out.append(c)
+            joined = False
+        elif not joined:
+            out.append("-")
+            joined = True
+    return "".join(out)
 
 
 # --------------------------------------------------------------------------
@@ -168,7 +215,7 @@ def parse_payload(text: str):
 
 def is_ask_tool(name) -> bool:
     return isinstance(name, str) and (
-        name == "AskUserQuestion" or bool(_pattern("mcp_tool").fullmatch(name)))
+        name == "AskUserQuestion" or _is_mcp_ask_tool(name))
 
 
 def questions_of(tool_input) -> list:
@@ -242,7 +289,8 @@ def hash_question_id(text: str, labels, skill: str = "unknown") -> str:
 
 
 def extract_recommendation(text: str, labels, strict: bool):
-    """The recommended option label (SPEC 9.3), or None when absent or ambiguous.
+    """The recommended option label, found as gstack's hooks find it; None when absent or
+    ambiguous.
 
     ``strict`` (PreToolUse) needs exactly one prose match; PostToolUse takes the first.
     """
@@ -296,7 +344,8 @@ class Answer:
 
 
 def extract_answers(response, questions) -> tuple:
-    """``([Answer per question], diagnostic or None)`` for a tool_response (SPEC 9.4).
+    """``([Answer per question], diagnostic or None)`` for a tool_response (every answer
+    shape gstack's question-log-hook.ts reads).
 
     Shape D (native ``answers`` object keyed by question text), shape A (``answers``
     array), shape B (``questions`` array), and the ``User has answered your questions:``
@@ -493,10 +542,10 @@ def option_key(label: str, options) -> str | None:
     if not options or not isinstance(label, str):
         return None
     text = normalize_choice(label)
-    m = _pattern("letter_prefix").match(text)
-    if m and m.end() < len(text):
-        text = text[m.end():]
-    slug = _pattern("non_slug").sub("-", text.lower()).strip("-")
+    end = _letter_prefix_end(text)
+    if end is not None and end < len(text):
+        text = text[end:]
+    slug = _slug_words(text.lower()).strip("-")
     if not slug:
         return None
     keys = [k for k in options if isinstance(k, str) and k]
@@ -785,7 +834,8 @@ def judge_question(question, index, conn, project, registry) -> Verdict:
 
 
 def _safe_component(s) -> bool:
-    return (isinstance(s, str) and bool(_pattern("safe_component").fullmatch(s))
+    # _PATTERNS["safe_component"] as a full match
+    return (isinstance(s, str) and 1 <= len(s) <= 128 and all(c in _COMPONENT_CHARS for c in s)
             and s not in (".", ".."))
 
 

@@ -9,10 +9,7 @@ strings to bit masks on first use; the index is cached next to this module's byt
 (``__pycache__/door-words.*.marshal``) so a new process loads it instead of building it.
 """
 
-from __future__ import annotations
-
 import os
-import re
 
 __all__ = ["RULE_NAMES", "match", "words"]
 
@@ -130,8 +127,91 @@ class _Family:
                 yield from group
 
 
-# (singles, phrases, firsts, versions): see _index_now; loaded on the first classification.
+# The word index (an ``_Index``): see _index_now; loaded on the first classification.
 _INDEX = None
+
+
+class _Index:
+    """The word index, in shards keyed by a word's first three characters (a phrase: its
+    first word's).
+
+    Loading all of it (some 5,000 strings) cost a classification 0.7 ms, most of reading
+    a question; a question's words need a few dozen shards, each loaded (``marshal``) on
+    first use. Equal to the ``(singles, phrases, firsts, versions)`` it was made from.
+    """
+
+    __slots__ = ("versions", "_spans", "_blob", "_shards")
+
+    def __init__(self, versions, spans, blob, shards=None):
+        self.versions, self._spans, self._blob = versions, spans, blob
+        self._shards = {} if shards is None else shards
+
+    @classmethod
+    def of(cls, index):
+        """The shards of ``(singles, phrases, firsts, versions)``, all loaded."""
+        singles, phrases, firsts, versions = index
+        shards = {}
+        for part, table in enumerate((singles, phrases, firsts)):
+            for key, value in table.items():
+                # A phrase goes with its first word: the scan looks it up from there.
+                shards.setdefault(key.partition(" ")[0][:3], ({}, {}, {}))[part][key] = value
+        return cls(versions, None, None, shards)
+
+    def dump(self):
+        """``marshal`` data for the cache: the shards, each loadable on its own."""
+        import marshal
+
+        spans, pieces, at = {}, [], 0
+        for key in sorted(self._shards):
+            piece = marshal.dumps(self._shards[key])
+            spans[key] = at  # marshal reads one object and ignores the bytes after it
+            pieces.append(piece)
+            at += len(piece)
+        return marshal.dumps(("door-words/3", self.versions, spans, b"".join(pieces)))
+
+    @classmethod
+    def load(cls, data):
+        """The index from ``dump()`` data; raises ValueError for anything else."""
+        import marshal
+
+        try:
+            tag, versions, spans, blob = marshal.loads(data)
+        except (TypeError, ValueError, EOFError):
+            raise ValueError("not a word index") from None
+        if tag != "door-words/3" or not isinstance(spans, dict):
+            raise ValueError("not a word index")
+        return cls(versions, spans, blob)
+
+    def shard(self, word):
+        """``(singles, phrases, firsts)`` for ``word`` and the phrases it starts."""
+        head = word[:3]
+        shard = self._shards.get(head)
+        if shard is None:
+            start = self._spans.get(head) if self._spans else None
+            if start is None:
+                shard = ({}, {}, {})
+            else:
+                import marshal
+
+                shard = marshal.loads(memoryview(self._blob)[start:])
+            self._shards[head] = shard
+        return shard
+
+    def as_tuple(self):
+        singles, phrases, firsts = {}, {}, {}
+        for head in self._spans or ():
+            self.shard(head)
+        for head in sorted(self._shards):
+            for table, part in zip((singles, phrases, firsts), self._shards[head]):
+                table.update(part)
+        return singles, phrases, firsts, self.versions
+
+    def __eq__(self, other):
+        if isinstance(other, _Index):
+            other = other.as_tuple()
+        return self.as_tuple() == other
+
+    __hash__ = None
 
 
 def _index_now():
@@ -140,7 +220,7 @@ def _index_now():
     Family membership is a bit mask (bit = family id): ``singles[word]``,
     ``phrases["w1 w2 ..."]``; ``firsts[w1]`` is the longest phrase starting with w1;
     ``versions`` the mask of families that take any version word. Flat maps of strings to
-    ints, so the cached copy loads in well under a millisecond.
+    ints; ``_Index`` keeps them in shards for the cache.
     """
     singles, phrases, firsts, versions = {}, {}, {}, 0
     for family in _FAMILIES:
@@ -176,21 +256,19 @@ def _cache_path():
 def _build():
     """Load the word index from its cache next to the byte-code, else build (and cache) it."""
     global _INDEX
-    import marshal
-
     try:
         path = _cache_path()
         with open(path, "rb") as f:
             data = f.read()  # marshal.load(f) reads in small pieces: ~8x slower
-        index = marshal.loads(data)
-    except (OSError, EOFError, ValueError, TypeError):
-        index = _index_now()
+        index = _Index.load(data)
+    except (OSError, ValueError):
+        index = _Index.of(_index_now())
         try:
             folder = os.path.dirname(path)
             os.makedirs(folder, exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "wb") as f:
-                marshal.dump(index, f)
+                f.write(index.dump())
             os.replace(tmp, path)
             for name in os.listdir(folder):  # copies made for earlier versions of this file
                 if name.startswith("door-words.") and name != os.path.basename(path):
@@ -207,11 +285,12 @@ def _scan(words):
     """``{family id: [(position, length), ...]}`` for every family found in ``words``."""
     if _INDEX is None:
         _build()
-    singles, phrases, firsts, versions = _INDEX
+    shard, versions = _INDEX.shard, _INDEX.versions
     hits = {}
     size = len(words)
     for i, w in enumerate(words):
         found = []
+        singles, phrases, firsts = shard(w)  # a phrase's shard is its first word's
         longest = firsts.get(w)
         if longest:
             for n in range(2, min(longest, size - i) + 1):
@@ -1130,12 +1209,97 @@ _ENDS = frozenset("?!;.,")
 
 
 def _token_pattern():
+    """The token pattern ``_tokens`` follows, for reference (a test keeps them equal)."""
     global _TOKEN
     if _TOKEN is None:
+        import re
+
         _TOKEN = re.compile(
             r"(?<!\S)--?[a-z0-9][a-z0-9=+-]*|(?<!\S)--(?=\s|$)|(?<!\S)[ugoa]*[+=][rwx]+|"
             r"v?\d+(?:\.\d+)+(?:/\d+)?|::/0|[a-z0-9]+|\$(?=\s?\d)|[?!;#%]|\.(?=\s|$)")
     return _TOKEN
+
+
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_FLAG_CHARS = _WORD_CHARS | frozenset("=+-")
+_MARKS = frozenset("?!;#%")
+
+
+def _digits_end(text, i, n):
+    """The end of the run of decimal digits starting at ``i`` (``i`` when there is none)."""
+    while i < n and text[i].isdecimal():
+        i += 1
+    return i
+
+
+def _tokens(text):
+    """``_token_pattern().findall(text)``, read with string methods.
+
+    Importing ``re`` and compiling the pattern cost a hook process more than the rest of
+    reading a question, and ordinary punctuation ("(", ":", quotes) sends a chunk here.
+    At each position the pattern's alternatives are tried in its order; the first that
+    matches gives a token and the scan goes on after it, else one character is skipped.
+    ``\d`` and ``\s`` are Python's (any decimal digit, any white space).
+    """
+    out = []
+    n = len(text)
+    i = 0
+    while i < n:
+        c = text[i]
+        end = 0
+        if i == 0 or text[i - 1].isspace():  # (?<!\S): a flag, "--" or a chmod mode
+            if c == "-":
+                j = i + 2 if text[i + 1:i + 2] == "-" else i + 1
+                if j < n and text[j] in _WORD_CHARS:
+                    j += 1
+                    while j < n and text[j] in _FLAG_CHARS:
+                        j += 1
+                    end = j
+                elif text[i + 1:i + 2] == "-" and (i + 2 == n or text[i + 2].isspace()):
+                    end = i + 2
+            else:
+                j = i
+                while j < n and text[j] in "ugoa":
+                    j += 1
+                if j + 1 < n and text[j] in "+=" and text[j + 1] in "rwx":
+                    j += 2
+                    while j < n and text[j] in "rwx":
+                        j += 1
+                    end = j
+        if not end:  # v?\d+(?:\.\d+)+(?:/\d+)?: a version
+            j = i + 1 if c == "v" else i
+            k = _digits_end(text, j, n)
+            if k > j:
+                groups = 0
+                while k + 1 < n and text[k] == "." and text[k + 1].isdecimal():
+                    k = _digits_end(text, k + 2, n)
+                    groups += 1
+                if groups:
+                    if k + 1 < n and text[k] == "/" and text[k + 1].isdecimal():
+                        k = _digits_end(text, k + 2, n)
+                    end = k
+        if not end:
+            if c in _WORD_CHARS:
+                j = i + 1
+                while j < n and text[j] in _WORD_CHARS:
+                    j += 1
+                end = j
+            elif c == ":" and text.startswith("::/0", i):
+                end = i + 4
+            elif c in _MARKS:
+                end = i + 1
+            elif c == "$":  # \$(?=\s?\d)
+                nxt = text[i + 1:i + 2]
+                if nxt.isdecimal() or nxt.isspace() and text[i + 2:i + 3].isdecimal():
+                    end = i + 1
+            elif c == "." and (i + 1 == n or text[i + 1].isspace()):
+                end = i + 1
+        if end:
+            out.append(text[i:end])
+            i = end
+        else:
+            i += 1
+    return out
 
 
 def _plain(chunk):
@@ -1147,8 +1311,8 @@ def _words(normalised):
     """The words of normalised text: flags, versions, ``$``, breaks; ``-`` splits words.
 
     Plain prose is split with string methods; only a chunk with other punctuation goes
-    through the token pattern (whose compilation costs about half a millisecond), giving
-    exactly what the pattern gives on the whole text.
+    through ``_tokens`` (the token pattern, followed by hand), giving exactly what the
+    pattern gives on the whole text.
     """
     out = []
     chunks = normalised.split(" ")
@@ -1162,7 +1326,7 @@ def _words(normalised):
             if body is not chunk and end != ",":
                 out.append(end)
         else:
-            out.extend(_token_pattern().findall(chunk))
+            out.extend(_tokens(chunk))
             # "$ 5": a "$" whose digits come after the space (the pattern looks ahead)
             if end == "$" and k + 1 < len(chunks) and chunks[k + 1][:1].isdigit():
                 out.append("$")

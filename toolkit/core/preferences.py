@@ -1,4 +1,4 @@
-"""Question preferences: check, write, read, clear and count them (SPEC-gstack.md section 3).
+"""Question preferences: check, write, read, clear and count them (gstack-question-preference).
 
 A preference belongs to a scope: a project slug, or ``db.GLOBAL_SCOPE`` for every
 project. A project's own preference beats the global one. Every change is also an
@@ -10,9 +10,6 @@ Messages carry no command prefix; the callers add ``gstack-question-preference: 
 click's ``Error: `` themselves.
 """
 
-from __future__ import annotations
-
-from toolkit.core import identity
 from toolkit.store.db import GLOBAL_SCOPE, real_rows
 from toolkit.store.paths import is_kebab
 
@@ -59,7 +56,7 @@ class PreferenceError(ValueError):
 
 
 # --------------------------------------------------------------------------
-# validation (SPEC 3.2: the order of the checks is part of the contract)
+# validation (as in gstack's --write, the order of the checks is part of the contract)
 
 
 def parse_write(text):
@@ -325,6 +322,13 @@ def event_record(ts, event_type, question_id, preference, source, free_text=None
     return rec
 
 
+def _developer():
+    # Imported here: a check reads preferences and never needs the writer's identity.
+    from toolkit.core import identity
+
+    return identity.developer()
+
+
 def _insert_event(conn, scope, record, synthetic=False):
     from toolkit.core.questions import event_key
 
@@ -334,7 +338,7 @@ def _insert_event(conn, scope, record, synthetic=False):
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (event_key(scope, record), scope, record["ts"], record["event_type"],
          record.get("question_id"), record.get("preference"), record.get("source"),
-         record.get("free_text"), 1 if synthetic else 0, identity.developer()),
+         record.get("free_text"), 1 if synthetic else 0, _developer()),
     )
 
 
@@ -356,7 +360,7 @@ def write(conn, scope, question_id, preference, source, free_text=None, *, now=N
         " synthetic = excluded.synthetic, updated_at = excluded.updated_at,"
         " developer = excluded.developer",
         (scope, question_id, preference, source, free_text, 1 if synthetic else 0, ts,
-         identity.developer()),
+         _developer()),
     )
     record = event_record(ts, "preference-set", question_id, preference, source, free_text)
     _insert_event(conn, scope, record, synthetic)

@@ -26,7 +26,7 @@ DIMENSION_WORDS = {
     "architecture_care": ("pragmatic, ship it", "principled, get it right"),
 }
 
-# Display gate (SPEC-gstack 7.3, design decision G).
+# gstack's "enough data" display gate: below it the inferred values are not shown.
 GATE = {"sample_size": 20, "skills_covered": 3, "question_ids_covered": 8, "distinct_days": 7}
 MISMATCH_MIN_SAMPLE = 10
 MISMATCH_GAP = 0.3
@@ -465,7 +465,7 @@ def tier(count):
 
 
 def builder_summary(session_list):
-    """The 14 ``KEY: VALUE`` pairs of gstack's legacy ``--read`` (SPEC-gstack 7.8)."""
+    """The 14 ``KEY: VALUE`` pairs of gstack's legacy ``--read`` (gstack-builder-profile)."""
     signals, resources, topics = accumulate(session_list)
     real = [s for s in session_list if s.get("mode") != "resources"]
     last = real[-1] if real else {}

@@ -4,8 +4,6 @@ The validation section below is pure (stdlib only, no I/O) because every agent
 hook call goes through it.  Recording lives further down the module.
 """
 
-from __future__ import annotations
-
 import math
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
@@ -23,7 +21,8 @@ from toolkit.core.screening import (
 )
 
 # ===========================================================================
-# Validation — SPEC-gstack.md section 2.1-2.4.  Self-contained; keep it first.
+# Validation — gstack-question-log's fields, checks, truncation and followed_recommendation.
+# Self-contained; keep it first.
 # Rule order and messages are a contract: scripts match on the stderr text.
 # ===========================================================================
 

@@ -360,7 +360,8 @@ def _js_len(s: str) -> int:
 
 
 def entry_problems(key, entry, signal_keys) -> list:
-    """Every SPEC 5 rule ``entry`` breaks, as short reasons (empty when it is valid)."""
+    """The rules of gstack's question-registry.ts that ``entry`` breaks, as short reasons
+    (empty when it is valid)."""
     if not isinstance(entry, dict):
         return ["must be an object"]
     out = []

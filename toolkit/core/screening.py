@@ -12,8 +12,6 @@ but is not a literal space (so ``api key`` and ``force[- ]push`` still need a
 real space, as in JS) and, like them, is not a word character for ``\\b``.
 """
 
-from __future__ import annotations
-
 __all__ = [
     "JS_WHITESPACE",
     "LazyPatterns",
@@ -53,7 +51,7 @@ def js_space_fold(text: str) -> str:
     return text if text.isascii() else text.translate(_FOLD_SPACES)
 
 
-def js_regex(source: str, flags: int = FLAGS) -> re.Pattern:
+def js_regex(source: str, flags: int = FLAGS):
     """Compile a JS regex source with JS's exact ``\\s`` spelled out.
 
     For the few patterns whose match result (not just yes/no) must keep the

@@ -1,7 +1,7 @@
 """gstack's ``gstack-question-log`` and ``gstack-question-preference``, backed by the database.
 
 Drop-in console scripts: same argv, stdout lines, stderr messages and exit codes as gstack's
-bins (SPEC-gstack.md sections 2 and 3), so agent preambles and hooks call them unchanged.
+bins of those names, so agent preambles and hooks call them unchanged.
 Agents run them before and after every question, so argv is parsed by hand (no click) and
 everything beyond ``os``/``sys`` is imported only once the arguments are known to need it.
 

@@ -1,6 +1,6 @@
 """``gstack-developer-profile`` and ``gstack-builder-profile``, backed by the database.
 
-Same argv, stdout lines, stderr messages and exit codes as gstack's bins (SPEC-gstack 7).
+Same argv, stdout lines, stderr messages and exit codes as gstack's bins of those names.
 The inferred block is computed from the question log on every call, so ``--derive`` is a
 query: concurrent derives cannot race, and there is nothing stale to refresh.
 

@@ -9,22 +9,75 @@ Only the standard library is imported here: this module is on the hot path.
 """
 
 import os
+import sys
 import time
 
+
+def _load_sqlite3():
+    """The ``_sqlite3`` C module, without the 2 ms of ``functools`` it would import.
+
+    The sqlite3 package on top of the C module only adds the (deprecated) datetime
+    adapters, unused here since times are stored as text, and its imports cost every hook
+    process about 3 ms; the classes are the same objects either way. The C module itself
+    takes ``functools.lru_cache`` when it loads, to wrap each connection's statement cache,
+    and ``functools`` pulls in ``collections`` and more: another 2 ms per process, more
+    than the rest of a ``--check``. So while the module loads (and only if nothing has
+    imported ``functools`` yet), ``functools`` is a stand-in whose ``lru_cache`` wraps with
+    the very C cache ``functools.lru_cache`` uses (``_functools._lru_cache_wrapper``); the
+    stand-in is gone from ``sys.modules`` before anything else can import it. A Python
+    whose ``_sqlite3`` wants more from ``functools`` gets the real module instead.
+    """
+    if "functools" in sys.modules:
+        import _sqlite3
+
+        return _sqlite3
+    import _functools
+
+    def lru_cache(maxsize=128, typed=False):
+        # functools.lru_cache(maxsize)(f) with the same C wrapper; the statement cache
+        # never asks for cache_info(), whose named tuple is what needs collections.
+        return lambda function: _functools._lru_cache_wrapper(function, maxsize, typed, tuple)
+
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = lru_cache
+    sys.modules["functools"] = stand_in
+    try:
+        import _sqlite3
+    except AttributeError:  # pragma: no cover - a _sqlite3 wanting more of functools
+        sys.modules.pop("_sqlite3", None)
+        del sys.modules["functools"]
+        import _sqlite3
+    finally:
+        if sys.modules.get("functools") is stand_in:
+            del sys.modules["functools"]
+    return _sqlite3
+
+
 try:
-    # The C module alone. The sqlite3 package on top of it only adds the (deprecated)
-    # datetime adapters, unused here since times are stored as text, and its imports
-    # cost every hook process about 3 ms. The classes are the same objects either way.
-    import _sqlite3 as sqlite3
+    sqlite3 = _load_sqlite3()
 except ImportError:  # pragma: no cover - a Python built without the split module
     import sqlite3
 
-from toolkit.store import resources
+from toolkit.store import resources  # noqa: E402 - after the sqlite3 module, on purpose
 
 SQL_DIR = resources.path("sql")
 MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
 VIEWS_DIR = os.path.join(SQL_DIR, "views")
 MIGRATIONS_TABLE = "plantune_migrations"
+# Migrations whose file was renamed after a release (old name -> new name), so a name says
+# what the migration does. A database that recorded the old name has that migration
+# applied: the runner records it under the new name instead, all renames in one transaction
+# before anything runs, and never runs it again. Keep every entry: a database last opened
+# by any earlier release may still hold an old name. Every new name is a current file and
+# keeps its number, so the order of migrations never changes (tests check both).
+RENAMED_MIGRATIONS = {
+    "0003_profile.sql": "0003_profile_index.sql",
+    "0004_ingest.sql": "0004_ingest_tail_fingerprint.sql",
+    "0005_views_indexes.sql": "0005_analysis_rollups.sql",
+    "0006_pacing.sql": "0006_pacing_state.sql",
+    "0008_guidance.sql": "0008_guidance_apply.sql",
+    "0013_team.sql": "0013_team_provenance.sql",
+}
 BUSY_TIMEOUT_SECONDS = 10.0
 GLOBAL_SCOPE = "__global__"
 ALL_PROJECTS = "__all__"
@@ -118,8 +171,12 @@ def _sql_files(directory, what):
 class Schema:
     """The migrations and views a database should have, and the stamp that names them."""
 
-    def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR):
+    def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR, renamed=None):
         self.migrations = _sql_files(migrations_dir, "schema migrations folder")
+        self.renamed = RENAMED_MIGRATIONS if renamed is None else renamed
+        names = {name for name, _ in self.migrations}
+        # Every name a database of this schema or an earlier release may have recorded.
+        self.known_names = names | {old for old, new in self.renamed.items() if new in names}
         if not self.migrations:
             raise DatabaseError(
                 resources.missing_message("schema migrations (*.sql)", migrations_dir))
@@ -359,6 +416,7 @@ def _migrate(conn, schema, created):
         f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
         "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT"
     )
+    _record_renames(conn, schema)
     for name, path in schema.migrations:
         with open(path, encoding="utf-8") as f:
             script = f.read()
@@ -381,6 +439,34 @@ def _migrate(conn, schema, created):
         _recreate_views(conn, schema)
         _seed(conn)
         conn.execute(f"PRAGMA user_version = {schema.stamp}")
+
+
+def _record_renames(conn, schema):
+    """Record each applied migration that was renamed under its new name, atomically.
+
+    A kill leaves either every old name or every new one. A database that somehow holds
+    both names keeps one row, with the earlier time: the migration ran once either way
+    (running it twice would have failed on its own CREATE statements).
+    """
+    current = {name for name, _ in schema.migrations}
+    renames = [(old, new) for old, new in schema.renamed.items() if new in current]
+    marks = ", ".join("?" * len(renames))
+    if not renames or not conn.execute(
+            f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name IN ({marks})",
+            [old for old, _ in renames]).fetchone():
+        return  # nothing recorded under an old name: no write lock taken
+    with transaction(conn):
+        for old, new in renames:
+            row = conn.execute(
+                f"SELECT applied_at FROM {MIGRATIONS_TABLE} WHERE name = ?", (old,)).fetchone()
+            if row is None:
+                continue
+            conn.execute(
+                f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?) ON CONFLICT"
+                " (name) DO UPDATE SET applied_at = min(applied_at, excluded.applied_at)",
+                (new, row[0]),
+            )
+            conn.execute(f"DELETE FROM {MIGRATIONS_TABLE} WHERE name = ?", (old,))
 
 
 def _split_statements(script):

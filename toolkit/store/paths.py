@@ -1,4 +1,4 @@
-"""State root, database path and project slug resolution (SPEC-gstack.md 1.1).
+"""State root, database path and project slug resolution, by gstack's rules (gstack-slug).
 
 This module is imported by every hook invocation, so it stays stdlib-only, never
 spawns a subprocess (git config is read straight from disk) and does no work at
@@ -7,8 +7,6 @@ import time. A cache hit in :func:`resolve_slug` costs a couple of syscalls.
 There is exactly one slug implementation in plantune on purpose: upstream issue
 #2901 came from the hook and the bins resolving the slug in two different ways.
 """
-
-from __future__ import annotations
 
 import os
 
@@ -143,10 +141,77 @@ def slug_cache_file(cwd, env=None) -> str:
 # git config reading (no subprocess: hooks must stay fast and must not depend
 # on git being installed or on PATH).
 
-# Sources, compiled by re's cache on first use: only a slug resolved from git config needs
-# them, and hooks usually get theirs from $GSTACK_PROJECT_SLUG or the slug cache.
+# The grammar of a section header and of a key line, as patterns. The reader below follows
+# them with string methods (a test keeps the two equal): every question logged in a git
+# checkout reads its config for the developer's email, and importing ``re`` would cost
+# that call several milliseconds.
 _SECTION_RE = r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$'
 _KEY_RE = r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$"
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_KEY_CHARS = _LETTERS | frozenset("0123456789-")
+_SECTION_CHARS = _KEY_CHARS | frozenset(".")
+
+
+def _skip_space(line, i):
+    while i < len(line) and line[i].isspace():
+        i += 1
+    return i
+
+
+def _section_header(line):
+    """``(name, subsection or None, rest)`` as ``_SECTION_RE`` matches ``line``, or None."""
+    if line[:1] != "[":
+        return None
+    i = _skip_space(line, 1)
+    j = i
+    while j < len(line) and line[j] in _SECTION_CHARS:
+        j += 1
+    if j == i:
+        return None
+    sub, end = None, j
+    k = _skip_space(line, j)
+    if k > j and line[k:k + 1] == '"':  # \s+"((?:[^"\\]|\\.)*)"
+        m = k + 1
+        while m < len(line) and line[m] != '"':
+            if line[m] == "\\":
+                if m + 1 == len(line):
+                    break
+                m += 1
+            m += 1
+        if m < len(line) and line[m] == '"':
+            sub, end = line[k + 1:m], m + 1
+    end = _skip_space(line, end)
+    if line[end:end + 1] != "]":
+        return None
+    return line[i:j], sub, line[end + 1:]
+
+
+def _unescape(text):
+    """``re.sub(r"\\(.)", r"\1", text)``: a backslash keeps the character after it."""
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] != "\n":
+            i += 1
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def _key_line(line):
+    """``(key, value or None)`` as ``_KEY_RE`` matches ``line``, or None."""
+    if line[:1] not in _LETTERS:
+        return None
+    j = 1
+    while j < len(line) and line[j] in _KEY_CHARS:
+        j += 1
+    k = _skip_space(line, j)
+    if k == len(line):
+        return line[:j], None
+    if line[k] == "=":
+        return line[:j], line[k + 1:]
+    return None
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b"}
 
 
@@ -181,8 +246,6 @@ def _config_get(config_file: str, section: str, subsection, key: str) -> str:
             text = fh.read()
     except OSError:
         return ""
-    import re  # only here, when a git config file is read: re costs a hot call several ms
-
     dotted = f"{section}.{subsection}" if subsection is not None else section
     inside = False
     lines = text.splitlines()
@@ -197,14 +260,14 @@ def _config_get(config_file: str, section: str, subsection, key: str) -> str:
         if not line or line[0] in "#;":
             continue
         if line.startswith("["):
-            m = re.match(_SECTION_RE, line)
-            if not m:
+            header = _section_header(line)
+            if header is None:
                 inside = False
                 continue
-            name, sub, line = m.group(1).lower(), m.group(2), m.group(3).strip()
+            name, sub, line = header[0].lower(), header[1], header[2].strip()
             if sub is not None:
                 inside = (subsection is not None and name == section
-                          and re.sub(r"\\(.)", r"\1", sub) == subsection)
+                          and _unescape(sub) == subsection)
             else:
                 # Deprecated "[remote.origin]" form; its subsection is case-insensitive.
                 inside = name == dotted.lower()
@@ -212,9 +275,9 @@ def _config_get(config_file: str, section: str, subsection, key: str) -> str:
                 continue
         if not inside:
             continue
-        m = re.match(_KEY_RE, line)
-        if m and m.group(1).lower() == key and m.group(2) is not None:
-            value = _config_value(m.group(2))
+        found = _key_line(line)
+        if found and found[0].lower() == key and found[1] is not None:
+            value = _config_value(found[1])
             if value:
                 return value
     return ""
@@ -441,5 +504,5 @@ def resolve_slug_with_reason(cwd=None, env=None, use_cache=True):
 
 
 def resolve_slug(cwd=None, env=None, use_cache=True) -> str:
-    """Project slug for ``cwd`` (default: the current directory), per SPEC 1.1."""
+    """Project slug for ``cwd`` (default: the current directory), as gstack-slug finds it."""
     return resolve_slug_with_reason(cwd, env, use_cache)[0]

@@ -1,4 +1,4 @@
--- 0003_profile: an index that lets the profile views read the question log without
+-- 0003_profile_index: an index that lets the profile views read the question log without
 -- touching the table.
 --
 -- inferred_profile and profile_diversity filter by project and synthetic and read only

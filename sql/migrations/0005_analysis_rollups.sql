@@ -1,4 +1,4 @@
--- 0005_views_indexes: running totals behind the analysis views, kept current by triggers.
+-- 0005_analysis_rollups: running totals behind the analysis views, kept current by triggers.
 --
 -- The analysis views (phase_counts, session_interruptions, question_review, daily_activity,
 -- source_stats, unmarked_questions) summarise the whole question log. Grouping a million

@@ -1,4 +1,4 @@
--- 0006_pacing: the state `pacing rank` and `plantune flip` keep between calls.
+-- 0006_pacing_state: the state `pacing rank` and `plantune flip` keep between calls.
 --
 -- A pacing decision must outlive the agent's context (compaction, restarts), so every
 -- piece of pacing memory is a row: the question id a finding is logged under (answers are

@@ -1,4 +1,4 @@
--- 0013_team: whose row is whose, and where merged rows came from.
+-- 0013_team_provenance: whose row is whose, and where merged rows came from.
 --
 -- Every event, finding, preference and calibration row carries the developer it belongs
 -- to: the writer's identity ($PLANTUNE_DEVELOPER, else the git user email), resolved once

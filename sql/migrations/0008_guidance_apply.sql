@@ -1,4 +1,4 @@
--- 0008_guidance: what `guidance apply` needs to find and re-check a proposal.
+-- 0008_guidance_apply: what `guidance apply` needs to find and re-check a proposal.
 --
 -- A proposal is applied later, from any directory, so it remembers the project folder
 -- whose `.plantune/local_guidance.md` it edits. details_json keeps what is not a change

@@ -1,4 +1,4 @@
--- 0004_ingest: a second fingerprint for incremental ingest.
+-- 0004_ingest_tail_fingerprint: a second fingerprint for incremental ingest.
 --
 -- ingest_state.head_sha1 covers the first bytes of the part of a file already read. A file
 -- rewritten in place (gstack-distill-free-text rewrites question-log.jsonl to annotate

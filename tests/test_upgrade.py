@@ -1,0 +1,287 @@
+"""A database made by an earlier release upgrades in place: nothing runs twice, nothing is lost.
+
+The fixture is a real plantune 0.1.0 database (simulated history, real questions, an
+ingested gstack log, preferences, a declared profile, a pacing ranking, a calibration),
+kept as an SQL dump. That release recorded six migrations under names that were later
+changed to say what they do; the runner must count them as applied under their new names.
+"""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from toolkit.store import db
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
+
+# Tables whose totals must come through an upgrade unchanged, with the sums that say so.
+ROLLUP_TOTALS = {
+    "rollup_day": "sum(events), sum(one_way), sum(followed), sum(overridden), sum(unmarked)",
+    "rollup_phase": "sum(questions), sum(auto_decided), sum(one_way), sum(findings)",
+    "rollup_session": "sum(shown), sum(auto_decided), sum(one_way)",
+    "rollup_question": "sum(events), sum(auto_decided), sum(one_way), sum(followed)",
+    "rollup_choice": "sum(answers)",
+    "profile_totals": "sum(sample_size), sum(question_ids_covered)",
+}
+
+
+def load_release(path):
+    """Write the release database to ``path`` from the dump, as that release left it."""
+    with open(FIXTURE, encoding="utf-8") as f:
+        script = f.read()
+    raw = sqlite3.connect(path)
+    raw.executescript(script)
+    raw.close()
+    os.chmod(path, 0o600)
+
+
+def raw_read(path, sql, args=()):
+    """Rows of ``sql`` read without plantune (no migration, no views re-created)."""
+    raw = sqlite3.connect(path)
+    try:
+        return raw.execute(sql, args).fetchall()
+    finally:
+        raw.close()
+
+
+def recorded(path):
+    """``{migration name: applied_at}`` as stored."""
+    return dict(raw_read(path, f"SELECT name, applied_at FROM {db.MIGRATIONS_TABLE}"))
+
+
+def snapshot(path):
+    """What an upgrade must never change: history row counts and every running total."""
+    raw = sqlite3.connect(path)
+    try:
+        counts = {t: raw.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+                  for t in db.HISTORY_TABLES}
+        totals = {t: raw.execute(f'SELECT {sums} FROM "{t}"').fetchone()
+                  for t, sums in ROLLUP_TOTALS.items()}
+        for name in ("preferences", "declared_profile", "calibrations"):
+            counts[name + " rows"] = sorted(
+                tuple(r) for r in raw.execute(f'SELECT * FROM "{name}"').fetchall())
+        return counts, totals
+    finally:
+        raw.close()
+
+
+def current_names():
+    return [name for name, _ in db.default_schema().migrations]
+
+
+@pytest.fixture
+def release_db(tmp_path):
+    path = str(tmp_path / "release.db")
+    load_release(path)
+    return path
+
+
+def test_the_fixture_is_a_database_of_the_release_before_the_renames(release_db):
+    names = recorded(release_db)
+    assert set(db.RENAMED_MIGRATIONS) <= set(names)
+    assert not set(db.RENAMED_MIGRATIONS.values()) & set(names)
+    stamp = raw_read(release_db, "PRAGMA user_version")[0][0]
+    assert stamp not in (0, db.default_schema().stamp)  # so opening it migrates
+    counts, _ = snapshot(release_db)
+    assert counts["question_log"] > 50 and counts["findings"] > 50
+    assert counts["preferences"] and counts["calibrations"] and counts["pacing_runs"]
+
+
+def test_a_release_database_upgrades_without_running_any_migration_again(release_db):
+    before_names = recorded(release_db)
+    before = snapshot(release_db)
+
+    conn = db.connect(release_db)
+    after_names = recorded(release_db)
+    # Every current migration is recorded once under its current name, no old name is left.
+    assert sorted(after_names) == current_names()
+    for name, applied_at in before_names.items():
+        # The time it was applied is the release's own: it did not run again.
+        assert after_names[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at, name
+    assert snapshot(release_db) == before
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.default_schema().stamp
+
+    # Every view of the current schema answers, and the summaries agree with the history.
+    for name, _ in db.default_schema().views:
+        conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()
+    logged = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
+    assert conn.execute("SELECT sum(questions) FROM daily_activity").fetchone()[0] == logged
+
+    # The triggers that keep the totals are there exactly once: one new event adds one.
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO question_log (event_key, project, ts, skill, question_id,"
+            " question_summary, user_choice, source, phase, raw_json, recorded_at)"
+            " VALUES ('upgrade-test-1', 'acme-web', '2026-11-01T09:00:00.000Z', 'ship',"
+            " 'ship-todos-create', 'Create TODOS.md?', 'accept', 'agent', 'eng', '{}',"
+            " '2026-11-01T09:00:00.000Z')")
+    assert conn.execute("SELECT sum(questions) FROM daily_activity").fetchone()[0] == logged + 1
+    assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == logged + 1
+    conn.close()
+
+
+def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypatch):
+    db.connect(release_db).close()
+    names = recorded(release_db)
+    schema_sql = raw_read(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
+
+    def no_migration(*args):
+        raise AssertionError("an up-to-date database was migrated again")
+
+    monkeypatch.setattr(db, "_migrate", no_migration)
+    conn = db.connect(release_db)
+    assert conn.execute("SELECT count(*) FROM phase_counts").fetchone()[0] > 0
+    conn.close()
+    assert recorded(release_db) == names
+    assert raw_read(release_db,
+                    "SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema_sql
+
+
+def test_the_release_preferences_still_decide_after_the_upgrade(release_db):
+    from toolkit.core import preferences
+
+    conn = db.connect(release_db)
+    never = preferences.check(conn, "acme-web", "ship-changelog-voice-polish")
+    assert (never.decision, never.preference) == ("AUTO_DECIDE", "never-ask")
+    cleared = preferences.check(conn, "acme-web", "ship-todos-create")
+    assert (cleared.decision, cleared.preference) == ("ASK_NORMALLY", None)
+    globally = preferences.check(conn, "beta-api", "plan-ceo-review-mode")
+    assert (globally.decision, globally.preference) == ("ASK_NORMALLY", "always-ask")
+    conn.close()
+
+
+def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp_path):
+    """`plantune merge` reads a developer's database without upgrading it: the old names
+    of renamed migrations are known names, not a newer schema."""
+    from toolkit.analysis import merge
+
+    team = db.connect(str(tmp_path / "team.db"))
+    (result,) = merge.merge(team, [release_db])
+    logged = raw_read(release_db, "SELECT count(*) FROM question_log")[0][0]
+    assert result["tables"]["question_log"]["added"] == logged
+    assert team.execute("SELECT count(*) FROM question_log").fetchone()[0] == logged
+    team.close()
+    assert "0005_views_indexes.sql" in recorded(release_db)  # the source was only read
+
+
+# --- hostile histories of the migrations table ---------------------------------------------
+
+def test_a_database_recording_both_the_old_and_the_new_name_keeps_one_row(release_db):
+    before = recorded(release_db)
+    raw = sqlite3.connect(release_db)
+    with raw:
+        for old, new in db.RENAMED_MIGRATIONS.items():
+            raw.execute(f"INSERT INTO {db.MIGRATIONS_TABLE} VALUES (?, ?)",
+                        (new, "2026-12-01T00:00:00.000Z"))
+    raw.close()
+    snap = snapshot(release_db)
+
+    db.connect(release_db).close()
+    after = recorded(release_db)
+    assert sorted(after) == current_names()
+    for old, new in db.RENAMED_MIGRATIONS.items():
+        assert after[new] == before[old]  # the earlier time: when it really ran
+    assert snapshot(release_db) == snap
+
+
+def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db):
+    before = recorded(release_db)
+    first = sorted(db.RENAMED_MIGRATIONS)[:3]
+    raw = sqlite3.connect(release_db)
+    with raw:
+        for old in first:
+            raw.execute(f"UPDATE {db.MIGRATIONS_TABLE} SET name = ? WHERE name = ?",
+                        (db.RENAMED_MIGRATIONS[old], old))
+    raw.close()
+
+    db.connect(release_db).close()
+    after = recorded(release_db)
+    assert sorted(after) == current_names()
+    for name, applied_at in before.items():
+        assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
+
+
+# A process that opens the database and is killed (SIGKILL, no cleanup) at a chosen moment
+# of the upgrade: on the n-th statement that starts with the given text.
+KILLED_OPEN = """
+import os, signal, sys, types
+import {module} as db
+
+real = db.sqlite3
+prefix, nth = sys.argv[2], int(sys.argv[3])
+
+
+class Killed(real.Connection):
+    seen = 0
+
+    def execute(self, sql, *args):
+        if sql.lstrip().startswith(prefix):
+            Killed.seen += 1
+            if Killed.seen == nth:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return super().execute(sql, *args)
+
+
+shim = types.SimpleNamespace(**{{k: getattr(real, k) for k in dir(real) if not k.startswith("__")}})
+shim.connect = lambda *a, **k: real.connect(*a, factory=Killed, **k)
+db.sqlite3 = shim
+db.connect(sys.argv[1])
+"""
+
+
+def open_and_get_killed(path, prefix, nth=1):
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_OPEN.format(module=db.__name__), path, prefix, str(nth)],
+        check=False, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+
+def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
+    before = recorded(release_db)
+    snap = snapshot(release_db)
+    # Killed after the first rename, before the transaction holding them all commits.
+    open_and_get_killed(release_db, f"DELETE FROM {db.MIGRATIONS_TABLE}", nth=2)
+    assert recorded(release_db) == before
+
+    db.connect(release_db).close()
+    after = recorded(release_db)
+    assert sorted(after) == current_names()
+    for name, applied_at in before.items():
+        assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
+    assert snapshot(release_db) == snap
+
+
+def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release_db):
+    before = recorded(release_db)
+    old_stamp = raw_read(release_db, "PRAGMA user_version")[0][0]
+    snap = snapshot(release_db)
+    # Killed while the views are re-created, after the renames committed.
+    open_and_get_killed(release_db, "DROP VIEW")
+    halfway = recorded(release_db)
+    assert not set(db.RENAMED_MIGRATIONS) & set(halfway)
+    assert raw_read(release_db, "PRAGMA user_version")[0][0] == old_stamp
+
+    conn = db.connect(release_db)
+    after = recorded(release_db)
+    assert sorted(after) == current_names()
+    for name, applied_at in before.items():
+        assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
+    assert snapshot(release_db) == snap
+    for name, _ in db.default_schema().views:
+        conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()
+    conn.close()
+
+
+# --- the rename map itself ------------------------------------------------------------------
+
+def test_every_rename_points_at_a_current_migration_with_the_same_number():
+    names = set(current_names())
+    for old, new in db.RENAMED_MIGRATIONS.items():
+        assert new in names, f"{new} is not a migration file"
+        assert old not in names, f"{old} is still a migration file"
+        assert old.split("_")[0] == new.split("_")[0], "a rename must keep the order"
+        assert new not in db.RENAMED_MIGRATIONS, "renames point at the final name"
