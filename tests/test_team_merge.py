@@ -10,6 +10,7 @@ import pytest
 from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
 from toolkit.store import db, paths
 from toolkit.core import identity
+from toolkit.pacing import rank as pacing
 
 ATTRIBUTED = ("question_log", "preference_events", "preferences", "findings", "calibrations")
 
@@ -424,6 +425,13 @@ def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp
     ok(["merge", old, "--developer", "old@example.com", "--db", team])
     assert query(team, "SELECT include_synthetic, synthetic FROM calibrations ORDER BY created_at") == [
         (0, 0), (1, 1)]
-    shown = json.loads(ok(["calibrations", "list", "--db", team, "--json"]).output)
-    in_force = [c for c in shown if c.get("active")]
-    assert [c["synthetic"] for c in in_force] == [0], in_force
+    # Even pinned (a merged calibration ranks only when pinned), the simulated one is never
+    # the calibration in force for real findings.
+    (sim_id,) = query(team, "SELECT id FROM calibrations WHERE include_synthetic = 1")[0]
+    conn = db.connect(team)
+    with db.transaction(conn):
+        conn.execute("INSERT INTO calibration_pins (scope, calibration_id, pinned_at)"
+                     " VALUES ('proj-a', ?, '2026-10-03T00:00:00.000Z')", (sim_id,))
+    in_force = pacing.calibration_in_force(conn, "proj-a")
+    conn.close()
+    assert in_force is None or in_force["id"] != sim_id, in_force
