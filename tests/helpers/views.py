@@ -96,14 +96,14 @@ def insert_event(conn, id=None, project="p", session_id="s", phase="eng", ts="20
 
 
 def insert_finding(conn, project, session_id, phase, finding_id, disposition, surface_reason, door_type,
-                   created_at, synthetic=0):
+                   created_at, synthetic=0, chain_id=None, flipped_at=None):
     cur = conn.execute(
         "INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary, severity,"
         " irreversibility, decision_matters, door_type, door_reason, score, threshold, disposition,"
-        " surface_reason, created_at, updated_at, synthetic)"
-        " VALUES (?, ?, ?, ?, ?, 'A finding', 1, 1, 1, ?, 'test', 3, 4, ?, ?, ?, ?, ?)",
-        (project, session_id, "chain-" + session_id, phase, finding_id, door_type, disposition,
-         surface_reason, created_at, created_at, synthetic),
+        " surface_reason, created_at, updated_at, synthetic, flipped_at)"
+        " VALUES (?, ?, ?, ?, ?, 'A finding', 1, 1, 1, ?, 'test', 3, 4, ?, ?, ?, ?, ?, ?)",
+        (project, session_id, chain_id or "chain-" + session_id, phase, finding_id, door_type, disposition,
+         surface_reason, created_at, created_at, synthetic, flipped_at),
     )
     return cur.lastrowid
 
