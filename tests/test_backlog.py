@@ -11,8 +11,7 @@ import subprocess
 import sys
 import time
 
-from tests.hotpath_support import SLUG, count, db_rows, env, pref, project_dir, run
-from toolkit.core import database
+from tests.helpers.hotpath import SLUG, count, db_rows, env, pref, project_dir, run
 from toolkit.gstack import backlog, ingest, mirror
 
 TWO_WAY = "ship-changelog-voice-polish"

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tests import gstack_history as gh
-from toolkit.core import database
-from toolkit.analysis import sources as analysis_sources
+from tests.helpers import gstack_history as gh
+from toolkit.analysis import calibrate as cal
+from toolkit.store import db
 from toolkit.gstack import ingest
 from toolkit.analysis import question_scores as qs
 from toolkit.cli.app import cli

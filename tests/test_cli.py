@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from toolkit.core import database
 from toolkit.cli.app import cli
-from tests.conftest import script
+from tests.helpers import script
 
 
 def all_commands(group=cli, prefix=()):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 from toolkit import launch
 from toolkit.core.errors import Refused, run_script
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import script
-from tests.hotpath_support import env
-from toolkit.core import doors, jscompat, screening
+from tests.helpers import script
+from tests.helpers.hotpath import env
+from toolkit.core import doors, screening
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = {"pandas", "numpy", "datasette", "nbclient", "matplotlib"}

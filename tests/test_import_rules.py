@@ -8,7 +8,7 @@ that keep the hot path lean are still dependencies).
 import ast
 import os
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 PACKAGE = os.path.join(REPO_ROOT, "toolkit")
 

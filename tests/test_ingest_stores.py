@@ -8,7 +8,7 @@ from toolkit.gstack import ingest
 from toolkit.gstack import ingest_base
 from toolkit.core import questions
 
-from tests.test_ingest import count, dump, line, write
+from tests.helpers.ingest import count, dump, line, write
 
 
 def prefs_file(root, slug="p"):

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from tests.conftest import REPO_ROOT, script
-from tests.hotpath_support import env
+from tests.helpers import REPO_ROOT, script
+from tests.helpers.hotpath import env
 from toolkit.core import jscompat
 
 # Helpers of these shapes belong in toolkit/core/jscompat.py only.

@@ -9,8 +9,8 @@ import sqlite3
 import pyarrow.dataset as pads
 import pytest
 
-from tests.team_support import invoke, ok, query, team_db
-from toolkit.core import database
+from tests.helpers import query
+from tests.helpers.team import invoke, ok, team_db
 from toolkit.analysis import calibrate, export
 from toolkit.analysis import fit
 from toolkit.core import identity

@@ -14,9 +14,8 @@ import sqlite3
 
 from click.testing import CliRunner
 
-from tests.hooks_support import make_repo, payload, question, run_hook
-from toolkit.claude import transcripts
-from toolkit.claude import payload as hook_payload
+from tests.helpers.hooks import make_repo, payload, question, run_hook
+from toolkit.claude import hooks, transcripts
 from toolkit.cli.app import cli
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "transcripts")

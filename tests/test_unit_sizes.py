@@ -3,7 +3,7 @@
 import ast
 import os
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 MODULE_LINES = 800
 FUNCTION_LINES = 120

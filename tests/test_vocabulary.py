@@ -3,7 +3,7 @@
 import ast
 import os
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 from toolkit.core import vocabulary
 
 SHARED = {name: value for name, value in vars(vocabulary).items()
