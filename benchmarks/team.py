@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 
-from toolkit.core import database
+from toolkit.core.database import connect as open_database
 from toolkit.analysis import calibrate
 from toolkit.analysis import fit as analysis_fit
 from toolkit.store import db, rollups
@@ -116,7 +116,7 @@ def generate(path, n, chunk=1_000_000):
     does for a large file. The tables' secondary indexes are dropped while the rows go in
     and built again afterwards from their own SQL (one sort per index instead of millions
     of random B-tree inserts), so the finished schema is the migrated one."""
-    conn = database.connect(path)
+    conn = open_database(path)
     conn.execute("PRAGMA cache_size = -1048576")  # 1 GiB
     conn.execute("PRAGMA temp_store = FILE")
     if not rollups.bulk_ready(conn):
@@ -163,7 +163,7 @@ def generate_parquet(directory, n):
     from toolkit.analysis import export as exp
 
     with tempfile.TemporaryDirectory() as tmp:
-        conn = database.connect(os.path.join(tmp, "registry.db"))
+        conn = open_database(os.path.join(tmp, "registry.db"))
         registry = conn.execute("SELECT id, skill, category, door_type FROM registry_questions"
                                 " ORDER BY id").fetchall()
         conn.close()

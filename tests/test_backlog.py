@@ -12,6 +12,7 @@ import sys
 import time
 
 from tests.helpers.hotpath import SLUG, count, db_rows, env, pref, project_dir, run
+from toolkit.core import database
 from toolkit.gstack import backlog, ingest, mirror
 
 TWO_WAY = "ship-changelog-voice-polish"

@@ -11,6 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import gstack_history as gh
+from toolkit.analysis import sources as analysis_sources
+from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.gstack import ingest

@@ -17,6 +17,7 @@ import pytest
 from tests.helpers import REPO_ROOT
 from tests.helpers import gstack_history as gh
 from tests.helpers.server import free_port, http_get
+from toolkit.core import database
 from toolkit.store import db
 
 BIN = os.path.dirname(sys.executable)

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from tests.helpers.hooks import make_repo, payload, question
 from tests.helpers.hotpath import SLUG, plant, pref, run
+from toolkit.core import database
 from toolkit.store import db, paths
 from toolkit.core import doors, preferences, questions
 from toolkit.guidance import proposals as guidance

@@ -24,6 +24,7 @@ from tests.helpers.hotpath import (
     project_dir,
     raw_log,
 )
+from toolkit.gstack import ingest_jsonl
 
 RECORD = {"skill": "ship", "question_id": "ship-release-pr", "question_summary": "Ship it?",
           "user_choice": "yes"}

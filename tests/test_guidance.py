@@ -6,6 +6,10 @@ import os
 import pytest
 
 from tests.helpers.guidance import TWO_WAY, counts, file_sha, log, repeated, slug_of, write_local
+from toolkit.core import database
+from toolkit.guidance import files
+from toolkit.guidance import runs
+from toolkit.guidance import traces
 from toolkit.store import db
 from toolkit.guidance import proposals as g
 

@@ -6,6 +6,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from toolkit.guidance import apply
+from toolkit.guidance import files
 from toolkit.store import db
 from toolkit.guidance import proposals as g
 from tests.helpers.guidance import (

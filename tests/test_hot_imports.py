@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import script
 from tests.helpers.hotpath import env
+from toolkit.core import jscompat
 from toolkit.core import doors, screening
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.ingest import count, dump, line, write
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.gstack import ingest
 from toolkit.gstack import ingest_jsonl

@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers import script
 from tests.helpers.hooks import make_repo, payload, question
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.gstack import ingest
 from toolkit.gstack import ingest_state

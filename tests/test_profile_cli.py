@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.profile import PROJECT, add_event, add_events
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.cli.app import cli
 

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import script
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.cli.app import cli
 

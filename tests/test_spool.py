@@ -14,6 +14,7 @@ import pytest
 
 from tests.helpers import hotpath as hp
 from tests.helpers import script
+from toolkit.core import database
 from toolkit.gstack import compat, ingest, spool
 from toolkit.store import db
 from toolkit.core import questions

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.hooks import payload, question
+from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.guidance import proposals as guidance

@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers import query
 from tests.helpers.team import invoke, ok, team_db
+from toolkit.core import database
 from toolkit.analysis import calibrate, export
 from toolkit.analysis import fit
 from toolkit.core import identity

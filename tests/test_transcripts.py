@@ -15,6 +15,7 @@ import sqlite3
 from click.testing import CliRunner
 
 from tests.helpers.hooks import make_repo, payload, question, run_hook
+from toolkit.claude import payload as hook_payload
 from toolkit.claude import hooks, transcripts
 from toolkit.cli.app import cli
 

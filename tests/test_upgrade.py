@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from tests.helpers import query
+from toolkit.core import database
 from toolkit.store import db
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
