@@ -1,9 +1,12 @@
 """Team scale on generated events: export, DuckDB report, DuckDB/Spark calibration, numpy fit.
 
-Part one builds a database of N question events (default 1,000,000) over 8 projects,
-20 developers and 12 months, plus one finding per 5 events, with set-based SQL (one
-INSERT … SELECT over a recursive counter per table: no Python per row). Then, each as its
-own process so peak memory is its own:
+Part one builds a real plantune database of N question events (default 1,000,000) over 8
+projects, 20 developers and 12 months, plus one finding per 5 events, the way a bulk
+import writes: set-based SQL (one INSERT … SELECT over a recursive counter per chunk of a
+million rows), every trigger running except the per-row rollup INSERTs, whose totals
+toolkit.rollups adds set-based per chunk as ``ingest`` does; the secondary indexes are
+built after the rows. The rollups are checked against the rows. Then, each as its own
+process so peak memory is its own:
 
 * ``plantune export --format parquet``     time and peak RSS (the export streams batches);
 * ``plantune team report``                 DuckDB over the Parquet dataset, against the
@@ -16,9 +19,18 @@ own process so peak memory is its own:
   all three must give the same threshold and tie fraction (checked).
 
 Part two (``--parquet-events``, default 10,000,000; 0 skips it) generates that many events
-straight as a Parquet dataset with DuckDB and runs the report and the three fits on it.
+straight as a Parquet dataset with DuckDB and runs the report and the fits on them.
 
-Run: ``python benchmarks/team.py [--events N] [--parquet-events N] [--dir DIR] [--keep]``.
+``--export-events N [N ...]`` measures only the Parquet export (time, peak RSS) of a
+database of each size, built in --dir if missing, to show that memory stays flat.
+
+Run: ``python benchmarks/team.py [--events N] [--parquet-events N] [--dir DIR] [--keep]``;
+the export at 1M and 10M events (build the databases first under ``nice``)::
+
+    nice -n 19 python benchmarks/team.py --dir D --events 1000000 --generate-only
+    nice -n 19 python benchmarks/team.py --dir D --events 10000000 --generate-only
+    python benchmarks/team.py --dir D --export-events 1000000 10000000
+
 The machine is shared: run it when ``uptime`` is low and read the figures as one run's.
 """
 
@@ -33,7 +45,7 @@ import tempfile
 import time
 
 from toolkit.analysis import calibrate
-from toolkit.store import db
+from toolkit.store import db, rollups
 
 BIN = os.path.dirname(sys.executable)
 PROJECTS = 8
@@ -47,90 +59,98 @@ SPAN = 365 * 86400
 H = "((i * 2654435761) % 4294967291)"
 
 
-def generate(path, n):
+EVENTS_SQL = f"""
+    WITH RECURSIVE c(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM c WHERE i + 1 < ?)
+    INSERT INTO question_log (event_key, project, ts, skill, question_id,
+        question_summary, category, door_type, options_count, user_choice, recommended,
+        followed_recommendation, session_id, source, phase, door_class, door_reason,
+        raw_json, recorded_at, developer)
+    SELECT printf('bench-%012d', i),
+        'proj-' || ((i / {EVENTS_PER_SESSION}) % {PROJECTS}),
+        strftime('%Y-%m-%dT%H:%M:%SZ', {START} + CAST(i * :step AS INTEGER), 'unixepoch'),
+        r.skill, r.id, 'Generated question about ' || r.id, r.category, r.door_type, 3,
+        CASE WHEN {H} % 100 < 8 THEN 'b' ELSE 'a' END, 'a',
+        CASE WHEN {H} % 100 < 8 THEN 0 ELSE 1 END,
+        'bs-' || (i / {EVENTS_PER_SESSION}),
+        CASE WHEN {H} % 10 < 6 THEN 'auto-decided' ELSE 'agent' END,
+        CASE (i / 10) % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng'
+            ELSE 'dx' END,
+        r.door_type, 'registry', '{{}}', '2026-01-01T00:00:00.000Z',
+        'dev' || ((i / {EVENTS_PER_SESSION}) % {DEVELOPERS}) || '@bench.example'
+    FROM c JOIN temp.reg r ON r.k = {H} % (SELECT count(*) FROM temp.reg)
+"""
+
+FINDINGS_SQL = f"""
+    WITH RECURSIVE c(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM c WHERE i + 1 < ?)
+    INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary,
+        severity, irreversibility, decision_matters, door_type, door_reason, kind,
+        recommended, score, threshold, disposition, surface_reason, choice,
+        created_at, updated_at, question_id, developer)
+    SELECT 'proj-' || ((i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}) % {PROJECTS}),
+        'bs-' || (i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}),
+        'bc-' || (i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}),
+        CASE (i * {EVENTS_PER_FINDING} / 10) % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design'
+            WHEN 2 THEN 'eng' ELSE 'dx' END,
+        'bf-' || i, 'Generated finding ' || i,
+        {H} % 3, ({H} / 3) % 3, ({H} / 9) % 3,
+        CASE WHEN {H} % 20 = 0 THEN 'one-way' ELSE 'two-way' END, 'registry',
+        CASE WHEN {H} % 50 = 1 THEN 'approval' ELSE 'finding' END, 'fix',
+        {H} % 3 + ({H} / 3) % 3 + ({H} / 9) % 3, 4,
+        CASE WHEN {H} % 5 = 0 THEN 'surfaced' ELSE 'silent' END,
+        CASE WHEN {H} % 5 = 0 THEN 'rank' END, 'fix',
+        strftime('%Y-%m-%dT%H:%M:%SZ',
+                 {START} + CAST(i * {EVENTS_PER_FINDING} * :step AS INTEGER), 'unixepoch'),
+        '2026-01-01T00:00:00.000Z', 'bf-' || i,
+        'dev' || ((i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}) % {DEVELOPERS})
+            || '@bench.example'
+    FROM c
+"""
+
+
+def generate(path, n, chunk=1_000_000):
+    """A real plantune database of N generated events and N/5 findings, written the way a
+    bulk import writes: every trigger runs except the per-row rollup INSERTs, whose totals
+    toolkit.rollups adds set-based per chunk (one transaction each), exactly as ``ingest``
+    does for a large file. The tables' secondary indexes are dropped while the rows go in
+    and built again afterwards from their own SQL (one sort per index instead of millions
+    of random B-tree inserts), so the finished schema is the migrated one."""
     conn = db.connect(path)
-    conn.execute("PRAGMA cache_size = -1048576")  # 1 GiB: the indexes stay in memory
+    conn.execute("PRAGMA cache_size = -1048576")  # 1 GiB
     conn.execute("PRAGMA temp_store = FILE")
-    registry = conn.execute("SELECT count(*) FROM registry_questions").fetchone()[0]
+    if not rollups.bulk_ready(conn):
+        raise SystemExit("the rollup trigger changed; bring toolkit/rollups.py in line first")
     conn.execute("CREATE TEMP TABLE reg AS SELECT row_number() OVER (ORDER BY id) - 1 AS k,"
                  " id, skill, category, door_type FROM registry_questions")
     step = SPAN / n
-    # The rollup triggers would run three upserts per generated row; the rows go in without
-    # them and the rollups are then filled set-based with the migration's own backfill
-    # statements, as an upgrade does.
-    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
-                            ).fetchall()
-    for name, _ in triggers:
-        conn.execute(f'DROP TRIGGER "{name}"')
-    t0 = time.perf_counter()
+    indexes = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+        " AND tbl_name IN ('question_log', 'findings') ORDER BY name").fetchall()
     with db.transaction(conn):
-        conn.execute(f"""
-            WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i + 1 < {n})
-            INSERT INTO question_log (event_key, project, ts, skill, question_id,
-                question_summary, category, door_type, options_count, user_choice, recommended,
-                followed_recommendation, session_id, source, phase, door_class, door_reason,
-                raw_json, recorded_at, developer)
-            SELECT printf('bench-%012d', i),
-                'proj-' || ((i / {EVENTS_PER_SESSION}) % {PROJECTS}),
-                strftime('%Y-%m-%dT%H:%M:%SZ', {START} + CAST(i * {step} AS INTEGER),
-                         'unixepoch'),
-                r.skill, r.id, 'Generated question about ' || r.id, r.category, r.door_type, 3,
-                CASE WHEN {H} % 100 < 8 THEN 'b' ELSE 'a' END, 'a',
-                CASE WHEN {H} % 100 < 8 THEN 0 ELSE 1 END,
-                'bs-' || (i / {EVENTS_PER_SESSION}),
-                CASE WHEN {H} % 10 < 6 THEN 'auto-decided' ELSE 'agent' END,
-                CASE (i / 10) % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng'
-                    ELSE 'dx' END,
-                r.door_type, 'registry', '{{}}', '2026-01-01T00:00:00.000Z',
-                'dev' || ((i / {EVENTS_PER_SESSION}) % {DEVELOPERS}) || '@bench.example'
-            FROM c JOIN temp.reg r ON r.k = {H} % {registry}
-        """)
+        for name, _ in indexes:
+            conn.execute(f'DROP INDEX "{name}"')
+    t0 = time.perf_counter()
+    with rollups.Window(conn) as bulk:
+        for lo in range(0, n, chunk):
+            hi = min(n, lo + chunk)
+            with db.transaction(conn):
+                bulk.insert(EVENTS_SQL.replace(":step", repr(step)), [(lo, hi)])
+            print(f"  events {hi:,}/{n:,} ({time.perf_counter() - t0:.0f} s)", flush=True)
     t1 = time.perf_counter()
     m = n // EVENTS_PER_FINDING
-    with db.transaction(conn):
-        conn.execute(f"""
-            WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i + 1 < {m})
-            INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary,
-                severity, irreversibility, decision_matters, door_type, door_reason, kind,
-                recommended, score, threshold, disposition, surface_reason, choice,
-                created_at, updated_at, question_id, developer)
-            SELECT 'proj-' || ((i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}) % {PROJECTS}),
-                'bs-' || (i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}),
-                'bc-' || (i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}),
-                CASE (i * {EVENTS_PER_FINDING} / 10) % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design'
-                    WHEN 2 THEN 'eng' ELSE 'dx' END,
-                'bf-' || i, 'Generated finding ' || i,
-                {H} % 3, ({H} / 3) % 3, ({H} / 9) % 3,
-                CASE WHEN {H} % 20 = 0 THEN 'one-way' ELSE 'two-way' END, 'registry',
-                CASE WHEN {H} % 50 = 1 THEN 'approval' ELSE 'finding' END, 'fix',
-                {H} % 3 + ({H} / 3) % 3 + ({H} / 9) % 3, 4,
-                CASE WHEN {H} % 5 = 0 THEN 'surfaced' ELSE 'silent' END,
-                CASE WHEN {H} % 5 = 0 THEN 'rank' END, 'fix',
-                strftime('%Y-%m-%dT%H:%M:%SZ',
-                         {START} + CAST(i * {EVENTS_PER_FINDING} * {step} AS INTEGER),
-                         'unixepoch'),
-                '2026-01-01T00:00:00.000Z', 'bf-' || i,
-                'dev' || ((i * {EVENTS_PER_FINDING} / {EVENTS_PER_SESSION}) % {DEVELOPERS})
-                    || '@bench.example'
-            FROM c
-        """)
+    for lo in range(0, m, chunk):
+        hi = min(m, lo + chunk)
+        with db.transaction(conn):
+            conn.execute(FINDINGS_SQL.replace(":step", repr(step)), (lo, hi))
+        print(f"  findings {hi:,}/{m:,} ({time.perf_counter() - t1:.0f} s)", flush=True)
     t2 = time.perf_counter()
-    # 0011a's statements define every total (real and simulated apart), as the rollups are now.
-    rollups = os.path.join(db.MIGRATIONS_DIR, "0011a_synthetic_rollups.sql")
-    with open(rollups, encoding="utf-8") as f:
-        backfill = [st for st in db._split_statements(f.read())
-                    if _code(st).startswith("INSERT INTO rollup_")]
     with db.transaction(conn):
-        for st in backfill:
-            conn.execute(st)
-        for _, sql in triggers:
+        for _, sql in indexes:
             conn.execute(sql)
     t3 = time.perf_counter()
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     return {"events": n, "findings": m, "events_s": t1 - t0, "findings_s": t2 - t1,
-            "rollups_s": t3 - t2, "backfill_statements": len(backfill),
-            "db_bytes": os.path.getsize(path)}
+            "indexes_s": t3 - t2, "indexes": len(indexes), "db_bytes": os.path.getsize(path)}
 
 
 def generate_parquet(directory, n):
@@ -279,14 +299,6 @@ def parquet_run(work, n, master, env):
             raise SystemExit(f"{engine} fit differs from numpy: {r} vs {fit}")
 
 
-def _code(statement):
-    """A statement without its leading comment lines."""
-    lines = statement.strip().splitlines()
-    while lines and lines[0].lstrip().startswith("--"):
-        lines.pop(0)
-    return "\n".join(lines).lstrip()
-
-
 def timed_process(args, env=None):
     """Wall time and peak RSS (MiB) of one child process (its own, from wait4); its stdout."""
     t0 = time.perf_counter()
@@ -334,6 +346,57 @@ def numpy_fit(path):
     return t1 - t0, t2 - t1, fit
 
 
+def check_rollups(path):
+    """The rollups hold exactly the generated rows (the bulk path's totals are complete)."""
+    conn = sqlite3.connect(path)
+    q = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
+    f = conn.execute("SELECT count(*) FROM findings").fetchone()[0]
+    got = conn.execute("SELECT total(questions), total(findings) FROM rollup_phase").fetchone()
+    days = conn.execute("SELECT total(events) FROM rollup_day").fetchone()[0]
+    profile = conn.execute("SELECT total(sample_size) FROM profile_totals").fetchone()[0]
+    conn.close()
+    if (got[0], got[1], days, profile) != (q, f, q, q):
+        raise SystemExit(f"rollups out of line: {q} events, {f} findings; rollup_phase {got},"
+                         f" rollup_day {days}, profile_totals {profile}")
+
+
+def database(work, n):
+    """The generated database of N events in ``work`` (built once, then reused)."""
+    path = os.path.join(work, f"events-{n}.db")
+    if not os.path.exists(path):
+        print(f"building {path} ({n:,} events)", flush=True)
+        g = generate(path + ".part", n)
+        check_rollups(path + ".part")
+        if os.path.exists(path + ".part-wal"):
+            raise SystemExit(f"{path}.part was not closed cleanly")
+        os.replace(path + ".part", path)
+        print(f"generated {g['events']:,} events in {g['events_s']:.1f} s and"
+              f" {g['findings']:,} findings in {g['findings_s']:.1f} s (rollups added"
+              f" set-based per chunk), {g['indexes']} indexes built in {g['indexes_s']:.1f} s"
+              f" ({g['db_bytes'] / 2**30:.2f} GiB)", flush=True)
+    return path
+
+
+def export_run(work, sizes):
+    """`plantune export --format parquet` of each generated database: time, peak RSS."""
+    plantune = os.path.join(BIN, "plantune")
+    for n in sizes:
+        path = database(work, n)
+        out = os.path.join(work, f"export-{n}")
+        shutil.rmtree(out, ignore_errors=True)
+        env = dict(os.environ, PLANTUNE_DB=path, GSTACK_STATE_ROOT=work, HOME=work)
+        load = os.getloadavg()[0]
+        wall, peak, text = timed_process(
+            [plantune, "export", out, "--format", "parquet", "--json"], env)
+        rows = sum(d["rows"] for d in json.loads(text)["datasets"].values())
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out)
+                   for f in fs)
+        print(f"[export {n:,} events] {wall:.1f} s, peak RSS {peak:.0f} MiB, {rows:,} rows"
+              f" ({rows / wall:,.0f} rows/s), {size / 2**20:.0f} MiB on disk"
+              f" (load {load:.2f} before, {os.getloadavg()[0]:.2f} after)", flush=True)
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=1_000_000,
@@ -348,25 +411,31 @@ def main():
                          " report and the fits on them.")
     ap.add_argument("--skip-sqlite", action="store_true",
                     help="Only the Parquet part (with --parquet-events).")
+    ap.add_argument("--export-events", type=int, nargs="+", metavar="N",
+                    help="Only measure `plantune export --format parquet` (time, peak RSS) of"
+                         " a generated database of each N events (built in --dir if missing;"
+                         " build it first under `nice` with --generate-only) and stop.")
     args = ap.parse_args()
     work = args.dir or tempfile.mkdtemp(prefix="plantune-team-bench-")
     os.makedirs(work, exist_ok=True)
-    path = os.path.join(work, "bench.db")
+    if args.export_events:
+        print(f"load before: {os.getloadavg()[0]:.2f} (2 cores, shared)", flush=True)
+        export_run(work, args.export_events)
+        if not args.dir:
+            shutil.rmtree(work, ignore_errors=True)
+        return
+    if args.generate_only:
+        database(work, args.events)
+        return
+    path = database(work, args.events) if not args.skip_sqlite else None
     out = os.path.join(work, "export")
-    env = dict(os.environ, PLANTUNE_DB=path, GSTACK_STATE_ROOT=work, HOME=work)
+    env = dict(os.environ, PLANTUNE_DB=path or os.path.join(work, "plantune.db"),
+               GSTACK_STATE_ROOT=work, HOME=work)
     plantune = os.path.join(BIN, "plantune")
     print(f"load before: {os.getloadavg()[0]:.2f} (2 cores, shared)", flush=True)
     if args.parquet_events:
         parquet_run(work, args.parquet_events, args.master, env)
     if args.skip_sqlite:
-        return
-    if not os.path.exists(path):
-        g = generate(path, args.events)
-        print(f"generated {g['events']:,} events in {g['events_s']:.1f} s and {g['findings']:,}"
-              f" findings in {g['findings_s']:.1f} s, rollups ({g['backfill_statements']}"
-              f" statements) in {g['rollups_s']:.1f} s ({g['db_bytes'] / 2**30:.2f} GiB)",
-              flush=True)
-    if args.generate_only:
         return
     shutil.rmtree(out, ignore_errors=True)
     wall, peak, text = timed_process([plantune, "export", out, "--json"], env)

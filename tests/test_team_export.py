@@ -97,9 +97,11 @@ def test_incremental_export_adds_only_new_rows_and_rewrites_changed_partitions(t
     # Nothing new: nothing written, the folder is left as it was.
     again = json.loads(ok(["export", out, "--db", team, "--json"]).output)
     assert all(d["rows"] == 0 for d in again["datasets"].values())
-    # One new event: one new file holding exactly that row.
+    # One new event in a partition that exists (the month of proj-a's latest event: some
+    # rows are stamped with today's date): one new file holding exactly that row.
+    latest = query(team, "SELECT max(ts) FROM question_log WHERE project = 'proj-a'")[0][0]
     event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
-             "user_choice": "yes", "ts": "2026-11-03T00:00:00Z", "session_id": "new-s"}
+             "user_choice": "yes", "ts": latest, "session_id": "new-s"}
     ok(["log", json.dumps(event), "--project", "proj-a", "--db", team],
        developer="alice@example.com")
     third = json.loads(ok(["export", out, "--db", team, "--json"]).output)
@@ -345,3 +347,39 @@ def test_a_project_name_the_folder_must_encode_comes_back_exactly(tmp_path):
     assert os.path.isdir(os.path.join(out, "question_events", "project=odd%20project%2Fx"))
     report = teams.report(out, include_synthetic=True)
     assert sorted(r["project"] for r in report["questions"]) == ["odd project/x", "plain"]
+
+
+def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
+    from toolkit.pacing import rank as pacing
+    from toolkit.store import db
+
+    out = str(tmp_path / "out")
+    ok(["export", out, "--db", team])
+    fresh = str(tmp_path / "fresh.db")
+    result = json.loads(ok(["team", "calibrate", out, "--store", "--db", fresh, "--json"])
+                        .output)
+    cid = result["calibration_id"]
+    row = query(fresh, "SELECT project, developer, fitted_on, threshold, tie_fraction,"
+                       " n_findings, synthetic, json_extract(details_json, '$.engine')"
+                       " FROM calibrations WHERE id = ?", (cid,))
+    assert row == [("__global__", "team", "team", result["threshold"], result["tie_fraction"],
+                    result["n"], 0, "duckdb")]
+    listed = {r["id"]: r for r in json.loads(ok(["calibrations", "list", "--db", fresh,
+                                                   "--json"]).output)}
+    assert listed[cid]["fitted_on"] == "team" and not listed[cid]["active"]
+    assert "team" in ok(["calibrations", "list", "--db", fresh]).output
+    conn = db.connect(fresh)
+    try:
+        # Newest and the only one, yet the default rule ranks until it is pinned.
+        assert pacing.calibration_in_force(conn, "proj-a") is None
+        ok(["calibrations", "use", str(cid), "--db", fresh])
+        assert pacing.calibration_in_force(conn, "proj-a")[0] == cid
+    finally:
+        conn.close()
+    text = ok(["team", "calibrate", out, "--store", "--db", fresh]).output
+    assert "ranks nothing until pinned" in text
+    # A fit that may include simulated findings is stored synthetic.
+    again = json.loads(ok(["team", "calibrate", out, "--store", "--include-synthetic",
+                           "--db", fresh, "--json"]).output)
+    assert query(fresh, "SELECT synthetic FROM calibrations WHERE id = ?",
+                 (again["calibration_id"],)) == [(1,)]

@@ -10,6 +10,7 @@ import pytest
 from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
 from toolkit.store import db, paths
 from toolkit.core import identity
+from toolkit.pacing import rank as pacing
 
 ATTRIBUTED = ("question_log", "preference_events", "preferences", "findings", "calibrations")
 
@@ -285,3 +286,152 @@ def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
     assert p.returncode == 0, p.stderr
     assert query(db_file, "SELECT developer FROM question_log ORDER BY id") == [
         ("hook.user@example.com",), ("override@example.com",)]
+
+
+# ---------------------------------------------------------------- the rest of a history
+
+
+def _history(path, developer, n):
+    """A declared profile, an office-hours session, a trace run and a guidance proposal."""
+    ok(["profile", "declare", "autonomy", f"0.{n}", "--db", path], developer=developer)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO office_hours_sessions (session_key, ts, mode, raw_json, origin,"
+                 " recorded_at) VALUES (?, '2026-10-01T10:00:00Z', 'builder', '{}', 'test',"
+                 " '2026-10-01T10:00:00Z')", (f"oh-{developer}",))
+    conn.execute("INSERT INTO trace_runs (run_id, project, session_id, created_at,"
+                 " guidance_mode) VALUES (?, 'proj-a', 's1', '2026-10-01', 'propose')",
+                 (f"run-{developer}",))
+    conn.execute("INSERT INTO guidance_proposals (id, project, created_at, project_dir,"
+                 " items_json) VALUES (?, 'proj-a', '2026-10-01', ?, ?)",
+                 (f"prop{n}xxxxxx", os.path.dirname(path),
+                  json.dumps([{"id": "x", "section": "Preferences", "text": "t"}])))
+    conn.commit()
+    conn.close()
+
+
+OWNED = ("office_hours_sessions", "trace_runs", "guidance_proposals")
+
+
+def test_profile_office_hours_traces_and_proposals_merge_per_developer(tmp_path):
+    a, b, team = team_db(tmp_path)
+    _history(a, "alice@example.com", 2)
+    _history(b, "bob@example.com", 9)
+    ok(["merge", a, b, "--db", team])
+    sa, sb = [r[0] for r in query(team, "SELECT id FROM merge_sources ORDER BY id")]
+    assert query(team, "SELECT developer, scope, value, synthetic, merged_from FROM"
+                       " developer_declared_profile WHERE dimension = 'autonomy'"
+                       " ORDER BY developer") == [
+        ("alice@example.com", "__global__", 0.2, 0, sa),
+        ("bob@example.com", "__global__", 0.9, 0, sb)]
+    # Neither profile is folded into the team database's own.
+    assert query(team, "SELECT count(*) FROM declared_profile") == [(0,)]
+    for table, key, alice, bob in (
+            ("office_hours_sessions", "session_key", "oh-alice@example.com", "oh-bob@example.com"),
+            ("trace_runs", "run_id", "run-alice@example.com", "run-bob@example.com"),
+            ("guidance_proposals", "id", "prop2xxxxxx", "prop9xxxxxx")):
+        got = query(team, f"SELECT {key}, developer, merged_from FROM {table}"
+                          f" WHERE {key} IN (?, ?) ORDER BY 1", (alice, bob))
+        assert got == [(alice, "alice@example.com", sa), (bob, "bob@example.com", sb)], table
+    before = {t: query(team, f"SELECT * FROM {t} ORDER BY 1")
+              for t in OWNED + ("developer_declared_profile",)}
+    again = json.loads(ok(["merge", a, b, "--db", team, "--json"]).output)
+    for table in OWNED + ("declared_profile",):
+        assert [r["tables"][table]["added"] + r["tables"][table]["updated"]
+                for r in again] == [0, 0], table
+    assert {t: query(team, f"SELECT * FROM {t} ORDER BY 1") for t in before} == before
+    # A merged proposal is evidence here: it is applied where it was made.
+    result = invoke(["guidance", "apply", "prop2xxxxxx", "--db", team])
+    assert result.exit_code == 1 and "merged from another database" in result.output
+
+
+def test_later_changes_follow_and_deleted_rows_never_come_back(tmp_path):
+    a, b, team = team_db(tmp_path)
+    _history(a, "alice@example.com", 2)
+    ok(["merge", a, "--db", team])
+    conn = sqlite3.connect(a)
+    conn.execute("UPDATE guidance_proposals SET status = 'applied', applied_at = '2026-10-02'")
+    conn.execute("DELETE FROM office_hours_sessions")
+    conn.commit()
+    conn.close()
+    ok(["profile", "declare", "autonomy", "0.5", "--db", a], developer="alice@example.com")
+    result = json.loads(ok(["merge", a, "--db", team, "--json"]).output)[0]["tables"]
+    assert result["guidance_proposals"]["updated"] == 1
+    assert result["office_hours_sessions"]["removed"] == 1
+    assert result["declared_profile"]["updated"] == 1
+    assert query(team, "SELECT status, applied_at FROM guidance_proposals") == [
+        ("applied", "2026-10-02")]
+    assert query(team, "SELECT count(*) FROM office_hours_sessions") == [(0,)]
+    assert query(team, "SELECT value FROM developer_declared_profile WHERE developer ="
+                       " 'alice@example.com' AND dimension = 'autonomy'") == [(0.5,)]
+    # Another source's row with the same key is never overwritten by this one.
+    _history(b, "bob@example.com", 2)
+    ok(["merge", b, "--db", team])
+    assert query(team, "SELECT developer, status FROM guidance_proposals") == [
+        ("alice@example.com", "applied")]
+
+
+def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
+    lone = str(tmp_path / "lone.db")
+    ok(["profile", "declare", "autonomy", "0.4", "--db", lone])
+    team = str(tmp_path / "team.db")
+    result = invoke(["merge", lone, "--db", team])
+    assert result.exit_code == 1 and "declared_profile cannot be attributed" in result.output
+    assert "--developer" in result.output
+    assert query(team, "SELECT count(*) FROM merge_sources") == [(0,)]
+    ok(["merge", lone, "--developer", "Lone@Example.com", "--db", team])
+    assert query(team, "SELECT developer, value FROM developer_declared_profile") == [
+        ("lone@example.com", 0.4)]
+
+
+def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_path):
+    from toolkit.pacing import rank as pacing
+
+    a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
+    ok(["calibrate", "--include-synthetic", "--force", "--db", a], developer="alice@example.com")
+    conn = db.connect(a)
+    own = pacing.calibration_in_force(conn, "proj-a", include_synthetic=True)
+    conn.close()
+    assert own is not None
+    team = str(tmp_path / "team.db")
+    ok(["merge", a, "--db", team])
+    conn = db.connect(team)
+    try:
+        assert query(team, "SELECT count(*) FROM calibrations") == [(1,)]
+        assert pacing.calibration_in_force(conn, "proj-a", include_synthetic=True) is None
+    finally:
+        conn.close()
+
+
+def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp_path):
+    """A source written before calibrations carried `synthetic` (migration 0011b): a fit that
+    was allowed simulated findings arrives marked simulated, a real fit stays real, and the
+    simulated one never becomes the calibration real ranking uses."""
+    mig = tmp_path / "migrations"
+    mig.mkdir()
+    for name, path in db.default_schema().migrations:
+        if name < "0011b":
+            (mig / name).write_text(Path(path).read_text(encoding="utf-8"))
+    (tmp_path / "no-views").mkdir()
+    old = str(tmp_path / "old.db")
+    conn = db.connect(old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views")))
+    with db.transaction(conn):
+        for created, include_synthetic in (("2026-10-01T00:00:00.000Z", 0), ("2026-10-02T00:00:00.000Z", 1)):
+            conn.execute(
+                "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction,"
+                " score_function, n_findings, include_synthetic)"
+                " VALUES ('proj-a', ?, 0.2, 3, 0.5, 'additive', 400, ?)", (created, include_synthetic))
+    conn.close()
+    team = str(tmp_path / "team.db")
+    ok(["merge", old, "--developer", "old@example.com", "--db", team])
+    assert query(team, "SELECT include_synthetic, synthetic FROM calibrations ORDER BY created_at") == [
+        (0, 0), (1, 1)]
+    # Even pinned (a merged calibration ranks only when pinned), the simulated one is never
+    # the calibration in force for real findings.
+    (sim_id,) = query(team, "SELECT id FROM calibrations WHERE include_synthetic = 1")[0]
+    conn = db.connect(team)
+    with db.transaction(conn):
+        conn.execute("INSERT INTO calibration_pins (scope, calibration_id, pinned_at)"
+                     " VALUES ('proj-a', ?, '2026-10-03T00:00:00.000Z')", (sim_id,))
+    in_force = pacing.calibration_in_force(conn, "proj-a")
+    conn.close()
+    assert in_force is None or in_force["id"] != sim_id, in_force

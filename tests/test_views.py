@@ -102,14 +102,14 @@ def insert_event(conn, id=None, project="p", session_id="s", phase="eng", ts="20
 
 
 def insert_finding(conn, project, session_id, phase, finding_id, disposition, surface_reason, door_type,
-                   created_at, synthetic=0):
+                   created_at, synthetic=0, chain_id=None, flipped_at=None):
     cur = conn.execute(
         "INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary, severity,"
         " irreversibility, decision_matters, door_type, door_reason, score, threshold, disposition,"
-        " surface_reason, created_at, updated_at, synthetic)"
-        " VALUES (?, ?, ?, ?, ?, 'A finding', 1, 1, 1, ?, 'test', 3, 4, ?, ?, ?, ?, ?)",
-        (project, session_id, "chain-" + session_id, phase, finding_id, door_type, disposition,
-         surface_reason, created_at, created_at, synthetic),
+        " surface_reason, created_at, updated_at, synthetic, flipped_at)"
+        " VALUES (?, ?, ?, ?, ?, 'A finding', 1, 1, 1, ?, 'test', 3, 4, ?, ?, ?, ?, ?, ?)",
+        (project, session_id, chain_id or "chain-" + session_id, phase, finding_id, door_type, disposition,
+         surface_reason, created_at, created_at, synthetic, flipped_at),
     )
     return cur.lastrowid
 
@@ -500,6 +500,27 @@ REFERENCE = {
         " WHERE source != 'auto-decided' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
         "SELECT project, question_id, user_choice, synthetic, answers FROM rollup_choice ORDER BY 1, 2, 3, 4",
     ),
+    "rollup_pacing": (
+        "SELECT project, session_id, chain_id, phase, synthetic, count(*), sum(disposition = 'surfaced'),"
+        " sum(surface_reason IS NOT NULL), sum(surface_reason IS 'one-way'), sum(surface_reason IS 'gate'),"
+        " sum(surface_reason IS 'rank'), sum(surface_reason IS 'flip'), sum(disposition = 'silent'),"
+        " sum(flipped_at IS NOT NULL), min(created_at)"
+        " FROM findings GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5",
+        "SELECT project, session_id, chain_id, phase, synthetic, findings, surfaced, reasons, surfaced_one_way,"
+        " surfaced_gate, surfaced_rank, surfaced_flip, silent, flipped, ranked_at"
+        " FROM rollup_pacing ORDER BY 1, 2, 3, 4, 5",
+    ),
+    # The view over rollup_pacing gives exactly what grouping every pacing decision gave.
+    "pacing_phase_counts": (
+        "SELECT project, session_id, chain_id, phase, synthetic, count(*), sum(disposition = 'surfaced'),"
+        " sum(surface_reason = 'one-way'), sum(surface_reason = 'gate'), sum(surface_reason = 'rank'),"
+        " sum(surface_reason = 'flip'), sum(disposition = 'silent'), sum(flipped),"
+        " sum(disposition = 'surfaced' AND answer_event_id IS NOT NULL), min(created_at)"
+        " FROM pacing_decisions GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5",
+        "SELECT project, session_id, chain_id, phase, synthetic, findings, surfaced, surfaced_one_way,"
+        " surfaced_gate, surfaced_rank, surfaced_flip, silent, flipped, answered, ranked_at"
+        " FROM pacing_phase_counts ORDER BY 1, 2, 3, 4, 5",
+    ),
 }
 
 
@@ -543,6 +564,34 @@ def test_rollups_follow_updates_and_deletes(history):
         assert history.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
 
 
+def test_pacing_rollup_keeps_each_groups_first_ranking_and_reasons(conn):
+    t = [f"2026-01-0{d}T10:00:00.000Z" for d in (1, 2, 3)]
+
+    def group(chain):
+        return conn.execute(
+            "SELECT findings, surfaced, surfaced_one_way, surfaced_rank, silent, flipped, ranked_at"
+            " FROM pacing_phase_counts WHERE chain_id = ?", (chain,)).fetchone()
+
+    with db.transaction(conn):
+        insert_finding(conn, "p", "s1", "eng", "f1", "silent", None, "two-way", t[1], chain_id="c1")
+        insert_finding(conn, "p", "s1", "eng", "f2", "silent", None, "two-way", t[2], chain_id="c1")
+    # a later finding keeps the first ranking time; no reason at all gives empty per-reason totals
+    assert tuple(group("c1")) == (2, 0, None, None, 2, 0, t[1])
+    with db.transaction(conn):
+        f0 = insert_finding(conn, "p", "s1", "eng", "f0", "surfaced", "rank", "two-way", t[0], chain_id="c1")
+    assert tuple(group("c1")) == (3, 1, 0, 1, 2, 0, t[0])
+    assert_rollups_exact(conn)
+    with db.transaction(conn):
+        conn.execute("DELETE FROM findings WHERE id = ?", (f0,))
+        conn.execute("UPDATE findings SET flipped_at = ? WHERE finding_id = 'f2'", (t[2],))
+    assert tuple(group("c1")) == (2, 0, None, None, 2, 1, t[1])
+    with db.transaction(conn):
+        conn.execute("UPDATE findings SET chain_id = 'c2' WHERE finding_id = 'f1'")
+    assert tuple(group("c1")) == (1, 0, None, None, 1, 1, t[2])
+    assert tuple(group("c2")) == (1, 0, None, None, 1, 0, t[1])
+    assert_rollups_exact(conn)
+
+
 def test_duplicate_event_key_is_ignored_and_counted_once(conn):
     with db.transaction(conn):
         insert_event(conn, event_key="same")
@@ -568,12 +617,15 @@ EVENT = st.fixed_dictionaries({
     "door_class": st.sampled_from([None, "one-way", "two-way"]), "door_type": st.sampled_from([None, "one-way"]),
     "synthetic": st.sampled_from([0, 0, 1]),
 })
-DECISIONS = st.sampled_from([("surfaced", "rank"), ("surfaced", "flip"), ("silent", None)])
+DECISIONS = st.sampled_from([("surfaced", "rank"), ("surfaced", "flip"), ("surfaced", "one-way"),
+                             ("surfaced", "gate"), ("surfaced", None), ("silent", None)])
 FINDING = st.builds(
-    lambda project, session_id, phase, decision, created_at, synthetic: dict(
+    lambda project, session_id, phase, decision, created_at, synthetic, chain_id, flipped_at: dict(
         project=project, session_id=session_id, phase=phase, disposition=decision[0],
-        surface_reason=decision[1], created_at=created_at, synthetic=synthetic),
+        surface_reason=decision[1], created_at=created_at, synthetic=synthetic, chain_id=chain_id,
+        flipped_at=flipped_at),
     PROJECTS, st.sampled_from(["s1", "s1", ""]), PHASES, DECISIONS, TIMES, st.sampled_from([0, 0, 1]),
+    st.sampled_from(["c1", "c1", "c2"]), st.sampled_from([None, None, "2026-01-04T10:00:00.000Z"]),
 )
 INSERT = st.tuples(st.just("insert"), EVENT)
 INSERT_FINDING = st.tuples(st.just("insert_finding"), FINDING)
@@ -620,7 +672,8 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
                 f = op[1]
                 counter += 1
                 insert_finding(conn, f["project"], f["session_id"], f["phase"], f"f{counter}", f["disposition"],
-                               f["surface_reason"], "two-way", f["created_at"], f["synthetic"])
+                               f["surface_reason"], "two-way", f["created_at"], f["synthetic"],
+                               chain_id=f["chain_id"], flipped_at=f["flipped_at"])
             else:
                 ids = [r[0] for r in conn.execute("SELECT id FROM findings ORDER BY id")]
                 if not ids:
@@ -632,9 +685,10 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
                     f = op[2]
                     conn.execute(
                         "UPDATE findings SET project = ?, session_id = ?, phase = ?, disposition = ?,"
-                        " surface_reason = ?, created_at = ?, synthetic = ? WHERE id = ?",
+                        " surface_reason = ?, created_at = ?, synthetic = ?, chain_id = ?, flipped_at = ?"
+                        " WHERE id = ?",
                         (f["project"], f["session_id"], f["phase"], f["disposition"], f["surface_reason"],
-                         f["created_at"], f["synthetic"], target),
+                         f["created_at"], f["synthetic"], f["chain_id"], f["flipped_at"], target),
                     )
             assert_rollups_exact(conn)
     conn.close()
@@ -843,4 +897,23 @@ def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
         insert_event(conn, project="alpha", session_id="s1", phase="ceo", ts=D4 + "09:00:00.000Z", synthetic=1)
         conn.execute("DELETE FROM question_log WHERE id = 1")
     assert_rollups_exact(conn)
+    conn.close()
+
+
+# Views with one row per event or finding: the first page reads only the rows it shows (no
+# sort or grouping of the whole table), and the count and facets read each row once through
+# the table or an index, without looking up answers or the registry for every row.
+ROW_VIEWS = ["question_events", "finding_scores", "pacing_decisions", "pacing_phase_counts", "run_questions"]
+
+
+@pytest.mark.parametrize("view", ROW_VIEWS)
+def test_row_view_pages_read_each_row_at_most_once_through_an_index(large_log, view):
+    conn = sqlite3.connect(large_log)
+    scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
+    first_page, *rest = datasette_queries(view, load_metadata())
+    steps = vm_steps(conn, first_page)
+    assert steps < scan / 4, f"{first_page!r} took {steps} steps; one scan of the log takes {scan}"
+    for sql in rest:
+        steps = vm_steps(conn, sql)
+        assert steps < 3 * scan, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
     conn.close()

@@ -861,14 +861,17 @@ def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, inc
     return out
 
 
-def store(conn, report):
+def store(conn, report, fitted_on="own", developer=None):
     """Insert the calibration row for ``report`` and its 'fitted' event; returns its id.
 
     A fit that used any simulated finding is stored synthetic = 1, so it never ranks real
     findings. A fit that fails the confidence guard is stored low_confidence = 1: callers
     that enforce the guard (``plantune calibrate`` without --force) never get here with one.
+    A team fit (``fitted_on='team'``) has no session bootstrap to guard with; it is in
+    force only once pinned.
     """
-    low_confidence = not confidence(report)["ok"]
+    team = fitted_on == "team"
+    low_confidence = not team and not confidence(report)["ok"]
     from toolkit.pacing import rank as pacing
 
     core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
@@ -883,17 +886,18 @@ def store(conn, report):
             "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"
             " weights_json, achieved_rate, ci_low, ci_high, n_findings, n_sessions, override_recall,"
             " window_start, window_end, include_synthetic, details_json, source, synthetic, low_confidence,"
-            " developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " developer, fitted_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 report["project"], now, report["target"], report["threshold"], report["tie_fraction"],
                 report["score_function"], json.dumps(report["weights"], sort_keys=True), report["achieved_rate"],
                 report["ci_low"], report["ci_high"], report["n_findings"], report["n_sessions"],
                 report["override_recall"], report["window_start"], report["window_end"],
                 int(report["include_synthetic"]), json.dumps(details, sort_keys=True),
-                report.get("source", "findings"), synthetic, int(bool(low_confidence)), identity.developer(),
+                report.get("source", "findings"), synthetic, int(bool(low_confidence)),
+                developer or identity.developer(), fitted_on,
             ),
         )
-        notes = []
+        notes = ["team fit: in force only when pinned (calibrations use)"] if team else []
         if synthetic:
             notes.append("fitted on simulated findings: never ranks real ones")
         if low_confidence:
@@ -1066,7 +1070,8 @@ def listing(conn, project=None):
     rows = [dict(r) for r in conn.execute(
         "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
         " c.tie_fraction, c.achieved_rate, c.ci_low, c.ci_high, c.override_recall, c.score_function,"
-        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source"
+        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source, c.developer,"
+        " c.fitted_on, c.merged_from"
         " FROM calibrations c LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
         " WHERE (:project IS NULL OR c.project = :project)"
         " ORDER BY c.created_at DESC, c.id DESC", {"project": project})]

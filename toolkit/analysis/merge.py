@@ -8,10 +8,19 @@ Each source is attached read-only and copied with set-based ``INSERT … SELECT`
 - calibrations by a merge key (source database id + its row id);
 - findings by (session, finding id), with their links re-pointed at the team database's
   copies of the answering event and the calibration;
-- preferences into ``developer_preferences``, one row per developer, scope and question: a
-  developer's preferences are never folded into anyone else's, nor into the team
-  database's own ``preferences``. A preference a source no longer holds is removed from
-  that source's merged copy, so a cleared preference never comes back through a merge.
+- office-hours sessions by their session keys, trace runs by run id and guidance
+  proposals by id (a proposal's later status, and a trace run's later state, follow on
+  a re-merge; a merged proposal is evidence here, never applied from the team database);
+- preferences into ``developer_preferences`` and declared profiles into
+  ``developer_declared_profile``, one row per developer, scope and key: what a developer
+  chose or declared is never folded into anyone else's, nor into the team database's own
+  ``preferences`` or ``declared_profile``. A row a source no longer holds is removed from
+  that source's merged copy, so a cleared preference, a deleted profile or office-hours
+  session never comes back through a merge.
+
+Rows of a table with no developer of their own (declared profile, office hours, trace
+runs, proposals) belong to the source's developer: ``--developer``, else the one developer
+its attributed rows name; a source whose rows name several, or none, needs ``--developer``.
 
 Every merged row keeps its developer and the merge source it came from
 (``merge_sources``). A source whose schema has a migration this plantune does not know is
@@ -28,6 +37,25 @@ from toolkit.store import db
 
 # Tables copied by key, in dependency order (findings point at events and calibrations).
 KEYED_TABLES = ("question_log", "preference_events", "calibrations", "findings")
+# Tables copied by their own unique key: (key column, rows can change later, rows can be
+# deleted in the source). Their rows name no developer in a developer's own database.
+OWNED_TABLES = {
+    "office_hours_sessions": ("session_key", False, True),
+    "trace_runs": ("run_id", True, False),
+    "guidance_proposals": ("id", True, False),
+}
+# Per-developer snapshots: source table -> (team table, key columns, value columns).
+SNAPSHOTS = {
+    "preferences": ("developer_preferences", ("scope", "question_id"),
+                    ("preference", "raw_value", "source", "free_text", "synthetic",
+                     "updated_at")),
+    "declared_profile": ("developer_declared_profile", ("scope", "dimension"),
+                         ("value", "source", "synthetic", "declared_at")),
+}
+# Defaults for value columns an older source schema lacks.
+_SNAPSHOT_DEFAULTS = {"source": "'unknown'", "synthetic": "0"}
+# Tables whose developer is the source's when they carry none of their own.
+_OWNER_TABLES = ("declared_profile",) + tuple(OWNED_TABLES)
 # Columns the merge sets itself rather than copying.
 _OWN_COLUMNS = {"id", "developer", "merged_from", "merge_key", "answer_event_id", "calibration_id"}
 
@@ -39,9 +67,11 @@ class MergeError(Exception):
 class Source:
     """A checked source database: path, identity, schema facts."""
 
-    def __init__(self, path, database_id, migrations, unattributed):
+    def __init__(self, path, database_id, migrations, unattributed, owner=""):
         self.path, self.database_id = path, database_id
         self.migrations, self.unattributed = migrations, unattributed
+        # The developer of rows that name none (see _OWNER_TABLES).
+        self.owner = owner
 
 
 def _open_readonly(path):
@@ -95,22 +125,50 @@ def inspect_source(path, known_migrations, developer=None):
             raise MergeError(
                 f"{path}: some rows record no developer ({', '.join(unattributed)});"
                 " name their developer with --developer")
-        return Source(path, database_id, names, unattributed)
+        owner = developer or ""
+        ownerless = [t for t in _OWNER_TABLES if t in tables and conn.execute(
+            f"SELECT 1 FROM {t}"
+            + (" WHERE developer = ''" if "developer" in _columns(conn, "main", t) else "")
+            + " LIMIT 1").fetchone()]
+        if ownerless and not owner:
+            owners = _developers(conn)
+            if len(owners) != 1:
+                said = "rows of several developers" if owners else "no developer"
+                raise MergeError(
+                    f"{path}: its {', '.join(ownerless)} cannot be attributed (it records"
+                    f" {said}); name their developer with --developer")
+            owner = owners.pop()
+        return Source(path, database_id, names, unattributed, owner)
     except sqlite3.DatabaseError as e:
         raise MergeError(f"{path}: not a plantune database ({e})") from None
     finally:
         conn.close()
 
 
+def _developers(conn, most=2):
+    """Up to ``most`` distinct developers named by a database's attributed rows."""
+    found = set()
+    for table in KEYED_TABLES + ("preferences",):
+        if "developer" in _columns(conn, "main", table):
+            found.update(r[0] for r in conn.execute(
+                f"SELECT DISTINCT developer FROM {table} WHERE developer != '' LIMIT ?", (most,)))
+        if len(found) >= most:
+            break
+    return found
+
+
 def _columns(conn, schema, table):
     return [r[1] for r in conn.execute(f'PRAGMA "{schema}".table_info("{table}")')]
 
 
-def _developer_expr(src_cols, developer):
-    """SQL for a merged row's developer: --developer wins, else the row's own."""
+def _developer_expr(src_cols, developer, alias="s"):
+    """SQL for a merged row's developer: --developer wins, else the row's own, else the
+    source's developer (:owner)."""
     if developer:
         return ":developer"
-    return "s.developer" if "developer" in src_cols else ":developer"
+    if "developer" in src_cols:
+        return f"coalesce(nullif({alias}.developer, ''), :owner)"
+    return ":owner"
 
 
 def merge(conn, paths, developer=None, progress=None):
@@ -147,11 +205,14 @@ def _merge_one(conn, source, developer):
         with db.transaction(conn):
             source_id = _source_row(conn, source, developer or "", now)
             params = {"developer": developer or "", "source": source_id,
-                      "dbid": source.database_id}
+                      "dbid": source.database_id, "owner": source.owner}
             counts = {}
             for table in KEYED_TABLES:
                 counts[table] = _copy_keyed(conn, table, params)
-            counts["preferences"] = _copy_preferences(conn, params)
+            for table in OWNED_TABLES:
+                counts[table] = _copy_owned(conn, table, params)
+            for table in SNAPSHOTS:
+                counts[table] = _copy_snapshot(conn, table, params)
             conn.execute("UPDATE merge_sources SET last_merged_at = ?, counts_json = json(?),"
                          " path = ? WHERE id = ?",
                          (now, _json(counts), os.path.abspath(source.path), source_id))
@@ -192,6 +253,13 @@ def _copy_keyed(conn, table, params):
         key = "coalesce(s.merge_key, :dbid || ':' || s.id)" if "merge_key" in src_cols \
             else ":dbid || ':' || s.id"
         values.append(key)
+        if "synthetic" not in src_cols:
+            # A source from before calibrations were marked synthetic: as the migration that
+            # added the mark did, a fit that was allowed simulated findings is taken as
+            # simulated, so it never ranks real findings here.
+            names.append("synthetic")
+            values.append("coalesce(s.include_synthetic, 0)" if "include_synthetic" in src_cols
+                          else "0")
     if table == "findings":
         names += ["answer_event_id", "calibration_id"]
         values += [
@@ -210,47 +278,73 @@ def _copy_keyed(conn, table, params):
     return {"source": total, "added": added}
 
 
-def _copy_preferences(conn, params):
-    """A source's preferences, as a snapshot per developer: added, updated and removed."""
-    src_cols = _columns(conn, "src", "preferences")
-    dev = _developer_expr(src_cols, params["developer"])
-    cols = ("scope", "question_id", "preference", "raw_value", "source", "free_text",
-            "synthetic", "updated_at")
-    select = (f"SELECT {dev} AS developer, " + ", ".join(
-        f"s.{c}" if c in src_cols else f"NULL AS {c}" for c in cols) + " FROM src.preferences s")
-    selects = [select]
-    if conn.execute("SELECT 1 FROM src.sqlite_master WHERE name = 'developer_preferences'"
-                    ).fetchone():
-        # A team database merged into another: its developers' preferences come along.
-        selects.append("SELECT " + ("d.developer" if not params["developer"] else ":developer")
-                       + ", " + ", ".join(f"d.{c}" for c in cols)
-                       + " FROM src.developer_preferences d")
-    conn.execute("CREATE TEMP TABLE merge_prefs AS " + " UNION ALL ".join(selects),
-                 {"developer": params["developer"]})
-    try:
-        total = conn.execute("SELECT count(*) FROM temp.merge_prefs").fetchone()[0]
+def _copy_owned(conn, table, params):
+    """Copy one table keyed by its own unique column: new rows added; rows that change in
+    the source (a proposal applied, a trace run completed) updated, but only the copies
+    this source wrote; rows the source deleted removed from its copies."""
+    key, mutable, deletable = OWNED_TABLES[table]
+    src_cols = _columns(conn, "src", table)
+    dst_cols = _columns(conn, "main", table)
+    common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS or c == key]
+    names = common + ["developer", "merged_from"]
+    values = [f's."{c}"' for c in common]
+    values += [_developer_expr(src_cols, params["developer"]), ":source"]
+    quoted = ", ".join(f'"{n}"' for n in names)
+    total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
+    removed = 0
+    if deletable:
         removed = conn.execute(
-            "DELETE FROM developer_preferences WHERE merged_from = :source AND NOT EXISTS"
-            " (SELECT 1 FROM temp.merge_prefs p WHERE p.developer = developer_preferences.developer"
-            " AND p.scope = developer_preferences.scope"
-            " AND p.question_id = developer_preferences.question_id)", params).rowcount
-        before = conn.execute("SELECT count(*) FROM developer_preferences").fetchone()[0]
+            f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
+            f' (SELECT 1 FROM src.{table} s WHERE s."{key}" = main.{table}."{key}")',
+            params).rowcount
+    before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
+    sql = (f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
+           f' FROM src.{table} AS s WHERE true ORDER BY s."{key}" ON CONFLICT ("{key}")')
+    if mutable:
+        changing = [n for n in names if n not in (key, "merged_from")]
+        sql += (" DO UPDATE SET " + ", ".join(f'"{n}" = excluded."{n}"' for n in changing)
+                + f" WHERE {table}.merged_from IS excluded.merged_from AND ("
+                + " OR ".join(f'{table}."{n}" IS NOT excluded."{n}"' for n in changing) + ")")
+    else:
+        sql += " DO NOTHING"
+    changed = conn.execute(sql, params).rowcount
+    added = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0] - before
+    return {"source": total, "added": added, "updated": changed - added, "removed": removed}
+
+
+def _copy_snapshot(conn, table, params):
+    """A source's per-developer rows (preferences, declared profile) as a snapshot per
+    developer: added, updated and removed."""
+    team_table, keys, cols = SNAPSHOTS[table]
+    src_cols = _columns(conn, "src", table)
+    dev = _developer_expr(src_cols, params["developer"])
+    select = (f"SELECT {dev} AS developer, " + ", ".join(
+        f"s.{c}" for c in keys) + ", " + ", ".join(
+        f"s.{c}" if c in src_cols else f"{_SNAPSHOT_DEFAULTS.get(c, 'NULL')} AS {c}"
+        for c in cols) + f" FROM src.{table} s")
+    selects = [select]
+    if conn.execute("SELECT 1 FROM src.sqlite_master WHERE name = ?", (team_table,)).fetchone():
+        # A team database merged into another: its developers' rows come along.
+        selects.append("SELECT " + _developer_expr(["developer"], params["developer"], "d")
+                       + ", " + ", ".join(f"d.{c}" for c in keys + cols)
+                       + f" FROM src.{team_table} d")
+    conn.execute("CREATE TEMP TABLE merge_snapshot AS " + " UNION ALL ".join(selects), params)
+    match = " AND ".join(f"p.{c} = {team_table}.{c}" for c in ("developer",) + keys)
+    try:
+        total = conn.execute("SELECT count(*) FROM temp.merge_snapshot").fetchone()[0]
+        removed = conn.execute(
+            f"DELETE FROM {team_table} WHERE merged_from = :source AND NOT EXISTS"
+            f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})", params).rowcount
+        before = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0]
+        names = ("developer",) + keys + cols
         changed = conn.execute(
-            "INSERT INTO developer_preferences (developer, scope, question_id, preference,"
-            " raw_value, source, free_text, synthetic, updated_at, merged_from)"
-            " SELECT developer, scope, question_id, preference, raw_value,"
-            " coalesce(source, 'unknown'), free_text, coalesce(synthetic, 0), updated_at, :source"
-            " FROM temp.merge_prefs WHERE true"
-            " ON CONFLICT (developer, scope, question_id) DO UPDATE SET"
-            " preference = excluded.preference, raw_value = excluded.raw_value,"
-            " source = excluded.source, free_text = excluded.free_text,"
-            " synthetic = excluded.synthetic, updated_at = excluded.updated_at,"
-            " merged_from = excluded.merged_from"
-            " WHERE developer_preferences.preference IS NOT excluded.preference"
-            " OR developer_preferences.raw_value IS NOT excluded.raw_value"
-            " OR developer_preferences.source IS NOT excluded.source"
-            " OR developer_preferences.updated_at IS NOT excluded.updated_at", params).rowcount
-        added = conn.execute("SELECT count(*) FROM developer_preferences").fetchone()[0] - before
+            f"INSERT INTO {team_table} ({', '.join(names)}, merged_from)"
+            f" SELECT {', '.join(names)}, :source FROM temp.merge_snapshot WHERE true"
+            f" ON CONFLICT ({', '.join(('developer',) + keys)}) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in cols + ("merged_from",))
+            + " WHERE " + " OR ".join(f"{team_table}.{c} IS NOT excluded.{c}" for c in cols),
+            params).rowcount
+        added = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0] - before
     finally:
-        conn.execute("DROP TABLE temp.merge_prefs")
+        conn.execute("DROP TABLE temp.merge_snapshot")
     return {"source": total, "added": added, "updated": changed - added, "removed": removed}

@@ -385,3 +385,33 @@ def calibrate(directory, engine="duckdb", target=0.20, include_synthetic=False, 
     result["include_synthetic"] = include_synthetic
     result["project"] = project
     return result
+
+
+# The developer a team fit is stored under: it is every merged developer's, no one's own.
+TEAM_DEVELOPER = "team"
+
+
+def store(conn, result, directory):
+    """Store a team fit as a calibrations row of its scope (``--project``, else global):
+    developer 'team', fitted_on 'team', with the engine and dataset in its details. It is
+    listed by ``calibrations list`` but ranks only once pinned (``calibrations use ID``):
+    a team threshold never silently replaces anyone's own. A fit that may have used
+    simulated findings is stored synthetic. Returns the calibration id."""
+    from toolkit.analysis import calibrate
+    from toolkit.store import db
+
+    report = {
+        "project": result["project"] or db.GLOBAL_SCOPE, "target": result["target"],
+        "threshold": result["threshold"], "tie_fraction": result["tie_fraction"],
+        "score_function": result["score_function"], "weights": result["weights"],
+        "achieved_rate": result["achieved_rate"], "ci_low": None, "ci_high": None,
+        "n_findings": result["n"], "n_sessions": None, "override_recall": None,
+        "window_start": None, "window_end": None,
+        "include_synthetic": result["include_synthetic"], "source": "findings",
+        # How many simulated findings the dataset held is not counted: the safe side.
+        "n_synthetic": int(bool(result["include_synthetic"])),
+        "engine": result["engine"], "dataset": directory, "n_above": result["n_above"],
+        "n_ties": result["n_ties"], "n_tie_surfaced": result["n_tie_surfaced"],
+        "score_counts": result["score_counts"],
+    }
+    return calibrate.store(conn, report, fitted_on="team", developer=TEAM_DEVELOPER)

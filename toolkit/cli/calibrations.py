@@ -35,6 +35,10 @@ def _flags(r):
         flags.append("synthetic")
     if r["low_confidence"]:
         flags.append("low_confidence")
+    if r.get("fitted_on") == "team":
+        flags.append("team")
+    elif r.get("merged_from") is not None:
+        flags.append("merged")
     return ",".join(flags) or "-"
 
 
@@ -63,7 +67,9 @@ def list_(project, db_path, as_json):
 
     Columns: id, scope, source, created, findings and sessions used, threshold, tie
     fraction, achieved rate with its 95% interval, override recall, and the flags active
-    (in force), pinned, synthetic and low_confidence.
+    (in force), pinned, synthetic, low_confidence, team (a `team calibrate` fit) and merged
+    (another developer's, from `plantune merge`); a team or merged calibration is in force
+    only while pinned.
 
     \b
     Example:

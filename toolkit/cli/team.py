@@ -9,7 +9,7 @@ from toolkit.cli.app import db_option, developer_option, fail, json_option, open
 
 def _merge_line(result):
     t = result["tables"]
-    prefs = t["preferences"]
+    prefs, profile = t["preferences"], t["declared_profile"]
     who = f" as {result['developer']}" if result["developer"] else ""
     return (
         f"{result['path']}{who}: {t['question_log']['added']:,} of"
@@ -17,8 +17,14 @@ def _merge_line(result):
         f" {t['findings']['added']:,} of {t['findings']['source']:,} findings,"
         f" {t['preference_events']['added']:,} of {t['preference_events']['source']:,}"
         f" preference events, {t['calibrations']['added']:,} of"
-        f" {t['calibrations']['source']:,} calibrations; preferences: {prefs['added']:,} added,"
-        f" {prefs['updated']:,} updated, {prefs['removed']:,} removed"
+        f" {t['calibrations']['source']:,} calibrations,"
+        f" {t['office_hours_sessions']['added']:,} of {t['office_hours_sessions']['source']:,}"
+        f" office-hours sessions, {t['trace_runs']['added']:,} of"
+        f" {t['trace_runs']['source']:,} trace runs, {t['guidance_proposals']['added']:,} of"
+        f" {t['guidance_proposals']['source']:,} guidance proposals; preferences:"
+        f" {prefs['added']:,} added, {prefs['updated']:,} updated, {prefs['removed']:,} removed;"
+        f" declared profile: {profile['added']:,} added, {profile['updated']:,} updated,"
+        f" {profile['removed']:,} removed"
     )
 
 
@@ -32,9 +38,12 @@ def merge(sources, developer, db_path, as_json):
     """Merge developers' databases (SOURCES) into one team database (--db).
 
     Safe to rerun: rows are matched by their keys, so nothing is added twice. Every merged
-    row keeps its developer and the source it came from; preferences stay per developer
-    (table developer_preferences). A source with a schema this plantune does not know is
-    refused before anything is written. Prints the counts per source.
+    row keeps its developer and the source it came from; preferences and declared profiles
+    stay per developer (tables developer_preferences, developer_declared_profile).
+    Office-hours sessions, trace runs and guidance proposals come along too (a merged
+    proposal is evidence: it is applied where it was made, never from the team database).
+    A source with a schema this plantune does not know is refused before anything is
+    written. Prints the counts per source.
 
     \b
     Example:
@@ -187,20 +196,29 @@ def report(directory, include_synthetic, top, as_json):
               help="Share of two-way findings that should surface.")
 @click.option("--project", help="Fit on one project's findings only.")
 @click.option("--include-synthetic", is_flag=True, help="Fit on simulated history too.")
+@click.option("--store", is_flag=True,
+              help="Store the fit in the database (--db) as a team calibration: listed by"
+                   " `calibrations list`, in force only once pinned with `calibrations use`.")
+@db_option
 @json_option
-def team_calibrate(directory, engine, master, target, project, include_synthetic, as_json):
+def team_calibrate(directory, engine, master, target, project, include_synthetic, store,
+                   db_path, as_json):
     """Fit the surfacing threshold on a team dataset, as map-reduce steps on DuckDB or Spark.
 
     Gives the same threshold and tie fraction as `plantune calibrate` (numpy) on the same
     findings. DIRECTORY may be a URL Spark can read (hdfs://, s3a://) with --engine spark.
+    With --store the fit is kept as a team calibration (developer 'team'); it never ranks
+    anyone's findings until `plantune calibrations use ID` pins it.
 
     \b
     Example:
         plantune team calibrate team-data
+        plantune team calibrate team-data --store --db team.db
         plantune team calibrate s3a://bucket/team-data --engine spark --master yarn
     """
     from toolkit.analysis import team as teams
 
+    conn = open_db(db_path) if store else None  # a bad --db fails before a long fit
     try:
         result = teams.calibrate(directory, engine=engine, target=target,
                                  include_synthetic=include_synthetic, project=project,
@@ -212,6 +230,11 @@ def team_calibrate(directory, engine, master, target, project, include_synthetic
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             fail(f"{engine} failed: {first}")
         raise
+    if store:
+        try:
+            result["calibration_id"] = teams.store(conn, result, directory)
+        except sqlite3.Error as e:
+            fail(f"database error: {e}")
     if as_json:
         print_json(result)
         return
@@ -220,3 +243,7 @@ def team_calibrate(directory, engine, master, target, project, include_synthetic
         f" {result['achieved_rate']:.1%} of {result['n']:,} two-way findings surface"
         f" (target {target:.0%}; {result['n_above']:,} above, {result['n_tie_surfaced']:,} of"
         f" {result['n_ties']:,} ties) [{engine}]")
+    if store:
+        click.echo(f"Stored as team calibration {result['calibration_id']} for"
+                   f" {project or 'all projects'}; it ranks nothing until pinned with"
+                   f" `plantune calibrations use {result['calibration_id']}`.")

@@ -1046,6 +1046,7 @@ def _proposal_from_row(row) -> dict:
         "guidance_malformed": details.get("guidance_malformed"),
         "status": row["status"], "applied_at": row["applied_at"],
         "kind": details.get("kind", "project"),
+        "merged_from": row["merged_from"], "developer": row["developer"],
     }
 
 
@@ -1098,6 +1099,9 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         raise GuidanceError(f"proposal {p['id']} is {p['status']}{when}; nothing applied")
     if not p["items"]:
         raise GuidanceError(f"proposal {p['id']} has no changes to apply")
+    if p["merged_from"] is not None:
+        raise GuidanceError(f"proposal {p['id']} was merged from another database; apply it"
+                            " in the database it was made in")
     if p["kind"] == "promotion":
         from toolkit.guidance import promote
 

@@ -277,7 +277,8 @@ def calibration_in_force(conn, project, include_synthetic=False):
     A project's own calibration beats the global one; within a scope a pinned calibration
     (``plantune calibrations use ID``) beats the newest one. A calibration fitted on
     simulated findings never ranks real ones (only in a demo database, or when the caller
-    opts in), and a pin on one is ignored.
+    opts in), and a pin on one is ignored. A team fit (``team calibrate``) or a calibration
+    merged from another developer's database is in force only while pinned.
     """
     real = db.real_rows("c", include_synthetic)
     pinned_real = db.real_rows("pc", include_synthetic)
@@ -290,6 +291,8 @@ def calibration_in_force(conn, project, include_synthetic=False):
         " AND (p.scope IS NOT NULL OR NOT EXISTS (SELECT 1 FROM calibration_pins pp"
         "  JOIN calibrations pc ON pc.id = pp.calibration_id"
         f"  WHERE pp.scope = c.project AND {pinned_real}))"
+        # A team fit or another developer's merged calibration ranks only when pinned.
+        " AND (p.scope IS NOT NULL OR (c.fitted_on = 'own' AND c.merged_from IS NULL))"
         " ORDER BY c.project = ? DESC, pinned DESC, c.created_at DESC, c.id DESC LIMIT 1",
         (project, db.GLOBAL_SCOPE, project),
     ).fetchone()
