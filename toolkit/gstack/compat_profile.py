@@ -252,13 +252,9 @@ def _main(argv):
 
         err(f"{PROG}: {safe_io.error_line(e)}")
         code = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-    # Everything is committed, closed and flushed: module teardown would only cost time.
-    os._exit(code)
+    from toolkit.store.safe_io import exit_now
+
+    exit_now(code)
 
 
 def developer_profile_main():

@@ -149,19 +149,14 @@ def _scalar(o, string):
 
 
 def _key(k):
+    # json turns a non-string key into the text it would write for it as a value.
     if isinstance(k, str):
         return k
-    if isinstance(k, float):
-        return _float(k)
-    if k is True:
-        return "true"
-    if k is False:
-        return "false"
-    if k is None:
-        return "null"
-    if isinstance(k, int):
-        return int.__repr__(k)
-    raise TypeError(f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
+    text = _scalar(k, None)
+    if text is None:
+        raise TypeError(
+            f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
+    return text
 
 
 def _indented(o, string, indent, level, out, markers):
