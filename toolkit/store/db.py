@@ -405,7 +405,10 @@ def applied_migrations(conn):
     ).fetchone()
     if not exists:
         return []
-    return [r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name")]
+    names = [r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name")]
+    # An earlier name kept for earlier releases is not a migration of its own.
+    recorded = set(names)
+    return [n for n in names if RENAMED_MIGRATIONS.get(n) not in recorded]
 
 
 def _migrate(conn, schema, created):
