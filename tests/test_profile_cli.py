@@ -7,7 +7,7 @@ import stat
 import pytest
 from click.testing import CliRunner
 
-from tests.profile_support import PROJECT, add_event, add_events
+from tests.helpers.profile import PROJECT, add_event, add_events
 from toolkit.store import db
 from toolkit.cli.app import cli
 
