@@ -52,8 +52,8 @@ def run_script(prog, run, argv=None, *, refusal="{prog}: {message}", crash=print
 
     With ``argv`` None this is the process's own command: the arguments are
     ``sys.argv[1:]`` and the process exits here, once stdout and stderr are flushed
-    (``os._exit``: everything is committed, so interpreter teardown would only cost an
-    agent's hook time; ``teardown=True`` keeps the normal exit). Otherwise the exit code
+    (``safe_io.exit_now``: everything is committed, so interpreter teardown would only cost
+    an agent's hook time; ``teardown=True`` keeps the normal exit). Otherwise the exit code
     is returned. ``refusal`` formats a ``Refused`` message; ``crash(prog, error)`` reports
     an unexpected exception and returns the exit code.
     """
@@ -81,10 +81,8 @@ def run_script(prog, run, argv=None, *, refusal="{prog}: {message}", crash=print
         _quiet_stdout()
     except (OSError, ValueError):
         pass
-    try:
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
     if teardown:
         sys.exit(code)
-    os._exit(code)
+    from toolkit.store.safe_io import exit_now
+
+    exit_now(code)

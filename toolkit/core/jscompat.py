@@ -6,13 +6,17 @@ here because their callers need different exactness: ``number_string`` is ECMASc
 ``Number::toString`` (the question log, the hooks), while ``number_string_exact_ints`` keeps
 Python integers whole (the profile's figures, which are never that large).
 
-Hot path: standard library only; ``re``, ``json`` and ``decimal`` are imported where used.
+Hot path: standard library only (json through ``json_lite``); ``re`` and ``decimal`` are
+imported only where a rare value needs them.
 """
-
-import math
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
 from toolkit.store import json_lite as json
+
+# Infinity and NaN without the math module (an extension module loaded from disk: one more
+# file for every logged question).
+_INF = float("inf")
+_NAN = float("nan")
 
 # ECMAScript WhiteSpace + LineTerminator: what JS `\s` and String.prototype.trim use.
 # (Python's str.isspace differs: it includes \x1c-\x1f and \x85 but not \ufeff.)
@@ -71,6 +75,11 @@ def value_string(v, number=None) -> str:
 
 # --- truthiness and numbers ---------------------------------------------------------------
 
+def is_finite(x) -> bool:
+    """``Number.isFinite`` for a float: neither NaN nor an infinity."""
+    return x == x and x not in (_INF, -_INF)
+
+
 def is_falsy(v) -> bool:
     """``!v`` for a JSON value: null, false, "", 0 and NaN (unlike Python, [] and {} are
     truthy in JS)."""
@@ -93,7 +102,7 @@ def _int_to_float(n: int) -> float:
     try:
         return float(n)
     except OverflowError:
-        return math.inf if n > 0 else -math.inf
+        return _INF if n > 0 else -_INF
 
 
 def to_number(value) -> float:
@@ -121,20 +130,20 @@ def to_number(value) -> float:
             return float(s.replace("Infinity", "inf"))
         if re.fullmatch(_JS_RADIX, s):
             return _int_to_float(int(s[2:], _RADIX_BASE[s[1].lower()]))
-        return math.nan
+        return _NAN
     if isinstance(value, (list, tuple)):
         # String([x]) is String(x); more than one element always has a comma.
         if not value:
             return 0.0
         if len(value) > 1:
-            return math.nan
+            return _NAN
         item = value[0]
         if item is None:
             return 0.0
         if isinstance(item, (bool, dict)):
-            return math.nan  # "true" / "[object Object]"
+            return _NAN  # "true" / "[object Object]"
         return to_number(item)
-    return math.nan
+    return _NAN
 
 
 def number_string(x) -> str:
@@ -148,7 +157,7 @@ def number_string(x) -> str:
         x = _int_to_float(x)  # JS holds only a double
     if x != x:
         return "NaN"
-    if math.isinf(x):
+    if x in (_INF, -_INF):
         return "Infinity" if x > 0 else "-Infinity"
     if x == 0:
         return "0"
@@ -176,7 +185,16 @@ def number_string(x) -> str:
 
 
 def round3(x):
-    """Round half-up to 3 decimals on the exact binary value (JavaScript ``toFixed(3)``)."""
+    """Round half-up to 3 decimals on the exact binary value (JavaScript ``toFixed(3)``).
+
+    What ``float(Decimal(x).quantize(Decimal("0.001"), ROUND_HALF_UP))`` gives, in integer
+    arithmetic on the value's exact ratio (int division rounds correctly to a float).
+    """
+    if is_finite(x):
+        n, d = abs(x).as_integer_ratio()
+        q = (2000 * n + d) // (2 * d)
+        if q < 10**28:  # decimal's default precision; beyond it quantize refuses
+            return -(q / 1000) if str(float(x)).startswith("-") else q / 1000
     from decimal import ROUND_HALF_UP, Decimal
 
     return float(Decimal(x).quantize(Decimal("0.001"), ROUND_HALF_UP))
@@ -189,9 +207,9 @@ def number_string_exact_ints(x):
         return "true" if x else "false"
     if isinstance(x, int):
         return str(x)
-    if math.isnan(x):
+    if x != x:
         return "NaN"
-    if math.isinf(x):
+    if x in (_INF, -_INF):
         return "Infinity" if x > 0 else "-Infinity"
     if x == int(x) and abs(x) < 1e21:
         return str(int(x))
@@ -321,7 +339,7 @@ def integral_floats_as_ints(obj):
     """Deep copy with integral floats as ints (NaN and infinities as None), so that
     ``json.dumps`` prints numbers as ``JSON.stringify`` does."""
     if isinstance(obj, float):
-        if math.isnan(obj) or math.isinf(obj):
+        if not is_finite(obj):
             return None
         if obj == int(obj) and abs(obj) < 1e21:
             return int(obj)
@@ -335,17 +353,12 @@ def integral_floats_as_ints(obj):
 
 def stringify_indented(obj):
     """``JSON.stringify(obj, null, 2)`` of plain values (the profile documents)."""
-    import json as json_module
-
-    return json_module.dumps(integral_floats_as_ints(obj), indent=2, ensure_ascii=False)
+    return json.dumps(integral_floats_as_ints(obj), indent=2, ensure_ascii=False)
 
 
 def stringify_plain(obj):
     """``JSON.stringify(obj)`` of plain values whose keys are never integer-like."""
-    import json as json_module
-
-    return json_module.dumps(integral_floats_as_ints(obj), separators=(",", ":"),
-                             ensure_ascii=False)
+    return json.dumps(integral_floats_as_ints(obj), separators=(",", ":"), ensure_ascii=False)
 
 
 def in_property_order(d):

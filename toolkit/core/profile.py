@@ -9,11 +9,11 @@ This module is imported by the ``gstack-developer-profile`` console script, so i
 standard library only.
 """
 
-import hashlib
-import json
 import math
 import os
 
+# json_lite and _sha1: the json package (and re with it) and hashlib (OpenSSL) cost every
+# derive, which agents run after each logged question, several milliseconds to import.
 from toolkit.core.jscompat import (
     in_property_order,
     is_falsy,
@@ -23,8 +23,9 @@ from toolkit.core.jscompat import (
     stringify_plain,
     value_string,
 )
-from toolkit.store import db
 from toolkit.core.vocabulary import DIMENSIONS
+from toolkit.store import db
+from toolkit.store import json_lite as json
 
 DIMENSION_WORDS = {
     "scope_appetite": ("small scope, ship fast", "boil the ocean"),
@@ -221,14 +222,16 @@ def signals_loaded(conn):
 # declared profile
 
 
-def declared(conn):
+def declared(conn, synthetic=None):
     """``{dim: value}`` of the global declared profile, in dimension order.
 
-    Values made up by ``plantune simulate`` count only in a demo database.
+    Values made up by ``plantune simulate`` count only in a demo database; ``synthetic``
+    (0 or 1) keeps only the real or only the simulated values, for a view of one history.
     """
+    where = "synthetic = ?" if synthetic is not None else db.real_rows()
+    args = (db.GLOBAL_SCOPE,) if synthetic is None else (db.GLOBAL_SCOPE, int(synthetic))
     rows = dict(conn.execute(
-        "SELECT dimension, value FROM declared_profile WHERE scope = ? AND " + db.real_rows(),
-        (db.GLOBAL_SCOPE,),
+        "SELECT dimension, value FROM declared_profile WHERE scope = ? AND " + where, args,
     ).fetchall())
     return {d: rows[d] for d in DIMENSIONS if d in rows}
 
@@ -308,8 +311,17 @@ def _list_json(v):
     return json.dumps(v if isinstance(v, list) else [], ensure_ascii=False)
 
 
+def sha1_hex(data):
+    """Hex SHA-1 of bytes, from CPython's own ``_sha1`` (hashlib would load OpenSSL)."""
+    try:
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
+    return sha1(data).hexdigest()
+
+
 def _session_hash(session):
-    return hashlib.sha1(canonical_json(session).encode("utf-8")).hexdigest()
+    return sha1_hex(canonical_json(session).encode("utf-8"))
 
 
 def _existing_copies(conn, digest):

@@ -4,15 +4,14 @@ The validation section below is pure (stdlib only, no I/O) because every agent
 hook call goes through it.  Recording lives further down the module.
 """
 
-import math
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
-from toolkit.core import identity
 from toolkit.store import json_lite as json
 
 from toolkit.core.jscompat import (
     JS_WHITESPACE,
     is_falsy,
+    is_finite,
     js_trim,
     numbers_after_round_trip,
     stringify,
@@ -231,7 +230,7 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
 
     if "options_count" in j:
         n = to_number(j["options_count"])
-        if not (math.isfinite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
+        if not (is_finite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
             _fail("options_count must be integer in [1, 26]")
         j["options_count"] = int(n)
 
@@ -401,8 +400,14 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
         verdict.reason,
         json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
         raw if raw is not None else stringify(record), ingested_from, 1 if synthetic else 0,
-        recorded_at, developer or identity.developer(),
+        recorded_at, developer or _developer(),
     )
+
+
+def _developer():
+    from toolkit.core import identity
+
+    return identity.developer()
 
 
 def record_event(conn, record: dict, project: str, *, question_index=None, ingested_from=None,

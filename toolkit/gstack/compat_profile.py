@@ -7,13 +7,13 @@ query: concurrent derives cannot race, and there is nothing stale to refresh.
 No click here: these scripts run from agent skills many times per session.
 """
 
-import json
 import sys
 
 from toolkit.core import database, profile
 from toolkit.core.errors import Refused, run_script
 from toolkit.core.jscompat import is_falsy, number_string_exact_ints, stringify_indented
 from toolkit.store import db, paths
+from toolkit.store import json_lite as json
 from toolkit.gstack import profile_sync
 
 PROG = "gstack-developer-profile"
@@ -238,12 +238,12 @@ def run(argv):
 
 
 def developer_profile_main():
-    run_script(PROG, run, teardown=True)
+    run_script(PROG, run)
 
 
 def builder_profile_main():
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    run_script(PROG, lambda _args: run(["--read"]), teardown=True)
+    run_script(PROG, lambda _args: run(["--read"]))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from toolkit.store.paths import is_valid_slug
 from toolkit.gstack.ingest_base import FileReport, IngestError, PROJECT_FILES, ROOT_FILES, StrictError, Summary
 from toolkit.gstack.ingest_jsonl import JSONL_KINDS, _ingest_jsonl, _report_partial
 from toolkit.gstack.ingest_state import _load_states
+from toolkit.gstack.mirror import unread_bytes
 from toolkit.gstack.ingest_whole import WHOLE_KINDS, _ingest_whole
 
 
@@ -138,17 +139,6 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> 
         "pending": pending,
         "files": [r.as_dict() for r in reports],
     }
-
-
-def unread_bytes(state, path):
-    """Bytes of a JSONL file the importer has not read yet (0 when it is current)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return 0
-    if state is None or state.inode != st.st_ino or state.offset > st.st_size:
-        return st.st_size
-    return st.st_size - state.offset
 
 
 def history_files(state_root):
