@@ -8,8 +8,9 @@ import sqlite3
 
 import pytest
 
-from tests.rollup_support import assert_rollups_exact
-from tests.team_support import ok, query
+from tests.helpers import query
+from tests.helpers.team import ok
+from tests.helpers.views import assert_rollups_exact
 from toolkit.store import db
 
 ALICE, BOB = "alice@example.com", "bob@example.com"
