@@ -43,7 +43,7 @@ END;
 
 CREATE TRIGGER findings_undeleted AFTER INSERT ON findings
 BEGIN
-    DELETE FROM deletions WHERE kind = 'finding'
+    DELETE FROM deletions WHERE kind = 'finding' AND developer = ''
         AND k1 = NEW.session_id AND k2 = NEW.finding_id;
 END;
 
@@ -58,7 +58,7 @@ END;
 
 CREATE TRIGGER office_hours_sessions_undeleted AFTER INSERT ON office_hours_sessions
 BEGIN
-    DELETE FROM deletions WHERE kind = 'office-hours'
+    DELETE FROM deletions WHERE kind = 'office-hours' AND developer = ''
         AND k1 = NEW.session_key AND k2 = '';
 END;
 
@@ -73,7 +73,7 @@ END;
 
 CREATE TRIGGER trace_runs_undeleted AFTER INSERT ON trace_runs
 BEGIN
-    DELETE FROM deletions WHERE kind = 'trace-run'
+    DELETE FROM deletions WHERE kind = 'trace-run' AND developer = ''
         AND k1 = NEW.run_id AND k2 = '';
 END;
 
@@ -88,7 +88,7 @@ END;
 
 CREATE TRIGGER guidance_proposals_undeleted AFTER INSERT ON guidance_proposals
 BEGIN
-    DELETE FROM deletions WHERE kind = 'guidance-proposal'
+    DELETE FROM deletions WHERE kind = 'guidance-proposal' AND developer = ''
         AND k1 = NEW.id AND k2 = '';
 END;
 
@@ -103,7 +103,7 @@ END;
 
 CREATE TRIGGER calibrations_undeleted AFTER INSERT ON calibrations
 BEGIN
-    DELETE FROM deletions WHERE kind = 'calibration'
+    DELETE FROM deletions WHERE kind = 'calibration' AND developer = ''
         AND k1 = coalesce(NEW.merge_key, (SELECT value FROM plantune_meta WHERE key = 'database_id') || ':' || NEW.id) AND k2 = '';
 END;
 
@@ -148,7 +148,7 @@ END;
 
 CREATE TRIGGER declared_profile_undeleted AFTER INSERT ON declared_profile
 BEGIN
-    DELETE FROM deletions WHERE kind = 'declared-profile'
+    DELETE FROM deletions WHERE kind = 'declared-profile' AND developer = ''
         AND k1 = NEW.scope AND k2 = NEW.dimension;
 END;
 

@@ -357,15 +357,14 @@ def _merge_deletions(conn, params):
 def _apply_deletions(conn):
     """Remove the rows this database's deletion records cover (and the free text of the
     preferences whose text was erased). Returns how many rows went or lost their text, per
-    table."""
+    table. Each kind is read from its records to the rows, through the rows' key index."""
     present = {r[0] for r in conn.execute("SELECT DISTINCT kind FROM main.deletions")}
     removed = {}
     for table, (kind, keys, time, text_kind) in DELETABLE.items():
         key_sql = ([_OWN_CALIBRATION_KEY] if table == "calibrations"
                    else [f'{table}."{k}"' for k in keys])
-        developer = f"{table}.developer"
         if kind in present:
-            covered = _deleted(table, key_sql, f"{table}.{time}", developer)
+            covered = f"rowid IN ({_covered_rows(table, kind, key_sql, time)})"
             if table == "calibrations":
                 # A calibration something here still points at (a pin, its history) stays;
                 # the pacing decisions that used it keep their threshold.
@@ -379,13 +378,22 @@ def _apply_deletions(conn):
             if n:
                 removed[table] = n
         if text_kind and text_kind in present:
-            covered = _record_covers(text_kind, key_sql, f"{table}.{time}", developer)
             n = conn.execute(
-                f"UPDATE main.{table} SET free_text = NULL WHERE free_text IS NOT NULL"
-                f" AND {covered}").rowcount
+                f"UPDATE main.{table} SET free_text = NULL WHERE free_text IS NOT NULL AND rowid IN"
+                f" ({_covered_rows(table, text_kind, key_sql, time)})").rowcount
             if n:
                 removed[table] = removed.get(table, 0) + n
     return removed
+
+
+def _covered_rows(table, kind, key_sql, time):
+    """SQL for the rowids of ``table`` that records of ``kind`` cover."""
+    match = [f"d.k1 = {key_sql[0]}", f"d.k2 = {key_sql[1]}" if len(key_sql) > 1 else "d.k2 = ''"]
+    if kind in _DEVELOPER_KINDS:
+        match.append(f"d.developer = {table}.developer")
+    return (f"SELECT {table}.rowid FROM main.deletions d JOIN main.{table} ON"
+            f" {' AND '.join(match)} WHERE d.kind = '{kind}' AND"
+            f" coalesce(julianday({table}.{time}) > julianday(d.deleted_at), 0) = 0")
 
 
 def _copy_keyed(conn, table, params):
