@@ -5,6 +5,7 @@ import json
 import os
 import random
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -28,18 +29,37 @@ def init(path):
 
 
 def rank(path, n, developer=ALICE):
-    findings = {"session_id": f"s{n}", "phase": "eng", "skill": "plan-eng-review",
-                "findings": [{"id": f"f{n}", "summary": f"finding {n} summary", "severity": 1,
-                              "irreversibility": 1, "decision_matters": 1,
-                              "recommended": "fix", "options": ["fix", "skip"]}]}
+    findings = {
+        "session_id": f"s{n}",
+        "phase": "eng",
+        "skill": "plan-eng-review",
+        "findings": [
+            {
+                "id": f"f{n}",
+                "summary": f"finding {n} summary",
+                "severity": 1,
+                "irreversibility": 1,
+                "decision_matters": 1,
+                "recommended": "fix",
+                "options": ["fix", "skip"],
+            }
+        ],
+    }
     ok(["pacing", "rank", "--db", path], input=json.dumps(findings), developer=developer)
 
 
 def log(path, n, developer=ALICE):
-    event = {"skill": "plan-eng-review", "question_id": "plan-eng-review-q0",
-             "question_summary": f"Question number {n}?", "user_choice": "a",
-             "recommended": "a", "session_id": f"s{n}", "phase": "eng",
-             "category": "clarification", "ts": "2026-10-01T10:00:00Z"}
+    event = {
+        "skill": "plan-eng-review",
+        "question_id": "plan-eng-review-q0",
+        "question_summary": f"Question number {n}?",
+        "user_choice": "a",
+        "recommended": "a",
+        "session_id": f"s{n}",
+        "phase": "eng",
+        "category": "clarification",
+        "ts": "2026-10-01T10:00:00Z",
+    }
     ok(["log", json.dumps(event), "--db", path], developer=developer)
 
 
@@ -49,14 +69,17 @@ def office_hours(path, n):
         conn.execute(
             "INSERT INTO office_hours_sessions (session_key, ts, mode, raw_json, origin,"
             " recorded_at, project_slug) VALUES (?, '2026-10-01T10:00:00Z', 'builder', ?, 't',"
-            " ?, 'proj-a')", (f"oh-{n}", json.dumps({"private": f"notes {n} private"}),
-                              db.utc_now()))
+            " ?, 'proj-a')",
+            (f"oh-{n}", json.dumps({"private": f"notes {n} private"}), db.utc_now()),
+        )
     conn.close()
 
 
 def pref(path, n, developer=ALICE):
-    ok(["pref", "set", f"q-{n}", "never-ask", "--source", "plan-tune", "--db", path],
-       developer=developer)
+    ok(
+        ["pref", "set", f"q-{n}", "never-ask", "--source", "plan-tune", "--db", path],
+        developer=developer,
+    )
 
 
 def merge(source, team, developer=None):
@@ -93,7 +116,7 @@ def test_a_delete_in_the_team_database_holds_against_a_re_merge(tmp_path):
         assert count(team, table) == 0, table
     assert query(team, "SELECT count(*) FROM pacing_phase_counts") == [(0,)]
     check_rollups(team)
-    data = open(team, "rb").read()
+    data = Path(team).read_bytes()
     assert b"finding 1 summary" not in data and b"notes 1 private" not in data
     # Something new from the same source still arrives.
     rank(alice, 2)
@@ -119,7 +142,7 @@ def test_an_older_backup_of_a_source_brings_nothing_deleted_back(tmp_path):
     out = merge(backup, team).output
     assert "1 of 1 preference events" not in out
     assert count(team, "developer_preferences") == count(team, "office_hours_sessions") == 0
-    assert b"notes 1 private" not in open(team, "rb").read()
+    assert b"notes 1 private" not in Path(team).read_bytes()
 
 
 def test_what_a_source_deletes_leaves_the_team_database(tmp_path):
@@ -145,7 +168,7 @@ def test_what_a_source_deletes_leaves_the_team_database(tmp_path):
         assert count(team, table) == 0, table
     # Preferences are not part of a profile delete: they stay.
     assert count(team, "developer_preferences") == 1
-    data = open(team, "rb").read()
+    data = Path(team).read_bytes()
     for n in (1, 2):
         assert f"finding {n} summary".encode() not in data
         assert f"Question number {n}?".encode() not in data
@@ -162,11 +185,11 @@ def test_a_preference_set_again_after_its_clear_is_merged(tmp_path):
     ok(["pref", "clear", "q-1", "--db", a])
     merge(a, team)
     assert count(team, "developer_preferences") == 0
-    ok(["pref", "set", "q-1", "always-ask", "--source", "plan-tune", "--db", a],
-       developer=ALICE)
+    ok(["pref", "set", "q-1", "always-ask", "--source", "plan-tune", "--db", a], developer=ALICE)
     merge(a, team)
-    assert query(team, "SELECT developer, question_id, preference FROM developer_preferences") \
-        == [(ALICE, "q-1", "always-ask")]
+    assert query(team, "SELECT developer, question_id, preference FROM developer_preferences") == [
+        (ALICE, "q-1", "always-ask")
+    ]
     # The older backup (never-ask) neither removes nor overrides the newer choice.
     merge(backup, team)
     assert query(team, "SELECT preference FROM developer_preferences") == [("always-ask",)]
@@ -188,9 +211,10 @@ def test_erased_preference_text_stays_erased_in_the_team_database(tmp_path):
     merge(a, team)
     assert query(team, "SELECT free_text FROM developer_preferences") == [(None,)]
     merge(backup, team)
-    assert query(team, "SELECT free_text, preference FROM developer_preferences") \
-        == [(None, "never-ask")]
-    assert b"my private reason" not in open(team, "rb").read()
+    assert query(team, "SELECT free_text, preference FROM developer_preferences") == [
+        (None, "never-ask")
+    ]
+    assert b"my private reason" not in Path(team).read_bytes()
 
 
 def test_deletions_reach_a_team_of_teams(tmp_path):
@@ -227,8 +251,12 @@ class World:
     def write(self, dev):
         self.n += 1
         path, kind = self.sources[dev], self.rng.choice(["f", "q", "oh", "p"])
-        {"f": lambda: rank(path, self.n, dev), "q": lambda: log(path, self.n, dev),
-         "oh": lambda: office_hours(path, self.n), "p": lambda: pref(path, self.n, dev)}[kind]()
+        {
+            "f": lambda: rank(path, self.n, dev),
+            "q": lambda: log(path, self.n, dev),
+            "oh": lambda: office_hours(path, self.n),
+            "p": lambda: pref(path, self.n, dev),
+        }[kind]()
         self.present[dev].add((kind, self.n))
 
     def clear_pref(self, dev):
@@ -261,14 +289,18 @@ class World:
         merge(path, self.team, developer=dev)
         self.team_deleted |= deleted
         self.team_present |= {(dev, m) if m[0] == "p" else m for m in present}
-        self.team_present = {m for m in self.team_present
-                             if m not in self.team_deleted and m[1] not in self.team_deleted}
+        self.team_present = {
+            m
+            for m in self.team_present
+            if m not in self.team_deleted and m[1] not in self.team_deleted
+        }
 
     def step(self):
         dev = self.rng.choice(sorted(self.sources))
         op = self.rng.choices(
             ["write", "clear", "delete", "team-delete", "backup", "merge", "merge-backup"],
-            [6, 1, 1, 1, 2, 3, 2])[0]
+            [6, 1, 1, 1, 2, 3, 2],
+        )[0]
         self.log.append(f"{op} {dev}")
         if op == "write":
             self.write(dev)
@@ -289,12 +321,17 @@ class World:
         rows = set()
         for (summary,) in query(self.team, "SELECT summary FROM findings"):
             rows.add(("f", int(summary.split()[1])))
-        for (summary,) in query(self.team, "SELECT question_summary FROM question_log"
-                                           " WHERE question_summary LIKE 'Question number %'"):
+        for (summary,) in query(
+            self.team,
+            "SELECT question_summary FROM question_log"
+            " WHERE question_summary LIKE 'Question number %'",
+        ):
             rows.add(("q", int(summary.rstrip("?").split()[-1])))
         for (key,) in query(self.team, "SELECT session_key FROM office_hours_sessions"):
             rows.add(("oh", int(key.split("-")[1])))
-        for dev, qid in query(self.team, "SELECT developer, question_id FROM developer_preferences"):
+        for dev, qid in query(
+            self.team, "SELECT developer, question_id FROM developer_preferences"
+        ):
             rows.add((dev, ("p", int(qid.split("-")[1]))))
         return rows
 
@@ -307,7 +344,7 @@ def _run_world(tmp_path, seed, steps):
         assert world.team_rows() == world.team_present, (seed, world.log)
     check_rollups(world.team)
     # A deleted row's text is not left in the team database's file.
-    data = open(world.team, "rb").read()
+    data = Path(world.team).read_bytes()
     for kind, n in world.team_deleted:
         if kind == "f":
             assert f"finding {n} summary".encode() not in data, (seed, world.log)
@@ -321,8 +358,10 @@ def test_no_order_of_merges_backups_and_deletes_brings_a_deleted_row_back(tmp_pa
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("PLANTUNE_SLOW"),
-                    reason="twelve longer histories; set PLANTUNE_SLOW=1 to run")
+@pytest.mark.skipif(
+    not os.environ.get("PLANTUNE_SLOW"),
+    reason="twelve longer histories; set PLANTUNE_SLOW=1 to run",
+)
 @pytest.mark.parametrize("seed", range(3, 15))
 def test_no_order_brings_a_deleted_row_back_long_runs(tmp_path, seed):
     _run_world(tmp_path, seed, 60)
