@@ -311,8 +311,8 @@ def _deleted(table, keys, time, developer=None):
 def _record_covers(kind, keys, time, developer=None):
     match = [f"d.kind = '{kind}'", f"d.k1 = {keys[0]}",
              f"d.k2 = {keys[1]}" if len(keys) > 1 else "d.k2 = ''"]
-    if kind in _DEVELOPER_KINDS:
-        match.append(f"d.developer = {developer}")
+    # Every part of the records' key is matched, so each row is one index lookup.
+    match.append(f"d.developer = {developer}" if kind in _DEVELOPER_KINDS else "d.developer = ''")
     return (f"EXISTS (SELECT 1 FROM main.deletions d WHERE {' AND '.join(match)}"
             f" AND coalesce(julianday({time}) > julianday(d.deleted_at), 0) = 0)")
 
@@ -389,8 +389,8 @@ def _apply_deletions(conn):
 def _covered_rows(table, kind, key_sql, time):
     """SQL for the rowids of ``table`` that records of ``kind`` cover."""
     match = [f"d.k1 = {key_sql[0]}", f"d.k2 = {key_sql[1]}" if len(key_sql) > 1 else "d.k2 = ''"]
-    if kind in _DEVELOPER_KINDS:
-        match.append(f"d.developer = {table}.developer")
+    match.append(f"d.developer = {table}.developer" if kind in _DEVELOPER_KINDS
+                 else "d.developer = ''")
     return (f"SELECT {table}.rowid FROM main.deletions d JOIN main.{table} ON"
             f" {' AND '.join(match)} WHERE d.kind = '{kind}' AND"
             f" coalesce(julianday({table}.{time}) > julianday(d.deleted_at), 0) = 0")
