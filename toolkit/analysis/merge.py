@@ -8,7 +8,8 @@ Each source is attached read-only and copied with set-based ``INSERT … SELECT`
 - calibrations by a merge key (source database id + its row id);
 - findings by (session, finding id), with their links re-pointed at the team database's
   copies of the answering event and the calibration;
-- office-hours sessions by their session keys, trace runs by run id and guidance
+- office-hours sessions by their session keys (qualified by the merge source: the key
+  hashes the content, which two developers can share), trace runs by run id and guidance
   proposals by id (a proposal's later status, and a trace run's later state, follow on
   a re-merge; a merged proposal is evidence here, never applied from the team database);
 - preferences into ``developer_preferences`` and declared profiles into
@@ -38,11 +39,14 @@ from toolkit.store import db
 # Tables copied by key, in dependency order (findings point at events and calibrations).
 KEYED_TABLES = ("question_log", "preference_events", "calibrations", "findings")
 # Tables copied by their own unique key: (key column, rows can change later, rows can be
-# deleted in the source). Their rows name no developer in a developer's own database.
+# deleted in the source, the key is the content's hash). Their rows name no developer in a
+# developer's own database. Two developers can hold the same office-hours session (its key
+# hashes its content), so a merged copy's key is prefixed with its merge source: both are
+# kept, and the team database's own sessions never count merged ones as earlier copies.
 OWNED_TABLES = {
-    "office_hours_sessions": ("session_key", False, True),
-    "trace_runs": ("run_id", True, False),
-    "guidance_proposals": ("id", True, False),
+    "office_hours_sessions": ("session_key", False, True, True),
+    "trace_runs": ("run_id", True, False, False),
+    "guidance_proposals": ("id", True, False, False),
 }
 # Per-developer snapshots: source table -> (team table, key columns, value columns).
 SNAPSHOTS = {
@@ -275,12 +279,14 @@ def _copy_owned(conn, table, params):
     """Copy one table keyed by its own unique column: new rows added; rows that change in
     the source (a proposal applied, a trace run completed) updated, but only the copies
     this source wrote; rows the source deleted removed from its copies."""
-    key, mutable, deletable = OWNED_TABLES[table]
+    key, mutable, deletable, by_content = OWNED_TABLES[table]
     src_cols = _columns(conn, "src", table)
     dst_cols = _columns(conn, "main", table)
     common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS or c == key]
     names = common + ["developer", "merged_from"]
-    values = [f's."{c}"' for c in common]
+    # The key of a row's merged copy.
+    copy_key = f"'merged:' || :source || ':' || s.\"{key}\"" if by_content else f's."{key}"'
+    values = [copy_key if c == key else f's."{c}"' for c in common]
     values += [_developer_expr(src_cols, params["developer"]), ":source"]
     quoted = ", ".join(f'"{n}"' for n in names)
     total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
@@ -288,7 +294,7 @@ def _copy_owned(conn, table, params):
     if deletable:
         removed = conn.execute(
             f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
-            f' (SELECT 1 FROM src.{table} s WHERE s."{key}" = main.{table}."{key}")',
+            f' (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
             params).rowcount
     before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
     sql = (f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
