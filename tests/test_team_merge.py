@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
-from toolkit.store import db, paths
 from toolkit.core import identity
+from toolkit.store import db, paths
 
 ATTRIBUTED = ("question_log", "preference_events", "preferences", "findings", "calibrations")
 
