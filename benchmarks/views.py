@@ -131,21 +131,44 @@ def build(path, n_events):
     conn.close()
 
 
-def insert_cost(directory, n=1000, rounds=3):
-    """Per-event cost of one hook-style write (own transaction) with and without the rollups.
+VIEW_MIGRATION = os.path.join(db.MIGRATIONS_DIR, "0015_view_rollups.sql")
+WITHOUT_TRIGGERS = "without rollup triggers"
+BEFORE_VIEWS = "before 0015 (view indexes, pacing rollup)"
+CURRENT = "with rollup triggers"
 
-    The baseline is the same database with the 0005 triggers dropped: what the hot path
-    would pay if the views grouped the log on every read instead. Rounds alternate between
-    the two and the best round of each is kept, so a busy machine hurts both alike.
+
+def objects_of(migration):
+    """The indexes and triggers a migration creates, by name."""
+    with open(migration, encoding="utf-8") as f:
+        return re.findall(r"^CREATE (INDEX|TRIGGER) (\w+)", f.read(), flags=re.M)
+
+
+def insert_cost(directory, n=1000, rounds=3):
+    """Per-row cost of one hook-style write (own transaction) under three schemas.
+
+    ``without rollup triggers``: every trigger dropped, what the hot path would pay if the
+    views grouped the log on every read. ``before 0015``: the current schema without what
+    0015 adds (the facet and sort indexes, the pacing rollup triggers), i.e. the write path
+    before the view pages were made fast. ``with rollup triggers``: the schema as shipped.
+    The same for a pacing finding (``pacing rank`` writes one per ranked finding). Rounds
+    alternate between the schemas and the best round of each is kept, so a busy machine
+    hurts all alike.
     """
     results = {}
+
+    def keep(key, value):
+        results[key] = min(value, results.get(key, value))
+
     for r in range(rounds):
-        for label in ("without rollup triggers", "with rollup triggers"):
-            path = os.path.join(directory, f"insert-{r}-{label.split()[0]}.db")
+        for k, label in enumerate((WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT)):
+            path = os.path.join(directory, f"insert-{r}-{k}.db")
             conn = db.connect(path)
-            if label.startswith("without"):
+            if label == WITHOUT_TRIGGERS:
                 for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
                     conn.execute(f'DROP TRIGGER "{name}"')
+            elif label == BEFORE_VIEWS:
+                for kind, name in objects_of(VIEW_MIGRATION):
+                    conn.execute(f'DROP {kind} "{name}"')
             t = time.perf_counter()
             for i in range(n):
                 with db.transaction(conn):
@@ -156,14 +179,24 @@ def insert_cost(directory, n=1000, rounds=3):
                         " 'quick', 1, ?, 'agent', 'eng', 'two-way', '{}', ?)",
                         (f"k{i}", f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z", f"s{i // 40}", "now"),
                     )
-            elapsed = (time.perf_counter() - t) / n
-            results[label] = min(elapsed, results.get(label, elapsed))
+            keep(label, (time.perf_counter() - t) / n)
+            t = time.perf_counter()
+            for i in range(n):
+                with db.transaction(conn):
+                    conn.execute(
+                        "INSERT INTO findings (project, session_id, chain_id, phase, finding_id, severity,"
+                        " irreversibility, decision_matters, door_type, door_reason, score, threshold,"
+                        " disposition, surface_reason, created_at, updated_at)"
+                        " VALUES ('p', ?, ?, 'eng', ?, 1, 1, 1, 'two-way', 'bench', 3, 4, ?, ?, ?, 'now')",
+                        (f"s{i // 8}", f"c{i // 8}", f"f{i}", "surfaced" if i % 5 == 0 else "silent",
+                         "rank" if i % 5 == 0 else None, f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z"),
+                    )
+            keep("finding " + label, (time.perf_counter() - t) / n)
             t = time.perf_counter()
             with db.transaction(conn):
+                conn.execute("DELETE FROM findings")
                 conn.execute("DELETE FROM question_log")
-            elapsed = (time.perf_counter() - t) / n
-            key = "delete " + label
-            results[key] = min(elapsed, results.get(key, elapsed))
+            keep("delete " + label, (time.perf_counter() - t) / n)
             conn.close()
     return results
 
@@ -296,6 +329,8 @@ def main(argv=None):
         t = time.perf_counter()
         build(path, args.events)
         print(f"built {args.events:,} events in {time.perf_counter() - t:.1f} s")
+    # A kept database gets the migrations and views of this checkout, as `plantune serve` does.
+    db.connect(path).close()
     conn = sqlite3.connect(path)
     n = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
     t = time.perf_counter()
@@ -329,12 +364,18 @@ def main(argv=None):
     print("\nfirst page, newest first: GROUP BY over the log vs the rollup-backed view (sqlite3, no limit)")
     for name, slow, fast in naive:
         print(f"  {name:<24} {slow * 1000:9.1f} ms vs {fast * 1000:7.1f} ms = {slow / fast:7.0f}x")
-    plain, rolled = inserts["without rollup triggers"], inserts["with rollup triggers"]
+    plain, before, rolled = (inserts[k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT))
     print(f"hook-style insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
-          f"{rolled * 1e6:.0f} us with = {rolled / plain:.2f}x")
-    plain, rolled = inserts["delete without rollup triggers"], inserts["delete with rollup triggers"]
-    print(f"bulk delete of those events, per event: {plain * 1e6:.1f} us without rollup triggers, "
-          f"{rolled * 1e6:.1f} us with = {rolled / plain:.1f}x")
+          f"{before * 1e6:.0f} us {BEFORE_VIEWS}, {rolled * 1e6:.0f} us as shipped = "
+          f"{rolled / plain:.2f}x without triggers, {rolled / before:.2f}x before 0015")
+    plain, before, rolled = (inserts["finding " + k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT))
+    print(f"pacing finding insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
+          f"{before * 1e6:.0f} us before 0015, {rolled * 1e6:.0f} us as shipped = "
+          f"{rolled / before:.2f}x before 0015")
+    plain, before, rolled = (inserts["delete " + k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT))
+    print(f"bulk delete of those rows, per event: {plain * 1e6:.1f} us without rollup triggers, "
+          f"{before * 1e6:.1f} us before 0015, {rolled * 1e6:.1f} us as shipped = "
+          f"{rolled / plain:.1f}x without triggers, {rolled / before:.2f}x before 0015")
     print(json.dumps({"events": n, "baseline_ms": round(baseline * 1000, 1),
                       "slowest_view": slowest[0], "slowest_view_ms": round(slowest[1] * 1000, 1)}))
     if tmp is not None:

@@ -18,7 +18,7 @@ import zipfile
 
 import pytest
 
-from tests.conftest import BIN_DIR, REPO_ROOT, script
+from tests.helpers import BIN_DIR, REPO_ROOT, script
 
 PROJECT_FILES = ("pyproject.toml", "README.md", "datasette-metadata.json")
 PROJECT_DIRS = ("toolkit", "sql", "notebooks", "launchers")

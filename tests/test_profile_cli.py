@@ -7,7 +7,7 @@ import stat
 import pytest
 from click.testing import CliRunner
 
-from tests.profile_support import PROJECT, add_event, add_events
+from tests.helpers.profile import PROJECT, add_event, add_events
 from toolkit.store import db
 from toolkit.cli.app import cli
 
@@ -51,6 +51,23 @@ def test_show_synthetic_history_separately(conn):
     assert json.loads(invoke("show", "--json").output)["diversity"]["sample_size"] == 0
     data = json.loads(invoke("show", "--synthetic", "--json").output)
     assert data["diversity"]["sample_size"] == 5 and data["synthetic"] is True
+
+
+def test_a_demo_database_shows_its_simulated_profile_unless_asked_for_the_real_one(conn):
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 5, synthetic=1)
+    add_events(conn, [("plan-ceo-review-mode", "reduce")] * 2)
+    with db.transaction(conn):
+        db.mark_demo(conn)
+    data = json.loads(invoke("show", "--json").output)
+    assert data["synthetic"] is True and data["diversity"]["sample_size"] == 5
+    assert "(simulated history)" in invoke("show").output
+    data = json.loads(invoke("show", "--real", "--json").output)
+    assert data["synthetic"] is False and data["diversity"]["sample_size"] == 2
+    # never the two added together
+    with db.transaction(conn):
+        conn.execute("DELETE FROM plantune_meta WHERE key = ?", (db.DEMO_KEY,))
+    data = json.loads(invoke("show", "--json").output)
+    assert data["synthetic"] is False and data["diversity"]["sample_size"] == 2
 
 
 def test_derive_json(conn):

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
+from tests.helpers import query
+from tests.helpers.team import developer_db, invoke, ok, real_rows, team_db
 from toolkit.core import identity
+from toolkit.pacing import rank as pacing
 from toolkit.store import db, paths
 
 ATTRIBUTED = ("question_log", "preference_events", "preferences", "findings", "calibrations")
@@ -265,7 +267,7 @@ def test_real_rows_helper_writes_real_rows(tmp_path):
 def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
     import subprocess
 
-    from tests.conftest import script
+    from tests.helpers import script
 
     home = tmp_path / "home"
     (home / ".gitconfig").write_text("[user]\n\temail = Hook.User@Example.com\n")
@@ -384,8 +386,6 @@ def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
 
 
 def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_path):
-    from toolkit.pacing import rank as pacing
-
     a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
     ok(["calibrate", "--include-synthetic", "--force", "--db", a], developer="alice@example.com")
     conn = db.connect(a)
@@ -426,3 +426,38 @@ def test_the_same_office_hours_session_of_two_developers_is_kept_for_each(tmp_pa
         conn.close()
     again = json.loads(ok(["merge", a, b, "--db", team, "--json"]).output)
     assert [r["tables"]["office_hours_sessions"]["added"] for r in again] == [0, 0]
+
+
+def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp_path):
+    """A source written before calibrations carried `synthetic` (migration 0011b): a fit that
+    was allowed simulated findings arrives marked simulated, a real fit stays real, and the
+    simulated one never becomes the calibration real ranking uses."""
+    mig = tmp_path / "migrations"
+    mig.mkdir()
+    for name, path in db.default_schema().migrations:
+        if name < "0011b":
+            (mig / name).write_text(Path(path).read_text(encoding="utf-8"))
+    (tmp_path / "no-views").mkdir()
+    old = str(tmp_path / "old.db")
+    conn = db.connect(old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views")))
+    with db.transaction(conn):
+        for created, include_synthetic in (("2026-10-01T00:00:00.000Z", 0), ("2026-10-02T00:00:00.000Z", 1)):
+            conn.execute(
+                "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction,"
+                " score_function, n_findings, include_synthetic)"
+                " VALUES ('proj-a', ?, 0.2, 3, 0.5, 'additive', 400, ?)", (created, include_synthetic))
+    conn.close()
+    team = str(tmp_path / "team.db")
+    ok(["merge", old, "--developer", "old@example.com", "--db", team])
+    assert query(team, "SELECT include_synthetic, synthetic FROM calibrations ORDER BY created_at") == [
+        (0, 0), (1, 1)]
+    # Even pinned (a merged calibration ranks only when pinned), the simulated one is never
+    # the calibration in force for real findings.
+    (sim_id,) = query(team, "SELECT id FROM calibrations WHERE include_synthetic = 1")[0]
+    conn = db.connect(team)
+    with db.transaction(conn):
+        conn.execute("INSERT INTO calibration_pins (scope, calibration_id, pinned_at)"
+                     " VALUES ('proj-a', ?, '2026-10-03T00:00:00.000Z')", (sim_id,))
+    in_force = pacing.calibration_in_force(conn, "proj-a")
+    conn.close()
+    assert in_force is None or in_force["id"] != sim_id, in_force

@@ -6,6 +6,7 @@ kept as an SQL dump. That release recorded six migrations under names that were 
 changed to say what they do; the runner must count them as applied under their new names.
 """
 
+import functools
 import os
 import signal
 import sqlite3
@@ -14,6 +15,7 @@ import sys
 
 import pytest
 
+from tests.helpers import query
 from toolkit.store import db
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
@@ -39,32 +41,40 @@ def load_release(path):
     os.chmod(path, 0o600)
 
 
-def raw_read(path, sql, args=()):
-    """Rows of ``sql`` read without plantune (no migration, no views re-created)."""
-    raw = sqlite3.connect(path)
-    try:
-        return raw.execute(sql, args).fetchall()
-    finally:
-        raw.close()
-
-
 def recorded(path):
     """``{migration name: applied_at}`` as stored."""
-    return dict(raw_read(path, f"SELECT name, applied_at FROM {db.MIGRATIONS_TABLE}"))
+    return dict(query(path, f"SELECT name, applied_at FROM {db.MIGRATIONS_TABLE}"))
+
+
+@functools.cache
+def release_columns():
+    """``{table: [column]}`` of the release's history tables: an upgrade may add tables and
+    columns, and what the release had must come through it unchanged."""
+    with open(FIXTURE, encoding="utf-8") as f:
+        script = f.read()
+    raw = sqlite3.connect(":memory:")
+    raw.executescript(script)
+    tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    columns = {t: [r[1] for r in raw.execute(f'PRAGMA table_info("{t}")')]
+               for t in db.HISTORY_TABLES if t in tables}
+    raw.close()
+    return columns
 
 
 def snapshot(path):
-    """What an upgrade must never change: history row counts and every running total."""
+    """What an upgrade must never change: the release's history rows (every column it had)
+    and every running total."""
     raw = sqlite3.connect(path)
     try:
-        counts = {t: raw.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
-                  for t in db.HISTORY_TABLES}
+        counts, rows = {}, {}
+        for table, columns in release_columns().items():
+            counts[table] = raw.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+            names = ", ".join(f'"{c}"' for c in columns)
+            rows[table] = sorted(raw.execute(f'SELECT {names} FROM "{table}"').fetchall(),
+                                 key=repr)
         totals = {t: raw.execute(f'SELECT {sums} FROM "{t}"').fetchone()
                   for t, sums in ROLLUP_TOTALS.items()}
-        for name in ("preferences", "declared_profile", "calibrations"):
-            counts[name + " rows"] = sorted(
-                tuple(r) for r in raw.execute(f'SELECT * FROM "{name}"').fetchall())
-        return counts, totals
+        return counts, rows, totals
     finally:
         raw.close()
 
@@ -84,9 +94,9 @@ def test_the_fixture_is_a_database_of_the_release_before_the_renames(release_db)
     names = recorded(release_db)
     assert set(db.RENAMED_MIGRATIONS) <= set(names)
     assert not set(db.RENAMED_MIGRATIONS.values()) & set(names)
-    stamp = raw_read(release_db, "PRAGMA user_version")[0][0]
+    stamp = query(release_db, "PRAGMA user_version")[0][0]
     assert stamp not in (0, db.default_schema().stamp)  # so opening it migrates
-    counts, _ = snapshot(release_db)
+    counts, _, _ = snapshot(release_db)
     assert counts["question_log"] > 50 and counts["findings"] > 50
     assert counts["preferences"] and counts["calibrations"] and counts["pacing_runs"]
 
@@ -127,7 +137,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
 def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypatch):
     db.connect(release_db).close()
     names = recorded(release_db)
-    schema_sql = raw_read(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
+    schema_sql = query(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
 
     def no_migration(*args):
         raise AssertionError("an up-to-date database was migrated again")
@@ -137,7 +147,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
     assert conn.execute("SELECT count(*) FROM phase_counts").fetchone()[0] > 0
     conn.close()
     assert recorded(release_db) == names
-    assert raw_read(release_db,
+    assert query(release_db,
                     "SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema_sql
 
 
@@ -161,7 +171,7 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
 
     team = db.connect(str(tmp_path / "team.db"))
     (result,) = merge.merge(team, [release_db])
-    logged = raw_read(release_db, "SELECT count(*) FROM question_log")[0][0]
+    logged = query(release_db, "SELECT count(*) FROM question_log")[0][0]
     assert result["tables"]["question_log"]["added"] == logged
     assert team.execute("SELECT count(*) FROM question_log").fetchone()[0] == logged
     team.close()
@@ -257,13 +267,13 @@ def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
 
 def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release_db):
     before = recorded(release_db)
-    old_stamp = raw_read(release_db, "PRAGMA user_version")[0][0]
+    old_stamp = query(release_db, "PRAGMA user_version")[0][0]
     snap = snapshot(release_db)
     # Killed while the views are re-created, after the renames committed.
     open_and_get_killed(release_db, "DROP VIEW")
     halfway = recorded(release_db)
     assert not set(db.RENAMED_MIGRATIONS) & set(halfway)
-    assert raw_read(release_db, "PRAGMA user_version")[0][0] == old_stamp
+    assert query(release_db, "PRAGMA user_version")[0][0] == old_stamp
 
     conn = db.connect(release_db)
     after = recorded(release_db)

@@ -5,6 +5,8 @@
 -- recommended one (the user answered differently or flipped a silent decision);
 -- `answered` is 1 when a person made the decision rather than the auto-decider.
 -- `plantune calibrate` and notebook 02 fit the surfacing threshold on this view.
+-- The answer's fields are looked up per row shown (not joined), so counting the view or
+-- faceting it on a finding's own columns reads only findings (or one of its indexes).
 CREATE VIEW finding_scores AS
 SELECT
     f.id,
@@ -13,8 +15,8 @@ SELECT
     f.chain_id,
     f.phase,
     f.finding_id,
-    q.question_id,
-    q.skill,
+    (SELECT q.question_id FROM question_log AS q WHERE q.id = f.answer_event_id) AS question_id,
+    (SELECT q.skill FROM question_log AS q WHERE q.id = f.answer_event_id) AS skill,
     f.summary,
     f.severity,
     f.irreversibility,
@@ -30,17 +32,19 @@ SELECT
     f.surface_reason,
     f.recommended,
     f.choice,
-    q.source AS answer_source,
-    q.followed_recommendation,
+    (SELECT q.source FROM question_log AS q WHERE q.id = f.answer_event_id) AS answer_source,
+    (SELECT q.followed_recommendation FROM question_log AS q WHERE q.id = f.answer_event_id)
+        AS followed_recommendation,
     CASE
-        WHEN f.flipped_at IS NOT NULL OR q.followed_recommendation = 0 THEN 1
+        WHEN f.flipped_at IS NOT NULL OR (SELECT q.followed_recommendation = 0 FROM question_log AS q
+                                          WHERE q.id = f.answer_event_id) THEN 1
         WHEN f.choice IS NOT NULL AND f.recommended IS NOT NULL AND f.choice != f.recommended THEN 1
         ELSE 0
     END AS overridden,
-    CASE WHEN q.source IS NOT NULL AND q.source != 'auto-decided' THEN 1 ELSE 0 END AS answered,
+    coalesce((SELECT q.source != 'auto-decided' FROM question_log AS q WHERE q.id = f.answer_event_id),
+             0) AS answered,
     f.flipped_at,
     f.synthetic,
     f.created_at,
     substr(f.created_at, 1, 10) AS day
-FROM findings f
-LEFT JOIN question_log q ON q.id = f.answer_event_id;
+FROM findings AS f;

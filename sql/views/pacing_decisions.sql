@@ -8,13 +8,16 @@
 -- decision flipped out of the block stays unanswered until the user answers it.
 -- choice_in_force is what the agent should act on. A simulated finding (synthetic = 1)
 -- is answered only by simulated events and a real one only by real events.
+-- The answer's fields are looked up per row shown (not joined), so counting the view or
+-- faceting it on a finding's own columns never looks for answers.
 CREATE VIEW pacing_decisions AS
 SELECT
     d.*,
-    a.source AS answer_source,
-    a.user_choice AS answer_choice,
-    a.ts AS answered_at,
-    COALESCE(a.user_choice, d.choice) AS choice_in_force
+    (SELECT a.source FROM question_log AS a WHERE a.id = d.answer_event_id) AS answer_source,
+    (SELECT a.user_choice FROM question_log AS a WHERE a.id = d.answer_event_id) AS answer_choice,
+    (SELECT a.ts FROM question_log AS a WHERE a.id = d.answer_event_id) AS answered_at,
+    COALESCE((SELECT a.user_choice FROM question_log AS a WHERE a.id = d.answer_event_id),
+             d.choice) AS choice_in_force
 FROM (
     SELECT
         f.id,
@@ -53,5 +56,4 @@ FROM (
             LIMIT 1
         ) AS answer_event_id
     FROM findings f
-) d
-LEFT JOIN question_log a ON a.id = d.answer_event_id;
+) d;

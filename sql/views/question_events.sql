@@ -3,6 +3,8 @@
 -- caller's, then the registry's), whether a person answered it (not the auto-decider) and
 -- whether that answer overrode the recommendation (NULL when unknown). Notebook 01 reads it
 -- for events per day, phase and skill, override rates, door types and the diversity gate.
+-- The registry is looked up per row shown rather than joined, so counting the view or
+-- faceting it on the log's own columns reads only the log (or one of its indexes).
 CREATE VIEW question_events AS
 SELECT
     q.id,
@@ -12,7 +14,8 @@ SELECT
     q.skill,
     q.question_id,
     q.category,
-    coalesce(q.door_class, q.door_type, r.door_type) AS door,
+    coalesce(q.door_class, q.door_type,
+             (SELECT r.door_type FROM registry_questions AS r WHERE r.id = q.question_id)) AS door,
     q.door_reason,
     q.phase,
     q.source,
@@ -22,7 +25,6 @@ SELECT
     q.followed_recommendation,
     CASE WHEN q.source != 'auto-decided' THEN 1 ELSE 0 END AS answered,
     CASE q.followed_recommendation WHEN 0 THEN 1 WHEN 1 THEN 0 END AS overridden,
-    CASE WHEN r.id IS NULL THEN 0 ELSE 1 END AS registered,
+    EXISTS (SELECT 1 FROM registry_questions AS r WHERE r.id = q.question_id) AS registered,
     q.synthetic
-FROM question_log q
-LEFT JOIN registry_questions r ON r.id = q.question_id;
+FROM question_log AS q;

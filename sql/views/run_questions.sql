@@ -8,6 +8,9 @@
 -- runs of one session also see the earlier questions), `auto_decided` marks events the
 -- agent decided from a never-ask preference, and `user_answered` marks the sources whose
 -- answer came from the user (the only ones guidance proposals may learn from).
+-- CROSS JOIN keeps the runs as the outer loop: each run reads its own session's events
+-- through the session index, never the whole log (a facet grouped by a log column would
+-- otherwise scan the log in that column's order and look up a run for every event).
 CREATE VIEW run_questions AS
 SELECT
     t.run_id,
@@ -34,5 +37,5 @@ SELECT
     CASE WHEN q.source IN ('agent', 'hook', 'auq-other', 'transcript-import')
               AND q.user_choice != '__unknown__' THEN 1 ELSE 0 END AS user_answered
 FROM trace_runs AS t
-JOIN question_log AS q ON q.session_id = t.session_id
+CROSS JOIN question_log AS q ON q.session_id = t.session_id
 WHERE t.session_id IS NOT NULL;

@@ -257,6 +257,13 @@ def _copy_keyed(conn, table, params):
         key = "coalesce(s.merge_key, :dbid || ':' || s.id)" if "merge_key" in src_cols \
             else ":dbid || ':' || s.id"
         values.append(key)
+        if "synthetic" not in src_cols:
+            # A source from before calibrations were marked synthetic: as the migration that
+            # added the mark did, a fit that was allowed simulated findings is taken as
+            # simulated, so it never ranks real findings here.
+            names.append("synthetic")
+            values.append("coalesce(s.include_synthetic, 0)" if "include_synthetic" in src_cols
+                          else "0")
     if table == "findings":
         names += ["answer_event_id", "calibration_id"]
         values += [

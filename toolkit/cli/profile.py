@@ -50,20 +50,29 @@ def profile():
 
 @profile.command()
 @project_option
-@click.option("--synthetic", is_flag=True, help="Show the profile of simulated history instead.")
+@click.option("--synthetic/--real", default=None,
+              help="Show the profile of simulated (or real) history. Default: real, except in "
+                   "a demo database (make demo, simulate --new-db), whose history is simulated.")
 @db_option
 @json_option
 def show(project, synthetic, db_path, as_json):
     """Show declared and inferred values, the gap and whether there is enough data.
 
+    Simulated and real history are never mixed: the profile shown is the real one, or in a
+    demo database the simulated one (--real and --synthetic choose).
+
     \b
     Example:
         plantune profile show
         plantune profile show --project __all__ --json
+        plantune profile show --synthetic
     """
     from toolkit.core import profile as prof
+    from toolkit.store.db import is_demo
 
     conn, project = _context(db_path, project)
+    if synthetic is None:
+        synthetic = is_demo(conn)
     flag = 1 if synthetic else 0
     dec = prof.declared(conn)
     inf = prof.inferred(conn, project, flag)

@@ -129,6 +129,8 @@ class _Family:
 
 # The word index (an ``_Index``): see _index_now; loaded on the first classification.
 _INDEX = None
+# The first bytes of a word-index cache file; a new layout takes a new number.
+_CACHE_MAGIC = b"plantune door-words 4\n"
 
 
 class _Index:
@@ -158,44 +160,78 @@ class _Index:
         return cls(versions, None, None, shards)
 
     def dump(self):
-        """``marshal`` data for the cache: the shards, each loadable on its own."""
+        """The cache file's bytes: a checksummed header (the versions and where each shard
+        lies, with its own checksum), then the shards, each ``marshal`` data of its own."""
         import marshal
+        import zlib
 
         spans, pieces, at = {}, [], 0
         for key in sorted(self._shards):
             piece = marshal.dumps(self._shards[key])
-            spans[key] = at  # marshal reads one object and ignores the bytes after it
+            spans[key] = (at, len(piece), zlib.crc32(piece))
             pieces.append(piece)
             at += len(piece)
-        return marshal.dumps(("door-words/3", self.versions, spans, b"".join(pieces)))
+        head = marshal.dumps((self.versions, spans))
+        sizes = len(head).to_bytes(4, "big") + zlib.crc32(head).to_bytes(4, "big")
+        return b"".join((_CACHE_MAGIC, sizes, head, *pieces))
 
     @classmethod
     def load(cls, data):
-        """The index from ``dump()`` data; raises ValueError for anything else."""
-        import marshal
+        """The index from ``dump()`` data; raises ValueError for anything else.
 
+        A cache damaged on disk (a flipped byte, a write cut short) must never change a
+        verdict: the header is checked here, each shard when it is first read.
+        """
+        import marshal
+        import zlib
+
+        start = len(_CACHE_MAGIC) + 8
+        if len(data) < start or data[: len(_CACHE_MAGIC)] != _CACHE_MAGIC:
+            raise ValueError("not a word index")
+        size = int.from_bytes(data[start - 8 : start - 4], "big")
+        head = data[start : start + size]
+        if len(head) != size or zlib.crc32(head) != int.from_bytes(data[start - 4 : start], "big"):
+            raise ValueError("word index damaged")
         try:
-            tag, versions, spans, blob = marshal.loads(data)
+            versions, spans = marshal.loads(head)
         except (TypeError, ValueError, EOFError):
             raise ValueError("not a word index") from None
-        if tag != "door-words/3" or not isinstance(spans, dict):
+        if not isinstance(versions, int) or not isinstance(spans, dict):
             raise ValueError("not a word index")
-        return cls(versions, spans, blob)
+        return cls(versions, spans, memoryview(data)[start + size :])
 
     def shard(self, word):
         """``(singles, phrases, firsts)`` for ``word`` and the phrases it starts."""
         head = word[:3]
         shard = self._shards.get(head)
         if shard is None:
-            start = self._spans.get(head) if self._spans else None
-            if start is None:
-                shard = ({}, {}, {})
-            else:
-                import marshal
-
-                shard = marshal.loads(memoryview(self._blob)[start:])
+            span = self._spans.get(head) if self._spans else None
+            shard = ({}, {}, {}) if span is None else self._read_shard(head, span)
             self._shards[head] = shard
         return shard
+
+    def _read_shard(self, head, span):
+        import marshal
+        import zlib
+
+        try:
+            start, size, crc = span
+            piece = self._blob[start : start + size]
+            if len(piece) == size and zlib.crc32(piece) == crc:
+                shard = marshal.loads(piece)
+                if (
+                    type(shard) is tuple
+                    and len(shard) == 3
+                    and all(type(part) is dict for part in shard)
+                ):
+                    return shard
+        except (TypeError, ValueError, EOFError):
+            pass
+        # The cache is damaged: read the rules themselves, for this shard and every other.
+        fresh = _Index.of(_index_now())
+        self.versions, self._spans, self._blob = fresh.versions, None, None
+        self._shards = fresh._shards
+        return self._shards.get(head, ({}, {}, {}))
 
     def as_tuple(self):
         singles, phrases, firsts = {}, {}, {}
@@ -264,12 +300,10 @@ def _build():
     except (OSError, ValueError):
         index = _Index.of(_index_now())
         try:
+            from toolkit.store.safe_io import write_atomic
+
             folder = os.path.dirname(path)
-            os.makedirs(folder, exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(index.dump())
-            os.replace(tmp, path)
+            write_atomic(path, index.dump(), mode=0o644)
             for name in os.listdir(folder):  # copies made for earlier versions of this file
                 if name.startswith("door-words.") and name != os.path.basename(path):
                     try:
@@ -1233,7 +1267,7 @@ def _digits_end(text, i, n):
 
 
 def _tokens(text):
-    """``_token_pattern().findall(text)``, read with string methods.
+    r"""``_token_pattern().findall(text)``, read with string methods.
 
     Importing ``re`` and compiling the pattern cost a hook process more than the rest of
     reading a question, and ordinary punctuation ("(", ":", quotes) sends a chunk here.

@@ -8,7 +8,7 @@ Half a was written and tuned against first; half b was scored before any tuning 
 import json
 import os
 
-CORPUS_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "doors")
+CORPUS_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "doors")
 HALVES = ("a", "b")
 
 # Harmless filler: ordinary review chatter with no door words in it.
