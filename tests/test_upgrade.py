@@ -83,6 +83,12 @@ def current_names():
     return [name for name, _ in db.default_schema().migrations]
 
 
+def upgraded_names():
+    """What an upgraded (or new) database records: every current name, and the earlier
+    name of each renamed migration beside it, for an earlier release that opens it."""
+    return sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS))
+
+
 @pytest.fixture
 def release_db(tmp_path):
     path = str(tmp_path / "release.db")
@@ -107,11 +113,12 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
 
     conn = db.connect(release_db)
     after_names = recorded(release_db)
-    # Every current migration is recorded once under its current name, no old name is left.
-    assert sorted(after_names) == current_names()
+    # Every current migration is recorded under its current name; the old names stay.
+    assert sorted(after_names) == upgraded_names()
     for name, applied_at in before_names.items():
         # The time it was applied is the release's own: it did not run again.
         assert after_names[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at, name
+        assert after_names[name] == applied_at, name
     assert snapshot(release_db) == before
     assert conn.execute("PRAGMA user_version").fetchone()[0] == db.default_schema().stamp
 
@@ -180,21 +187,21 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
 
 # --- hostile histories of the migrations table ---------------------------------------------
 
-def test_a_database_recording_both_the_old_and_the_new_name_keeps_one_row(release_db):
-    before = recorded(release_db)
+def test_a_database_recording_both_the_old_and_the_new_name_is_left_as_it_is(release_db):
     raw = sqlite3.connect(release_db)
     with raw:
         for old, new in db.RENAMED_MIGRATIONS.items():
             raw.execute(f"INSERT INTO {db.MIGRATIONS_TABLE} VALUES (?, ?)",
                         (new, "2026-12-01T00:00:00.000Z"))
     raw.close()
+    before = recorded(release_db)
     snap = snapshot(release_db)
 
     db.connect(release_db).close()
     after = recorded(release_db)
-    assert sorted(after) == current_names()
-    for old, new in db.RENAMED_MIGRATIONS.items():
-        assert after[new] == before[old]  # the earlier time: when it really ran
+    assert sorted(after) == upgraded_names()
+    for name, applied_at in before.items():
+        assert after[name] == applied_at  # nothing ran again, nothing was rewritten
     assert snapshot(release_db) == snap
 
 
@@ -210,7 +217,7 @@ def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db
 
     db.connect(release_db).close()
     after = recorded(release_db)
-    assert sorted(after) == current_names()
+    assert sorted(after) == sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS) - set(first))
     for name, applied_at in before.items():
         assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
 
@@ -254,12 +261,12 @@ def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
     before = recorded(release_db)
     snap = snapshot(release_db)
     # Killed after the first rename, before the transaction holding them all commits.
-    open_and_get_killed(release_db, f"DELETE FROM {db.MIGRATIONS_TABLE}", nth=2)
+    open_and_get_killed(release_db, f"INSERT OR IGNORE INTO {db.MIGRATIONS_TABLE}", nth=2)
     assert recorded(release_db) == before
 
     db.connect(release_db).close()
     after = recorded(release_db)
-    assert sorted(after) == current_names()
+    assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
         assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
     assert snapshot(release_db) == snap
@@ -272,12 +279,12 @@ def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release
     # Killed while the views are re-created, after the renames committed.
     open_and_get_killed(release_db, "DROP VIEW")
     halfway = recorded(release_db)
-    assert not set(db.RENAMED_MIGRATIONS) & set(halfway)
+    assert set(db.RENAMED_MIGRATIONS.values()) <= set(halfway)
     assert query(release_db, "PRAGMA user_version")[0][0] == old_stamp
 
     conn = db.connect(release_db)
     after = recorded(release_db)
-    assert sorted(after) == current_names()
+    assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
         assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
     assert snapshot(release_db) == snap
@@ -295,3 +302,36 @@ def test_every_rename_points_at_a_current_migration_with_the_same_number():
         assert old not in names, f"{old} is still a migration file"
         assert old.split("_")[0] == new.split("_")[0], "a rename must keep the order"
         assert new not in db.RENAMED_MIGRATIONS, "renames point at the final name"
+
+
+# --- an earlier release opening the database again ---------------------------------------
+
+def release_schema(tmp_path, names):
+    """The schema the release ran: its migrations under the names it knew (the current files,
+    which did not change), and no rename map."""
+    folder = tmp_path / "release-migrations"
+    folder.mkdir()
+    current = dict(db.default_schema().migrations)
+    for name in names:
+        with open(current[db.RENAMED_MIGRATIONS.get(name, name)], encoding="utf-8") as f:
+            (folder / name).write_text(f.read(), encoding="utf-8")
+    return db.Schema(migrations_dir=str(folder), renamed={})
+
+
+@pytest.mark.parametrize("made_by", ["release", "current"])
+def test_an_earlier_release_still_opens_the_database_after_an_upgrade(
+        release_db, tmp_path, made_by):
+    """A hook of the earlier release (a global install beside a newer copy) keeps working
+    on a database the current release upgraded or created: nothing runs a second time."""
+    release_names = sorted(recorded(release_db))
+    path = release_db if made_by == "release" else str(tmp_path / "new.db")
+    db.connect(path).close()
+    snap = snapshot(path)
+    names = recorded(path)
+
+    conn = db.connect(path, schema=release_schema(tmp_path, release_names))
+    conn.close()
+    assert recorded(path) == names
+    assert snapshot(path) == snap
+    db.connect(path).close()  # and back to the current release, still nothing to run
+    assert recorded(path) == names
