@@ -12,8 +12,8 @@ import pytest
 from tests.helpers import query
 from tests.helpers.team import invoke, ok, team_db
 from toolkit.analysis import calibrate, export
-from toolkit.core import identity
 from toolkit.analysis import team as teams
+from toolkit.core import identity
 
 SQL_OF = {
     "question_events": "SELECT project, count(*) FROM question_log GROUP BY 1",

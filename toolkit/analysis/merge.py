@@ -8,7 +8,8 @@ Each source is attached read-only and copied with set-based ``INSERT … SELECT`
 - calibrations by a merge key (source database id + its row id);
 - findings by (session, finding id), with their links re-pointed at the team database's
   copies of the answering event and the calibration;
-- office-hours sessions by their session keys, trace runs by run id and guidance
+- office-hours sessions by their session keys (qualified by the merge source: the key
+  hashes the content, which two developers can share), trace runs by run id and guidance
   proposals by id (a proposal's later status, and a trace run's later state, follow on
   a re-merge; a merged proposal is evidence here, never applied from the team database);
 - preferences into ``developer_preferences`` and declared profiles into
@@ -47,11 +48,14 @@ from toolkit.store import db
 # Tables copied by key, in dependency order (findings point at events and calibrations).
 KEYED_TABLES = ("question_log", "preference_events", "calibrations", "findings")
 # Tables copied by their own unique key: (key column, rows can change later, rows can be
-# deleted in the source). Their rows name no developer in a developer's own database.
+# deleted in the source, the key is the content's hash). Their rows name no developer in a
+# developer's own database. Two developers can hold the same office-hours session (its key
+# hashes its content), so a merged copy's key is prefixed with its merge source: both are
+# kept, and the team database's own sessions never count merged ones as earlier copies.
 OWNED_TABLES = {
-    "office_hours_sessions": ("session_key", False, True),
-    "trace_runs": ("run_id", True, False),
-    "guidance_proposals": ("id", True, False),
+    "office_hours_sessions": ("session_key", False, True, True),
+    "trace_runs": ("run_id", True, False, False),
+    "guidance_proposals": ("id", True, False, False),
 }
 # Per-developer snapshots: source table -> (team table, key columns, value columns).
 SNAPSHOTS = {
@@ -343,9 +347,13 @@ def _merge_deletions(conn, params):
             f"WHEN '{a}' THEN '{b}'" for a, b in TEAM_KIND.items()) + " ELSE d.kind END"
         developer = _developer_expr(["developer"], params["developer"], "d")
         kinds = ", ".join(f"'{k}'" for k in _DEVELOPER_KINDS)
+        # A table whose merged copies carry a source-qualified key: the record names the
+        # copy this source's rows have here.
+        qualified = ", ".join(f"'{DELETABLE[t][0]}'" for t, o in OWNED_TABLES.items() if o[3])
+        k1 = f"iif(d.kind IN ({qualified}), {_qualified_key('d.k1')}, d.k1)"
         conn.execute(
             "INSERT INTO main.deletions (kind, developer, k1, k2, deleted_at)"
-            f" SELECT {kind}, iif({kind} IN ({kinds}), {developer}, ''), d.k1, d.k2,"
+            f" SELECT {kind}, iif({kind} IN ({kinds}), {developer}, ''), {k1}, d.k2,"
             " d.deleted_at FROM src.deletions d WHERE true"
             " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at"
             " WHERE julianday(excluded.deleted_at) > julianday(deletions.deleted_at)", params)
@@ -443,17 +451,24 @@ def _copy_keyed(conn, table, params):
     return {"source": total, "added": added}
 
 
+def _qualified_key(key):
+    """SQL for the key of a merged copy whose own key hashes its content."""
+    return f"'merged:' || :source || ':' || {key}"
+
+
 def _copy_owned(conn, table, params, records):
     """Copy one table keyed by its own unique column: new rows added unless deleted here;
     rows that change in the source (a proposal applied, a trace run completed) updated,
     but only the copies this source wrote; for a source without deletion ``records``, rows
     it no longer holds removed from its copies."""
-    key, mutable, deletable = OWNED_TABLES[table]
+    key, mutable, deletable, by_content = OWNED_TABLES[table]
     src_cols = _columns(conn, "src", table)
     dst_cols = _columns(conn, "main", table)
     common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS or c == key]
     names = common + ["developer", "merged_from"]
-    values = [f's."{c}"' for c in common]
+    # The key of a row's merged copy.
+    copy_key = _qualified_key(f's."{key}"') if by_content else f's."{key}"'
+    values = [copy_key if c == key else f's."{c}"' for c in common]
     values += [_developer_expr(src_cols, params["developer"]), ":source"]
     quoted = ", ".join(f'"{n}"' for n in names)
     total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
@@ -461,11 +476,11 @@ def _copy_owned(conn, table, params, records):
     if deletable and not records:
         removed = conn.execute(
             f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
-            f' (SELECT 1 FROM src.{table} s WHERE s."{key}" = main.{table}."{key}")',
+            f' (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
             params).rowcount
     before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
-    _, keys, time, _ = DELETABLE[table]
-    covered = _deleted(table, [f's."{k}"' for k in keys], f"s.{time}")
+    _, _, time, _ = DELETABLE[table]
+    covered = _deleted(table, [copy_key], f"s.{time}")
     sql = (f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
            f' FROM src.{table} AS s WHERE NOT {covered} ORDER BY s."{key}"'
            f' ON CONFLICT ("{key}")')
