@@ -328,7 +328,8 @@ def test_profile_office_hours_traces_and_proposals_merge_per_developer(tmp_path)
     # Neither profile is folded into the team database's own.
     assert query(team, "SELECT count(*) FROM declared_profile") == [(0,)]
     for table, key, alice, bob in (
-            ("office_hours_sessions", "session_key", "oh-alice@example.com", "oh-bob@example.com"),
+            ("office_hours_sessions", "session_key", f"merged:{sa}:oh-alice@example.com",
+             f"merged:{sb}:oh-bob@example.com"),
             ("trace_runs", "run_id", "run-alice@example.com", "run-bob@example.com"),
             ("guidance_proposals", "id", "prop2xxxxxx", "prop9xxxxxx")):
         got = query(team, f"SELECT {key}, developer, merged_from FROM {table}"
@@ -386,8 +387,6 @@ def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
 
 
 def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_path):
-    from toolkit.pacing import rank as pacing
-
     a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
     ok(["calibrate", "--include-synthetic", "--force", "--db", a], developer="alice@example.com")
     conn = database.connect(a)
@@ -402,6 +401,32 @@ def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_pat
         assert pacing.calibration_in_force(conn, "proj-a", include_synthetic=True) is None
     finally:
         conn.close()
+
+
+def test_the_same_office_hours_session_of_two_developers_is_kept_for_each(tmp_path):
+    from toolkit.core import profile
+
+    a, b, team = team_db(tmp_path)
+    session = {"date": "2026-10-01", "mode": "builder", "project_slug": "proj-a"}
+    for path in (a, b):
+        conn = db.connect(path)
+        with db.transaction(conn):
+            profile.add_sessions(conn, [session], "test")
+        conn.close()
+    ok(["merge", a, b, "--db", team])
+    assert sorted(query(team, "SELECT developer, raw_json FROM office_hours_sessions")) == [
+        ("alice@example.com", json.dumps(session)), ("bob@example.com", json.dumps(session))]
+    conn = db.connect(team)
+    try:
+        # Theirs, not the profile of the team database's own user; and a session that user
+        # logs is not taken for a copy of a merged one.
+        assert profile.sessions(conn) == []
+        with db.transaction(conn):
+            assert profile.add_sessions(conn, [session], "test") == 1
+    finally:
+        conn.close()
+    again = json.loads(ok(["merge", a, b, "--db", team, "--json"]).output)
+    assert [r["tables"]["office_hours_sessions"]["added"] for r in again] == [0, 0]
 
 
 def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp_path):

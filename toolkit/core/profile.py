@@ -367,8 +367,10 @@ def add_sessions(conn, sessions, origin, snapshot=False):
 
 
 def sessions(conn):
-    """Every office-hours session as stored, in order."""
-    return [json.loads(r[0]) for r in conn.execute("SELECT raw_json FROM office_hours_sessions ORDER BY id")]
+    """Every office-hours session of this database's user as stored, in order (sessions
+    merged from other developers' databases are theirs, not this profile's)."""
+    return [json.loads(r[0]) for r in conn.execute(
+        "SELECT raw_json FROM office_hours_sessions WHERE merged_from IS NULL ORDER BY id")]
 
 
 def accumulate(session_list):
