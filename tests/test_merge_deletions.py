@@ -366,3 +366,51 @@ def test_no_order_of_merges_backups_and_deletes_brings_a_deleted_row_back(tmp_pa
 @pytest.mark.parametrize("seed", range(3, 15))
 def test_no_order_brings_a_deleted_row_back_long_runs(tmp_path, seed):
     _run_world(tmp_path, seed, 60)
+
+
+def test_every_kind_of_merged_row_stays_deleted(tmp_path):
+    """Trace runs, guidance proposals, calibrations and the declared profile: deleted in
+    the source, they leave the team database, and a backup from before brings none back."""
+    a, team = init(tmp_path / "a.db"), init(tmp_path / "team.db")
+    backup = str(tmp_path / "backup.db")
+    pref(a, 1)
+    ok(["profile", "declare", "autonomy", "0.7", "--db", a], developer=ALICE)
+    now = db.utc_now()
+    conn = sqlite3.connect(a)
+    with conn:
+        conn.execute(
+            "INSERT INTO trace_runs (run_id, project, created_at, guidance_mode)"
+            " VALUES ('run-1', 'proj-a', ?, 'propose')",
+            (now,),
+        )
+        conn.execute(
+            "INSERT INTO guidance_proposals (id, project, run_id, created_at)"
+            " VALUES ('prop-1', 'proj-a', 'run-1', ?)",
+            (now,),
+        )
+        conn.execute(
+            "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction,"
+            " score_function, n_findings, developer) VALUES ('proj-a', ?, 0.2, 4, 0, 'sum', 10,"
+            " ?)",
+            (now, ALICE),
+        )
+    conn.close()
+    merge(a, team)
+    tables = ("trace_runs", "guidance_proposals", "calibrations", "developer_declared_profile")
+    assert [count(team, t) for t in tables] == [1, 1, 1, 1]
+    ok(["backup", backup, "--db", a])
+    conn = sqlite3.connect(a)
+    with conn:
+        for table in ("guidance_proposals", "trace_runs", "calibrations", "declared_profile"):
+            conn.execute(f"DELETE FROM {table}")
+    conn.close()
+    merge(a, team)
+    assert [count(team, t) for t in tables] == [0, 0, 0, 0]
+    merge(backup, team)
+    assert [count(team, t) for t in tables] == [0, 0, 0, 0]
+    # Declaring again afterwards is newer than the delete: it is merged.
+    ok(["profile", "declare", "autonomy", "0.4", "--db", a], developer=ALICE)
+    merge(a, team)
+    assert query(team, "SELECT dimension, value FROM developer_declared_profile") == [
+        ("autonomy", 0.4)
+    ]
