@@ -9,7 +9,7 @@ import json
 import os
 
 CORPUS_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "doors")
-HALVES = ("a", "b")
+HALVES = ("a", "b", "c")
 
 # Harmless filler: ordinary review chatter with no door words in it.
 _FILLER = (

@@ -828,6 +828,9 @@ def judge_question(question, index, conn, project, registry) -> Verdict:
         v.reason = "no auto-decide preference"
     elif not v.recommended:
         v.reason = "no unambiguous recommendation"
+    elif doors.before_auto_decide(conn, qid, verdict) is not None:
+        v.one_way = True
+        v.reason = "one-way door"
     else:
         v.eligible = True
     return v
