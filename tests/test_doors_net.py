@@ -3,7 +3,7 @@ data out, legal terms, mass notices, slang deletion, disguised spellings, and id
 
 Each class is tested through the classifier and, for the reviewer's cases, through
 ``gstack-question-preference --check`` with a never-ask preference, as an agent runs it.
-Harmless near-misses of every class stay two-way. ``fixtures/doors/heldout.jsonl`` is
+Harmless near-misses of every class stay two-way. ``fixtures/doors_heldout.jsonl`` is
 scored but never tuned against (see ``test_held_out_set``).
 """
 
@@ -180,7 +180,7 @@ def test_a_fact_recorded_under_a_look_alike_spelling_is_sticky(conn):
 
 # --- the held-out set ---------------------------------------------------------------------
 
-HELD_OUT = os.path.join(doors_support.CORPUS_DIR, "heldout.jsonl")
+HELD_OUT = os.path.join(os.path.dirname(doors_support.CORPUS_DIR), "doors_heldout.jsonl")
 
 
 def test_held_out_set():

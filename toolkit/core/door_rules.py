@@ -531,7 +531,8 @@ _REMOVE = _F(_STRONG,
                     "format, revert, throw away, trash, scrap, delete all, remove all, "
                     "clean out, dump, evict, expire, bin, ditch, axe, junk, chuck, toss, "
                     "toss out, nix, kill off, throw out, do away with, dispose of, "
-                    "deep-six, shitcan, blow up, zero out"),
+                    "deep-six, shitcan, blow up, zero out, eradicate, eliminate, demolish, "
+                    "cull, prune, rip out, excise, liquidate, dispose, void"),
              "rm, removal, teardown, tore down, torn down, overwrote, overwritten, lost, "
              "got rid of, emptied, emptying, empties, threw away, thrown away, reinit")
 _PASSIVE_GONE = _F("dropped, deleted, removed, truncated, wiped, purged, erased, destroyed, "
@@ -557,7 +558,10 @@ _DURABLE = _F(_nouns(
     "profile, photo, video, asset, recording, conversation, chat history, key, table row, "
     "distribution, cdn distribution, hosted zone, load balancer, vpc, subnet, nat gateway, "
     "user pool, identity pool, secret, kms key, vault, keystore, cron job, scheduled job, "
-    "webhook, integration, app registration, oauth app, github app, service account"),
+    "webhook, integration, app registration, oauth app, github app, service account, "
+    "spreadsheet, sheet, crm, contact, lead, ticket, calendar, shared drive, drive folder, "
+    "google drive, notion page, confluence space, slack workspace, metric, analytics, "
+    "telemetry, catalog, release, artifact registry, package version, published version"),
     "keys, logs, tokens, production, prod, storage, everything, inventory, indices, "
     "user data, customer data, personal data, client data, production data, prod data, "
     "patient data, payment data, billing data, all of it, all of them, the lot, pii")
@@ -681,7 +685,11 @@ _SECURITY = _F(_nouns(
     "signed commit, commit signing, dmarc, dkim, spf, password hashing, hashing, "
     "private network, private networking, private endpoint, private access, security, "
     "tls certificate check, token check, token validation, jwt validation, "
-    "jwt verification, webhook signature, hmac check, hmac verification"))
+    "jwt verification, webhook signature, hmac check, hmac verification, backup, "
+    "automated backup, nightly backup, snapshot, replication, point in time recovery, "
+    "pitr, versioning, bucket versioning, object lock, retention, log retention, "
+    "data retention, soft delete, deletion protection, termination protection, "
+    "delete protection, recycle bin, trash retention, audit, monitoring, alerting"))
 _WEAK_SEC_PASSIVE = _F("disabled, turned off, switched off, removed, bypassed, skipped, relaxed, "
                        "weakened, loosened, dropped, off, optional, not required, deactivated, "
                        "ignored, suspended, lifted, commented out, no longer required, "
@@ -1015,6 +1023,13 @@ RULES = (
                 "secure delete, secure-delete, remove-item, del /s, rd /s, dd, "
                 "shutil rmtree, rm rf, rm -rf, rm -r, rm -fr, unlink")),
         _Then(_F("find"), _is_flag("-delete"), 12),
+        _Then(_F("truncate"), _is_flag("-s", "--size"), 2),
+        _Then(_F("crontab"), _is_flag("-r", "-ir", "-ri"), 2),
+        _Any(_F("db drop, db reset, db purge, db wipe, db flush, database drop, "
+                "database reset, migrate fresh, migrate reset, migrate refresh, "
+                "force reset, --force-reset, accept data loss, --accept-data-loss, pg reset, "
+                "sqlflush, schema load, db schema load, drop all, dropall, drop_all, "
+                "reset --force, wipe data, factory reset")),
         _Pair(_F(_forms("move"), "mv"), _F("dev null"), 8),
         _Then(_F("format, formatting, reformat, reformatting, wipe, partition, repartition"),
               lambda w: w in _W("disk disks drive drives volume volumes partition partitions "
@@ -1033,6 +1048,8 @@ RULES = (
             "--force", "-f", "--force-with-lease", "--force-if-includes", "--mirror",
             "--delete", "-d", "--prune", "-fu", "-uf", "+main", "+master"), 6),
         _Then(_F("reset"), _is_flag("--hard", "--merge", "--keep"), 3),
+        _Then(_F("push"), lambda w: w == "force", 3),
+        _Then(_F("tag"), _is_flag("-d", "--delete"), 2),
         _Then(_F("clean"), _flag_with("fdx"), 2),
         _Then(_F("branch"), _is_flag("-d", "--delete", "-dr", "--force"), 2),
         _Then(_F("gc"), _is_flag("--prune", "--aggressive"), 2),
@@ -1436,7 +1453,7 @@ def _match_words(found):
 # Read from the text itself: redirections, refspecs and paths lose their punctuation in
 # the word list. Each check names the rule family it belongs to.
 
-_SHELL_MARKS = (">", "/dev/null", "--", "+", " -delete", " -s")
+_SHELL_MARKS = (">", "/dev/null", "--", "+", " -delete", " -s", " :")
 _CMD_BREAKS = ("&&", "||", ";", "|", "\n", "$(", "`")
 _EMPTY_SOURCES = frozenset(("", ":", "true", "echo", "echo -n", "echo ''", 'echo ""',
                             "echo -n ''", 'echo -n ""', "printf ''", 'printf ""', "printf",
@@ -1508,8 +1525,8 @@ def _shell(text):
             sub = args[args.index("git") + 1:] if "git" in args else args
             verb = sub[0] if sub else ""
             rest = sub[1:]
-            if verb == "push" and any(a[:1] == "+" and a[1:2].isalnum() for a in rest):
-                return "history-rewrite"  # a forced refspec
+            if verb == "push" and any(a[:1] in "+:" and a[1:2].isalnum() for a in rest):
+                return "history-rewrite"  # a forced refspec, or one that deletes a branch
             if verb == "restore" and any(
                     a == "-s" or a.startswith(("--source", "-s")) and a[:3] != "-st"
                     for a in rest):
@@ -1559,6 +1576,25 @@ def _undigit(word):
     return None
 
 
+def _unstretch(word):
+    """``drooop`` → ``drop``, ``deeeleete`` → ``delete``: letters held down, read back when
+    the result is a rule word (a run of three or more; kept single or double)."""
+    if not any(word[k] == word[k + 1] == word[k + 2] for k in range(len(word) - 2)):
+        return None
+    runs, k = [], 0
+    while k < len(word):
+        j = k
+        while j < len(word) and word[j] == word[k]:
+            j += 1
+        runs.append((word[k], j - k))
+        k = j
+    for double in (False, True):
+        guess = "".join(c * (min(n, 2) if double else 1) for c, n in runs)
+        if _known(guess):
+            return guess
+    return None
+
+
 def _repair(found):
     """The words with disguises undone: digits for letters, letters spaced or hyphenated
     apart ("d r o p", "dr-op", "del ete"), joined back when they make a rule verb.
@@ -1569,6 +1605,13 @@ def _repair(found):
         w = found[i]
         if w.isalnum() and not w.isalpha() and not w.isdigit():
             fixed = _undigit(w)
+            if fixed:
+                out.append(fixed)
+                changed = True
+                i += 1
+                continue
+        if len(w) >= 5 and w.isalpha() and not _known(w):
+            fixed = _unstretch(w)
             if fixed:
                 out.append(fixed)
                 changed = True

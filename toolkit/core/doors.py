@@ -244,10 +244,14 @@ def _fold_letter(ch, ud):
     cat = ud.category(ch)
     if cat == "Nd":
         return str(ud.digit(ch))
-    if cat[0] == "L":
+    if cat[0] == "L" or cat == "So":
+        # "LATIN SMALL LETTER D WITH HOOK", "NEGATIVE SQUARED LATIN CAPITAL LETTER D",
+        # "REGIONAL INDICATOR SYMBOL LETTER D"
         name = ud.name(ch, "")
-        if name.startswith("LATIN ") and "TURNED" not in name and "REVERSED" not in name:
-            for word in name[6:].partition(" WITH ")[0].split():
+        head, found, tail = name.partition(" LETTER ")
+        if found and ("LATIN" in head or "REGIONAL INDICATOR" in head) \
+                and "TURNED" not in name and "REVERSED" not in name:
+            for word in tail.partition(" WITH ")[0].split():
                 if word not in _NAME_SKIP:
                     return word.lower() if len(word) == 1 and word.isalpha() else ch
     return ch
