@@ -1,13 +1,27 @@
+"""Fixtures every test can use: an isolated home and state root, a database, Spark.
+
+Helpers shared by several test modules live in ``tests/helpers``.
+"""
+
 import os
-import sys
+import shutil
+import subprocess
 
 import pytest
 
-# The console scripts the subprocess tests run. PLANTUNE_TEST_BIN points them at another
-# installation: CI installs the built wheel (not editable) into a clean venv and runs the
-# compat tests against its bin folder, so what users install is what gets tested.
-BIN_DIR = os.environ.get("PLANTUNE_TEST_BIN") or os.path.dirname(sys.executable)
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.helpers import script
+from tests.helpers.server import free_port, wait_until_up
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked slow run only when PLANTUNE_SLOW is set (CI sets it)."""
+    if os.environ.get("PLANTUNE_SLOW"):
+        return
+    for item in items:
+        slow = item.get_closest_marker("slow")
+        if slow:
+            why = slow.kwargs.get("reason", "a long test")
+            item.add_marker(pytest.mark.skip(reason=f"{why}; set PLANTUNE_SLOW=1 to run"))
 
 
 @pytest.fixture(autouse=True)
@@ -43,18 +57,31 @@ def db_file(isolated_home):
     return str(isolated_home / "plantune.db")
 
 
-@pytest.fixture
-def conn(db_file):
+@pytest.fixture(scope="session")
+def template_db(tmp_path_factory):
+    """A database migrated once per run (migrating costs a few hundred milliseconds; a copy
+    costs a few): the ``conn`` fixture starts every test from a copy of it."""
     from toolkit.store import db
 
+    path = str(tmp_path_factory.mktemp("template") / "plantune.db")
+    db.connect(path).close()  # the last close folds the WAL into the file
+    assert not os.path.exists(path + "-wal")
+    return path
+
+
+@pytest.fixture
+def conn(db_file, template_db):
+    """The test's database, migrated: a private copy of the template, with its own id."""
+    from toolkit.store import db
+
+    shutil.copyfile(template_db, db_file)
+    os.chmod(db_file, 0o600)
     c = db.connect(db_file)
+    # Databases tell each other apart by this id (merge refuses the same database twice).
+    c.execute("UPDATE plantune_meta SET value = lower(hex(randomblob(16)))"
+              " WHERE key = 'database_id'")
     yield c
     c.close()
-
-
-def script(name):
-    """Path of an installed console script of this venv (compat tests run them as hooks do)."""
-    return os.path.join(BIN_DIR, name)
 
 
 @pytest.fixture(scope="session")
@@ -84,3 +111,49 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def history_db(db_file):
+    """A database holding the hand-made history of tests/helpers/views.py."""
+    from tests.helpers.views import build_history
+    from toolkit.store import db
+
+    conn = db.connect(db_file)
+    build_history(conn)
+    conn.close()
+    return db_file
+
+
+@pytest.fixture
+def served(history_db):
+    """A real ``plantune serve`` on a free port; stopped by its PID afterwards."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [script("plantune"), "serve", "--db", history_db, "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base + "/-/versions.json", proc)
+        yield base, history_db, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A small project folder with a marker, some source and docs, and no .plantune yet."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (root / "README.md").write_text("# demo\n")
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "plan.md").write_text("plan\n")
+    return root

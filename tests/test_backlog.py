@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from tests.hotpath_support import SLUG, count, db_rows, env, pref, project_dir, run
+from tests.helpers.hotpath import SLUG, count, db_rows, env, pref, project_dir, run
 from toolkit.gstack import backlog, ingest, mirror
 from toolkit.store import db
 

@@ -11,8 +11,6 @@ import re
 
 import pytest
 
-from tests.test_datasette import history_db, served  # noqa: F401 - fixtures
-
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tests import gstack_history as gh
+from tests.helpers import gstack_history as gh
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.gstack import ingest

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from toolkit.cli.app import cli
-from tests.conftest import script
+from tests.helpers import script
 
 
 def all_commands(group=cli, prefix=()):

@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.hotpath_support import SLUG, count, db_rows, events, log_lines, prefs_file, run
+from tests.helpers.hotpath import SLUG, count, db_rows, events, log_lines, prefs_file, run
 from toolkit.cli.app import cli
 
 TWO_WAY = "ship-changelog-voice-polish"

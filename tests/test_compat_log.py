@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.hotpath_support import (
+from tests.helpers.hotpath import (
     SLUG, count, db_rows, log, log_lines, one_line_error, project_dir, raw_log, run,
 )
 

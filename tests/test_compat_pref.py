@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.hotpath_support import (
+from tests.helpers.hotpath import (
     SLUG, count, db_rows, events, log, one_line_error, plant, pref, prefs_file, prefs_text,
     project_dir, run,
 )

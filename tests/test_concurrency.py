@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from tests.conftest import script
-from tests.hotpath_support import SLUG, db_rows, env, events, log_lines, prefs_file
+from tests.helpers import script
+from tests.helpers.hotpath import SLUG, db_rows, env, events, log_lines, prefs_file
 
 # A worker process: waits for the start signal, then calls the compat command N times in a
 # row, each call opening its own connection exactly as a separate process would.
@@ -62,6 +62,7 @@ def _check_log(state_root, expected):
         assert sorted(l.rstrip("\n") for l in f) == sorted(r["raw_json"] for r in rows)
 
 
+@pytest.mark.slow(reason="2,000 calls from 8 processes, about 12 s")
 def test_8_processes_x_250_logs(tmp_path, state_root):
     outputs = _run_workers(tmp_path, "log", 8, 250)
     assert all(o == "" for o in outputs)  # no DEDUP: every tool_use_id is distinct
@@ -100,8 +101,6 @@ def test_8_parallel_shells_launching_the_script(tmp_path, state_root):
     _script_launches(tmp_path, state_root, 8, 12)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("PLANTUNE_SLOW"),
-                    reason="2,000 process starts; set PLANTUNE_SLOW=1 to run")
+@pytest.mark.slow(reason="2,000 process starts")
 def test_8_parallel_shells_x_250_script_launches(tmp_path, state_root):
     _script_launches(tmp_path, state_root, 8, 250)

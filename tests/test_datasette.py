@@ -14,8 +14,6 @@ import shutil
 import socket
 import sqlite3
 import subprocess
-import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -23,8 +21,11 @@ import urllib.request
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import script
-from tests.test_views import EXPECTED, VIEW_NAMES, build_history, insert_event, ordered
+from tests.helpers import script
+from tests.helpers.server import http_get
+from tests.helpers.views import (
+    EXPECTED, VIEW_NAMES, build_history, history_with_simulated_rows, insert_event, ordered,
+)
 from toolkit.store import db
 from toolkit.analysis import serve
 from toolkit.cli.app import cli
@@ -33,7 +34,7 @@ METADATA = serve.load_metadata()
 DB_META = METADATA["databases"]["plantune"]
 QUERY_NAMES = sorted(DB_META["queries"])
 
-# Canned query results for the history of tests/test_views.py, worked out by hand.
+# Canned query results for the history of tests/helpers/views.py, worked out by hand.
 EXPECTED_QUERIES = {
     # events 4, 8 and 16: the user answered add-test three times out of three
     "same_answer_every_time": [
@@ -83,14 +84,6 @@ EXPECTED_QUERIES = {
 }
 
 
-@pytest.fixture
-def history_db(db_file):
-    conn = db.connect(db_file)
-    build_history(conn)
-    conn.close()
-    return db_file
-
-
 def fetch(ds, path, method="get", **kwargs):
     async def go():
         return await getattr(ds.client, method)(path, **kwargs)
@@ -113,12 +106,6 @@ def counts(path):
     return out
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # --- in process ---------------------------------------------------------------------------
 
 def test_every_view_and_canned_query_is_covered():
@@ -136,10 +123,8 @@ def test_view_json_rows_are_the_hand_computed_ones(history_db, view):
 def history_and_simulation_db(db_file):
     """The hand-made history, simulated rows in the same projects and sessions, and one
     calibration with its history: canned queries must show only the real rows."""
-    from tests.test_views import _history_with_simulated_rows
-
     conn = db.connect(db_file)
-    _history_with_simulated_rows(conn)
+    history_with_simulated_rows(conn)
     with db.transaction(conn):
         conn.execute(
             "INSERT INTO calibrations (id, project, created_at, target, threshold, tie_fraction,"
@@ -421,44 +406,6 @@ def test_serve_rejects_a_bad_port():
     r = CliRunner().invoke(cli, ["serve", "--port", "70000"])
     assert r.exit_code == 2
     assert "70000 is not in the range 0<=x<=65535" in r.output
-
-
-def http_get(url, timeout=10):
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        return response.status, response.read().decode("utf-8")
-
-
-def wait_until_up(url, proc, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"plantune serve exited early: {proc.stdout.read()}")
-        try:
-            return http_get(url, timeout=2)
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-    raise AssertionError(f"plantune serve did not answer {url} within {seconds} s")
-
-
-@pytest.fixture
-def served(history_db):
-    """A real ``plantune serve`` on a free port; stopped by its PID afterwards."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [script("plantune"), "serve", "--db", history_db, "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(base + "/-/versions.json", proc)
-        yield base, history_db, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_plantune_serve_answers_over_http_and_stops_by_pid(served):

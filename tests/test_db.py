@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from tests.helpers import query
 from toolkit.store import db
 
 
@@ -221,3 +222,15 @@ def test_not_a_database_is_a_clear_error(tmp_path):
     bogus.write_text("this is not sqlite at all, just some text " * 50)
     with pytest.raises(db.DatabaseError, match="is not a plantune database"):
         db.connect(str(bogus))
+
+
+def test_the_conn_fixture_database_is_a_private_current_copy(conn, db_file, template_db):
+    """Tests start from a copy of one migrated template: it must be as current as a new
+    database, private, and its own database (merge tells databases apart by their id)."""
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.default_schema().stamp
+    assert db.applied_migrations(conn) == [n for n, _ in db.default_schema().migrations]
+    assert stat.S_IMODE(os.stat(db_file).st_mode) == 0o600
+    own = conn.execute("SELECT value FROM plantune_meta WHERE key = 'database_id'").fetchone()[0]
+    (template,) = query(template_db, "SELECT value FROM plantune_meta WHERE key = 'database_id'")
+    assert len(own) == 32 and own != template[0]
+    assert conn.execute("SELECT count(*) FROM registry_questions").fetchone()[0] > 0

@@ -8,30 +8,18 @@ database. The served page is fetched, then the demo is stopped by its process gr
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
 import pytest
 
-from tests import gstack_history as gh
+from tests.helpers import REPO_ROOT
+from tests.helpers import gstack_history as gh
+from tests.helpers.server import free_port, http_get
 from toolkit.store import db
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url):
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return r.status, r.read().decode("utf-8")
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
@@ -40,11 +28,11 @@ def test_make_demo_on_a_gstack_only_state_root(tmp_path):
     gh.registry_history(root, days=60, seed=11)
     gh.adhoc_history(root, days=40, seed=12)
     assert sorted(os.listdir(root)) == ["projects"]
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ)
     for var in ("PLANTUNE_DB", "GSTACK_STATE_ROOT", "GSTACK_HOME"):
         env.pop(var, None)
-    cmd = ["make", "--no-print-directory", "-C", REPO, "-o", ".venv/.installed", "demo", "DEMO_SOURCE=gstack",
+    cmd = ["make", "--no-print-directory", "-C", REPO_ROOT, "-o", ".venv/.installed", "demo", "DEMO_SOURCE=gstack",
            f"DEMO_ROOT={root}", f"BIN={BIN}", f"SERVE_PORT={port}"]
     with open(tmp_path / "demo.log", "w+") as log:
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -53,7 +41,7 @@ def test_make_demo_on_a_gstack_only_state_root(tmp_path):
             page = None
             while time.monotonic() < deadline and proc.poll() is None:
                 try:
-                    status, page = _get(f"http://127.0.0.1:{port}/plantune/calibrations.json?_shape=array")
+                    status, page = http_get(f"http://127.0.0.1:{port}/plantune/calibrations.json?_shape=array")
                     break
                 except OSError:
                     time.sleep(1)

@@ -1,17 +1,17 @@
 """Recall and false alarms of the door classifier on the labelled corpus.
 
 Targets: every one-way summary caught (recall 100%), at most 10% of two-way summaries
-flagged. The corpus was written for plantune in two halves (tests/doors_support.py).
+flagged. The corpus was written for plantune in two halves (tests/door_corpus.py).
 """
 
 import pytest
 
-from tests import doors_support
+from tests.helpers import door_corpus
 from toolkit.core.doors import classify
 
 
 def test_corpus_shape():
-    items = doors_support.load("a") + doors_support.load("b")
+    items = door_corpus.load("a") + door_corpus.load("b")
     one_way = [i for i in items if i["door"] == "one-way"]
     assert len(items) >= 300
     assert 0.45 <= len(one_way) / len(items) <= 0.55
@@ -23,9 +23,9 @@ def test_corpus_shape():
                for i in one_way)
 
 
-@pytest.mark.parametrize("half", doors_support.HALVES)
+@pytest.mark.parametrize("half", door_corpus.HALVES)
 def test_recall_and_false_alarms(half):
-    result = doors_support.score(doors_support.load(half), classify)
+    result = door_corpus.score(door_corpus.load(half), classify)
     missed = [m["text"][-80:] for m in result["missed"]]
     assert result["recall"] == 1.0, f"one-way summaries missed: {missed}"
     alarms = [(m["text"][-80:], why) for m, why in result["false_alarms"]]
@@ -33,7 +33,7 @@ def test_recall_and_false_alarms(half):
 
 
 def test_padding_is_before_the_dangerous_words():
-    padded = [i for i in doors_support.load("a") if i["pad"]]
+    padded = [i for i in door_corpus.load("a") if i["pad"]]
     assert padded and all(len(i["text"]) > 2000 for i in padded)
     for item in padded:
         assert classify(item["text"][:2000]).door == "two-way"  # the filler alone is harmless

@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from tests import doors_support
-from tests.hotpath_support import plant, pref
+from tests.helpers import door_corpus
+from tests.helpers.hotpath import plant, pref
 from toolkit.core import doors, preferences
 from toolkit.core.doors import canonical_id, classify, explain
 
@@ -180,14 +180,14 @@ def test_a_fact_recorded_under_a_look_alike_spelling_is_sticky(conn):
 
 # --- the held-out set ---------------------------------------------------------------------
 
-HELD_OUT = os.path.join(os.path.dirname(doors_support.CORPUS_DIR), "doors_heldout.jsonl")
+HELD_OUT = os.path.join(os.path.dirname(door_corpus.CORPUS_DIR), "doors_heldout.jsonl")
 
 
 def test_held_out_set():
     """Written before the classes above, never tuned against: a floor, not a target."""
     with open(HELD_OUT, encoding="utf-8") as f:
         items = [json.loads(line) for line in f if line.strip()]
-    result = doors_support.score(items, classify)
+    result = door_corpus.score(items, classify)
     assert result["one_way"] >= 60 and result["two_way"] >= 60
     assert result["recall"] >= 0.9
     assert result["false_alarm_rate"] <= 0.15

@@ -6,8 +6,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.hooks_support import make_repo, payload, question
-from tests.hotpath_support import SLUG, plant, pref, run
+from tests.helpers.hooks import make_repo, payload, question
+from tests.helpers.hotpath import SLUG, plant, pref, run
 from toolkit.store import db, paths
 from toolkit.core import doors, preferences, questions
 from toolkit.guidance import proposals as guidance

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from tests.hotpath_support import (
+from tests.helpers.hotpath import (
     SLUG,
     count,
     db_rows,
@@ -133,8 +133,8 @@ def test_disk_full_preference_write_leaves_old_file_and_no_temp(small_disk):
 def test_own_lines_are_marked_read_by_every_writer(state_root, tmp_path):
     """Hooks and compat scripts move ingest_state past the lines they append, so pickup
     never reads them back (and a delete has nothing stale to meet)."""
-    from tests.hooks_support import make_repo, run_hook
-    from tests.hotpath_support import env
+    from tests.helpers.hooks import make_repo, run_hook
+    from tests.helpers.hotpath import env
 
     repo = make_repo(tmp_path)
     for i in range(3):
@@ -301,7 +301,7 @@ MARKER = "okapi-marmalade-51d7"
 
 
 def _ask_payload(cwd, i):
-    from tests.hooks_support import payload, question
+    from tests.helpers.hooks import payload, question
 
     q = question(f"Which {MARKER} option for part {i}?", ["Alpha", "Beta"])
     return payload([q], {"answers": {q["question"]: "Alpha"}}, cwd=cwd, tool_use_id=f"tu-{i}")
@@ -320,8 +320,8 @@ def _all_bytes(root):
 
 
 def test_delete_leaves_no_bytes_and_nothing_comes_back(state_root, tmp_path):
-    from tests.hooks_support import make_repo, run_hook
-    from tests.hotpath_support import env, run
+    from tests.helpers.hooks import make_repo, run_hook
+    from tests.helpers.hotpath import env, run
     from toolkit.claude import hooks
 
     repo = make_repo(tmp_path)
@@ -377,7 +377,7 @@ def test_delete_one_project_rewrites_only_its_files(state_root):
     for slug in ("keep-me", "drop-me"):
         assert log(record(1, question_summary=f"{slug} {MARKER}"),
                    GSTACK_PROJECT_SLUG=slug).returncode == 0
-    from tests.hotpath_support import run
+    from tests.helpers.hotpath import run
 
     p = run("plantune", "profile", "delete", "--project", "drop-me", "--yes")
     assert p.returncode == 0, p.stderr
@@ -406,7 +406,7 @@ GOOD_EVENT = ('{"ts":"2026-01-02T00:00:00.000Z","event_type":"preference-set",'
 
 @pytest.mark.parametrize("bad,reason", BAD_VALUES, ids=["1e999", "-1e999", "NaN", "deep"])
 def test_bad_line_is_skipped_reported_and_blocks_nothing(state_root, bad, reason):
-    from tests.hotpath_support import run
+    from tests.helpers.hotpath import run
 
     events = os.path.join(project_dir(state_root), "question-events.jsonl")
     prefs = os.path.join(project_dir(state_root), "question-preferences.json")
@@ -446,7 +446,7 @@ def test_bad_line_is_skipped_reported_and_blocks_nothing(state_root, bad, reason
 
 
 def test_oversize_line_is_skipped_and_the_rest_imported(state_root):
-    from tests.hotpath_support import run
+    from tests.helpers.hotpath import run
     from toolkit.gstack import ingest
 
     path = os.path.join(project_dir(state_root), "question-log.jsonl")
@@ -491,8 +491,8 @@ def test_compat_commands_refuse_bad_values_in_one_line(state_root, field, reason
 
 def quick(*argv, input=None, timeout=30, **env_extra):
     """Run a console script with a hard timeout: a FIFO that blocks fails the test."""
-    from tests.conftest import script
-    from tests.hotpath_support import env
+    from tests.helpers import script
+    from tests.helpers.hotpath import env
 
     return subprocess.run([script(argv[0]), *argv[1:]], input=input, capture_output=True,
                           text=True, env=env(**env_extra), timeout=timeout, check=False)
@@ -525,7 +525,7 @@ def stat_is_fifo(path):
 def test_socket_and_fifo_in_the_hooks_exit_0(state_root, tmp_path):
     import socket
 
-    from tests.hooks_support import error_log, make_repo
+    from tests.helpers.hooks import error_log, make_repo
 
     repo = make_repo(tmp_path)
     folder = project_dir(state_root, "acme-web")
@@ -587,7 +587,7 @@ def test_delete_takes_spooled_events_and_survives_a_fifo(state_root):
     """An event spooled while the database was busy is deleted with the rest, a set-aside
     spool entry goes too, and a FIFO where a gstack file belongs is reported without
     stopping the delete."""
-    from tests.hotpath_support import run
+    from tests.helpers.hotpath import run
     from toolkit.core import questions
     from toolkit.gstack import spool
 

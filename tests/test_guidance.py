@@ -1,17 +1,14 @@
 """Guidance layer: project root, reading and merging guidance, run bundles, modes, index."""
 
-import hashlib
 import json
 import os
 
 import pytest
 
+from tests.helpers.guidance import TWO_WAY, counts, file_sha, log, repeated, slug_of, write_local
 from toolkit.store import db
 from toolkit.guidance import proposals as g
-from toolkit.core import questions
 
-TWO_WAY = "ship-changelog-voice-polish"  # registry: two-way, options accept|skip
-ONE_WAY = "review-sql-safety"  # registry: one-way
 
 # The seed's table, written out by hand so MODE_TABLE cannot drift from it.
 SEED_MODE_TABLE = {
@@ -21,80 +18,6 @@ SEED_MODE_TABLE = {
     "propose": (True, True, True, False),
     "apply": (True, True, True, True),
 }
-
-
-# ---------------------------------------------------------------------------
-# helpers shared by the other test_guidance_* files
-
-
-@pytest.fixture
-def project(tmp_path):
-    """A small project folder with a marker, some source and docs, and no .plantune yet."""
-    root = tmp_path / "proj"
-    (root / "src").mkdir(parents=True)
-    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    (root / "README.md").write_text("# demo\n")
-    (root / "src" / "app.py").write_text("print('hi')\n")
-    (root / "docs").mkdir()
-    (root / "docs" / "plan.md").write_text("plan\n")
-    return root
-
-
-def slug_of(project):
-    return g.Layout(project).slug()
-
-
-_clock = [0]
-
-
-def ts(n=None):
-    """Strictly increasing timestamps (never compared with the wall clock)."""
-    _clock[0] += 1
-    n = _clock[0] if n is None else n
-    return f"2026-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
-
-
-def log(conn, slug, qid=TWO_WAY, choice="accept", recommended="accept", session="s1",
-        source="agent", summary="Polish the changelog voice?", **extra):
-    rec = {"skill": "ship", "question_id": qid, "question_summary": summary,
-           "user_choice": choice, "source": source, "session_id": session, "ts": ts()}
-    if recommended is not None:
-        rec["recommended"] = recommended
-    rec.update(extra)
-    if source not in questions.SOURCES:  # plantune-only sources (transcript-import, flip)
-        rec.pop("source")
-        rec = questions.validate_event(rec, allow_phase=True)
-        rec["source"] = source
-    else:
-        rec = questions.validate_event(rec, allow_phase=True)
-    r = questions.record_event(conn, rec, slug)
-    assert r.status == "inserted"
-    return r.id
-
-
-def repeated(conn, slug, qid=TWO_WAY, n=5, sessions=("s1", "s2"), **kw):
-    return [log(conn, slug, qid=qid, session=sessions[i % len(sessions)], **kw) for i in range(n)]
-
-
-def tree_hashes(root, skip_dir=".plantune"):
-    """sha256 of every file under ``root`` except those inside ``skip_dir``."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        if skip_dir in dirnames:
-            dirnames.remove(skip_dir)
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            with open(path, "rb") as f:
-                out[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
-    return out
-
-
-def counts(conn, *tables):
-    return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
-
-
-def file_sha(path):
-    return g.file_hash(str(path))
 
 
 # ---------------------------------------------------------------------------
@@ -150,18 +73,6 @@ def test_missing_files_are_not_errors(project):
     result = g.load_guidance(g.Layout(project), "read")
     assert result.warnings == [] and result.files_read == [] and result.context == ""
     assert "no project guidance" in result.summary
-
-
-def write_local(project, active="- Prefer small commits.", prefs="", extra=""):
-    lay = g.Layout(project)
-    g.init_guidance(lay, slug="proj", now="2026-01-01T00:00:00.000Z")
-    text = open(lay.local_file).read()
-    text = text.replace("## Active Guidance\n", f"## Active Guidance\n{active}\n")
-    if prefs:
-        text = text.replace("## Project Preferences\n", f"## Project Preferences\n{prefs}\n")
-    with open(lay.local_file, "w") as f:
-        f.write(text + extra)
-    return lay
 
 
 def test_project_overrides_global_section_by_section(project, state_root):

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from toolkit.store import db
 from toolkit.guidance import proposals as g
 from toolkit.cli.app import cli
-from tests.conftest import script
-from tests.test_guidance import (
-    ONE_WAY, counts, file_sha, log, project, repeated, slug_of, tree_hashes,  # noqa: F401
+from tests.helpers import script
+from tests.helpers.guidance import (
+    ONE_WAY, counts, file_sha, log, repeated, slug_of, tree_hashes,
     write_local,
 )
 

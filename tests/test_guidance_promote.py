@@ -7,7 +7,8 @@ import sqlite3
 
 import pytest
 
-from tests.team_support import invoke, ok, query
+from tests.helpers import query
+from tests.helpers.team import invoke, ok
 from toolkit.store import db
 
 TWO_WAY = "ship-pre-landing-review-fix"

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from toolkit.store import db
 from toolkit.guidance import proposals as g
-from tests.test_guidance import (
-    ONE_WAY, TWO_WAY, counts, file_sha, log, project, repeated, slug_of, write_local,  # noqa: F401
+from tests.helpers.guidance import (
+    ONE_WAY, TWO_WAY, counts, file_sha, log, repeated, slug_of, write_local,
 )
 
 TABLES = ("preferences", "preference_events", "guidance_proposals", "trace_runs")

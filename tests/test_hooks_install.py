@@ -10,7 +10,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import script
+from tests.helpers import script
 from toolkit.cli.app import cli
 
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
@@ -135,7 +135,7 @@ def test_db_option_pins_the_database_and_the_installed_command_works(tmp_path):
     import subprocess
     import sqlite3
 
-    from tests.conftest import BIN_DIR
+    from tests.helpers import BIN_DIR
 
     target = tmp_path / "my dir" / "pinned.db"  # a space: the path must be quoted
     path = tmp_path / "settings.json"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.hooks_support import error_log, events, make_repo, payload, question, run_hook
+from tests.helpers.hooks import error_log, events, make_repo, payload, question, run_hook
 
 POST = "post-tool-use"
 

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from tests.hooks_support import error_log, events, make_repo, payload, question, run_hook
+from tests.helpers.hooks import error_log, events, make_repo, payload, question, run_hook
 
 PRE = "pre-tool-use"
 FIX_TEXT = "Null check missing in cart.ts. <gstack-qid:ship-pre-landing-review-fix>"

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import script
-from tests.hotpath_support import env
+from tests.helpers import script
+from tests.helpers.hotpath import env
 from toolkit.core import doors, screening
 
 ROOT = Path(__file__).resolve().parent.parent

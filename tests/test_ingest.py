@@ -6,13 +6,11 @@ import os
 import pytest
 from click.testing import CliRunner
 
+from tests.helpers.ingest import count, dump, line, write
 from toolkit.store import db
 from toolkit.gstack import ingest
 from toolkit.core import questions
 from toolkit.cli.app import cli
-
-DATA_TABLES = ("question_log", "preferences", "preference_events", "declared_profile",
-               "office_hours_sessions")
 
 
 def event(i, **kw):
@@ -24,32 +22,8 @@ def event(i, **kw):
     return rec
 
 
-def line(rec):
-    return questions.serialize(rec) + "\n"
-
-
-def write(path, text, mode="w"):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, mode, encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def log_path(root, slug):
     return os.path.join(str(root), "projects", slug, "question-log.jsonl")
-
-
-def dump(conn):
-    """Every data table, rows in key order: what 'identical contents' means."""
-    out = {}
-    for table in DATA_TABLES:
-        cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-        out[table] = [tuple(r) for r in conn.execute(
-            f"SELECT {', '.join(cols)} FROM {table} ORDER BY {cols[0]}, {cols[1]}")]
-    return out
-
-
-def count(conn, table="question_log", where="1"):
-    return conn.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0]
 
 
 def invoke(*args):

@@ -9,7 +9,7 @@ import time
 
 from toolkit.store import db
 
-from tests.conftest import script
+from tests.helpers import script
 
 LINES = 25_000  # five batches
 

@@ -9,13 +9,11 @@ import time
 
 import pytest
 
-from tests.conftest import script
-from tests.hooks_support import make_repo, payload, question
+from tests.helpers import script
+from tests.helpers.hooks import make_repo, payload, question
 from toolkit.store import db
 from toolkit.gstack import ingest
 
-SLOW = pytest.mark.skipif(not os.environ.get("PLANTUNE_SLOW"),
-                          reason="a 300,000-line import; set PLANTUNE_SLOW=1 to run")
 
 
 def write_log(state_root, lines, project="bulk"):
@@ -100,8 +98,7 @@ def test_8_hooks_during_an_ingest_are_all_recorded(tmp_path, state_root, db_file
     assert summary["transactions"] > 10  # committed in many short steps, not one
 
 
-@pytest.mark.slow
-@SLOW
+@pytest.mark.slow(reason="a 300,000-line import")
 def test_8_hooks_during_a_300k_line_ingest(tmp_path, state_root, db_file):
     results, overlapped, summary = hooks_during_ingest(tmp_path, state_root, db_file, 300_000)
     check_hooks(state_root, db_file, results)

@@ -7,7 +7,7 @@ import os
 from toolkit.gstack import ingest
 from toolkit.core import questions
 
-from tests.test_ingest import count, dump, line, write
+from tests.helpers.ingest import count, dump, line, write
 
 
 def prefs_file(root, slug="p"):

@@ -5,7 +5,6 @@ import json
 from click.testing import CliRunner
 
 from toolkit.cli.app import cli
-from tests.test_guidance import project  # noqa: F401 - fixture
 
 
 def invoke(*args):

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import script
+from tests.helpers import script
 
 PAYLOAD = {"skill": "ship", "question_id": "ship-todos-create",
            "question_summary": "Create TODOS.md?", "user_choice": "accept", "source": "agent"}

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
@@ -35,9 +35,7 @@ def test_make_notebooks_passes_allow_root_only_for_root():
     assert line.rstrip().endswith("notebooks/")
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("PLANTUNE_SLOW"),
-                    reason="runs the whole demo; set PLANTUNE_SLOW=1 to run")
+@pytest.mark.slow(reason="runs the whole demo")
 @pytest.mark.skipif(not os.path.exists(os.path.join(REPO_ROOT, ".venv", ".installed")),
                     reason="make demo runs from the checkout's .venv")
 def test_make_demo_prints_each_step_and_where_everything_is(tmp_path):

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from tests import hotpath_support as hp
-from tests.conftest import script
+from tests.helpers import hotpath as hp
+from tests.helpers import script
 from toolkit.guidance import proposals as g
 from toolkit.gstack import ingest, mirror
 from toolkit.pacing import rank as pacing

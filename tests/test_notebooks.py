@@ -160,7 +160,7 @@ def test_parameters_reads_the_tagged_cell():
 
 def test_notebooks_calibrate_from_the_question_log_with_a_holdout(tmp_path):
     """A gstack-only history (no findings): notebook 02 fits on the question log when asked."""
-    from tests import gstack_history
+    from tests.helpers import gstack_history
     from toolkit.gstack import ingest
 
     root = tmp_path / "gstack"

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import script
+from tests.helpers import script
 from toolkit.core import questions
 from toolkit.cli.app import cli
 

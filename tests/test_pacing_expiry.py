@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import script
+from tests.helpers import script
 from toolkit.pacing import rank as pacing
 from toolkit.cli.app import cli
 

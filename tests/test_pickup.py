@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.hotpath_support import (
+from tests.helpers.hotpath import (
     SLUG, count, db_rows, log, log_lines, one_line_error, pref, prefs_file, prefs_text,
     project_dir, run,
 )

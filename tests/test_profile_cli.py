@@ -7,7 +7,7 @@ import stat
 import pytest
 from click.testing import CliRunner
 
-from tests.profile_support import PROJECT, add_event, add_events
+from tests.helpers.profile import PROJECT, add_event, add_events
 from toolkit.store import db
 from toolkit.cli.app import cli
 
@@ -69,6 +69,29 @@ def test_a_demo_database_shows_its_simulated_profile_unless_asked_for_the_real_o
     data = json.loads(invoke("show", "--json").output)
     assert data["synthetic"] is False and data["diversity"]["sample_size"] == 2
 
+
+
+def test_show_never_sets_declared_values_of_one_history_against_the_other(conn):
+    """Declared values come from the same history as the inferred ones they are compared
+    with: a real declaration in a demo database is not part of its simulated profile, and a
+    simulated one never appears in the real view."""
+    with db.transaction(conn):
+        conn.executemany(
+            "INSERT INTO declared_profile (scope, dimension, value, source, synthetic,"
+            " declared_at) VALUES (?, ?, ?, 'test', ?, '2026-10-01T00:00:00.000Z')",
+            [(db.GLOBAL_SCOPE, "scope_appetite", 0.67, 1), (db.GLOBAL_SCOPE, "autonomy", 0.9, 0)])
+        db.mark_demo(conn)
+    simulated = json.loads(invoke("show", "--json").output)
+    assert simulated["synthetic"] is True
+    assert simulated["declared"] == {"scope_appetite": 0.67}
+    assert set(simulated["gap"]) == {"scope_appetite"}
+    real = json.loads(invoke("show", "--real", "--json").output)
+    assert real["declared"] == {"autonomy": 0.9} and set(real["gap"]) == {"autonomy"}
+    with db.transaction(conn):
+        conn.execute("DELETE FROM plantune_meta WHERE key = ?", (db.DEMO_KEY,))
+    assert json.loads(invoke("show", "--json").output)["declared"] == {"autonomy": 0.9}
+    synthetic = json.loads(invoke("show", "--synthetic", "--json").output)
+    assert synthetic["declared"] == {"scope_appetite": 0.67}
 
 def test_derive_json(conn):
     add_events(conn, [("plan-eng-review-arch-finding", "fix-now")] * 2)

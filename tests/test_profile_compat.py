@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.profile_support import PROJECT, add_event, add_events, dev, read_lines, run
+from tests.helpers.profile import PROJECT, add_event, add_events, dev, read_lines, run
 from toolkit.store import db
 
 
@@ -632,7 +632,7 @@ def test_derive_picks_up_lines_gstack_appended_to_the_question_log(state_root, m
     import json as _json
     import subprocess as _sp
 
-    from tests.conftest import script as _script
+    from tests.helpers import script as _script
 
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", "switchover")
     log = state_root / "projects" / "switchover" / "question-log.jsonl"

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from tests.conftest import script
-from tests.profile_support import PROJECT, dev, read_lines
+from tests.helpers import script
+from tests.helpers.profile import PROJECT, dev, read_lines
 from toolkit.store import db
 from toolkit.core import profile
 from toolkit.gstack import profile_sync

@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tests.profile_support import add_event
+from tests.helpers.profile import add_event
 from toolkit.store import db
 from toolkit.core import profile
 from toolkit.core.registry import REGISTRY_FILE, SIGNAL_MAP_FILE

@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import BIN_DIR, REPO_ROOT
+from tests.helpers import BIN_DIR, REPO_ROOT
 
 README = os.path.join(REPO_ROOT, "README.md")
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)

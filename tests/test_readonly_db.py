@@ -15,7 +15,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import script
+from tests.helpers import script
 from toolkit.store import db
 from toolkit.cli.app import cli
 

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from tests import hotpath_support as hp
-from tests.conftest import script
+from tests.helpers import hotpath as hp
+from tests.helpers import script
 from toolkit.gstack import compat, ingest, spool
 from toolkit.store import db
 from toolkit.core import questions
@@ -95,7 +95,7 @@ def test_locked_compat_log_spools_then_next_writer_records_it_once(state_root, d
 
 
 def test_hook_spools_when_locked_and_exits_0(state_root, db_file, tmp_path):
-    from tests.hooks_support import make_repo, payload, question, run_hook
+    from tests.helpers.hooks import make_repo, payload, question, run_hook
 
     repo = make_repo(tmp_path)
     data = payload([question("Ship it now?", ["Yes", "No"])],

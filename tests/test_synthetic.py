@@ -15,7 +15,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from tests.hooks_support import payload, question
+from tests.helpers.hooks import payload, question
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.guidance import proposals as guidance

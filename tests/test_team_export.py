@@ -9,7 +9,8 @@ import sqlite3
 import pyarrow.dataset as pads
 import pytest
 
-from tests.team_support import invoke, ok, query, team_db
+from tests.helpers import query
+from tests.helpers.team import invoke, ok, team_db
 from toolkit.analysis import calibrate, export
 from toolkit.core import identity
 from toolkit.analysis import team as teams

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.team_support import developer_db, invoke, ok, query, real_rows, team_db
+from tests.helpers import query
+from tests.helpers.team import developer_db, invoke, ok, real_rows, team_db
 from toolkit.store import db, paths
 from toolkit.core import identity
 from toolkit.pacing import rank as pacing
@@ -266,7 +267,7 @@ def test_real_rows_helper_writes_real_rows(tmp_path):
 def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
     import subprocess
 
-    from tests.conftest import script
+    from tests.helpers import script
 
     home = tmp_path / "home"
     (home / ".gitconfig").write_text("[user]\n\temail = Hook.User@Example.com\n")

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from tests.team_support import ok, team_db
+from tests.helpers.team import ok, team_db
 from toolkit.analysis import calibrate
 from toolkit.analysis import team as teams
 

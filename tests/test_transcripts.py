@@ -14,7 +14,7 @@ import sqlite3
 
 from click.testing import CliRunner
 
-from tests.hooks_support import make_repo, payload, question, run_hook
+from tests.helpers.hooks import make_repo, payload, question, run_hook
 from toolkit.claude import hooks, transcripts
 from toolkit.cli.app import cli
 

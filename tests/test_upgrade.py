@@ -6,6 +6,7 @@ kept as an SQL dump. That release recorded six migrations under names that were 
 changed to say what they do; the runner must count them as applied under their new names.
 """
 
+import functools
 import os
 import signal
 import sqlite3
@@ -14,6 +15,7 @@ import sys
 
 import pytest
 
+from tests.helpers import query
 from toolkit.store import db
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
@@ -39,38 +41,52 @@ def load_release(path):
     os.chmod(path, 0o600)
 
 
-def raw_read(path, sql, args=()):
-    """Rows of ``sql`` read without plantune (no migration, no views re-created)."""
-    raw = sqlite3.connect(path)
-    try:
-        return raw.execute(sql, args).fetchall()
-    finally:
-        raw.close()
-
-
 def recorded(path):
     """``{migration name: applied_at}`` as stored."""
-    return dict(raw_read(path, f"SELECT name, applied_at FROM {db.MIGRATIONS_TABLE}"))
+    return dict(query(path, f"SELECT name, applied_at FROM {db.MIGRATIONS_TABLE}"))
+
+
+@functools.cache
+def release_columns():
+    """``{table: [column]}`` of the release's history tables: an upgrade may add tables and
+    columns, and what the release had must come through it unchanged."""
+    with open(FIXTURE, encoding="utf-8") as f:
+        script = f.read()
+    raw = sqlite3.connect(":memory:")
+    raw.executescript(script)
+    tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    columns = {t: [r[1] for r in raw.execute(f'PRAGMA table_info("{t}")')]
+               for t in db.HISTORY_TABLES if t in tables}
+    raw.close()
+    return columns
 
 
 def snapshot(path):
-    """What an upgrade must never change: history row counts and every running total."""
+    """What an upgrade must never change: the release's history rows (every column it had)
+    and every running total."""
     raw = sqlite3.connect(path)
     try:
-        counts = {t: raw.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
-                  for t in db.HISTORY_TABLES}
+        counts, rows = {}, {}
+        for table, columns in release_columns().items():
+            counts[table] = raw.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+            names = ", ".join(f'"{c}"' for c in columns)
+            rows[table] = sorted(raw.execute(f'SELECT {names} FROM "{table}"').fetchall(),
+                                 key=repr)
         totals = {t: raw.execute(f'SELECT {sums} FROM "{t}"').fetchone()
                   for t, sums in ROLLUP_TOTALS.items()}
-        for name in ("preferences", "declared_profile", "calibrations"):
-            counts[name + " rows"] = sorted(
-                tuple(r) for r in raw.execute(f'SELECT * FROM "{name}"').fetchall())
-        return counts, totals
+        return counts, rows, totals
     finally:
         raw.close()
 
 
 def current_names():
     return [name for name, _ in db.default_schema().migrations]
+
+
+def upgraded_names():
+    """What an upgraded (or new) database records: every current name, and the earlier
+    name of each renamed migration beside it, for an earlier release that opens it."""
+    return sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS))
 
 
 @pytest.fixture
@@ -84,9 +100,9 @@ def test_the_fixture_is_a_database_of_the_release_before_the_renames(release_db)
     names = recorded(release_db)
     assert set(db.RENAMED_MIGRATIONS) <= set(names)
     assert not set(db.RENAMED_MIGRATIONS.values()) & set(names)
-    stamp = raw_read(release_db, "PRAGMA user_version")[0][0]
+    stamp = query(release_db, "PRAGMA user_version")[0][0]
     assert stamp not in (0, db.default_schema().stamp)  # so opening it migrates
-    counts, _ = snapshot(release_db)
+    counts, _, _ = snapshot(release_db)
     assert counts["question_log"] > 50 and counts["findings"] > 50
     assert counts["preferences"] and counts["calibrations"] and counts["pacing_runs"]
 
@@ -97,11 +113,12 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
 
     conn = db.connect(release_db)
     after_names = recorded(release_db)
-    # Every current migration is recorded once under its current name, no old name is left.
-    assert sorted(after_names) == current_names()
+    # Every current migration is recorded under its current name; the old names stay.
+    assert sorted(after_names) == upgraded_names()
     for name, applied_at in before_names.items():
         # The time it was applied is the release's own: it did not run again.
         assert after_names[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at, name
+        assert after_names[name] == applied_at, name
     assert snapshot(release_db) == before
     assert conn.execute("PRAGMA user_version").fetchone()[0] == db.default_schema().stamp
 
@@ -127,7 +144,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
 def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypatch):
     db.connect(release_db).close()
     names = recorded(release_db)
-    schema_sql = raw_read(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
+    schema_sql = query(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
 
     def no_migration(*args):
         raise AssertionError("an up-to-date database was migrated again")
@@ -137,7 +154,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
     assert conn.execute("SELECT count(*) FROM phase_counts").fetchone()[0] > 0
     conn.close()
     assert recorded(release_db) == names
-    assert raw_read(release_db,
+    assert query(release_db,
                     "SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema_sql
 
 
@@ -161,7 +178,7 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
 
     team = db.connect(str(tmp_path / "team.db"))
     (result,) = merge.merge(team, [release_db])
-    logged = raw_read(release_db, "SELECT count(*) FROM question_log")[0][0]
+    logged = query(release_db, "SELECT count(*) FROM question_log")[0][0]
     assert result["tables"]["question_log"]["added"] == logged
     assert team.execute("SELECT count(*) FROM question_log").fetchone()[0] == logged
     team.close()
@@ -170,21 +187,21 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
 
 # --- hostile histories of the migrations table ---------------------------------------------
 
-def test_a_database_recording_both_the_old_and_the_new_name_keeps_one_row(release_db):
-    before = recorded(release_db)
+def test_a_database_recording_both_the_old_and_the_new_name_is_left_as_it_is(release_db):
     raw = sqlite3.connect(release_db)
     with raw:
         for old, new in db.RENAMED_MIGRATIONS.items():
             raw.execute(f"INSERT INTO {db.MIGRATIONS_TABLE} VALUES (?, ?)",
                         (new, "2026-12-01T00:00:00.000Z"))
     raw.close()
+    before = recorded(release_db)
     snap = snapshot(release_db)
 
     db.connect(release_db).close()
     after = recorded(release_db)
-    assert sorted(after) == current_names()
-    for old, new in db.RENAMED_MIGRATIONS.items():
-        assert after[new] == before[old]  # the earlier time: when it really ran
+    assert sorted(after) == upgraded_names()
+    for name, applied_at in before.items():
+        assert after[name] == applied_at  # nothing ran again, nothing was rewritten
     assert snapshot(release_db) == snap
 
 
@@ -200,7 +217,7 @@ def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db
 
     db.connect(release_db).close()
     after = recorded(release_db)
-    assert sorted(after) == current_names()
+    assert sorted(after) == sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS) - set(first))
     for name, applied_at in before.items():
         assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
 
@@ -244,12 +261,12 @@ def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
     before = recorded(release_db)
     snap = snapshot(release_db)
     # Killed after the first rename, before the transaction holding them all commits.
-    open_and_get_killed(release_db, f"DELETE FROM {db.MIGRATIONS_TABLE}", nth=2)
+    open_and_get_killed(release_db, f"INSERT OR IGNORE INTO {db.MIGRATIONS_TABLE}", nth=2)
     assert recorded(release_db) == before
 
     db.connect(release_db).close()
     after = recorded(release_db)
-    assert sorted(after) == current_names()
+    assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
         assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
     assert snapshot(release_db) == snap
@@ -257,17 +274,17 @@ def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
 
 def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release_db):
     before = recorded(release_db)
-    old_stamp = raw_read(release_db, "PRAGMA user_version")[0][0]
+    old_stamp = query(release_db, "PRAGMA user_version")[0][0]
     snap = snapshot(release_db)
     # Killed while the views are re-created, after the renames committed.
     open_and_get_killed(release_db, "DROP VIEW")
     halfway = recorded(release_db)
-    assert not set(db.RENAMED_MIGRATIONS) & set(halfway)
-    assert raw_read(release_db, "PRAGMA user_version")[0][0] == old_stamp
+    assert set(db.RENAMED_MIGRATIONS.values()) <= set(halfway)
+    assert query(release_db, "PRAGMA user_version")[0][0] == old_stamp
 
     conn = db.connect(release_db)
     after = recorded(release_db)
-    assert sorted(after) == current_names()
+    assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
         assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
     assert snapshot(release_db) == snap
@@ -285,3 +302,36 @@ def test_every_rename_points_at_a_current_migration_with_the_same_number():
         assert old not in names, f"{old} is still a migration file"
         assert old.split("_")[0] == new.split("_")[0], "a rename must keep the order"
         assert new not in db.RENAMED_MIGRATIONS, "renames point at the final name"
+
+
+# --- an earlier release opening the database again ---------------------------------------
+
+def release_schema(tmp_path, names):
+    """The schema the release ran: its migrations under the names it knew (the current files,
+    which did not change), and no rename map."""
+    folder = tmp_path / "release-migrations"
+    folder.mkdir()
+    current = dict(db.default_schema().migrations)
+    for name in names:
+        with open(current[db.RENAMED_MIGRATIONS.get(name, name)], encoding="utf-8") as f:
+            (folder / name).write_text(f.read(), encoding="utf-8")
+    return db.Schema(migrations_dir=str(folder), renamed={})
+
+
+@pytest.mark.parametrize("made_by", ["release", "current"])
+def test_an_earlier_release_still_opens_the_database_after_an_upgrade(
+        release_db, tmp_path, made_by):
+    """A hook of the earlier release (a global install beside a newer copy) keeps working
+    on a database the current release upgraded or created: nothing runs a second time."""
+    release_names = sorted(recorded(release_db))
+    path = release_db if made_by == "release" else str(tmp_path / "new.db")
+    db.connect(path).close()
+    snap = snapshot(path)
+    names = recorded(path)
+
+    conn = db.connect(path, schema=release_schema(tmp_path, release_names))
+    conn.close()
+    assert recorded(path) == names
+    assert snapshot(path) == snap
+    db.connect(path).close()  # and back to the current release, still nothing to run
+    assert recorded(path) == names

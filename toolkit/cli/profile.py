@@ -74,7 +74,7 @@ def show(project, synthetic, db_path, as_json):
     if synthetic is None:
         synthetic = is_demo(conn)
     flag = 1 if synthetic else 0
-    dec = prof.declared(conn)
+    dec = prof.declared(conn, flag)
     inf = prof.inferred(conn, project, flag)
     div = prof.diversity(conn, project, flag)
     gaps = prof.gap(dec, inf["values"])

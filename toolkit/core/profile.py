@@ -294,14 +294,16 @@ def signals_loaded(conn):
 # declared profile
 
 
-def declared(conn):
+def declared(conn, synthetic=None):
     """``{dim: value}`` of the global declared profile, in dimension order.
 
-    Values made up by ``plantune simulate`` count only in a demo database.
+    Values made up by ``plantune simulate`` count only in a demo database; ``synthetic``
+    (0 or 1) keeps only the real or only the simulated values, for a view of one history.
     """
+    where = "synthetic = ?" if synthetic is not None else db.real_rows()
+    args = (db.GLOBAL_SCOPE,) if synthetic is None else (db.GLOBAL_SCOPE, int(synthetic))
     rows = dict(conn.execute(
-        "SELECT dimension, value FROM declared_profile WHERE scope = ? AND " + db.real_rows(),
-        (db.GLOBAL_SCOPE,),
+        "SELECT dimension, value FROM declared_profile WHERE scope = ? AND " + where, args,
     ).fetchall())
     return {d: rows[d] for d in DIMENSIONS if d in rows}
 

@@ -66,8 +66,9 @@ VIEWS_DIR = os.path.join(SQL_DIR, "views")
 MIGRATIONS_TABLE = "plantune_migrations"
 # Migrations whose file was renamed after a release (old name -> new name), so a name says
 # what the migration does. A database that recorded the old name has that migration
-# applied: the runner records it under the new name instead, all renames in one transaction
-# before anything runs, and never runs it again. Keep every entry: a database last opened
+# applied: the runner records the new name beside it (the old row stays, for an earlier
+# release opening the database again), all in one transaction before anything runs, and
+# never runs it again. Keep every entry: a database last opened
 # by any earlier release may still hold an old name. Every new name is a current file and
 # keeps its number, so the order of migrations never changes (tests check both).
 RENAMED_MIGRATIONS = {
@@ -177,6 +178,9 @@ class Schema:
         names = {name for name, _ in self.migrations}
         # Every name a database of this schema or an earlier release may have recorded.
         self.known_names = names | {old for old, new in self.renamed.items() if new in names}
+        self.earlier_names = {}
+        for old, new in self.renamed.items():
+            self.earlier_names.setdefault(new, []).append(old)
         if not self.migrations:
             raise DatabaseError(
                 resources.missing_message("schema migrations (*.sql)", migrations_dir))
@@ -401,7 +405,10 @@ def applied_migrations(conn):
     ).fetchone()
     if not exists:
         return []
-    return [r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name")]
+    names = [r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name")]
+    # An earlier name kept for earlier releases is not a migration of its own.
+    recorded = set(names)
+    return [n for n in names if RENAMED_MIGRATIONS.get(n) not in recorded]
 
 
 def _migrate(conn, schema, created):
@@ -432,9 +439,14 @@ def _migrate(conn, schema, created):
                     conn.execute(statement)
             except sqlite3.Error as e:
                 raise DatabaseError(f"migration {name} failed: {e}") from None
-            conn.execute(
-                f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?)", (name, utc_now())
-            )
+            now = utc_now()
+            # Recorded under its earlier names too, so an earlier release that opens this
+            # database counts it applied instead of running it again.
+            for recorded_as in (name, *schema.earlier_names.get(name, ())):
+                conn.execute(
+                    f"INSERT OR IGNORE INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?)",
+                    (recorded_as, now),
+                )
     with transaction(conn):
         _recreate_views(conn, schema)
         _seed(conn)
@@ -442,31 +454,26 @@ def _migrate(conn, schema, created):
 
 
 def _record_renames(conn, schema):
-    """Record each applied migration that was renamed under its new name, atomically.
+    """Record each applied migration that was renamed under its new name as well.
 
-    A kill leaves either every old name or every new one. A database that somehow holds
-    both names keeps one row, with the earlier time: the migration ran once either way
-    (running it twice would have failed on its own CREATE statements).
+    The old name's row stays: a database opened again by an earlier release (a hook
+    installed globally beside a newer copy) must still count that migration applied rather
+    than run it a second time and fail on its CREATE statements; a newer name means nothing
+    to that release. Every new name is written in one transaction: a kill leaves all of
+    them or none, and a name already recorded keeps the time it has.
     """
     current = {name for name, _ in schema.migrations}
     renames = [(old, new) for old, new in schema.renamed.items() if new in current]
-    marks = ", ".join("?" * len(renames))
-    if not renames or not conn.execute(
-            f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name IN ({marks})",
-            [old for old, _ in renames]).fetchone():
-        return  # nothing recorded under an old name: no write lock taken
+    recorded = set(applied_migrations(conn))
+    if not any(old in recorded and new not in recorded for old, new in renames):
+        return  # nothing recorded only under an old name: no write lock taken
     with transaction(conn):
         for old, new in renames:
-            row = conn.execute(
-                f"SELECT applied_at FROM {MIGRATIONS_TABLE} WHERE name = ?", (old,)).fetchone()
-            if row is None:
-                continue
             conn.execute(
-                f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?) ON CONFLICT"
-                " (name) DO UPDATE SET applied_at = min(applied_at, excluded.applied_at)",
-                (new, row[0]),
+                f"INSERT OR IGNORE INTO {MIGRATIONS_TABLE} (name, applied_at)"
+                f" SELECT ?, applied_at FROM {MIGRATIONS_TABLE} WHERE name = ?",
+                (new, old),
             )
-            conn.execute(f"DELETE FROM {MIGRATIONS_TABLE} WHERE name = ?", (old,))
 
 
 def _split_statements(script):

@@ -5,7 +5,7 @@ import os
 import sqlite3
 import subprocess
 
-from tests.conftest import script
+from tests.helpers import script
 
 SLUG = "test-project"
 

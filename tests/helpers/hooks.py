@@ -1,11 +1,10 @@
 """Shared helpers for the hook tests: payloads, a pinned project, running the hook."""
 
 import json
-import os
-import sqlite3
 import subprocess
 
-from tests.conftest import script
+from tests.helpers import script
+from tests.helpers.hotpath import db_rows
 
 
 def make_repo(parent, owner_repo="acme/web", name="web"):
@@ -38,20 +37,12 @@ def run_hook(which, data, env=None):
     """Run ``plantune hook <which>`` as Claude Code does; ``data`` is a dict or raw text."""
     text = data if isinstance(data, str) else json.dumps(data)
     return subprocess.run([script("plantune"), "hook", which], input=text.encode(),
-                          capture_output=True, timeout=30, env=env)
+                          capture_output=True, timeout=30, env=env, check=False)
 
 
 def events(where=""):
-    path = os.environ["PLANTUNE_DB"]
-    if not os.path.exists(path):
-        return []
-    conn = sqlite3.connect(path)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(
-            f"SELECT * FROM question_log {where} ORDER BY id")]
-    finally:
-        conn.close()
+    """Every question_log row of the test database (``where``: an SQL WHERE clause)."""
+    return db_rows(f"SELECT * FROM question_log {where} ORDER BY id")
 
 
 def error_log(state_root):

@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 
-from tests.conftest import script
+from tests.helpers import script
 from toolkit.store import db
 
 PROJECT = "proj-a"

@@ -3,12 +3,11 @@ team database merged from them."""
 
 import json
 import os
-import sqlite3
 
 from click.testing import CliRunner
 
-from toolkit.core import identity
 from toolkit.cli.app import cli
+from toolkit.core import identity
 
 
 def invoke(args, input=None, developer=None):
@@ -73,11 +72,3 @@ def team_db(tmp_path):
     team = str(tmp_path / "team.db")
     ok(["merge", a, b, "--db", team])
     return a, b, team
-
-
-def query(path, sql, params=()):
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
