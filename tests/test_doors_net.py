@@ -115,7 +115,9 @@ def test_check_never_auto_decides_the_reviewers_cases(tmp_path, text):
     r = pref("--check", "adhoc-x", "--summary-stdin", input=text)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
-        "ASK_NORMALLY", "NOTE: one-way door overrides your never-ask preference for safety."]
+        "ASK_NORMALLY",
+        "NOTE: one-way door overrides your never-ask preference for safety.",
+    ]
 
 
 def test_check_still_auto_decides_a_harmless_summary():
@@ -126,37 +128,47 @@ def test_check_still_auto_decides_a_harmless_summary():
 
 # --- ids ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("given,canonical", [
-    ("l\u0430nd-and-deploy-rollback", "land-and-deploy-rollback"),  # Cyrillic a
-    ("drop\u2010users\u2010table", "drop-users-table"),  # Unicode hyphens
-    ("drop\u2212users\u2014table", "drop-users-table"),  # minus sign, em dash
-    ("LAND\uff3fAND\u2011DEPLOY-ROLLBACK", "land-and-deploy-rollback"),
-    ("\u0410B", "ab"),
-    ("caf\u00e9-menu", "cafe-menu"),
-    ("\u65e5\u672c-x", "\u65e5\u672c-x"),  # letters that imitate nothing stay
-])
+
+@pytest.mark.parametrize(
+    "given,canonical",
+    [
+        ("l\u0430nd-and-deploy-rollback", "land-and-deploy-rollback"),  # Cyrillic a
+        ("drop\u2010users\u2010table", "drop-users-table"),  # Unicode hyphens
+        ("drop\u2212users\u2014table", "drop-users-table"),  # minus sign, em dash
+        ("LAND\uff3fAND\u2011DEPLOY-ROLLBACK", "land-and-deploy-rollback"),
+        ("\u0410B", "ab"),
+        ("caf\u00e9-menu", "cafe-menu"),
+        ("\u65e5\u672c-x", "\u65e5\u672c-x"),  # letters that imitate nothing stay
+    ],
+)
 def test_canonical_id_folds_look_alikes_and_dashes(given, canonical):
     assert canonical_id(given) == canonical
 
 
-@pytest.mark.parametrize("qid", ["l\u0430nd-and-deploy-rollback",
-                                 "land\u2010and\u2010deploy\u2010rollback"])
+@pytest.mark.parametrize(
+    "qid", ["l\u0430nd-and-deploy-rollback", "land\u2010and\u2010deploy\u2010rollback"]
+)
 def test_look_alike_ids_keep_the_registry_door(conn, qid):
     assert doors.door_for(conn, qid) == doors.Classification(True, "registry")
 
 
 def test_id_words_are_read_before_auto_deciding(conn):
     for qid in ("drop-users-table", "dropUsersTable", "wipe_prod_database"):
-        conn.execute("INSERT INTO preferences (scope, question_id, preference, raw_value,"
-                     " source, updated_at) VALUES ('p', ?, 'never-ask', NULL, 'plan-tune',"
-                     " '2026-01-01T00:00:00Z')", (qid,))
+        conn.execute(
+            "INSERT INTO preferences (scope, question_id, preference, raw_value,"
+            " source, updated_at) VALUES ('p', ?, 'never-ask', NULL, 'plan-tune',"
+            " '2026-01-01T00:00:00Z')",
+            (qid,),
+        )
         d = preferences.check(conn, "p", qid)
         assert d.decision == "ASK_NORMALLY", qid
         assert d.door.reason.startswith("id-words:")
         assert d.notes == ["one-way door overrides your never-ask preference for safety."]
-    conn.execute("INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
-                 " updated_at) VALUES ('p', 'tidy-imports', 'never-ask', NULL, 'plan-tune',"
-                 " '2026-01-01T00:00:00Z')")
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
+        " updated_at) VALUES ('p', 'tidy-imports', 'never-ask', NULL, 'plan-tune',"
+        " '2026-01-01T00:00:00Z')"
+    )
     assert preferences.check(conn, "p", "tidy-imports").decision == "AUTO_DECIDE"
 
 
@@ -168,12 +180,16 @@ def test_check_reads_the_id_without_a_summary():
 
 def test_a_fact_recorded_under_a_look_alike_spelling_is_sticky(conn):
     look_alike = "adhoc-tidy\u2010step"
-    conn.execute("INSERT INTO door_knowledge (canonical_id, source, question_id, evidence,"
-                 " learned_at) VALUES (?, 'logged', ?, 'test', '2026-01-01T00:00:00Z')",
-                 (look_alike, look_alike))
-    conn.execute("INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
-                 " updated_at) VALUES ('p', 'adhoc-tidy-step', 'never-ask', NULL, 'plan-tune',"
-                 " '2026-01-01T00:00:00Z')")
+    conn.execute(
+        "INSERT INTO door_knowledge (canonical_id, source, question_id, evidence,"
+        " learned_at) VALUES (?, 'logged', ?, 'test', '2026-01-01T00:00:00Z')",
+        (look_alike, look_alike),
+    )
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
+        " updated_at) VALUES ('p', 'adhoc-tidy-step', 'never-ask', NULL, 'plan-tune',"
+        " '2026-01-01T00:00:00Z')"
+    )
     d = preferences.check(conn, "p", "adhoc-tidy-step")
     assert d.decision == "ASK_NORMALLY" and d.door.reason == "recorded:logged"
 

@@ -565,11 +565,7 @@ def before_auto_decide(conn, question_id, door):
             return Classification(True, "id-words:" + (rule or verdict.reason), rule)
     if conn is not None:
         key = canonical_id(question_id)
-        try:
-            rows = conn.execute(_FOLDED_SQL).fetchall()
-        except Exception:  # no door_knowledge table (a database from before it): nothing
-            rows = ()
-        for stored, source in rows:
+        for stored, source in conn.execute(_FOLDED_SQL).fetchall():
             if canonical_id(stored) == key:
                 return Classification(True, "recorded:" + source)
     return None
