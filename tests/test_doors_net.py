@@ -207,3 +207,49 @@ def test_held_out_set():
     assert result["one_way"] >= 60 and result["two_way"] >= 60
     assert result["recall"] >= 0.9
     assert result["false_alarm_rate"] <= 0.15
+
+
+def test_pacing_never_silences_a_finding_whose_id_reads_one_way(conn):
+    from toolkit.pacing import rank as pacing
+
+    findings = [
+        {
+            "id": fid,
+            "summary": "Tidy this up?",
+            "severity": 0,
+            "irreversibility": 0,
+            "decision_matters": 0,
+            "door_type": "two-way",
+            "recommended": "yes",
+            "options": ["yes", "no"],
+        }
+        for fid in ("drop-orders-table", "tidy-the-notes")
+    ]
+    out = pacing.rank(
+        conn, {"session_id": "s1", "phase": "eng", "findings": findings}, "proj"
+    ).output
+    assert [s["id"] for s in out["surface"]] == ["drop-orders-table"]
+    assert out["surface"][0]["reason"] == "one-way"
+    assert [s["id"] for s in out["silent_decisions"]] == ["tidy-the-notes"]
+
+
+@pytest.mark.parametrize(
+    "qid,auto",
+    [("drop-users-table", False), ("l\u0430nd-and-deploy-rollback", False), ("tidy-notes", True)],
+)
+def test_the_hook_reads_the_marker_ids_words(tmp_path, conn, db_file, qid, auto):
+    from tests.helpers.hooks import make_repo, payload, question
+    from toolkit.claude import hooks
+    from toolkit.store import db, paths
+
+    repo = make_repo(tmp_path)
+    slug = paths.resolve_slug(cwd=str(repo))
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
+            " VALUES (?, ?, 'never-ask', 'plan-tune', 'x')",
+            (slug, qid),
+        )
+    q = question(f"<gstack-qid:{qid}> Tidy up the notes?", ["Yes (recommended)", "No"])
+    data = payload([q], cwd=repo, event="PreToolUse")
+    assert (hooks.pre_tool_use(data, db_path=db_file) is not None) is auto

@@ -1579,8 +1579,6 @@ def _undigit(word):
 def _unstretch(word):
     """``drooop`` → ``drop``, ``deeeleete`` → ``delete``: letters held down, read back when
     the result is a rule word (a run of three or more; kept single or double)."""
-    if not any(word[k] == word[k + 1] == word[k + 2] for k in range(len(word) - 2)):
-        return None
     runs, k = [], 0
     while k < len(word):
         j = k
@@ -1595,14 +1593,20 @@ def _unstretch(word):
     return None
 
 
-def _repair(found):
+def _repair(found, text=""):
     """The words with disguises undone: digits for letters, letters spaced or hyphenated
     apart ("d r o p", "dr-op", "del ete"), joined back when they make a rule verb.
     The same list when nothing changed."""
     verbs = None
+    stretched = any(c * 3 in text for c in set(text) if c.isalpha())
     out, i, n, changed = [], 0, len(found), False
     while i < n:
         w = found[i]
+        if len(w) > 3 and w.isalpha() and not stretched and (
+                i + 1 == n or len(found[i + 1]) > 3 or found[i + 1] in _SHORT_WORDS):
+            out.append(w)  # the common case: an ordinary word
+            i += 1
+            continue
         if w.isalnum() and not w.isalpha() and not w.isdigit():
             fixed = _undigit(w)
             if fixed:
@@ -1610,7 +1614,7 @@ def _repair(found):
                 changed = True
                 i += 1
                 continue
-        if len(w) >= 5 and w.isalpha() and not _known(w):
+        if stretched and len(w) >= 5 and w.isalpha() and not _known(w):
             fixed = _unstretch(w)
             if fixed:
                 out.append(fixed)
@@ -1688,7 +1692,7 @@ def match(normalised):
         rule = _match_words(_words(calls))
         if rule:
             return rule
-    fixed = _repair(found)
+    fixed = _repair(found, normalised)
     if fixed is not found:
         return _match_words(fixed)
     return None

@@ -307,14 +307,25 @@ def normalise(text: str, invisible_as: str = "") -> str:
 
 
 def _decamel(text):
-    """``dropTable`` → ``drop Table``: code names read as the words they are made of."""
-    out, prev = [], ""
-    for ch in text:
-        if ch.isupper() and prev.islower():
-            out.append(" ")
-        out.append(ch)
-        prev = ch
-    return "".join(out)
+    """``dropTable`` → ``drop Table``: code names read as the words they are made of.
+    The same text when no word has a capital after a small letter."""
+    pieces = text.split(" ")
+    changed = False
+    for k, word in enumerate(pieces):
+        rest = word[1:]
+        if rest == rest.lower() or word == word.upper():
+            continue  # no capital inside, or an all-capitals word ("SQL", "README")
+        out, prev = [], ""
+        for ch in word:
+            if ch.isupper() and prev.islower():
+                out.append(" ")
+            out.append(ch)
+            prev = ch
+        split = "".join(out)
+        if split != word:
+            pieces[k] = split
+            changed = True
+    return " ".join(pieces) if changed else text
 
 
 def _readings(text):
