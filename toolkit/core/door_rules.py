@@ -905,7 +905,7 @@ _DOMAIN_CODE = _W("model models logic layer layers object objects driven event e
                   "folders package packages design".split())
 _DEAL_VERB = _F(_forms("buy, purchase, sell, sign, accept, decline, commit to, order, lease, "
                        "renew, reserve, countersign, execute, agree to, approve, consent to, "
-                       "e-sign, sign up for, click accept on, click through, sign off on"),
+                       "e-sign, sign up for, click accept on, click through, sign off on, agree"),
                 "bought, sold")
 _DEAL = _F(_nouns("contract, agreement, nda, lease, offer, license, licence, seat, "
                   "terms, terms of service, terms of use, terms and conditions, tos, eula, "
