@@ -130,7 +130,9 @@ def test_hooks_import_no_functools_collections_enum_or_re(tmp_path):
     for event, sub in (("PreToolUse", "pre-tool-use"), ("PostToolUse", "post-tool-use")):
         mods = imported_modules("plantune", ["hook", sub], environ,
                                 stdin=hook_payload(event, "tu-1"))
-        assert "toolkit.core.door_rules" in mods, sub  # the question's text was read
+        # The answer's text is read for the record; a pass-through (no preference) cannot
+        # depend on the question's door, so it spares itself the classifier.
+        assert ("toolkit.core.door_rules" in mods) == (sub == "post-tool-use"), sub
         assert not (mods & {"functools", "collections", "enum", "re"}), (sub, sorted(mods))
 
 
@@ -437,3 +439,59 @@ def test_word_index_cache_loads_in_shards_and_replaces_other_formats(tmp_path, m
     loaded, total = len(door_rules._INDEX._shards), len(door_rules._INDEX._spans)
     assert 0 < loaded < total / 10, (loaded, total)
     assert door_rules._INDEX == fresh and door_rules._INDEX.as_tuple() == fresh
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.booleans())
+def test_json_lite_indented_dumps_is_json_dumps(value, ensure_ascii):
+    from toolkit.store import json_lite
+
+    assert json_lite.dumps(value, indent=2, ensure_ascii=ensure_ascii) == json.dumps(
+        value, indent=2, ensure_ascii=ensure_ascii)
+
+
+def test_json_lite_indented_dumps_keys_and_refusals():
+    from toolkit.store import json_lite
+
+    value = {1: [], 2.5: {}, True: None, None: [1.0, float("inf")], "k": (1, "é")}
+    assert json_lite.dumps(value, indent=2) == json.dumps(value, indent=2)
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError):
+        json_lite.dumps(loop, indent=2)
+    with pytest.raises(TypeError):
+        json_lite.dumps({(1, 2): 3}, indent=2)
+    with pytest.raises(TypeError):
+        json_lite.dumps([object()], indent=2)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10**6, 10**6),
+                 st.integers(-10**9, 10**9).map(lambda n: n / 2000),
+                 st.integers(-10**9, 10**9).map(lambda n: n / 1000)))
+def test_round3_is_decimal_half_up(x):
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from toolkit.core.profile import round3
+
+    try:
+        expected = float(Decimal(x).quantize(Decimal("0.001"), ROUND_HALF_UP))
+    except ArithmeticError as e:  # too many digits for decimal's precision: the same error
+        with pytest.raises(type(e)):
+            round3(x)
+        return
+    got = round3(x)
+    assert got == expected and str(got) == str(expected), (x, got, expected)
+
+
+def test_derive_imports_no_json_hashlib_decimal_or_re(tmp_path):
+    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path),
+                  GSTACK_HOME=str(tmp_path), PLANTUNE_DB=str(tmp_path / "plantune.db"),
+                  GSTACK_QUESTION_LOG_NO_DERIVE="1", PLANTUNE_MIRROR=None)
+    subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
+    subprocess.run([script("gstack-question-log"), EVENT], env=environ, check=True,
+                   capture_output=True)
+    mods = imported_modules("gstack-developer-profile", ["--derive"], environ)
+    assert "toolkit.gstack.compat_profile" in mods
+    assert not (mods & {"json", "hashlib", "decimal", "re"}), sorted(
+        mods & {"json", "hashlib", "decimal", "re"})

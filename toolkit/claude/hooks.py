@@ -796,30 +796,31 @@ class Verdict:
             setattr(self, k, kw.get(k))
 
 
-def judge_question(question, index, conn, project, registry) -> Verdict:
-    from toolkit.core import doors
+def judge_question(question, index, conn, project, registry, read_door=True) -> Verdict:
+    """Whether one question may be auto-decided, and why.
 
+    With ``read_door`` false the door is read only when the answer depends on it: a
+    question with an auto-decide preference. Otherwise (the common pass-through: no
+    preference, or no marker) ``one_way`` stays None, "not read", and the hook spares
+    itself the classifier.
+    """
     text = question_text(question)
     labels = labels_of(question)
     qid, summary = extract_marker(text) if text else (None, "")
     v = Verdict(question=question, index=index, qid=qid, summary=summary, labels=labels,
-                eligible=False, one_way=False)
+                eligible=False, one_way=None)
     if not text:
         v.reason = "no question text"
         return v
-    entry = registry.get(qid) if qid else None
-    skill = entry["skill"] if entry else None
-    category = entry["category"] if entry else None
-    if conn is not None:
-        verdict = doors.door_for(conn, qid, summary, skill, category)
-    else:
-        verdict = doors.decide(qid, skill, category, summary, registry.door_types())
-    v.one_way = verdict.one_way
+    if read_door:
+        v.one_way = _one_way(conn, qid, summary, registry)
     if not qid:
         v.reason = "no marker"
         return v
     v.recommended = extract_recommendation(summary, labels, strict=True)
     v.preference, _ = effective_preference(conn, project, qid)
+    if v.one_way is None and v.preference in AUTO_DECIDE_PREFERENCES:
+        v.one_way = _one_way(conn, qid, summary, registry)
     if v.one_way:
         v.reason = "one-way door"
     elif "-split-" in qid:
@@ -834,6 +835,18 @@ def judge_question(question, index, conn, project, registry) -> Verdict:
     else:
         v.eligible = True
     return v
+
+
+def _one_way(conn, qid, summary, registry) -> bool:
+    """The question's door, from every source (the database's when there is one)."""
+    from toolkit.core import doors
+
+    entry = registry.get(qid) if qid else None
+    skill = entry["skill"] if entry else None
+    category = entry["category"] if entry else None
+    if conn is not None:
+        return doors.door_for(conn, qid, summary, skill, category).one_way
+    return doors.decide(qid, skill, category, summary, registry.door_types()).one_way
 
 
 def _safe_component(s) -> bool:
@@ -923,7 +936,11 @@ def pre_tool_use(payload, db_path=None, env=None):
     try:
         registry = Registry.from_db(conn) if conn is not None else Registry.bundled()
         project = _project(payload, env)
-        verdicts = [judge_question(q, i, conn, project, registry) for i, q in enumerate(qs)]
+        # All or nothing: unless every question has an auto-decide preference the call
+        # passes through, and only Conductor's message then names the one-way doors.
+        conductor = _conductor(env)
+        verdicts = [judge_question(q, i, conn, project, registry, read_door=conductor)
+                    for i, q in enumerate(qs)]
         if all(v.eligible for v in verdicts):
             _auto_decide(payload, verdicts, conn, project, registry, env)
             reason = "\n".join(
@@ -932,7 +949,7 @@ def pre_tool_use(payload, db_path=None, env=None):
                 for v in verdicts)
             return _deny(reason)
         memory = _memory_line(verdicts, registry, env)
-        if _conductor(env):
+        if conductor:
             reason = _conductor_reason(verdicts)
             return _deny(reason + ("\n" + memory if memory else ""))
         if memory:

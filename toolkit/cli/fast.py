@@ -279,10 +279,7 @@ def main(argv=None):
         sys.stderr.write(f"plantune: {safe_io.error_line(e)}\n")
         code = 1
     if argv is None:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-        os._exit(code)  # committed and flushed; skip interpreter teardown
+        from toolkit.store.safe_io import exit_now
+
+        exit_now(code)  # committed and flushed; skip interpreter teardown
     return code

@@ -9,14 +9,16 @@ This module is imported by the ``gstack-developer-profile`` console script, so i
 standard library only.
 """
 
-import hashlib
-import json
 import math
 import os
-from decimal import ROUND_HALF_UP, Decimal
 
+# json_lite, _sha1 and a hand-made round3: the json package (and re with it), hashlib
+# (OpenSSL) and decimal cost every derive, which agents run after each logged question,
+# several milliseconds to import. The results are the same (tests compare them).
 from toolkit.store import db
-from toolkit.core.registry import DIMENSIONS
+from toolkit.store import json_lite as json
+
+DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
 
 DIMENSION_WORDS = {
     "scope_appetite": ("small scope, ship fast", "boil the ocean"),
@@ -62,7 +64,18 @@ class ProfileError(Exception):
 
 
 def round3(x):
-    """Round half-up to 3 decimals on the exact binary value (JavaScript ``toFixed(3)``)."""
+    """Round half-up to 3 decimals on the exact binary value (JavaScript ``toFixed(3)``).
+
+    What ``float(Decimal(x).quantize(Decimal("0.001"), ROUND_HALF_UP))`` gives, in integer
+    arithmetic on the value's exact ratio (int division rounds correctly to a float).
+    """
+    if x == x and x not in (math.inf, -math.inf):
+        n, d = abs(x).as_integer_ratio()
+        q = (2000 * n + d) // (2 * d)
+        if q < 10**28:  # decimal's default precision; beyond it quantize refuses
+            return -(q / 1000) if math.copysign(1.0, x) < 0 else q / 1000
+    from decimal import ROUND_HALF_UP, Decimal
+
     return float(Decimal(x).quantize(Decimal("0.001"), ROUND_HALF_UP))
 
 
@@ -84,6 +97,8 @@ def js_number(x):
         exp = int(exp)
         if -7 < exp < 21:
             # JS writes these positionally; Python switches to exponents earlier.
+            from decimal import Decimal
+
             return format(Decimal(text), "f")
         return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
     return text
@@ -383,8 +398,17 @@ def _list_json(v):
     return json.dumps(v if isinstance(v, list) else [], ensure_ascii=False)
 
 
+def sha1_hex(data):
+    """Hex SHA-1 of bytes, from CPython's own ``_sha1`` (hashlib would load OpenSSL)."""
+    try:
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
+    return sha1(data).hexdigest()
+
+
 def _session_hash(session):
-    return hashlib.sha1(canonical_json(session).encode("utf-8")).hexdigest()
+    return sha1_hex(canonical_json(session).encode("utf-8"))
 
 
 def _existing_copies(conn, digest):

@@ -4,10 +4,8 @@ The validation section below is pure (stdlib only, no I/O) because every agent
 hook call goes through it.  Recording lives further down the module.
 """
 
-import math
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
-from toolkit.core import identity
 from toolkit.store import json_lite as json
 from toolkit.store.paths import is_kebab
 
@@ -114,11 +112,21 @@ _JS_RADIX = r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)"
 _RADIX_BASE = {"x": 16, "o": 8, "b": 2}
 
 
+# Infinity and NaN without the math module (an extension module loaded from disk: one
+# more file for every logged question).
+_INF = float("inf")
+_NAN = float("nan")
+
+
+def _is_finite(x: float) -> bool:
+    return x == x and x not in (_INF, -_INF)
+
+
 def _int_to_float(n: int) -> float:
     try:
         return float(n)
     except OverflowError:
-        return math.inf if n > 0 else -math.inf
+        return _INF if n > 0 else -_INF
 
 
 def js_to_number(value) -> float:
@@ -146,20 +154,20 @@ def js_to_number(value) -> float:
             return float(s.replace("Infinity", "inf"))
         if re.fullmatch(_JS_RADIX, s):
             return _int_to_float(int(s[2:], _RADIX_BASE[s[1].lower()]))
-        return math.nan
+        return _NAN
     if isinstance(value, (list, tuple)):
         # String([x]) is String(x); more than one element always has a comma.
         if not value:
             return 0.0
         if len(value) > 1:
-            return math.nan
+            return _NAN
         item = value[0]
         if item is None:
             return 0.0
         if isinstance(item, (bool, dict)):
-            return math.nan  # "true" / "[object Object]"
+            return _NAN  # "true" / "[object Object]"
         return js_to_number(item)
-    return math.nan
+    return _NAN
 
 
 def normalize_choice(s: str) -> str:
@@ -290,7 +298,7 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
 
     if "options_count" in j:
         n = js_to_number(j["options_count"])
-        if not (math.isfinite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
+        if not (_is_finite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
             _fail("options_count must be integer in [1, 26]")
         j["options_count"] = int(n)
 
@@ -354,7 +362,7 @@ def js_number(x) -> str:
         x = _int_to_float(x)  # JS holds only a double
     if x != x:
         return "NaN"
-    if math.isinf(x):
+    if x in (_INF, -_INF):
         return "Infinity" if x > 0 else "-Infinity"
     if x == 0:
         return "0"
@@ -604,8 +612,14 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
         verdict.reason,
         json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
         raw if raw is not None else serialize(record), ingested_from, 1 if synthetic else 0,
-        recorded_at, developer or identity.developer(),
+        recorded_at, developer or _developer(),
     )
+
+
+def _developer():
+    from toolkit.core import identity
+
+    return identity.developer()
 
 
 def record_event(conn, record: dict, project: str, *, question_index=None, ingested_from=None,

@@ -10,7 +10,7 @@ from toolkit.store.db import utc_now
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 REGISTRY_FILE = os.path.join(DATA_DIR, "registry.json")
 SIGNAL_MAP_FILE = os.path.join(DATA_DIR, "signal-map.json")
-DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
+from toolkit.core.profile import DIMENSIONS  # noqa: E402,F401 - defined with the profile
 
 
 def bundled_registry():

@@ -98,13 +98,9 @@ def _main(run, prefix, argv):
         _complain(prefix, error_line(e))
         code = 1
     if standalone:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-        # Everything is committed and flushed; module teardown would only cost time.
-        os._exit(code)
+        from toolkit.store.safe_io import exit_now
+
+        exit_now(code)
     return code
 
 

@@ -7,11 +7,11 @@ query: concurrent derives cannot race, and there is nothing stale to refresh.
 No click here: these scripts run from agent skills many times per session.
 """
 
-import json
 import os
 import sys
 
 from toolkit.store import db, paths
+from toolkit.store import json_lite as json
 from toolkit.core import profile
 from toolkit.gstack import profile_sync
 
@@ -252,8 +252,9 @@ def _main(argv):
 
         err(f"{PROG}: {safe_io.error_line(e)}")
         code = 1
-    sys.stdout.flush()
-    sys.exit(code)
+    from toolkit.store.safe_io import exit_now
+
+    exit_now(code)
 
 
 def developer_profile_main():

@@ -45,6 +45,7 @@ except ImportError:  # pragma: no cover
 from toolkit.store import db, json_lite, rollups, safe_io
 from toolkit.core import identity, questions
 from toolkit.store.paths import is_valid_slug
+from toolkit.gstack.mirror import unread_bytes
 
 __all__ = [
     "QUESTION_LOG",
@@ -1330,17 +1331,6 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> 
         "pending": pending,
         "files": [r.as_dict() for r in reports],
     }
-
-
-def unread_bytes(state, path):
-    """Bytes of a JSONL file the importer has not read yet (0 when it is current)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return 0
-    if state is None or state.inode != st.st_ino or state.offset > st.st_size:
-        return st.st_size
-    return st.st_size - state.offset
 
 
 def history_files(state_root):

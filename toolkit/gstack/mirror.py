@@ -304,8 +304,6 @@ def backlog_note(conn, slug, env=None):
     For answers that depend on the whole history (``--derive``, ``--profile``): they
     answer from what is imported and say so.
     """
-    from toolkit.gstack import ingest
-
     files = [project_file(slug, name, env) for name, kind in PROJECT_FILES
              if kind in JSONL_KINDS]
     try:
@@ -319,7 +317,7 @@ def backlog_note(conn, slug, env=None):
             continue
         total += st.st_size
         state = states.get(path)
-        unread += ingest.unread_bytes(_OffsetState(state) if state else None, path)
+        unread += unread_bytes(_OffsetState(state) if state else None, path)
     if not unread:
         return None
     done = 100 * (total - unread) // total if total else 0
@@ -327,8 +325,23 @@ def backlog_note(conn, slug, env=None):
             f" {unread / 1048576:.1f} MiB left); this answer covers what is imported so far")
 
 
+def unread_bytes(state, path):
+    """Bytes of a JSONL file the importer has not read yet (0 when it is current).
+
+    Here rather than in the importer: ``--derive`` and ``--profile`` ask it on every call,
+    and the importer's module (json, re and the record rules) is not otherwise needed.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0
+    if state is None or state.inode != st.st_ino or state.offset > st.st_size:
+        return st.st_size
+    return st.st_size - state.offset
+
+
 class _OffsetState:
-    """The inode and offset of a mirror state row, as ingest.unread_bytes reads them."""
+    """The inode and offset of a mirror state row, as ``unread_bytes`` reads them."""
 
     __slots__ = ("inode", "offset")
 

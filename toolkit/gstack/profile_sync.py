@@ -14,13 +14,12 @@ command: the change is in the database and the next write repairs the file.
 Standard library only: the compat console script imports this.
 """
 
-import hashlib
-import json
 import os
 import sys
 import time
 
 from toolkit.store import db, safe_io
+from toolkit.store import json_lite as json
 from toolkit.core import profile
 
 PROFILE_FILE = "developer-profile.json"
@@ -127,7 +126,7 @@ def _pick_up_profile(conn, root):
     except OSError as e:
         _warn(f"cannot read {PROFILE_FILE}: {safe_io.describe(e)}; using the database copy")
         return False
-    digest = hashlib.sha1(raw).hexdigest()
+    digest = profile.sha1_hex(raw)
     if rec is not None and rec[3] == digest:
         _record(conn, path, KIND_PROFILE, key, digest)  # touched, not changed
         return False
@@ -192,7 +191,7 @@ def migrate_legacy(conn, root):
     except OSError as e:
         _warn(f"cannot read {LEGACY_FILE}: {safe_io.describe(e)}")
         return None
-    digest = hashlib.sha1(raw).hexdigest()
+    digest = profile.sha1_hex(raw)
     session_list, bad = read_legacy(raw)
     for n in bad:
         _warn(f"{LEGACY_FILE} line {n}: not a JSON object; skipped")
@@ -238,7 +237,7 @@ def write_mirror(conn, root, project, doc=None):
         return False
     key = _stat_key(path)
     if key is not None:
-        _record(conn, path, KIND_PROFILE, key, hashlib.sha1(body).hexdigest())
+        _record(conn, path, KIND_PROFILE, key, profile.sha1_hex(body))
     return True
 
 

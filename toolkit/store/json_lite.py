@@ -87,8 +87,24 @@ def _default(o):
     raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
 
-def dumps(obj, *, ensure_ascii=True, separators=None, sort_keys=False):
-    """``json.dumps`` with these options only (no indent, no default)."""
+def load(fp, **kw):
+    """``json.load``: ``loads`` of the file's whole text."""
+    return loads(fp.read(), **kw)
+
+
+def dumps(obj, *, ensure_ascii=True, separators=None, sort_keys=False, indent=None):
+    """``json.dumps`` with these options only (no default; ``indent`` a number of spaces,
+    without ``sort_keys``)."""
+    if indent is not None:
+        if separators is not None or sort_keys or _json is None:
+            import json
+
+            return json.dumps(obj, ensure_ascii=ensure_ascii, separators=separators,
+                              sort_keys=sort_keys, indent=indent)
+        string = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
+        out = []
+        _indented(obj, string, " " * indent, 0, out, {})
+        return "".join(out)
     item_sep, key_sep = separators if separators is not None else (", ", ": ")
     if _json is None:  # pragma: no cover
         import json
@@ -102,6 +118,81 @@ def dumps(obj, *, ensure_ascii=True, separators=None, sort_keys=False):
     encode = _json.make_encoder({}, _default, string, None, key_sep, item_sep, sort_keys,
                                 False, True)
     return "".join(encode(obj, 0))
+
+
+def _float(o):
+    # json's float format: repr, and the JavaScript names of the non-finite values.
+    if o != o:
+        return "NaN"
+    if o == _INF:
+        return "Infinity"
+    if o == _NEG_INF:
+        return "-Infinity"
+    return float.__repr__(o)
+
+
+def _scalar(o, string):
+    """A scalar value's JSON text, or None for a container or an unknown type."""
+    if isinstance(o, str):
+        return string(o)
+    if o is None:
+        return "null"
+    if o is True:
+        return "true"
+    if o is False:
+        return "false"
+    if isinstance(o, int):
+        return int.__repr__(o)
+    if isinstance(o, float):
+        return _float(o)
+    return None
+
+
+def _key(k):
+    # json turns a non-string key into the text it would write for it as a value.
+    if isinstance(k, str):
+        return k
+    text = _scalar(k, None)
+    if text is None:
+        raise TypeError(
+            f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
+    return text
+
+
+def _indented(o, string, indent, level, out, markers):
+    """What json's pure-Python encoder writes for ``indent`` (the C encoder has no indent;
+    the json package would cost this process its regexes)."""
+    text = _scalar(o, string)
+    if text is not None:
+        out.append(text)
+        return
+    if isinstance(o, (list, tuple)):
+        items = o
+    elif isinstance(o, dict):
+        items = o.items()
+    else:
+        _default(o)
+    if not o:
+        out.append("[]" if isinstance(o, (list, tuple)) else "{}")
+        return
+    if id(o) in markers:
+        raise ValueError("Circular reference detected")
+    markers[id(o)] = o
+    inner = "\n" + indent * (level + 1)
+    is_list = isinstance(o, (list, tuple))
+    out.append("[" if is_list else "{")
+    first = True
+    for item in items:
+        out.append(inner if first else "," + inner)
+        first = False
+        if is_list:
+            _indented(item, string, indent, level + 1, out, markers)
+        else:
+            out.append(string(_key(item[0])))
+            out.append(": ")
+            _indented(item[1], string, indent, level + 1, out, markers)
+    out.append("\n" + indent * level + ("]" if is_list else "}"))
+    del markers[id(o)]
 
 
 # --------------------------------------------------------------------------
