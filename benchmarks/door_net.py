@@ -8,7 +8,8 @@ DIR``), in alternating rounds:
   the id's words are never read here) and ``--check adhoc-tidy-notes`` with a never-ask
   preference (the path about to answer AUTO_DECIDE, where the id's words are read):
   best-of wall time and the children's CPU time per call, as ratios to the baseline;
-* ``doors.classify`` per 200-character summary, in process (best of the rounds);
+* ``doors.classify`` per 200-character summary, in process (best of the rounds, the two
+  versions in alternating processes);
 * recall and false alarms on the held-out set (tests/fixtures/doors_heldout.jsonl) and
   on the corpus halves.
 
@@ -121,7 +122,12 @@ def main():
         row["best_ratio"] = row["best_ms"] / row["baseline_best_ms"]
         row["cpu_ratio"] = row["cpu_ms"] / row["baseline_cpu_ms"]
         result["commands"][name] = row
-    result["classify"] = {"new": score(ROOT), "baseline": score(os.path.abspath(args.baseline))}
+    # Alternating processes, best of three each: a shared machine only ever adds time.
+    runs = {"new": [], "baseline": []}
+    for _ in range(3):
+        runs["new"].append(score(ROOT))
+        runs["baseline"].append(score(os.path.abspath(args.baseline)))
+    result["classify"] = {k: min(v, key=lambda r: r["ms"]) for k, v in runs.items()}
     if args.json:
         print(json.dumps(result, indent=2))
         return
