@@ -105,13 +105,14 @@ def main():
         caught_up = os.path.join(tmp, "caught-up.db")
         shutil.copy(pristine, caught_up)
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        from toolkit.core import database
         from toolkit.store import db
-        from toolkit.gstack import ingest
+        from toolkit.gstack import ingest_state
 
-        conn = db.connect(caught_up)
+        conn = database.connect(caught_up)
         st = os.stat(log)
         with open(log, "rb") as f:
-            head, tail = ingest._fingerprints(f.fileno(), st.st_size)
+            head, tail = ingest_state._fingerprints(f.fileno(), st.st_size)
         with db.transaction(conn):
             db.save_ingest_state(conn, log, "question-log", st, st.st_size, args.lines,
                                  head, tail)

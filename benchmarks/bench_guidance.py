@@ -4,7 +4,7 @@ Builds a throwaway state root with a synthetic history (question events over man
 sessions), then times, each as a fresh process as Claude Code runs hooks:
   baseline  `plantune --version`                  (interpreter + CLI import)
   hook      `plantune hook session-end --mode M`  (trace + guidance per mode)
-and, in-process, `guidance.run_session` per mode and `guidance.build_proposal` over the
+and, in-process, `runs.run_session` per mode and `guidance.build_proposal` over the
 whole history. Prints medians and the
 hook/baseline ratio. Usage: python benchmarks/bench_guidance.py [EVENTS] [REPEATS]
 """
@@ -19,8 +19,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
 from toolkit.guidance import proposals as guidance
+from toolkit.guidance import files
+from toolkit.guidance import runs
 from toolkit.core import questions
 
 BIN = os.path.join(os.path.dirname(sys.executable), "plantune")
@@ -62,10 +65,10 @@ def main():
         # would time the compiler instead of plantune.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ.update({k: env[k] for k in ("GSTACK_STATE_ROOT", "GSTACK_HOME", "PLANTUNE_DB")})
-        conn = db.connect(env["PLANTUNE_DB"])
-        slug = guidance.Layout(project).slug()
+        conn = database.connect(env["PLANTUNE_DB"])
+        slug = files.Layout(project).slug()
         build_history(conn, slug, n_events)
-        guidance.init_guidance(guidance.Layout(project))
+        files.init_guidance(files.Layout(project))
         payload = json.dumps({"session_id": "s1", "cwd": project, "hook_event_name": "SessionEnd"})
 
         base = [timed([BIN, "--version"], env=env) for _ in range(repeats)]
@@ -79,13 +82,13 @@ def main():
             ts = []
             for i in range(repeats):
                 t = time.perf_counter()
-                guidance.run_session(conn, session_id=f"s{i}", cwd=project, mode=mode)
+                runs.run_session(conn, session_id=f"s{i}", cwd=project, mode=mode)
                 ts.append(time.perf_counter() - t)
             inproc[mode] = statistics.median(ts)
         props = []
         for _ in range(repeats):
             t = time.perf_counter()
-            guidance.build_proposal(conn, guidance.Layout(project), slug)
+            guidance.build_proposal(conn, files.Layout(project), slug)
             props.append(time.perf_counter() - t)
         log = os.path.join(root, "hook-errors.log")
         if os.path.exists(log):

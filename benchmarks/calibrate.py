@@ -22,7 +22,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from toolkit.analysis import calibrate as cal
+from toolkit.analysis import fit as analysis_fit
 from toolkit.core import scoring
 
 N = 1_000_000
@@ -36,7 +36,7 @@ def make_data(n=N, seed=0):
     sev = np.digitize(0.8 * z + rng.normal(0, 0.6, n), [-0.45, 0.75])
     irr = np.digitize(0.5 * z + rng.normal(0, 0.7, n), [-0.1, 1.0])
     dm = np.digitize(0.35 * z + rng.normal(0, 0.8, n), [-0.35, 0.65])
-    scores = cal.score_findings(sev, irr, dm)
+    scores = analysis_fit.score_findings(sev, irr, dm)
     ids = [f"finding-{i:07d}" for i in range(n)]
     return scores, ids
 
@@ -83,15 +83,15 @@ def main():
     score_list = scores.tolist()
     series = pd.Series(scores)
 
-    hashes = cal.tie_hashes(ids)
+    hashes = analysis_fit.tie_hashes(ids)
     hash_list = hashes.tolist()
 
-    t_numpy, fit = best(lambda: cal.fit_threshold(scores, TARGET, hashes=hashes))
-    t_numpy_ids, fit_ids = best(lambda: cal.fit_threshold(scores, TARGET, ids=ids))
+    t_numpy, fit = best(lambda: analysis_fit.fit_threshold(scores, TARGET, hashes=hashes))
+    t_numpy_ids, fit_ids = best(lambda: analysis_fit.fit_threshold(scores, TARGET, ids=ids))
     t_python, (p_thr, p_frac, p_rate) = best(lambda: fit_python(score_list, TARGET, hashes=hash_list), repeats=1)
     t_python_ids, (pi_thr, pi_frac, pi_rate) = best(lambda: fit_python(score_list, TARGET, ids=ids), repeats=1)
     t_pandas, (q_thr, q_rate) = best(lambda: fit_pandas(series, TARGET))
-    t_hash_all, _ = best(lambda: cal.tie_hashes(ids), repeats=1)
+    t_hash_all, _ = best(lambda: analysis_fit.tie_hashes(ids), repeats=1)
 
     assert (fit.threshold, fit.achieved_rate) == (p_thr, p_rate) == (pi_thr, pi_rate), "fits disagree"
     assert fit_ids.tie_fraction == fit.tie_fraction

@@ -24,8 +24,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from tests import gstack_history as gh  # noqa: E402
+from toolkit.core import database  # noqa: E402
 from toolkit.analysis import calibrate as cal  # noqa: E402
-from toolkit.store import db  # noqa: E402
+from toolkit.analysis import sources
 from toolkit.gstack import ingest
 from toolkit.analysis import simulate
 
@@ -35,7 +36,7 @@ HOLDOUT_DAYS = 30
 def history(make, seed):
     root = tempfile.mkdtemp(prefix="plantune-qlog-")
     make(root, seed)
-    conn = db.connect(os.path.join(root, "plantune.db"))
+    conn = database.connect(os.path.join(root, "plantune.db"))
     ingest.ingest_state_root(conn, root)
     return conn
 
@@ -65,7 +66,7 @@ def main():
     for name, make in generators.items():
         for seed in range(100, 100 + args.seeds):
             conn = history(make, seed)
-            r = cal.run_question_log(conn, holdout_days=HOLDOUT_DAYS, resamples=200)
+            r = sources.run_question_log(conn, holdout_days=HOLDOUT_DAYS, resamples=200)
             h = r["holdout"]
             print(
                 f"| {name} | {seed} | {r['n_findings']:,} | {r['achieved_rate']:.3f} | "
@@ -78,11 +79,11 @@ def main():
     days = max(30, args.events // 400)
     conn = history(lambda root, seed: gh.registry_history(root, days=days, seed=seed, sessions_per_day=85.0), 1)
     n_events = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
-    took_q, report = best_of(lambda: cal.run_question_log(conn, resamples=200))
+    took_q, report = best_of(lambda: sources.run_question_log(conn, resamples=200))
     conn.close()
     path = os.path.join(tempfile.mkdtemp(prefix="plantune-sim-"), "sim.db")
-    sim = db.connect(path)
-    probe = db.connect(os.path.join(os.path.dirname(path), "probe.db"))
+    sim = database.connect(path)
+    probe = database.connect(os.path.join(os.path.dirname(path), "probe.db"))
     simulate.simulate(probe, days=10, seed=1, projects=12, end="2026-11-30")
     per_day = cal.run(probe, include_synthetic=True, resamples=10)["n_findings"] / 10
     probe.close()

@@ -28,8 +28,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
-from toolkit.core import profile
+from toolkit.core import jscompat, profile  # noqa: E402
 from toolkit.core.registry import bundled_registry, bundled_signal_map  # noqa: E402
 
 PROJECT = "bench"
@@ -73,7 +74,7 @@ FROM events
 
 def build(directory, count):
     path = os.path.join(directory, f"bench-{count}.db")
-    conn = db.connect(path)
+    conn = database.connect(path)
     with db.transaction(conn):
         conn.execute(GENERATE, {"count": count, "project": PROJECT})
     conn.execute("ANALYZE")
@@ -115,7 +116,7 @@ def jsonl_derive(log, registry, signal_map):
                 totals[dim] += delta
     import math
 
-    values = {d: profile.round3(1 / (1 + math.exp(-3 * t))) for d, t in totals.items()}
+    values = {d: jscompat.round3(1 / (1 + math.exp(-3 * t))) for d, t in totals.items()}
     return values, sample
 
 

@@ -44,7 +44,9 @@ import sys
 import tempfile
 import time
 
+from toolkit.core.database import connect as open_database
 from toolkit.analysis import calibrate
+from toolkit.analysis import fit as analysis_fit
 from toolkit.store import db, rollups
 
 BIN = os.path.dirname(sys.executable)
@@ -114,7 +116,7 @@ def generate(path, n, chunk=1_000_000):
     does for a large file. The tables' secondary indexes are dropped while the rows go in
     and built again afterwards from their own SQL (one sort per index instead of millions
     of random B-tree inserts), so the finished schema is the migrated one."""
-    conn = db.connect(path)
+    conn = open_database(path)
     conn.execute("PRAGMA cache_size = -1048576")  # 1 GiB
     conn.execute("PRAGMA temp_store = FILE")
     if not rollups.bulk_ready(conn):
@@ -161,7 +163,7 @@ def generate_parquet(directory, n):
     from toolkit.analysis import export as exp
 
     with tempfile.TemporaryDirectory() as tmp:
-        conn = db.connect(os.path.join(tmp, "registry.db"))
+        conn = open_database(os.path.join(tmp, "registry.db"))
         registry = conn.execute("SELECT id, skill, category, door_type FROM registry_questions"
                                 " ORDER BY id").fetchall()
         conn.close()
@@ -262,9 +264,9 @@ def numpy_fit_parquet(directory):
     np = calibrate.np
     keep = (cols["door_type"] != "one-way") & ~np.isin(cols["kind"], calibrate.GATE_KINDS) \
         & (cols["synthetic"] == 0)
-    scores = calibrate.score_findings(cols["severity"][keep], cols["irreversibility"][keep],
+    scores = analysis_fit.score_findings(cols["severity"][keep], cols["irreversibility"][keep],
                                       cols["decision_matters"][keep])
-    fit = calibrate.fit_threshold(scores, 0.20, ids=cols["finding_id"][keep])
+    fit = analysis_fit.fit_threshold(scores, 0.20, ids=cols["finding_id"][keep])
     return t1 - t0, time.perf_counter() - t1, fit
 
 
@@ -337,10 +339,10 @@ def numpy_fit(path):
     t1 = time.perf_counter()
     two_way = (findings["door_type"] != "one-way") & ~calibrate.np.isin(
         findings["kind"], calibrate.GATE_KINDS)
-    scores = calibrate.score_findings(findings["severity"][two_way],
+    scores = analysis_fit.score_findings(findings["severity"][two_way],
                                       findings["irreversibility"][two_way],
                                       findings["decision_matters"][two_way])
-    fit = calibrate.fit_threshold(scores, 0.20, ids=findings["finding_id"][two_way])
+    fit = analysis_fit.fit_threshold(scores, 0.20, ids=findings["finding_id"][two_way])
     t2 = time.perf_counter()
     conn.close()
     return t1 - t0, t2 - t1, fit

@@ -24,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
 from toolkit.analysis import serve
 
@@ -46,7 +47,7 @@ def build(path, n_events):
     Every fifth session is simulated (synthetic = 1). Pseudo-random choices come from
     multiplicative hashes of the row number, so every build is identical.
     """
-    conn = db.connect(path)
+    conn = database.connect(path)
     conn.execute("PRAGMA cache_size = -200000")
     reg = conn.execute(
         "SELECT id, skill, door_type, coalesce(json_extract(options_json, '$[0]'), 'other') AS first,"
@@ -162,7 +163,7 @@ def insert_cost(directory, n=1000, rounds=3):
     for r in range(rounds):
         for k, label in enumerate((WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT)):
             path = os.path.join(directory, f"insert-{r}-{k}.db")
-            conn = db.connect(path)
+            conn = database.connect(path)
             if label == WITHOUT_TRIGGERS:
                 for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
                     conn.execute(f'DROP TRIGGER "{name}"')
@@ -330,7 +331,7 @@ def main(argv=None):
         build(path, args.events)
         print(f"built {args.events:,} events in {time.perf_counter() - t:.1f} s")
     # A kept database gets the migrations and views of this checkout, as `plantune serve` does.
-    db.connect(path).close()
+    database.connect(path).close()
     conn = sqlite3.connect(path)
     n = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
     t = time.perf_counter()

@@ -12,8 +12,8 @@ import sys
 import time
 
 from tests.helpers.hotpath import SLUG, count, db_rows, env, pref, project_dir, run
+from toolkit.core import database
 from toolkit.gstack import backlog, ingest, mirror
-from toolkit.store import db
 
 TWO_WAY = "ship-changelog-voice-polish"
 LINES = 20000
@@ -85,7 +85,7 @@ def test_a_second_call_does_not_start_a_second_ingest(state_root, conn):
 def test_only_one_background_ingest_for_concurrent_callers(state_root, conn):
     _write_backlog(state_root)
     db_file = _db_file()
-    c = db.connect(db_file)
+    c = database.connect(db_file)
     started = [backlog.start(db_file, str(state_root), SLUG) for _ in range(5)]
     assert started.count(True) == 1
     _wait_for_background(db_file)

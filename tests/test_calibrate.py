@@ -6,7 +6,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolkit.core import database
 from toolkit.analysis import calibrate as cal
+from toolkit.analysis import fit as analysis_fit
 from toolkit.store import db
 from toolkit.core import scoring
 from toolkit.analysis import simulate
@@ -28,7 +30,7 @@ def python_mask(scores, ids, threshold, fraction):
 
 def test_two_distinct_values_split_exactly_without_ties():
     scores = [3] * 80 + [5] * 20
-    fit = cal.fit_threshold(scores, 0.20, ids=ids_for(100))
+    fit = analysis_fit.fit_threshold(scores, 0.20, ids=ids_for(100))
     assert (fit.threshold, fit.tie_fraction, fit.achieved_rate) == (5.0, 1.0, 0.20)
     assert (fit.n_above, fit.n_ties, fit.n_tie_surfaced) == (0, 20, 20)
 
@@ -36,7 +38,7 @@ def test_two_distinct_values_split_exactly_without_ties():
 def test_two_distinct_values_with_a_tie_at_the_threshold():
     scores = np.array([2] * 60 + [4] * 40)
     ids = ids_for(100)
-    fit = cal.fit_threshold(scores, 0.25, ids=ids)
+    fit = analysis_fit.fit_threshold(scores, 0.25, ids=ids)
     assert fit.threshold == 4.0
     assert fit.n_tie_surfaced == 25 and fit.achieved_rate == 0.25
     assert 0 < fit.tie_fraction < 1
@@ -46,7 +48,7 @@ def test_two_distinct_values_with_a_tie_at_the_threshold():
 
 def test_all_equal_scores_are_split_by_the_tie_fraction():
     ids = ids_for(1000)
-    fit = cal.fit_threshold([3] * 1000, 0.20, ids=ids)
+    fit = analysis_fit.fit_threshold([3] * 1000, 0.20, ids=ids)
     assert fit.threshold == 3.0 and fit.n_ties == 1000 and fit.n_above == 0
     assert fit.achieved_rate == 0.2
     assert abs(fit.tie_fraction - 0.2) < 0.02  # hashes are uniform, so the fraction sits near k/m
@@ -54,25 +56,25 @@ def test_all_equal_scores_are_split_by_the_tie_fraction():
 
 
 def test_without_ids_the_fraction_is_the_ideal_share_of_ties():
-    fit = cal.fit_threshold([1, 2, 2, 2, 2], 0.4)
+    fit = analysis_fit.fit_threshold([1, 2, 2, 2, 2], 0.4)
     assert (fit.threshold, fit.tie_fraction, fit.achieved_rate) == (2.0, 0.5, 0.4)
 
 
 def test_target_zero_surfaces_nothing_and_one_surfaces_everything():
     scores = [0, 1, 1, 2, 6, 6]
     ids = ids_for(6)
-    zero = cal.fit_threshold(scores, 0.0, ids=ids)
+    zero = analysis_fit.fit_threshold(scores, 0.0, ids=ids)
     assert (zero.threshold, zero.tie_fraction, zero.achieved_rate) == (6.0, 0.0, 0.0)
     assert not python_mask(scores, ids, zero.threshold, zero.tie_fraction).any()
-    one = cal.fit_threshold(scores, 1.0, ids=ids)
+    one = analysis_fit.fit_threshold(scores, 1.0, ids=ids)
     assert (one.threshold, one.tie_fraction, one.achieved_rate) == (0.0, 1.0, 1.0)
     assert python_mask(scores, ids, one.threshold, one.tie_fraction).all()
 
 
 def test_single_finding():
-    fit = cal.fit_threshold([4], 0.2, ids=["only"])
+    fit = analysis_fit.fit_threshold([4], 0.2, ids=["only"])
     assert fit.achieved_rate == 0.0 and fit.n == 1
-    assert cal.fit_threshold([4], 0.6, ids=["only"]).achieved_rate == 1.0
+    assert analysis_fit.fit_threshold([4], 0.6, ids=["only"]).achieved_rate == 1.0
 
 
 @pytest.mark.parametrize("scores,target,message", [
@@ -85,19 +87,19 @@ def test_single_finding():
     ([1, float("inf")], 0.2, "scores must be finite numbers"),
 ])
 def test_bad_input_is_a_clear_error(scores, target, message):
-    with pytest.raises(cal.CalibrationError) as e:
-        cal.fit_threshold(scores, target)
+    with pytest.raises(analysis_fit.CalibrationError) as e:
+        analysis_fit.fit_threshold(scores, target)
     assert str(e.value) == message
 
 
 def test_ids_must_match_scores():
-    with pytest.raises(cal.CalibrationError, match="same length"):
-        cal.fit_threshold([1, 2, 3], 0.2, ids=["a"])
+    with pytest.raises(analysis_fit.CalibrationError, match="same length"):
+        analysis_fit.fit_threshold([1, 2, 3], 0.2, ids=["a"])
 
 
 def test_duplicate_ids_at_the_cut_pick_the_nearest_reachable_count():
     # Every tie has the same id, so ties surface all together or not at all.
-    fit = cal.fit_threshold([1] * 10 + [2] * 4, 0.2, ids=["x"] * 10 + ["same"] * 4)
+    fit = analysis_fit.fit_threshold([1] * 10 + [2] * 4, 0.2, ids=["x"] * 10 + ["same"] * 4)
     assert fit.threshold == 2.0
     assert fit.n_tie_surfaced in (0, 4)
     assert fit.achieved_rate == fit.n_tie_surfaced / 14
@@ -108,13 +110,13 @@ def test_weighted_scores_are_fitted_at_rounded_values():
     weights = {"severity": 0.1, "irreversibility": 0.2, "decision_matters": 0.7}
     rng = np.random.default_rng(3)
     factors = rng.integers(0, 3, size=(3, 500))
-    scores = cal.score_findings(*factors, "weighted", weights)
+    scores = analysis_fit.score_findings(*factors, "weighted", weights)
     ids = ids_for(500, "w")
-    fit = cal.fit_threshold(scores, 0.2, ids=ids)
+    fit = analysis_fit.fit_threshold(scores, 0.2, ids=ids)
     findings = [dict(zip(scoring.FACTORS, map(int, col))) for col in factors.T]
     expected = [scoring.reaches_threshold(scoring.score(f, "weighted", weights), i, fit.threshold, fit.tie_fraction)
                 for f, i in zip(findings, ids)]
-    assert np.array_equal(cal.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), expected)
+    assert np.array_equal(analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), expected)
     assert sum(expected) == 100
 
 
@@ -125,41 +127,41 @@ def test_weighted_scores_are_fitted_at_rounded_values():
 )
 def test_fit_is_optimal_and_matches_the_hot_path_rule(scores, target):
     ids = ids_for(len(scores), "h")
-    fit = cal.fit_threshold(scores, target, ids=ids)
+    fit = analysis_fit.fit_threshold(scores, target, ids=ids)
     mask = python_mask(scores, ids, fit.threshold, fit.tie_fraction)
     assert mask.sum() == fit.n_above + fit.n_tie_surfaced
     assert fit.achieved_rate == mask.mean()
     # Unique ids make every count reachable: the error is at most half a finding.
     assert abs(mask.sum() - target * len(scores)) <= 0.5 + 1e-9
-    assert np.array_equal(cal.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), mask)
-    hashes = cal.tie_hashes(ids)
-    assert np.array_equal(cal.surfaced_mask(scores, fit.threshold, fit.tie_fraction, hashes=hashes), mask)
+    assert np.array_equal(analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), mask)
+    hashes = analysis_fit.tie_hashes(ids)
+    assert np.array_equal(analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, hashes=hashes), mask)
 
 
 def test_tie_hashes_match_scoring():
     ids = ["a", "plan-eng-review-test-gap-login-flow-00ff00", 17, "ünïcode"]
-    assert cal.tie_hashes(ids).tolist() == [scoring.tie_hash(i) for i in ids]
+    assert analysis_fit.tie_hashes(ids).tolist() == [scoring.tie_hash(i) for i in ids]
 
 
 def test_score_table_matches_scoring_for_every_combination():
     weights = {"severity": 0.3, "irreversibility": 1.7, "decision_matters": 1.0}
     for function, w in (("additive", None), ("weighted", weights)):
-        table = cal.score_table(function, w)
+        table = analysis_fit.score_table(function, w)
         for s in range(3):
             for i in range(3):
                 for d in range(3):
                     f = {"severity": s, "irreversibility": i, "decision_matters": d}
                     assert table[s * 9 + i * 3 + d] == scoring.score(f, function, w)
-    with pytest.raises(cal.CalibrationError, match="unknown score function"):
-        cal.score_table("product")
-    with pytest.raises(cal.CalibrationError, match="severity must be 0, 1 or 2"):
-        cal.score_findings([3], [0], [0])
+    with pytest.raises(analysis_fit.CalibrationError, match="unknown score function"):
+        analysis_fit.score_table("product")
+    with pytest.raises(analysis_fit.CalibrationError, match="severity must be 0, 1 or 2"):
+        analysis_fit.score_findings([3], [0], [0])
 
 
 def test_mask_needs_ids_for_ties():
-    with pytest.raises(cal.CalibrationError, match="ids or hashes"):
-        cal.surfaced_mask([4, 4], 4, 0.5)
-    assert cal.surfaced_mask([4, 5], 4, 0.0).tolist() == [False, True]
+    with pytest.raises(analysis_fit.CalibrationError, match="ids or hashes"):
+        analysis_fit.surfaced_mask([4, 4], 4, 0.5)
+    assert analysis_fit.surfaced_mask([4, 5], 4, 0.0).tolist() == [False, True]
 
 
 # --------------------------------------------------------------------------- measures
@@ -169,26 +171,26 @@ def test_bootstrap_resamples_sessions_not_rows():
     # Every session surfaces exactly 1 of 5: any resample of sessions gives 20%.
     surfaced = np.tile([1, 0, 0, 0, 0], 40)
     sessions = np.repeat([f"s{i}" for i in range(40)], 5)
-    low, high, samples = cal.bootstrap_rate(surfaced, sessions, 200, seed=1)
+    low, high, samples = analysis_fit.bootstrap_rate(surfaced, sessions, 200, seed=1)
     assert low == high == 0.2 and samples.size == 200
     # Sessions that differ make the interval open, and it brackets the pooled rate.
     surfaced = np.concatenate([np.ones(50), np.zeros(150)])
     sessions = np.repeat([f"s{i}" for i in range(40)], 5)
-    low, high, _ = cal.bootstrap_rate(surfaced, sessions, 500, seed=1)
+    low, high, _ = analysis_fit.bootstrap_rate(surfaced, sessions, 500, seed=1)
     assert low < 0.25 < high
-    assert cal.bootstrap_rate(surfaced, sessions, 500, seed=1)[:2] == (low, high)
+    assert analysis_fit.bootstrap_rate(surfaced, sessions, 500, seed=1)[:2] == (low, high)
 
 
 def test_bootstrap_in_blocks_matches_sizes(monkeypatch):
     surfaced = np.random.default_rng(0).random(3000) < 0.2
     sessions = np.arange(3000) // 3
-    low, high, samples = cal.bootstrap_rate(surfaced, sessions, 7000, seed=2)
+    low, high, samples = analysis_fit.bootstrap_rate(surfaced, sessions, 7000, seed=2)
     assert samples.size == 7000 and low < surfaced.mean() < high
 
 
 def test_override_recall():
-    assert cal.override_recall([1, 0, 1, 0], [1, 1, 0, 0]) == 0.5
-    assert cal.override_recall([1, 0], [0, 0]) is None
+    assert analysis_fit.override_recall([1, 0, 1, 0], [1, 1, 0, 0]) == 0.5
+    assert analysis_fit.override_recall([1, 0], [0, 0]) is None
 
 
 def test_interruptions_apply_the_cap_and_always_ask_one_way_and_gates():
@@ -198,10 +200,10 @@ def test_interruptions_apply_the_cap_and_always_ask_one_way_and_gates():
     one_way = [0] * 7 + [1, 0]
     gate = [0] * 8 + [1]
     eligible = [1] * 5 + [0] * 2 + [0, 0]
-    out = cal.interruptions(sessions, phases, one_way, gate, eligible)
+    out = analysis_fit.interruptions(sessions, phases, one_way, gate, eligible)
     assert out["per_phase"]["eng"] == {"phases": 1, "before": 9.0, "after": 5.0}
     # Two sessions, second with a ceo phase of 2 ineligible findings.
-    out = cal.interruptions(sessions + ["t", "t"], phases + ["ceo", "ceo"], one_way + [0, 0], gate + [0, 0],
+    out = analysis_fit.interruptions(sessions + ["t", "t"], phases + ["ceo", "ceo"], one_way + [0, 0], gate + [0, 0],
                             eligible + [0, 0])
     assert out["per_session"] == {"before": 5.5, "after": 2.5}
     assert list(out["per_phase"]) == ["ceo", "eng"]
@@ -209,11 +211,11 @@ def test_interruptions_apply_the_cap_and_always_ask_one_way_and_gates():
 
 
 def test_override_rates_and_decision_matters_estimate():
-    rates = cal.override_rates(["a", "a", "a", "a", "b", "b", "c"], [1, 1, 0, 0, 0, 1, 1], [1, 1, 1, 1, 1, 0, 0])
+    rates = analysis_fit.override_rates(["a", "a", "a", "a", "b", "b", "c"], [1, 1, 0, 0, 0, 1, 1], [1, 1, 1, 1, 1, 0, 0])
     assert rates[0] == {"question_id": "a", "answered": 4, "overridden": 2, "override_rate": 0.5}
     assert rates[1]["question_id"] == "b" and rates[1]["override_rate"] == 0.0
     assert [r["question_id"] for r in rates] == ["a", "b"]  # c was never answered by a person
-    assert cal.decision_matters_from_override_rate([0.0, 0.09, 0.1, 0.2, 0.25, 0.9]).tolist() == [0, 0, 1, 1, 2, 2]
+    assert analysis_fit.decision_matters_from_override_rate([0.0, 0.09, 0.1, 0.2, 0.25, 0.9]).tolist() == [0, 0, 1, 1, 2, 2]
 
 
 def test_fit_weights_finds_the_factor_that_drives_overrides():
@@ -222,19 +224,19 @@ def test_fit_weights_finds_the_factor_that_drives_overrides():
     sev, irr, dm = rng.integers(0, 3, size=(3, n))
     p = 1 / (1 + np.exp(-(-3 + 1.5 * dm)))
     overridden = rng.random(n) < p
-    w = cal.fit_weights(sev, irr, dm, overridden)
+    w = analysis_fit.fit_weights(sev, irr, dm, overridden)
     assert set(w) == set(scoring.FACTORS)
     assert w["decision_matters"] > 2 and w["severity"] < 0.5 and w["irreversibility"] < 0.5
     assert abs(sum(w.values()) - 3) < 0.01
-    with pytest.raises(cal.CalibrationError, match="not enough overridden decisions to fit weights"):
-        cal.fit_weights(sev[:50], irr[:50], dm[:50], np.zeros(50))
+    with pytest.raises(analysis_fit.CalibrationError, match="not enough overridden decisions to fit weights"):
+        analysis_fit.fit_weights(sev[:50], irr[:50], dm[:50], np.zeros(50))
 
 
 # --- the fitted threshold meets its target on new data ----------------------------------
 
 
 def _simulated(path, seed):
-    conn = db.connect(str(path))
+    conn = database.connect(str(path))
     simulate.simulate(conn, days=90, seed=seed, projects=3, end=END)
     return conn
 
@@ -268,7 +270,7 @@ def test_calibration_meets_target_on_fitting_data_and_on_a_new_simulation(tmp_pa
 
 @pytest.fixture
 def simulated_db(db_file):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=20, seed=3, projects=2, end=END)
     return conn
 

@@ -6,9 +6,9 @@ The pacing engine lives in its own module; until it is merged this test is skipp
 
 import json
 
-import pytest
 from click.testing import CliRunner
 
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
@@ -38,7 +38,7 @@ FINDINGS = [
 
 
 def test_pacing_rank_uses_the_newest_calibration(db_file):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=30, seed=8, projects=2, end="2026-11-30")
     _mark_demo(conn)
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--target", "0.35"])
@@ -58,7 +58,7 @@ def test_pacing_rank_uses_the_newest_calibration(db_file):
 
 
 def test_project_calibration_beats_the_global_one(db_file, monkeypatch):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=30, seed=8, projects=2, end="2026-11-30")
     _mark_demo(conn)
     glob = json.loads(CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json"]).output)

@@ -11,10 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import gstack_history as gh
+from toolkit.analysis import sources as analysis_sources
+from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.gstack import ingest
-from toolkit.core import question_scores as qs
+from toolkit.analysis import question_scores as qs
 from toolkit.cli.app import cli
 
 GENERATORS = {
@@ -25,7 +27,7 @@ GENERATORS = {
 
 def _history_db(root, make):
     make(root)
-    conn = db.connect(str(root / "plantune.db"))
+    conn = database.connect(str(root / "plantune.db"))
     ingest.ingest_state_root(conn, str(root))
     return conn
 
@@ -42,7 +44,7 @@ def history(request, tmp_path_factory):
 
 
 def test_fit_holdout_and_recall_on_generated_histories(history):
-    report = cal.run_question_log(history, holdout_days=30, resamples=200)
+    report = analysis_sources.run_question_log(history, holdout_days=30, resamples=200)
     assert report["source"] == "question-log"
     assert abs(report["achieved_rate"] - 0.20) <= 0.02
     assert report["ci_low"] <= report["achieved_rate"] <= report["ci_high"]
@@ -62,7 +64,7 @@ def test_fit_holdout_and_recall_on_generated_histories(history):
 def test_fit_set_is_answered_two_way_real_questions_only(history):
     ev = qs.load_events(history)
     expected = int(np.count_nonzero(ev["answered"] & (ev["door"] == "two-way")))
-    report = cal.run_question_log(history, resamples=50)
+    report = analysis_sources.run_question_log(history, resamples=50)
     assert report["n_findings"] == expected
     sources = {r[0] for r in history.execute("SELECT DISTINCT source FROM question_log")}
     assert "auto-decided" in sources  # the generators log auto-decisions; none of them is fitted
@@ -90,7 +92,7 @@ def test_own_answer_never_moves_own_factors(history):
 
 def test_holdout_answers_are_not_evidence(history):
     """Changing held-out answers changes nothing in the fit."""
-    report = cal.run_question_log(history, holdout_days=30, resamples=50, seed=1)
+    report = analysis_sources.run_question_log(history, holdout_days=30, resamples=50, seed=1)
     cut = report["holdout"]["after"]
     saved = history.execute(
         "SELECT id, followed_recommendation FROM question_log WHERE substr(ts, 1, 10) > ?", (cut,)
@@ -98,7 +100,7 @@ def test_holdout_answers_are_not_evidence(history):
     try:
         history.execute("UPDATE question_log SET followed_recommendation = 0"
                         " WHERE substr(ts, 1, 10) > ? AND followed_recommendation IS NOT NULL", (cut,))
-        again = cal.run_question_log(history, holdout_days=30, resamples=50, seed=1)
+        again = analysis_sources.run_question_log(history, holdout_days=30, resamples=50, seed=1)
     finally:
         history.executemany("UPDATE question_log SET followed_recommendation = ? WHERE id = ?",
                             [(f, i) for i, f in saved])
@@ -179,7 +181,7 @@ def gstack_db(db_file, state_root):
     gh.registry_history(state_root, days=60, seed=5)
     r = CliRunner().invoke(cli, ["ingest", str(state_root)])
     assert r.exit_code == 0, r.output
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     yield conn
     conn.close()
 
@@ -260,7 +262,7 @@ def test_synthetic_questions_are_not_fitted(gstack_db):
 def test_findings_source_takes_a_holdout_too(db_file):
     from toolkit.analysis import simulate
 
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=40, seed=3, projects=2, end="2026-11-30")
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--holdout-days", "10", "--json"])
     assert r.exit_code == 0, r.output

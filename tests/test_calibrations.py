@@ -6,6 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.pacing import rank as pacing
 from toolkit.analysis import simulate
@@ -29,7 +30,7 @@ def make_real(conn):
 
 
 def _real_history(db_file, days, projects):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=days, seed=4 if days > 2 else 1, projects=projects, end="2026-11-30")
     make_real(conn)
     return conn
@@ -91,7 +92,7 @@ def test_enough_data_is_stored_without_force(real_history):
 
 
 def test_a_fit_on_simulated_findings_is_synthetic_and_never_ranks_real_findings(db_file):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=120, seed=4, projects=3, end="2026-11-30")
     r = run("calibrate", "--include-synthetic")
     assert r.exit_code == 0, r.output
@@ -181,7 +182,7 @@ def test_list_show_diff_use_and_history(real_history):
     (["diff", "1", "2", "--days", "0"], "--days must be a whole number"),
 ])
 def test_bad_input_is_one_line_exit_1_and_writes_nothing(db_file, args, message):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     r = run("calibrations", *args)
     assert r.exit_code == 1, r.output
     assert r.output.count("\n") == 1 and message in r.output

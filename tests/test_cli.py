@@ -10,6 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from toolkit.core import database
 from toolkit.cli.app import cli
 from tests.helpers import script
 
@@ -115,8 +116,9 @@ def test_backup_while_a_writer_is_active(db_file, tmp_path):
     CliRunner().invoke(cli, ["init"])
     writer = subprocess.Popen([sys.executable, "-c", """
 import sys, time
+from toolkit.core import database
 from toolkit.store import db
-conn = db.connect(sys.argv[1])
+conn = database.connect(sys.argv[1])
 for i in range(3000):
     with db.transaction(conn):
         conn.execute("INSERT INTO preference_events (event_key, scope, ts, event_type) VALUES (?, 'p', 't', 'preference-set')", (str(i),))

@@ -14,6 +14,7 @@ from tests.helpers.hotpath import (
     SLUG, count, db_rows, events, log, one_line_error, plant, pref, prefs_file, prefs_text,
     project_dir, run,
 )
+from toolkit.core import database
 from toolkit.core.doors import load_bundled_registry
 
 PREFIX = "gstack-question-preference: "
@@ -538,9 +539,8 @@ def test_one_way_never_auto_decided(state_root, monkeypatch, capsys, value, scop
         lines = _check_in_process(monkeypatch, capsys, ADHOC, summary)
         assert lines[0] == "ASK_NORMALLY" and "AUTO_DECIDE" not in lines, (summary, value)
     # the helper the hooks use reports the stored value; deciding stays with check()
-    from toolkit.store import db
 
-    conn = db.connect(os.environ["PLANTUNE_DB"])
+    conn = database.connect(os.environ["PLANTUNE_DB"])
     assert preferences.effective_preference(conn, SLUG, ONE_WAY_IDS[0]) == (value, scope)
     conn.close()
 

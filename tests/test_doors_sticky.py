@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from tests.helpers.hooks import make_repo, payload, question
 from tests.helpers.hotpath import SLUG, plant, pref, run
+from toolkit.core import database
 from toolkit.store import db, paths
 from toolkit.core import doors, preferences, questions
 from toolkit.guidance import proposals as guidance
@@ -81,7 +82,7 @@ def test_a_one_way_finding_makes_the_question_one_way_everywhere(conn):
 # --- check: logged one-way, canonical registry, unreadable stdin ---------------------------------
 
 def test_a_logged_one_way_door_is_respected_by_check(state_root):
-    conn = db.connect(str(state_root / "plantune.db"))
+    conn = database.connect(str(state_root / "plantune.db"))
     record(conn, project=SLUG, question_id="adhoc-thing", door_type="one-way")
     conn.close()
     plant(state_root, {"adhoc-thing": "never-ask"})
@@ -298,7 +299,7 @@ def test_migration_backfills_facts_from_older_rows(tmp_path):
             (mig / name).write_text(open(path, encoding="utf-8").read())
     path = str(tmp_path / "old.db")
     (tmp_path / "no-views").mkdir()
-    conn = db.connect(path, schema=db.Schema(migrations_dir=str(mig),
+    conn = database.connect(path, schema=db.Schema(migrations_dir=str(mig),
                                              views_dir=str(tmp_path / "no-views")))
     with db.transaction(conn):  # a row as plantune wrote it before 0009
         conn.execute(
@@ -307,7 +308,7 @@ def test_migration_backfills_facts_from_older_rows(tmp_path):
             " VALUES ('k1', 'proj', 't', 'ship', 'adhoc-old', 'Tidy?', 'yes', 'agent',"
             " 'one-way', '{}', 't')")
     conn.close()
-    conn = db.connect(path)
+    conn = database.connect(path)
     assert doors.known_one_way(conn, "ADHOC_OLD") == "logged"
 
 

@@ -24,6 +24,7 @@ from tests.helpers.hotpath import (
     project_dir,
     raw_log,
 )
+from toolkit.gstack import ingest_jsonl
 
 RECORD = {"skill": "ship", "question_id": "ship-release-pr", "question_summary": "Ship it?",
           "user_choice": "yes"}
@@ -453,7 +454,7 @@ def test_oversize_line_is_skipped_and_the_rest_imported(state_root):
     os.makedirs(project_dir(state_root))
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(record(1)) + "\n")
-        f.write('{"skill":"' + "x" * (ingest.MAX_LINE_BYTES + 10) + '"}\n')
+        f.write('{"skill":"' + "x" * (ingest_jsonl.MAX_LINE_BYTES + 10) + '"}\n')
         f.write(json.dumps(record(2)) + "\n")
     p = run("plantune", "ingest")
     assert p.returncode == 0, p.stderr

@@ -7,8 +7,9 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
+from toolkit.core import database
 from toolkit.store import db
-from toolkit.guidance import proposals as g
+from toolkit.guidance import files as guidance_files
 from toolkit.cli.app import cli
 from tests.helpers import script
 from tests.helpers.guidance import (
@@ -213,7 +214,7 @@ def test_hook_as_a_real_process(project, state_root, db_file):
                           input=hook_payload(project, event="Stop"), capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     assert conn.execute("SELECT guidance_mode FROM trace_runs").fetchone()[0] == "read"
     proc = subprocess.run([script("plantune"), "hook", "session-end"], input="{",
                           capture_output=True, text=True, timeout=60)
@@ -244,13 +245,13 @@ def test_nothing_outside_dot_plantune_changes_across_modes_and_commands(conn, pr
     steps = [("guidance", "init", "--project-dir", p),
              ("guidance", "show", "--project-dir", p),
              ("guidance", "show", "--context", "--project-dir", p)]
-    for mode in g.MODES:
+    for mode in guidance_files.MODES:
         steps.append(("guidance", "run", "--session", f"run-{mode}", "--mode", mode,
                       "--cwd", p, "--required", "docs/plan.md", "--required", "out/report.md"))
     for step in steps:
         r = invoke(*step)
         assert r.exit_code == 0, (step, r.stderr)
-    for mode in g.MODES:
+    for mode in guidance_files.MODES:
         r = invoke("hook", "session-end", "--mode", mode,
                    input=hook_payload(project, session=f"hook-{mode}"))
         assert r.exit_code == 0

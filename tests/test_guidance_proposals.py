@@ -6,6 +6,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from toolkit.guidance import apply
+from toolkit.guidance import files
 from toolkit.store import db
 from toolkit.guidance import proposals as g
 from tests.helpers.guidance import (
@@ -16,7 +18,7 @@ TABLES = ("preferences", "preference_events", "guidance_proposals", "trace_runs"
 
 
 def propose(conn, project, **kw):
-    return g.build_proposal(conn, g.Layout(project), **kw)
+    return g.build_proposal(conn, files.Layout(project), **kw)
 
 
 def by_id(p):
@@ -28,8 +30,8 @@ def rejected(p, subject):
 
 
 def save(conn, project, p):
-    lay = g.Layout(project)
-    g.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
+    lay = files.Layout(project)
+    apply.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
     return p
 
 
@@ -274,7 +276,7 @@ def test_apply_writes_guidance_preferences_events_and_history(conn, project):
     p = save(conn, project, propose(conn, project, now="2026-03-01T00:00:00.000Z"))
     md = project / ".plantune" / "proposals" / f"{p['id']}.md"
     assert "Status: proposed; applied: no" in md.read_text()
-    out = g.apply_proposal(conn, p["id"], now="2026-03-02T00:00:00.000Z")
+    out = apply.apply_proposal(conn, p["id"], now="2026-03-02T00:00:00.000Z")
     assert out["status"] == "applied"
     pref = conn.execute("SELECT * FROM preferences").fetchone()
     assert (pref["scope"], pref["question_id"], pref["preference"], pref["source"]) == (
@@ -288,16 +290,16 @@ def test_apply_writes_guidance_preferences_events_and_history(conn, project):
     history = text.split("## Revision History")[1]
     assert f"2026-03-02T00:00:00.000Z applied proposal {p['id']}" in history
     assert f"{TWO_WAY} none → never-ask" in history
-    assert g.read_layer(lay.local_file, "project").warning is None  # still well-formed
+    assert files.read_layer(lay.local_file, "project").warning is None  # still well-formed
     assert "Status: applied; applied: yes" in md.read_text()
     row = conn.execute("SELECT status, applied_at FROM guidance_proposals").fetchone()
     assert tuple(row) == ("applied", "2026-03-02T00:00:00.000Z")
     # The new preference line reaches the context of the next run.
-    assert "never-ask" in g.load_guidance(lay, "read").context
+    assert "never-ask" in files.load_guidance(lay, "read").context
     # Applied once; the same proposal again is refused and changes nothing.
     before = (file_sha(lay.local_file), counts(conn, *TABLES))
-    with pytest.raises(g.GuidanceError, match=f"proposal {p['id']} is applied at 2026-03-02"):
-        g.apply_proposal(conn, p["id"])
+    with pytest.raises(files.GuidanceError, match=f"proposal {p['id']} is applied at 2026-03-02"):
+        apply.apply_proposal(conn, p["id"])
     assert (file_sha(lay.local_file), counts(conn, *TABLES)) == before
     # A later proposal does not restate what the apply already wrote.
     assert propose(conn, project)["items"] == []
@@ -307,8 +309,8 @@ def test_apply_creates_a_missing_guidance_file(conn, project):
     repeated(conn, slug_of(project), n=5)
     p = save(conn, project, propose(conn, project))
     assert p["guidance_hash"] is None
-    g.apply_proposal(conn, p["id"])
-    layer = g.read_layer(str(project / ".plantune" / "local_guidance.md"), "project")
+    apply.apply_proposal(conn, p["id"])
+    layer = files.read_layer(str(project / ".plantune" / "local_guidance.md"), "project")
     assert layer.warning is None and layer.sections is not None
 
 
@@ -316,18 +318,18 @@ def test_apply_by_md_path_and_by_prefix(conn, project):
     repeated(conn, slug_of(project), n=5)
     p = save(conn, project, propose(conn, project))
     md = project / ".plantune" / "proposals" / f"{p['id']}.md"
-    assert g.find_proposal(conn, str(md))["id"] == p["id"]
-    assert g.find_proposal(conn, p["id"][:8])["id"] == p["id"]
-    with pytest.raises(g.GuidanceError, match="no guidance proposal gp-000000000000"):
-        g.find_proposal(conn, "gp-000000000000")
+    assert apply.find_proposal(conn, str(md))["id"] == p["id"]
+    assert apply.find_proposal(conn, p["id"][:8])["id"] == p["id"]
+    with pytest.raises(files.GuidanceError, match="no guidance proposal gp-000000000000"):
+        apply.find_proposal(conn, "gp-000000000000")
     other = project / "notes.md"
     other.write_text("# notes\n")
-    with pytest.raises(g.GuidanceError, match="is not a plantune guidance proposal"):
-        g.find_proposal(conn, str(other))
+    with pytest.raises(files.GuidanceError, match="is not a plantune guidance proposal"):
+        apply.find_proposal(conn, str(other))
 
 
 def snapshot(conn, project):
-    lay = g.Layout(project)
+    lay = files.Layout(project)
     rows = {t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY 1")] for t in TABLES}
     return file_sha(lay.local_file), rows
 
@@ -340,8 +342,8 @@ def test_apply_fails_closed_when_guidance_changed(conn, project):
     with open(lay.local_file, "a") as f:
         f.write("- a hand edit\n")
     before = snapshot(conn, project)
-    with pytest.raises(g.GuidanceError) as err:
-        g.apply_proposal(conn, p["id"])
+    with pytest.raises(files.GuidanceError) as err:
+        apply.apply_proposal(conn, p["id"])
     assert str(err.value) == (f".plantune/local_guidance.md changed after proposal {p['id']} was "
                               "generated; nothing applied (run `plantune guidance propose` again)")
     assert snapshot(conn, project) == before
@@ -352,8 +354,8 @@ def test_apply_fails_closed_when_guidance_file_appeared_or_vanished(conn, projec
     p = save(conn, project, propose(conn, project))
     write_local(project)
     before = snapshot(conn, project)
-    with pytest.raises(g.GuidanceError, match="changed after proposal"):
-        g.apply_proposal(conn, p["id"])
+    with pytest.raises(files.GuidanceError, match="changed after proposal"):
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -368,8 +370,8 @@ def test_apply_fails_closed_when_an_affected_preference_changed(conn, project, s
                  " VALUES (?, ?, 'always-ask', 'inline-user', 't')",
                  (slug if scope == "project" else db.GLOBAL_SCOPE, TWO_WAY))
     before = snapshot(conn, project)
-    with pytest.raises(g.GuidanceError, match=f"preferences for {TWO_WAY} changed after proposal"):
-        g.apply_proposal(conn, p["id"])
+    with pytest.raises(files.GuidanceError, match=f"preferences for {TWO_WAY} changed after proposal"):
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -379,7 +381,7 @@ def test_unrelated_preference_change_does_not_block_apply(conn, project):
     p = save(conn, project, propose(conn, project))
     conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
                  " VALUES (?, 'ship-x', 'always-ask', 'inline-user', 't')", (slug,))
-    assert g.apply_proposal(conn, p["id"])["status"] == "applied"
+    assert apply.apply_proposal(conn, p["id"])["status"] == "applied"
 
 
 def test_apply_refuses_when_the_id_became_one_way(conn, project):
@@ -387,8 +389,8 @@ def test_apply_refuses_when_the_id_became_one_way(conn, project):
     p = save(conn, project, propose(conn, project))
     conn.execute("UPDATE registry_questions SET door_type = 'one-way' WHERE id = ?", (TWO_WAY,))
     before = snapshot(conn, project)
-    with pytest.raises(g.GuidanceError, match=f'cannot set never-ask on one-way question "{TWO_WAY}"'):
-        g.apply_proposal(conn, p["id"])
+    with pytest.raises(files.GuidanceError, match=f'cannot set never-ask on one-way question "{TWO_WAY}"'):
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -400,9 +402,9 @@ def test_apply_rolls_back_when_the_file_cannot_be_written(conn, project, monkeyp
     def boom(path, text):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(g, "write_atomic", boom)
+    monkeypatch.setattr(apply, "write_atomic", boom)
     with pytest.raises(OSError):
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
 
@@ -480,7 +482,7 @@ def test_no_proposal_suppresses_a_one_way_id(conn, project, events, prefs, guida
         " 'ask-only-for-one-way')")}
     if p["items"]:
         save(conn, project, p)
-        g.apply_proposal(conn, p["id"])
+        apply.apply_proposal(conn, p["id"])
     after = {r[0] for r in conn.execute(
         "SELECT question_id FROM preferences WHERE preference IN ('never-ask',"
         " 'ask-only-for-one-way')")}
@@ -501,6 +503,6 @@ def test_apply_refuses_a_malformed_guidance_file(conn, project):
     p = save(conn, project, propose(conn, project))
     assert "is malformed" in p["guidance_malformed"]
     before = snapshot(conn, project)
-    with pytest.raises(g.GuidanceError, match=r"is malformed \(missing sections .*\); nothing applied"):
-        g.apply_proposal(conn, p["id"])
+    with pytest.raises(files.GuidanceError, match=r"is malformed \(missing sections .*\); nothing applied"):
+        apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before

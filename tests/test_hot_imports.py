@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import script
 from tests.helpers.hotpath import env
+from toolkit.core import jscompat
 from toolkit.core import doors, screening
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -363,8 +364,8 @@ _MARKER_RE = re.compile(r"<gstack-qid:([a-z0-9-]{1,64})>", re.IGNORECASE)
 def _marker_by_regex(text):
     m = _MARKER_RE.search(text)
     if not m:
-        return None, screening.js_trim(text)
-    return m.group(1).lower(), screening.js_trim(text[: m.start()] + text[m.end():])
+        return None, jscompat.js_trim(text)
+    return m.group(1).lower(), jscompat.js_trim(text[: m.start()] + text[m.end():])
 
 
 _marker_bits = st.sampled_from(["<gstack-qid:", "<GSTACK-QID:", "<gstack-qid", ">", "<", ":",
@@ -375,9 +376,9 @@ _marker_bits = st.sampled_from(["<gstack-qid:", "<GSTACK-QID:", "<gstack-qid", "
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_marker_bits, max_size=8).map("".join))
 def test_marker_search_matches_the_regex(text):
-    from toolkit.claude import hooks
+    from toolkit.claude import payload as claude_payload
 
-    assert hooks.extract_marker(text) == _marker_by_regex(text)
+    assert claude_payload.extract_marker(text) == _marker_by_regex(text)
 
 
 def test_pre_tool_use_needs_neither_json_nor_hashlib(tmp_path):
@@ -404,15 +405,16 @@ HOOK_PIECES = list(" \t\n\u00a0aZk9_.-():]/\u00e9\u212a") + [
                  st.text(max_size=20)))
 def test_hook_string_readers_follow_their_patterns(text):
     from toolkit.claude import hooks
+    from toolkit.claude import payload as claude_payload
 
     def pattern(name):
-        source, flag = hooks._PATTERNS[name]
+        source, flag = claude_payload._PATTERNS[name]
         return re.compile(source, getattr(re, flag) if flag else 0)
 
-    assert hooks._is_mcp_ask_tool(text) == bool(pattern("mcp_tool").fullmatch(text)), text
+    assert claude_payload._is_mcp_ask_tool(text) == bool(pattern("mcp_tool").fullmatch(text)), text
     m = pattern("letter_prefix").match(text)
-    assert hooks._letter_prefix_end(text) == (m.end() if m else None), text
-    assert hooks._slug_words(text) == pattern("non_slug").sub("-", text), text
+    assert claude_payload._letter_prefix_end(text) == (m.end() if m else None), text
+    assert claude_payload._slug_words(text) == pattern("non_slug").sub("-", text), text
     assert hooks._safe_component(text) == (
         bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")), text
 

@@ -7,9 +7,12 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.ingest import count, dump, line, write
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.gstack import ingest
-from toolkit.core import questions
+from toolkit.gstack import ingest_jsonl
+from toolkit.gstack import ingest_state
+from toolkit.core import jscompat, questions
 from toolkit.cli.app import cli
 
 
@@ -185,7 +188,7 @@ def test_skips_each_kind_of_bad_line(state_root, conn):
 
 
 def test_an_over_long_line_is_skipped_without_reading_it_whole(state_root, conn, monkeypatch):
-    monkeypatch.setattr(ingest, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(ingest_jsonl, "MAX_LINE_BYTES", 64)
     write(log_path(state_root, "p"),
           line(event(1, question_summary="x" * 300)) + line({"skill": "a"}) + "{}\n")
     report = ingest.ingest_state_root(conn, state_root).files[0]
@@ -355,7 +358,7 @@ def test_sync_project_on_unchanged_files_reads_nothing(state_root, conn, monkeyp
 
 
 def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monkeypatch, tmp_path):
-    monkeypatch.setattr(ingest, "BATCH_LINES", 400)  # many batches in flight
+    monkeypatch.setattr(ingest_state, "BATCH_LINES", 400)  # many batches in flight
     lines = []
     for i in range(4_000):
         if i % 900 == 7:
@@ -368,7 +371,7 @@ def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monke
     monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "2")
     parallel = ingest.ingest_state_root(conn, state_root).files[0]
     monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "0")
-    other = db.connect(str(tmp_path / "serial.db"))
+    other = database.connect(str(tmp_path / "serial.db"))
     serial = ingest.ingest_state_root(other, state_root).files[0]
     # Transaction counts and lock times depend on the clock, not on the input.
     timing = ("transactions", "lock_max_ms")
@@ -406,5 +409,5 @@ def test_imports_classify_doors_like_every_other_writer(tmp_path):
             ("hook-abc", "unknown", None, "Drop Table users"),
             ("ship-release-pipeline-missing", "ship", "approval", "fix the test"),
             ("x-y", "cso", "approval", "ship it"), ("x-y", "ship", "routing", "Ｄelete it")]:
-        assert ingest._classify(qid, skill, category, summary, registry) == doors.decide(
+        assert ingest_jsonl._classify(qid, skill, category, summary, registry) == doors.decide(
             qid, skill, category, summary, registry)

@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import time
 
+from toolkit.core import database
 from toolkit.store import db
 
 from tests.helpers import script
@@ -55,7 +56,7 @@ def test_sigkill_halfway_then_rerun(state_root, db_file):
                 f'"tests failed in shard {i}","user_choice":"fix-now","recommended":"fix-now",'
                 f'"session_id":"s-{i // 50}","source":"agent","followed_recommendation":true,'
                 f'"ts":"2026-03-01T10:{i // 1000 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"}}\n')
-    db.connect(db_file).close()  # schema in place before the race starts
+    database.connect(db_file).close()  # schema in place before the race starts
 
     # Worker processes prepare the rows (the way a file over 8 MB is read).
     env = dict(os.environ, PLANTUNE_INGEST_WORKERS="1")

@@ -11,8 +11,10 @@ import pytest
 
 from tests.helpers import script
 from tests.helpers.hooks import make_repo, payload, question
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.gstack import ingest
+from toolkit.gstack import ingest_state
 
 
 
@@ -55,7 +57,7 @@ def wait_for_rows(proc, db_file):
 
 def hooks_during_ingest(tmp_path, state_root, db_file, lines, hooks=8):
     write_log(state_root, lines)
-    db.connect(db_file).close()
+    database.connect(db_file).close()
     repo = make_repo(tmp_path)
     proc = start_ingest(state_root)
     wait_for_rows(proc, db_file)
@@ -108,20 +110,20 @@ def test_8_hooks_during_a_300k_line_ingest(tmp_path, state_root, db_file):
 def test_batches_follow_the_lock_target(state_root, conn, monkeypatch):
     # A tiny target makes every transaction small; the offset moves with each one.
     write_log(state_root, 3_000)
-    monkeypatch.setattr(ingest, "LOCK_TARGET_SECONDS", 1e-6)
+    monkeypatch.setattr(ingest_state, "LOCK_TARGET_SECONDS", 1e-6)
     saved = []
-    real = ingest._save_state
+    real = ingest_state._save_state
 
     def spy(c, path, kind, st, offset, line_no, *a, **kw):
         saved.append((offset, line_no))
         return real(c, path, kind, st, offset, line_no, *a, **kw)
 
-    monkeypatch.setattr(ingest, "_save_state", spy)
+    monkeypatch.setattr(ingest_state, "_save_state", spy)
     summary = ingest.ingest_state_root(conn, str(state_root))
     assert summary.imported == 3_000
     report = summary.files[0]
     # After the first transaction (1,000 rows), each holds at most MIN_WRITE_ROWS rows.
-    assert report.transactions >= 1 + 2_000 // ingest.MIN_WRITE_ROWS
+    assert report.transactions >= 1 + 2_000 // ingest_state.MIN_WRITE_ROWS
     assert [n for _, n in saved] == sorted(n for _, n in saved)
     assert saved[-1][1] == 3_000
     with open(os.path.join(str(state_root), "projects", "bulk", "question-log.jsonl"),
@@ -132,23 +134,23 @@ def test_batches_follow_the_lock_target(state_root, conn, monkeypatch):
 
 
 def test_next_chunk_adapts_to_the_measured_rate():
-    target = ingest.LOCK_TARGET_SECONDS
-    assert ingest._next_chunk(1000, 1000, target * 4) == 250  # too slow: shrink at once
-    assert ingest._next_chunk(1000, 1000, target / 10) == 2000  # fast: at most double
-    assert ingest._next_chunk(100, 100, 10.0) == ingest.MIN_WRITE_ROWS
-    assert ingest._next_chunk(ingest.BATCH_LINES, 10, 1e-9) == ingest.BATCH_LINES
+    target = ingest_state.LOCK_TARGET_SECONDS
+    assert ingest_state._next_chunk(1000, 1000, target * 4) == 250  # too slow: shrink at once
+    assert ingest_state._next_chunk(1000, 1000, target / 10) == 2000  # fast: at most double
+    assert ingest_state._next_chunk(100, 100, 10.0) == ingest_state.MIN_WRITE_ROWS
+    assert ingest_state._next_chunk(ingest_state.BATCH_LINES, 10, 1e-9) == ingest_state.BATCH_LINES
 
 
 def test_the_import_lets_an_announced_writer_in(state_root, db_file, monkeypatch):
     # A writer's wait marker makes the importer pause between transactions.
     write_log(state_root, 500)
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     folder = db_file + db.WAITING_SUFFIX
     os.makedirs(folder)
     open(os.path.join(folder, "999999-1"), "w").close()
-    monkeypatch.setattr(ingest, "MAX_YIELD_SECONDS", 0.05)
+    monkeypatch.setattr(ingest_state, "MAX_YIELD_SECONDS", 0.05)
     slept = []
-    monkeypatch.setattr(ingest.time, "sleep", lambda s: slept.append(s))
+    monkeypatch.setattr(ingest_state.time, "sleep", lambda s: slept.append(s))
     summary = ingest.ingest_state_root(conn, str(state_root))
     assert summary.imported == 500
     assert slept, "the importer never paused for the waiting writer"

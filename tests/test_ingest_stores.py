@@ -5,6 +5,7 @@ import json
 import os
 
 from toolkit.gstack import ingest
+from toolkit.gstack import ingest_base
 from toolkit.core import questions
 
 from tests.helpers.ingest import count, dump, line, write
@@ -131,8 +132,8 @@ def test_developer_profile_declared_values_and_sessions(state_root, conn):
                      (7, "declared.risk_tolerance: must be a number between 0 and 1"),
                      (10, "sessions[2]: not a JSON object")]
     sessions = conn.execute("SELECT * FROM office_hours_sessions ORDER BY id").fetchall()
-    assert [s["session_key"] for s in sessions] == [ingest.session_key(SESSION_A),
-                                                    ingest.session_key(SESSION_B)]
+    assert [s["session_key"] for s in sessions] == [ingest_base.session_key(SESSION_A),
+                                                    ingest_base.session_key(SESSION_B)]
     a = sessions[0]
     assert (a["mode"], a["project_slug"], a["design_doc"], a["origin"]) == (
         "builder", "acme-app", "Billing v2", "developer-profile.json")
@@ -178,5 +179,5 @@ def test_session_key_is_the_sha1_of_canonical_json():
 
     a = {"mode": "builder", "date": "2026-01-01", "signals": ["é"]}
     b = {"signals": ["é"], "date": "2026-01-01", "mode": "builder"}
-    assert ingest.session_key(a) == ingest.session_key(b) == hashlib.sha1(
+    assert ingest_base.session_key(a) == ingest_base.session_key(b) == hashlib.sha1(
         '{"date":"2026-01-01","mode":"builder","signals":["é"]}'.encode()).hexdigest()

@@ -12,8 +12,11 @@ import pytest
 from tests.helpers import hotpath as hp
 from tests.helpers import script
 from toolkit.guidance import proposals as g
+from toolkit.guidance import apply
+from toolkit.guidance import files
 from toolkit.gstack import ingest, mirror
 from toolkit.pacing import rank as pacing
+from toolkit.pacing import decisions
 from toolkit.core import questions
 
 PROJECT = "pacing-proj"
@@ -68,8 +71,8 @@ def test_silent_decisions_and_flips_reach_gstacks_question_log(state_root, conn)
     assert summary.imported == 0 and summary.skipped == 0
 
     # A flip is the user's answer: it follows as a line of its own.
-    decision = pacing.find_decision(conn, silent[0], "s1", PROJECT)
-    flipped = pacing.flip_choice(conn, decision, "add-tests")
+    decision = decisions.find_decision(conn, silent[0], "s1", PROJECT)
+    flipped = decisions.flip_choice(conn, decision, "add-tests")
     assert "warning" not in flipped
     last = lines(log_path(state_root))[-1]
     assert (last["question_id"], last["source"], last["user_choice"], last["phase"]) == (
@@ -131,15 +134,15 @@ def _history(conn, slug, n=5):
 
 
 def _apply(conn, project):
-    lay = g.Layout(project)
+    lay = files.Layout(project)
     p = g.build_proposal(conn, lay)
     assert [i["preference"] for i in p["items"]] == ["never-ask"]
-    g.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
-    return g.apply_proposal(conn, p["id"])
+    apply.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
+    return apply.apply_proposal(conn, p["id"])
 
 
 def test_guidance_apply_is_seen_by_gstacks_files(state_root, conn, project):
-    slug = g.Layout(project).slug()
+    slug = files.Layout(project).slug()
     _history(conn, slug)
     applied = _apply(conn, project)
     assert not applied.get("warning")
@@ -181,17 +184,17 @@ def test_guidance_apply_is_seen_by_gstacks_files(state_root, conn, project):
 def test_guidance_apply_keeps_a_hand_edit_made_just_before(state_root, conn, project):
     # The file was edited (always-ask for the same id) after the proposal was made: the
     # apply picks it up, sees the preference moved, and fails closed instead of overwriting.
-    slug = g.Layout(project).slug()
+    slug = files.Layout(project).slug()
     _history(conn, slug)
-    lay = g.Layout(project)
+    lay = files.Layout(project)
     p = g.build_proposal(conn, lay)
-    g.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
+    apply.save_proposal(conn, p, os.path.join(lay.proposals_dir, f"{p['id']}.md"), lay)
     prefs_path = os.path.join(str(state_root), "projects", slug, "question-preferences.json")
     os.makedirs(os.path.dirname(prefs_path), exist_ok=True)
     with open(prefs_path, "w") as f:
         json.dump({TWO_WAY: "always-ask"}, f)
-    with pytest.raises(g.GuidanceError, match="changed after proposal"):
-        g.apply_proposal(conn, p["id"])
+    with pytest.raises(files.GuidanceError, match="changed after proposal"):
+        apply.apply_proposal(conn, p["id"])
     with open(prefs_path) as f:
         assert json.load(f) == {TWO_WAY: "always-ask"}
     # Nothing was applied (the pickup went with the refusal); the next pickup has the edit.

@@ -6,6 +6,8 @@ import pytest
 
 from toolkit.store import db
 from toolkit.pacing import rank as pacing
+from toolkit.pacing import decisions
+from toolkit.pacing import request
 from toolkit.core import questions
 
 PROJECT = "proj"
@@ -222,7 +224,7 @@ def test_weighted_calibration_and_tie_fraction(conn):
 def test_broken_calibration_is_a_clear_error_and_stores_nothing(conn):
     add_calibration(conn, PROJECT, 4, function="product")
     before = counts(conn)
-    with pytest.raises(pacing.PacingError, match="unknown score function"):
+    with pytest.raises(request.PacingError, match="unknown score function"):
         rank(conn, [fnd("eng-a")])
     assert counts(conn) == before
 
@@ -254,10 +256,10 @@ def test_every_decision_is_stored_and_silent_ones_are_logged_at_once(conn):
 def test_finding_ids_that_are_not_question_ids_get_a_derived_kebab_id(conn):
     weird = "Eng: Missing index on orders.user_id (hot path)"
     out = rank(conn, [fnd(weird, 0, 0, 0), fnd("x" * 70, 2, 2, 2)])
-    qid = pacing.question_id_for(weird)
+    qid = request.question_id_for(weird)
     assert qid.startswith("eng-missing-index-on-orders-user-id-hot-path-") and len(qid) <= 64
-    assert pacing.question_id_for("eng-fine") == "eng-fine"
-    assert out["surface"][0]["question_id"] == pacing.question_id_for("x" * 70)
+    assert request.question_id_for("eng-fine") == "eng-fine"
+    assert out["surface"][0]["question_id"] == request.question_id_for("x" * 70)
     ev = conn.execute("SELECT question_id FROM question_log").fetchone()
     assert ev[0] == qid
 
@@ -297,9 +299,9 @@ def test_same_request_replays_the_stored_answer_without_writing(conn):
 def test_a_different_request_for_a_ranked_phase_is_refused(conn):
     rank(conn, [fnd("eng-a")])
     before = counts(conn)
-    with pytest.raises(pacing.PacingError, match="phase eng of session s1 is already ranked"):
+    with pytest.raises(request.PacingError, match="phase eng of session s1 is already ranked"):
         rank(conn, [fnd("eng-a"), fnd("eng-b")])
-    with pytest.raises(pacing.PacingError, match="finding eng-a was already ranked in phase eng"):
+    with pytest.raises(request.PacingError, match="finding eng-a was already ranked in phase eng"):
         rank(conn, [fnd("eng-a")], phase="dx")
     assert counts(conn) == before
 
@@ -345,7 +347,7 @@ BAD = [
 @pytest.mark.parametrize("bad,message", BAD, ids=[m[:40] for _, m in BAD])
 def test_bad_requests_are_refused_with_one_line_and_nothing_stored(conn, bad, message):
     before = counts(conn)
-    with pytest.raises(pacing.PacingError) as err:
+    with pytest.raises(request.PacingError) as err:
         pacing.rank(conn, bad, PROJECT)
     assert str(err.value).startswith(message)
     assert counts(conn) == before
@@ -354,9 +356,9 @@ def test_bad_requests_are_refused_with_one_line_and_nothing_stored(conn, bad, me
 def test_parse_request_errors():
     for text, message in [("", "no input"), ("  \n", "no input"), ("{", "invalid JSON"),
                           ("[1]", "invalid input"), ('{"a": NaN}', "invalid JSON")]:
-        with pytest.raises(pacing.PacingError, match=message):
-            pacing.parse_request(text)
-    assert pacing.parse_request('{"a": 1}') == {"a": 1}
+        with pytest.raises(request.PacingError, match=message):
+            request.parse_request(text)
+    assert request.parse_request('{"a": 1}') == {"a": 1}
 
 
 def test_recommended_defaults_to_the_first_option(conn):
@@ -387,9 +389,9 @@ def test_a_surfaced_finding_is_linked_to_the_users_answer(conn):
     v = view()["eng-a"]
     assert (v["answer_event_id"], v["answer_source"], v["choice_in_force"]) == (ev, "agent", "defer")
     assert other != ev != wrong_phase
-    assert pacing.link_answer(conn, ev) == 1
+    assert decisions.link_answer(conn, ev) == 1
     row = conn.execute("SELECT answer_event_id, choice FROM findings WHERE finding_id = 'eng-a'")
     assert tuple(row.fetchone()) == (ev, "defer")
-    assert pacing.link_answers(conn) == 0  # idempotent
+    assert decisions.link_answers(conn) == 0  # idempotent
     pc = conn.execute("SELECT surfaced, silent, answered FROM pacing_phase_counts").fetchone()
     assert tuple(pc) == (1, 1, 1)

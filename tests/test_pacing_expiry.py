@@ -15,6 +15,8 @@ from click.testing import CliRunner
 
 from tests.helpers import script
 from toolkit.pacing import rank as pacing
+from toolkit.pacing import decisions
+from toolkit.pacing import request as pacing_request
 from toolkit.cli.app import cli
 
 PROJECT = "proj"
@@ -96,7 +98,7 @@ def test_replay_after_expiry_starts_a_fresh_chain_and_keeps_the_old_state(conn):
     # The fresh state replays like any other within the limit; the archive stays queryable.
     again = pacing.rank(conn, json.loads(json.dumps(req)), PROJECT, now=at(150))
     assert again.replayed and again.output == out
-    assert pacing.session_summary(conn, "s1~closed-1")["total"]["findings"] == 3
+    assert decisions.session_summary(conn, "s1~closed-1")["total"]["findings"] == 3
 
 
 def test_a_second_expiry_gets_the_next_archive_number(conn):
@@ -121,19 +123,19 @@ def test_activity_on_the_chain_from_another_session_keeps_it_open(conn):
 def test_a_flip_counts_as_activity(conn):
     out = rank(conn, request([fnd("a", 0, 0, 0)]), T0).output
     assert [s["id"] for s in out["silent_decisions"]] == ["a"]
-    decision = pacing.find_decision(conn, "a", "s1")
-    pacing.flip_choice(conn, decision, "defer", now=at(100))
+    decision = decisions.find_decision(conn, "a", "s1")
+    decisions.flip_choice(conn, decision, "defer", now=at(100))
     later = rank(conn, request([fnd("b")], phase="ceo"), at(200))
     assert "expired" not in later.output
 
 
 def test_the_limit_comes_from_the_environment(conn, monkeypatch):
-    monkeypatch.setenv(pacing.TTL_ENV, "30")
+    monkeypatch.setenv(pacing_request.TTL_ENV, "30")
     rank(conn, request([fnd("a")]), T0)
     assert "expired" in rank(conn, request([fnd("a")]), at(31)).output
     for bad in ("0", "-5", "soon", "nan", "inf"):
-        monkeypatch.setenv(pacing.TTL_ENV, bad)
-        with pytest.raises(pacing.PacingError, match="PLANTUNE_PACING_TTL_MINUTES must be a positive number"):
+        monkeypatch.setenv(pacing_request.TTL_ENV, bad)
+        with pytest.raises(pacing_request.PacingError, match="PLANTUNE_PACING_TTL_MINUTES must be a positive number"):
             rank(conn, request([fnd("z")], session="s9", chain="c9"), at(40))
     assert conn.execute("SELECT count(*) FROM findings WHERE session_id = 's9'").fetchone()[0] == 0
 

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit.store import db
+from toolkit.core import database
 from toolkit.core import doors, scoring
 from toolkit.pacing import rank as pacing
+from toolkit.pacing import request as pacing_request
 
 PROJECT = "prop"
 REGISTRY_IDS = ["ship-test-failure-triage", "review-sql-safety", "qa-tier", "review-finding-fix"]
@@ -27,7 +28,7 @@ SUMMARIES = [
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("pacing-template") / "template.db")
-    conn = db.connect(path)
+    conn = database.connect(path)
     yield conn
     conn.close()
 
@@ -55,7 +56,7 @@ finding = st.fixed_dictionaries({
 call = st.fixed_dictionaries({
     "session": st.sampled_from(["s1", "s2", "s3"]),
     "chain": st.sampled_from([None, "c1", "c1", "c2"]),
-    "phase": st.sampled_from(pacing.PHASES),
+    "phase": st.sampled_from(pacing_request.PHASES),
     "budget": st.one_of(st.none(), st.integers(0, 6)),
     "findings": st.lists(finding, max_size=12),
 })
@@ -98,7 +99,7 @@ def expected_one_way(conn, f, known):
     return (f["door_type"] == "one-way"
             or doors.decide(f["id"], summary=f["summary"], registry=registry).one_way
             or doors.canonical_id(f["id"]) in known
-            or doors.canonical_id(pacing.question_id_for(f["id"])) in known)
+            or doors.canonical_id(pacing_request.question_id_for(f["id"])) in known)
 
 
 def snapshot(conn):
@@ -127,14 +128,14 @@ def test_pacing_rules_hold_for_any_findings_and_phase_sequence(template, calls, 
         key = (request["session_id"], request["phase"])
         twin = fresh_copy(conn)
         before = snapshot(conn)
-        if key in ranked and (pacing.validate_request(ranked[key][0])
-                              == pacing.validate_request(request)):
+        if key in ranked and (pacing_request.validate_request(ranked[key][0])
+                              == pacing_request.validate_request(request)):
             assert pacing.rank(conn, request, PROJECT).output == ranked[key][1]  # replayed
             assert snapshot(conn) == before
             continue
         if key in ranked or session_ids.get(request["session_id"], set()) & {
                 f["id"] for f in request["findings"]}:
-            with pytest.raises(pacing.PacingError):
+            with pytest.raises(pacing_request.PacingError):
                 pacing.rank(conn, request, PROJECT)
             assert snapshot(conn) == before  # nothing stored
             continue
@@ -163,7 +164,7 @@ def test_pacing_rules_hold_for_any_findings_and_phase_sequence(template, calls, 
             if f["kind"] != "finding":
                 assert reason.get(f["id"]) == "gate"          # gates always surface
         rank_ids = [i for i, r in reason.items() if r == "rank"]
-        assert len(rank_ids) <= pacing.PHASE_CAP
+        assert len(rank_ids) <= pacing_request.PHASE_CAP
         if chain not in chain_budget:
             chain_budget[chain] = request.get("budget")  # the chain's first call fixes it
         spent = chain_spent.get(chain, 0)
@@ -186,8 +187,8 @@ def test_pacing_rules_hold_for_any_findings_and_phase_sequence(template, calls, 
                              " WHERE id = ?), 1.0)", (out["calibration_id"],)).fetchone()[0])
         ]
         if eligible_silent:
-            limit = pacing.PHASE_CAP if b["chain_budget"] is None else min(
-                pacing.PHASE_CAP, b["chain_budget"] - b["spent_before"])
+            limit = pacing_request.PHASE_CAP if b["chain_budget"] is None else min(
+                pacing_request.PHASE_CAP, b["chain_budget"] - b["spent_before"])
             # an eligible finding stays silent only when the cap or the budget is used up
             assert len(rank_ids) == limit
         # every silent decision is in the question log at once, linked from its row
@@ -219,5 +220,5 @@ def test_rank_surfaced_are_the_best_eligible_two_way_findings(template, fs):
         (i for i, r in rows.items()
          if r["door_type"] == "two-way" and r["kind"] == "finding" and r["score"] >= 4),
         key=key)
-    assert rank_ids == two_way_eligible[:pacing.PHASE_CAP]
+    assert rank_ids == two_way_eligible[:pacing_request.PHASE_CAP]
     conn.close()

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.profile import PROJECT, add_event, add_events
+from toolkit.core import database
 from toolkit.store import db
 from toolkit.cli.app import cli
 
@@ -255,7 +256,7 @@ def test_delete_all_leaves_no_bytes_behind(conn, db_file, state_root):
     assert r.exit_code == 0, r.output
     assert "Deleted all projects: 2 question_log, 1 declared_profile, 1 office_hours_sessions." in r.output
     assert MARKER.encode() not in raw_bytes(db_file)
-    c = db.connect(db_file)
+    c = database.connect(db_file)
     assert c.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
     assert c.execute("SELECT count(*) FROM registry_questions").fetchone()[0] == 53  # not profile data
     c.close()

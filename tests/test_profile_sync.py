@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import script
 from tests.helpers.profile import PROJECT, dev, read_lines
 from toolkit.store import db
-from toolkit.core import profile
+from toolkit.core import jscompat, profile
 from toolkit.gstack import profile_sync
 
 
@@ -182,8 +182,8 @@ def test_identical_log_sessions_are_both_kept(conn):
 
 
 def test_js_formatting_helpers():
-    assert [profile.js_number(x) for x in (1.0, 0.5, -0.01, 1e-7, 1e21, 123456789.0, 5)] == \
+    assert [jscompat.number_string_exact_ints(x) for x in (1.0, 0.5, -0.01, 1e-7, 1e21, 123456789.0, 5)] == \
         ["1", "0.5", "-0.01", "1e-7", "1e+21", "123456789", "5"]
-    assert profile.js_ordered({"b": 1, "10": 2, "a": 3, "2": 4}) == {"2": 4, "10": 2, "b": 1, "a": 3}
-    assert list(profile.js_ordered({"b": 1, "10": 2, "a": 3, "2": 4})) == ["2", "10", "b", "a"]
-    assert profile.js_pretty({"x": 1.0, "y": []}) == '{\n  "x": 1,\n  "y": []\n}'
+    assert jscompat.in_property_order({"b": 1, "10": 2, "a": 3, "2": 4}) == {"2": 4, "10": 2, "b": 1, "a": 3}
+    assert list(jscompat.in_property_order({"b": 1, "10": 2, "a": 3, "2": 4})) == ["2", "10", "b", "a"]
+    assert jscompat.stringify_indented({"x": 1.0, "y": []}) == '{\n  "x": 1,\n  "y": []\n}'

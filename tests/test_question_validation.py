@@ -8,17 +8,17 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from toolkit.core import questions, screening
+from toolkit.core.jscompat import number_string as js_number
+from toolkit.core.jscompat import stringify as serialize
+from toolkit.core.jscompat import to_number as js_to_number
 from toolkit.core.questions import (
     CATEGORIES,
     PHASES,
     SOURCES,
     QuestionError,
     format_ts,
-    js_number,
-    js_to_number,
     normalize_choice,
     parse_event,
-    serialize,
     validate_event,
     validate_json,
 )

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from toolkit.core import registry
+from toolkit.core import registry, vocabulary
 
 ENTRIES = registry.bundled_registry()
 SIGNALS = registry.bundled_signal_map()
@@ -110,8 +110,8 @@ def test_normalize_range_and_dimensions():
     # 153
     for total in [x / 2 for x in range(-20, 21)] + [-1e6, 1e6]:
         assert 0 <= registry.normalize(total) <= 1
-    assert len(registry.DIMENSIONS) == 5
-    assert tuple(SIGNALS["dimension_order"]) == registry.DIMENSIONS
+    assert len(vocabulary.DIMENSIONS) == 5
+    assert tuple(SIGNALS["dimension_order"]) == vocabulary.DIMENSIONS
     for choices in MAP.values():
         for deltas in choices.values():
-            assert all(dim in registry.DIMENSIONS for dim, _ in deltas)
+            assert all(dim in vocabulary.DIMENSIONS for dim, _ in deltas)

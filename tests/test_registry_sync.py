@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
+from toolkit.core import database
 from toolkit.core import registry as reg
 from toolkit.cli.app import cli
 
@@ -122,7 +123,7 @@ def test_synced_door_type_is_what_the_hooks_enforce(db_file, tmp_path, ts_text):
 
     text = ts_text.replace("door_type: 'two-way',", "door_type: 'one-way',")
     assert invoke("sync", write(tmp_path, text)).exit_code == 0
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     with db.transaction(conn):
         conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
                      " VALUES ('__global__', 'ship-todos-create', 'never-ask', 'plan-tune', 'x')")

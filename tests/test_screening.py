@@ -9,10 +9,8 @@ from toolkit.core.screening import (
     first_injection_match,
     flatten_newlines,
     has_injection,
-    js_trim,
-    truncate,
-    utf16_len,
 )
+from toolkit.core.jscompat import js_trim, truncate, utf16_len
 
 
 def test_list_sizes_and_flags():

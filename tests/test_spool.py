@@ -14,6 +14,7 @@ import pytest
 
 from tests.helpers import hotpath as hp
 from tests.helpers import script
+from toolkit.core import database
 from toolkit.gstack import compat, ingest, spool
 from toolkit.store import db
 from toolkit.core import questions
@@ -31,7 +32,7 @@ class Locker:
     """Another process's view: holds the database's write lock until released."""
 
     def __init__(self, path):
-        db.connect(path).close()  # schema in place
+        database.connect(path).close()  # schema in place
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.execute("BEGIN IMMEDIATE")
 
@@ -149,7 +150,7 @@ def test_concurrent_drains_record_each_entry_once(state_root, db_file):
     results, errors = [], []
 
     def run():
-        c = db.connect(db_file)
+        c = database.connect(db_file)
         try:
             results.append(spool.drain(c))
         except Exception as e:  # noqa: BLE001 - reported below
@@ -192,7 +193,7 @@ def test_odd_files_in_the_spool_are_set_aside_and_never_block(state_root, db_fil
     done = []
 
     def run():
-        c = db.connect(db_file)
+        c = database.connect(db_file)
         done.append(spool.drain(c))
         c.close()
 
@@ -253,7 +254,7 @@ def test_validated_records_survive_the_spool_unchanged(state_root):
 
 
 def test_writers_waiting_marks_and_clears(db_file):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     locker = Locker(db_file)
     seen = []
 
@@ -296,7 +297,7 @@ def test_spool_then_mirror_off_keeps_files_untouched(state_root, db_file, short_
     finally:
         locker.release()
     monkeypatch.delenv("PLANTUNE_MIRROR")
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     assert spool.drain(conn).recorded == 1
     conn.close()
     assert len(rows(db_file)) == 1
@@ -310,7 +311,7 @@ def test_an_event_spooled_for_another_database_waits_for_it(state_root, conn, tm
     drained = spool.drain(conn)
     assert (drained.recorded, drained.left) == (0, 1)
     assert len(spooled(state_root)) == 1  # still there for its own database
-    scratch = db.connect(other)
+    scratch = database.connect(other)
     assert spool.drain(scratch).recorded == 1
     assert scratch.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
     scratch.close()
@@ -327,7 +328,7 @@ def test_a_compat_event_with_an_odd_phase_field_drains_as_it_was_acknowledged(
         assert compat.question_log_main([json.dumps(event(1, phase=5))]) == 0
     finally:
         locker.release()
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     drained = spool.drain(conn)
     conn.close()
     assert (drained.recorded, drained.failed) == (1, [])

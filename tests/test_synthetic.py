@@ -16,11 +16,14 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.hooks import payload, question
+from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.store import db
 from toolkit.guidance import proposals as guidance
+from toolkit.guidance import files
 from toolkit.claude import hooks
 from toolkit.pacing import rank as pacing
+from toolkit.pacing import decisions
 from toolkit.core import preferences, profile, questions
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
@@ -93,7 +96,7 @@ def simulate_into(conn):
 def answers(path, tmp_path, label):
     """Every real decision the database gives, as plain data."""
     env = {"GSTACK_STATE_ROOT": str(tmp_path / f"state-{label}"), "PLANTUNE_DB": path}
-    conn = db.connect(path)
+    conn = database.connect(path)
     out = {}
     ids = [r[0] for r in conn.execute("SELECT id FROM registry_questions ORDER BY id")] + list(AD_HOC)
     for project in REAL_PROJECTS:
@@ -104,7 +107,7 @@ def answers(path, tmp_path, label):
         out[("calibration", project)] = pacing.active_calibration(conn, project)
         out[("latest", project)] = (cal.latest(conn, project) or {}).get("id")
         out[("profile", project)] = profile.inferred(conn, project)
-        layout = guidance.layout_for(project_dir=str(tmp_path / f"proj-{project}"))  # nothing written
+        layout = files.layout_for(project_dir=str(tmp_path / f"proj-{project}"))  # nothing written
         proposal = guidance.build_proposal(conn, layout, slug=project, run_id="run-1", now=NOW)
         out[("guidance", project)] = json.dumps(proposal, sort_keys=True, default=str)
     out["read-global"] = preferences.read(conn, db.GLOBAL_SCOPE)
@@ -130,27 +133,27 @@ def answers(path, tmp_path, label):
                 data, db_path=path, env=dict(env, GSTACK_PROJECT_SLUG=project))
 
     # pacing rank on new sessions and on the real chains, then a flip by id
-    conn = db.connect(path)
+    conn = database.connect(path)
     for project in REAL_PROJECTS:
         for phase in ("ceo", "eng"):
             out[("rank", project, phase)] = pacing.rank(
                 conn, rank_request(f"new-{project}-{phase}", phase, chain="shared-chain"), project, now=NOW).output
     # (row ids differ once simulated rows are in the tables; what they point at must not)
-    out["flip"] = {k: v for k, v in pacing.find_decision(conn, "eng-logging", project="real-app").items()
+    out["flip"] = {k: v for k, v in decisions.find_decision(conn, "eng-logging", project="real-app").items()
                    if k not in ("id", "answer_event_id")}
-    out["session"] = pacing.session_summary(conn, "new-real-app-eng")
+    out["session"] = decisions.session_summary(conn, "new-real-app-eng")
     conn.close()
     return out
 
 
 def test_simulated_history_changes_no_real_decision(db_file, tmp_path):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     build_real_history(conn)
     conn.close()
     before = str(tmp_path / "before.db")
     shutil.copy(db_file, before)
 
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate_into(conn)
     # a simulated calibration stored as the global default and as a real project's own
     for args in (["--include-synthetic", "--force"],
@@ -171,7 +174,7 @@ def test_simulated_history_changes_no_real_decision(db_file, tmp_path):
     different = [k for k in got_before if got_before[k] != got_after[k]]
     assert different == []
     # the comparison is not empty: real preferences decide, and pacing uses the real calibration
-    assert got_after[("check", "real-app", two_way_ids(db.connect(db_file))[3])]["decision"] == "AUTO_DECIDE"
+    assert got_after[("check", "real-app", two_way_ids(database.connect(db_file))[3])]["decision"] == "AUTO_DECIDE"
     assert got_after[("calibration", "real-app")]["threshold"] == 3
     assert got_after[("calibration", "acme-storefront")]["id"] is None
 
@@ -183,7 +186,7 @@ def test_include_synthetic_and_demo_databases_opt_in(tmp_path):
     assert r.exit_code == 0, r.output
     real = str(tmp_path / "real.db")
     shutil.copy(demo, real)
-    conn = db.connect(real)
+    conn = database.connect(real)
     with db.transaction(conn):
         conn.execute("DELETE FROM plantune_meta WHERE key = ?", (db.DEMO_KEY,))
     # a never-ask simulated preference on a two-way id, in some scope
@@ -210,7 +213,7 @@ def test_include_synthetic_and_demo_databases_opt_in(tmp_path):
         r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--force", "--json", "--db", path])
         assert r.exit_code == 0, r.output
     for path, in_force in ((demo, True), (real, False)):
-        conn = db.connect(path)
+        conn = database.connect(path)
         cal_id = pacing.active_calibration(conn, "any-project")["id"]
         assert (cal_id is not None) is in_force
         conn.close()
@@ -228,7 +231,7 @@ def test_include_synthetic_and_demo_databases_opt_in(tmp_path):
 
 
 def test_a_real_write_over_a_simulated_row_makes_it_real(db_file):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     simulate.simulate(conn, days=20, seed=12, projects=3, end="2026-11-30")
     scope, qid = conn.execute(
         "SELECT p.scope, p.question_id FROM preferences p JOIN registry_questions r ON r.id = p.question_id"
@@ -247,14 +250,14 @@ def test_a_real_write_over_a_simulated_row_makes_it_real(db_file):
 
 
 def test_demo_marking_refuses_real_history(db_file, tmp_path):
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     with db.transaction(conn):
         preferences.write(conn, "real-app", two_way_ids(conn)[0], "never-ask", "plan-tune")
     conn.close()
     r = CliRunner().invoke(cli, ["init", "--demo", "--db", db_file])
     assert r.exit_code == 1
     assert "holds real history (1 in preferences, 1 in preference_events)" in r.output
-    conn = db.connect(db_file)
+    conn = database.connect(db_file)
     assert not db.is_demo(conn)
     conn.close()
     r = CliRunner().invoke(cli, ["simulate", "--new-db", "--db", db_file, "--days", "2"])

@@ -11,7 +11,9 @@ import pytest
 
 from tests.helpers import query
 from tests.helpers.team import invoke, ok, team_db
+from toolkit.core import database
 from toolkit.analysis import calibrate, export
+from toolkit.analysis import fit
 from toolkit.core import identity
 from toolkit.analysis import team as teams
 
@@ -319,16 +321,16 @@ def test_histogram_fit_equals_fit_threshold_with_duplicate_ids():
     scores = rng.integers(0, 7, 500).astype(float)
     ids = [f"id-{i % 40}" for i in range(500)]  # many duplicates: unreachable k
     for target in np.linspace(0, 1, 23):
-        want = calibrate.fit_threshold(scores, target, ids=ids)
+        want = fit.fit_threshold(scores, target, ids=ids)
         values, counts = np.unique(scores, return_counts=True)
-        hashes = calibrate.tie_hashes(ids)
+        hashes = fit.tie_hashes(ids)
 
         def stats(threshold, k, hashes=hashes):
             tied = np.sort(hashes[scores == threshold])
             lo, hi = tied[k - 1], tied[k]
             return lo, hi, int((tied < hi).sum()), int((tied <= hi).sum())
 
-        got = calibrate.fit_from_histogram(values, counts, target, stats)
+        got = fit.fit_from_histogram(values, counts, target, stats)
         assert got == want
 
 
@@ -369,7 +371,7 @@ def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
                                                    "--json"]).output)}
     assert listed[cid]["fitted_on"] == "team" and not listed[cid]["active"]
     assert "team" in ok(["calibrations", "list", "--db", fresh]).output
-    conn = db.connect(fresh)
+    conn = database.connect(fresh)
     try:
         # Newest and the only one, yet the default rule ranks until it is pinned.
         assert pacing.calibration_in_force(conn, "proj-a") is None

@@ -9,6 +9,7 @@ import pytest
 
 from tests.helpers import query
 from tests.helpers.team import developer_db, invoke, ok, real_rows, team_db
+from toolkit.core import database
 from toolkit.store import db, paths
 from toolkit.core import identity
 from toolkit.pacing import rank as pacing
@@ -327,7 +328,8 @@ def test_profile_office_hours_traces_and_proposals_merge_per_developer(tmp_path)
     # Neither profile is folded into the team database's own.
     assert query(team, "SELECT count(*) FROM declared_profile") == [(0,)]
     for table, key, alice, bob in (
-            ("office_hours_sessions", "session_key", "oh-alice@example.com", "oh-bob@example.com"),
+            ("office_hours_sessions", "session_key", f"merged:{sa}:oh-alice@example.com",
+             f"merged:{sb}:oh-bob@example.com"),
             ("trace_runs", "run_id", "run-alice@example.com", "run-bob@example.com"),
             ("guidance_proposals", "id", "prop2xxxxxx", "prop9xxxxxx")):
         got = query(team, f"SELECT {key}, developer, merged_from FROM {table}"
@@ -385,22 +387,46 @@ def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
 
 
 def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_path):
-    from toolkit.pacing import rank as pacing
-
     a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
     ok(["calibrate", "--include-synthetic", "--force", "--db", a], developer="alice@example.com")
-    conn = db.connect(a)
+    conn = database.connect(a)
     own = pacing.calibration_in_force(conn, "proj-a", include_synthetic=True)
     conn.close()
     assert own is not None
     team = str(tmp_path / "team.db")
     ok(["merge", a, "--db", team])
-    conn = db.connect(team)
+    conn = database.connect(team)
     try:
         assert query(team, "SELECT count(*) FROM calibrations") == [(1,)]
         assert pacing.calibration_in_force(conn, "proj-a", include_synthetic=True) is None
     finally:
         conn.close()
+
+
+def test_the_same_office_hours_session_of_two_developers_is_kept_for_each(tmp_path):
+    from toolkit.core import profile
+
+    a, b, team = team_db(tmp_path)
+    session = {"date": "2026-10-01", "mode": "builder", "project_slug": "proj-a"}
+    for path in (a, b):
+        conn = db.connect(path)
+        with db.transaction(conn):
+            profile.add_sessions(conn, [session], "test")
+        conn.close()
+    ok(["merge", a, b, "--db", team])
+    assert sorted(query(team, "SELECT developer, raw_json FROM office_hours_sessions")) == [
+        ("alice@example.com", json.dumps(session)), ("bob@example.com", json.dumps(session))]
+    conn = db.connect(team)
+    try:
+        # Theirs, not the profile of the team database's own user; and a session that user
+        # logs is not taken for a copy of a merged one.
+        assert profile.sessions(conn) == []
+        with db.transaction(conn):
+            assert profile.add_sessions(conn, [session], "test") == 1
+    finally:
+        conn.close()
+    again = json.loads(ok(["merge", a, b, "--db", team, "--json"]).output)
+    assert [r["tables"]["office_hours_sessions"]["added"] for r in again] == [0, 0]
 
 
 def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp_path):
@@ -414,7 +440,7 @@ def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp
             (mig / name).write_text(Path(path).read_text(encoding="utf-8"))
     (tmp_path / "no-views").mkdir()
     old = str(tmp_path / "old.db")
-    conn = db.connect(old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views")))
+    conn = database.connect(old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views")))
     with db.transaction(conn):
         for created, include_synthetic in (("2026-10-01T00:00:00.000Z", 0), ("2026-10-02T00:00:00.000Z", 1)):
             conn.execute(
@@ -429,7 +455,7 @@ def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp
     # Even pinned (a merged calibration ranks only when pinned), the simulated one is never
     # the calibration in force for real findings.
     (sim_id,) = query(team, "SELECT id FROM calibrations WHERE include_synthetic = 1")[0]
-    conn = db.connect(team)
+    conn = database.connect(team)
     with db.transaction(conn):
         conn.execute("INSERT INTO calibration_pins (scope, calibration_id, pinned_at)"
                      " VALUES ('proj-a', ?, '2026-10-03T00:00:00.000Z')", (sim_id,))

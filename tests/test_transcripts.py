@@ -15,6 +15,7 @@ import sqlite3
 from click.testing import CliRunner
 
 from tests.helpers.hooks import make_repo, payload, question, run_hook
+from toolkit.claude import payload as hook_payload
 from toolkit.claude import hooks, transcripts
 from toolkit.cli.app import cli
 
@@ -183,17 +184,17 @@ def test_answer_text_is_split_on_the_known_questions():
     qs = [{"question": 'Say "hi", then?'}, {"question": "Second"}]
     text = ('User has answered your questions: "Say "hi", then?"="yes, "loudly"", '
             '"Second"="B) No". You can now continue with the user\'s answers in mind.')
-    assert hooks.parse_answer_text(text, qs) == {'Say "hi", then?': 'yes, "loudly"',
+    assert hook_payload.parse_answer_text(text, qs) == {'Say "hi", then?': 'yes, "loudly"',
                                                        "Second": "B) No"}
-    assert hooks.parse_answer_text("no answers here", qs) is None
+    assert hook_payload.parse_answer_text("no answers here", qs) is None
 
 
 def test_multi_select_answer_in_text_is_not_free_text(conn):
-    from toolkit.claude import hooks
+    from toolkit.claude import payload as hook_payload
 
     q = {"question": "Which checks?", "multiSelect": True,
          "options": [{"label": "Lint"}, {"label": "Types"}, {"label": "Tests"}]}
-    [a], _ = hooks.extract_answers({"answers": {"Which checks?": "Lint, Tests"}}, [q])
+    [a], _ = hook_payload.extract_answers({"answers": {"Which checks?": "Lint, Tests"}}, [q])
     assert a.choice == "Lint, Tests" and a.free_text is None and a.multi
 
 

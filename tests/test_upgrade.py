@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from tests.helpers import query
+from toolkit.core import database
 from toolkit.store import db
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
@@ -111,7 +112,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
     before_names = recorded(release_db)
     before = snapshot(release_db)
 
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     after_names = recorded(release_db)
     # Every current migration is recorded under its current name; the old names stay.
     assert sorted(after_names) == upgraded_names()
@@ -142,7 +143,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
 
 
 def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypatch):
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     names = recorded(release_db)
     schema_sql = query(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
 
@@ -150,7 +151,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
         raise AssertionError("an up-to-date database was migrated again")
 
     monkeypatch.setattr(db, "_migrate", no_migration)
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     assert conn.execute("SELECT count(*) FROM phase_counts").fetchone()[0] > 0
     conn.close()
     assert recorded(release_db) == names
@@ -161,7 +162,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
 def test_the_release_preferences_still_decide_after_the_upgrade(release_db):
     from toolkit.core import preferences
 
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     never = preferences.check(conn, "acme-web", "ship-changelog-voice-polish")
     assert (never.decision, never.preference) == ("AUTO_DECIDE", "never-ask")
     cleared = preferences.check(conn, "acme-web", "ship-todos-create")
@@ -176,7 +177,7 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
     of renamed migrations are known names, not a newer schema."""
     from toolkit.analysis import merge
 
-    team = db.connect(str(tmp_path / "team.db"))
+    team = database.connect(str(tmp_path / "team.db"))
     (result,) = merge.merge(team, [release_db])
     logged = query(release_db, "SELECT count(*) FROM question_log")[0][0]
     assert result["tables"]["question_log"]["added"] == logged
@@ -197,7 +198,7 @@ def test_a_database_recording_both_the_old_and_the_new_name_is_left_as_it_is(rel
     before = recorded(release_db)
     snap = snapshot(release_db)
 
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
@@ -215,7 +216,7 @@ def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db
                         (db.RENAMED_MIGRATIONS[old], old))
     raw.close()
 
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS) - set(first))
     for name, applied_at in before.items():
@@ -264,7 +265,7 @@ def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
     open_and_get_killed(release_db, f"INSERT OR IGNORE INTO {db.MIGRATIONS_TABLE}", nth=2)
     assert recorded(release_db) == before
 
-    db.connect(release_db).close()
+    database.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
@@ -282,7 +283,7 @@ def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release
     assert set(db.RENAMED_MIGRATIONS.values()) <= set(halfway)
     assert query(release_db, "PRAGMA user_version")[0][0] == old_stamp
 
-    conn = db.connect(release_db)
+    conn = database.connect(release_db)
     after = recorded(release_db)
     assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():

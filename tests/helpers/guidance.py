@@ -4,6 +4,7 @@ import hashlib
 import os
 
 from toolkit.core import questions
+from toolkit.guidance import files
 from toolkit.guidance import proposals as g
 
 TWO_WAY = "ship-changelog-voice-polish"  # registry: two-way, options accept|skip
@@ -13,7 +14,7 @@ ONE_WAY = "review-sql-safety"  # registry: one-way
 
 
 def slug_of(project):
-    return g.Layout(project).slug()
+    return files.Layout(project).slug()
 
 
 _clock = [0]
@@ -66,12 +67,12 @@ def counts(conn, *tables):
 
 
 def file_sha(path):
-    return g.file_hash(str(path))
+    return files.file_hash(str(path))
 
 
 def write_local(project, active="- Prefer small commits.", prefs="", extra=""):
-    lay = g.Layout(project)
-    g.init_guidance(lay, slug="proj", now="2026-01-01T00:00:00.000Z")
+    lay = files.Layout(project)
+    files.init_guidance(lay, slug="proj", now="2026-01-01T00:00:00.000Z")
     with open(lay.local_file, encoding="utf-8") as f:
         text = f.read()
     text = text.replace("## Active Guidance\n", f"## Active Guidance\n{active}\n")

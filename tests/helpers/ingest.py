@@ -2,14 +2,14 @@
 
 import os
 
-from toolkit.core import questions
+from toolkit.core import jscompat
 
 DATA_TABLES = ("question_log", "preferences", "preference_events", "declared_profile",
                "office_hours_sessions")
 
 
 def line(rec):
-    return questions.serialize(rec) + "\n"
+    return jscompat.stringify(rec) + "\n"
 
 
 def write(path, text, mode="w"):

@@ -8,15 +8,25 @@ Each source is attached read-only and copied with set-based ``INSERT … SELECT`
 - calibrations by a merge key (source database id + its row id);
 - findings by (session, finding id), with their links re-pointed at the team database's
   copies of the answering event and the calibration;
-- office-hours sessions by their session keys, trace runs by run id and guidance
+- office-hours sessions by their session keys (qualified by the merge source: the key
+  hashes the content, which two developers can share), trace runs by run id and guidance
   proposals by id (a proposal's later status, and a trace run's later state, follow on
   a re-merge; a merged proposal is evidence here, never applied from the team database);
 - preferences into ``developer_preferences`` and declared profiles into
   ``developer_declared_profile``, one row per developer, scope and key: what a developer
   chose or declared is never folded into anyone else's, nor into the team database's own
-  ``preferences`` or ``declared_profile``. A row a source no longer holds is removed from
-  that source's merged copy, so a cleared preference, a deleted profile or office-hours
-  session never comes back through a merge.
+  ``preferences`` or ``declared_profile``; a newer row of a source replaces an older one,
+  never the reverse (a backup of a source is as mergeable as the source).
+
+Nothing deleted comes back, whichever database it was deleted in and whatever the order of
+merges, backups and deletes. A source's tombstones (0010) and deletion records (0019) are
+merged first: the team database removes its copies of what they name (with
+``secure_delete``, so removed text leaves the file) and keeps them, so the same row from
+any source or backup is never added again; the team database's own records (its
+``profile delete``) keep out what it deleted. A record covers the rows written up to its
+delete: a preference set again, or a session ranked again, afterwards is newer and is
+merged. A source from before deletion records has only its rows to say what it deleted:
+a row it no longer holds is removed from that source's merged copy.
 
 Rows of a table with no developer of their own (declared profile, office hours, trace
 runs, proposals) belong to the source's developer: ``--developer``, else the one developer
@@ -38,11 +48,14 @@ from toolkit.store import db
 # Tables copied by key, in dependency order (findings point at events and calibrations).
 KEYED_TABLES = ("question_log", "preference_events", "calibrations", "findings")
 # Tables copied by their own unique key: (key column, rows can change later, rows can be
-# deleted in the source). Their rows name no developer in a developer's own database.
+# deleted in the source, the key is the content's hash). Their rows name no developer in a
+# developer's own database. Two developers can hold the same office-hours session (its key
+# hashes its content), so a merged copy's key is prefixed with its merge source: both are
+# kept, and the team database's own sessions never count merged ones as earlier copies.
 OWNED_TABLES = {
-    "office_hours_sessions": ("session_key", False, True),
-    "trace_runs": ("run_id", True, False),
-    "guidance_proposals": ("id", True, False),
+    "office_hours_sessions": ("session_key", False, True, True),
+    "trace_runs": ("run_id", True, False, False),
+    "guidance_proposals": ("id", True, False, False),
 }
 # Per-developer snapshots: source table -> (team table, key columns, value columns).
 SNAPSHOTS = {
@@ -54,6 +67,26 @@ SNAPSHOTS = {
 }
 # Defaults for value columns an older source schema lacks.
 _SNAPSHOT_DEFAULTS = {"source": "'unknown'", "synthetic": "0"}
+# Deletion records (0019), per copied table: (kind, key columns, time column, kind of the
+# records that erase only its free text). Every kind but the developer-scoped ones matches
+# rows of any developer.
+DELETABLE = {
+    "findings": ("finding", ("session_id", "finding_id"), "updated_at", None),
+    "office_hours_sessions": ("office-hours", ("session_key",), "recorded_at", None),
+    "trace_runs": ("trace-run", ("run_id",), "created_at", None),
+    "guidance_proposals": ("guidance-proposal", ("id",), "created_at", None),
+    "calibrations": ("calibration", ("merge_key",), "created_at", None),
+    "developer_preferences": ("developer-preference", ("scope", "question_id"), "updated_at",
+                              "developer-preference-text"),
+    "developer_declared_profile": ("developer-declared-profile", ("scope", "dimension"),
+                                   "declared_at", None),
+}
+# A source's record kinds as the team database keeps them: a developer's own preferences and
+# declared profile are the team's developer_preferences and developer_declared_profile.
+TEAM_KIND = {"preference": "developer-preference", "preference-text": "developer-preference-text",
+             "declared-profile": "developer-declared-profile"}
+_DEVELOPER_KINDS = ("developer-preference", "developer-preference-text",
+                    "developer-declared-profile")
 # Tables whose developer is the source's when they carry none of their own.
 _OWNER_TABLES = ("declared_profile",) + tuple(OWNED_TABLES)
 # Columns the merge sets itself rather than copying.
@@ -191,10 +224,15 @@ def merge(conn, paths, developer=None, progress=None):
         seen.add(source.database_id)
         sources.append(source)
     results = []
+    # Rows a merge removes (deleted in a source) leave no copy of their text in the file.
+    conn.execute("PRAGMA secure_delete = ON")
     for source in sources:
         results.append(_merge_one(conn, source, developer))
         if progress:
             progress(results[-1])
+    if any(r["removed"] for r in results):
+        # The write-ahead log holds the pages as they were; empty it into the zeroed file.
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return results
 
 
@@ -205,21 +243,32 @@ def _merge_one(conn, source, developer):
         with db.transaction(conn):
             source_id = _source_row(conn, source, developer or "", now)
             params = {"developer": developer or "", "source": source_id,
-                      "dbid": source.database_id, "owner": source.owner}
+                      "dbid": source.database_id,
+                      "owner": source.owner or _owner_from_history(conn, source)}
+            # A source with deletion records says what it deleted; an older one only by
+            # no longer holding a row it held (its merged copy follows it).
+            records = _has_table(conn, "src", "deletions")
+            removed = _merge_deletions(conn, params)
             counts = {}
             for table in KEYED_TABLES:
                 counts[table] = _copy_keyed(conn, table, params)
             for table in OWNED_TABLES:
-                counts[table] = _copy_owned(conn, table, params)
+                counts[table] = _copy_owned(conn, table, params, records)
             for table in SNAPSHOTS:
-                counts[table] = _copy_snapshot(conn, table, params)
+                counts[table] = _copy_snapshot(conn, table, params, records)
+            # A row updated from an older copy of the source loses erased text again.
+            for table, n in _apply_deletions(conn).items():
+                removed[table] = removed.get(table, 0) + n
+            for table, n in removed.items():
+                entry = counts[_COUNTED_AS.get(table, table)]
+                entry["removed"] = entry.get("removed", 0) + n
             conn.execute("UPDATE merge_sources SET last_merged_at = ?, counts_json = json(?),"
                          " path = ? WHERE id = ?",
                          (now, _json(counts), os.path.abspath(source.path), source_id))
     finally:
         conn.execute("DETACH DATABASE src")
     return {"path": source.path, "database_id": source.database_id, "source_id": source_id,
-            "developer": developer or "", "tables": counts}
+            "developer": developer or "", "tables": counts, "removed": sum(removed.values())}
 
 
 def _json(value):
@@ -235,6 +284,124 @@ def _source_row(conn, source, developer, now):
         (source.database_id, developer, os.path.abspath(source.path), now, now))
     return conn.execute("SELECT id FROM merge_sources WHERE database_id = ? AND developer = ?",
                         (source.database_id, developer)).fetchone()[0]
+
+
+def _has_table(conn, schema, table):
+    return conn.execute(f"SELECT 1 FROM {schema}.sqlite_master WHERE type = 'table' AND name = ?",
+                        (table,)).fetchone() is not None
+
+
+def _owner_from_history(conn, source):
+    """The developer of a source's ownerless rows when the source holds none any more (it
+    deleted them): the one developer its earlier merges named, else ''."""
+    tables = [t for t in DELETABLE if t != "findings" and t != "calibrations"]
+    union = " UNION ".join(
+        f"SELECT developer FROM main.{t} WHERE merged_from IN"
+        " (SELECT id FROM main.merge_sources WHERE database_id = :dbid)" for t in tables)
+    found = [r[0] for r in conn.execute(
+        f"SELECT DISTINCT developer FROM ({union}) WHERE developer != '' LIMIT 2",
+        {"dbid": source.database_id})]
+    return found[0] if len(found) == 1 else ""
+
+
+def _deleted(table, keys, time, developer=None):
+    """SQL true when a deletion record of this database covers the row of ``table`` with
+    key ``keys`` (SQL expressions), last written at ``time``: the record's key matches and
+    the row is not newer than the delete (a row with no readable time counts as older)."""
+    kind = DELETABLE[table][0]
+    return _record_covers(kind, keys, time, developer)
+
+
+def _record_covers(kind, keys, time, developer=None):
+    match = [f"d.kind = '{kind}'", f"d.k1 = {keys[0]}",
+             f"d.k2 = {keys[1]}" if len(keys) > 1 else "d.k2 = ''"]
+    # Every part of the records' key is matched, so each row is one index lookup.
+    match.append(f"d.developer = {developer}" if kind in _DEVELOPER_KINDS else "d.developer = ''")
+    return (f"EXISTS (SELECT 1 FROM main.deletions d WHERE {' AND '.join(match)}"
+            f" AND coalesce(julianday({time}) > julianday(d.deleted_at), 0) = 0)")
+
+
+# The counts a team table's removals are reported under.
+_COUNTED_AS = {"developer_preferences": "preferences",
+               "developer_declared_profile": "declared_profile"}
+_OWN_CALIBRATION_KEY = ("coalesce(calibrations.merge_key, (SELECT value FROM main.plantune_meta"
+                        " WHERE key = 'database_id') || ':' || calibrations.id)")
+
+
+def _merge_deletions(conn, params):
+    """Take in the source's tombstones and deletion records, and remove what they name
+    from this database. Returns how many rows went, per table."""
+    removed = {}
+    if _has_table(conn, "src", "tombstones"):
+        conn.execute("INSERT OR IGNORE INTO main.tombstones (event_key, kind, deleted_at)"
+                     " SELECT event_key, kind, deleted_at FROM src.tombstones")
+        gone = "SELECT event_key FROM src.tombstones"
+        conn.execute("UPDATE main.findings SET answer_event_id = NULL WHERE answer_event_id IN"
+                     f" (SELECT id FROM main.question_log WHERE event_key IN ({gone}))")
+        for table in ("question_log", "preference_events"):
+            n = conn.execute(f"DELETE FROM main.{table} WHERE event_key IN ({gone})").rowcount
+            if n:
+                removed[table] = n
+    if _has_table(conn, "src", "deletions"):
+        kind = "CASE d.kind " + " ".join(
+            f"WHEN '{a}' THEN '{b}'" for a, b in TEAM_KIND.items()) + " ELSE d.kind END"
+        developer = _developer_expr(["developer"], params["developer"], "d")
+        kinds = ", ".join(f"'{k}'" for k in _DEVELOPER_KINDS)
+        # A table whose merged copies carry a source-qualified key: the record names the
+        # copy this source's rows have here.
+        qualified = ", ".join(f"'{DELETABLE[t][0]}'" for t, o in OWNED_TABLES.items() if o[3])
+        k1 = f"iif(d.kind IN ({qualified}), {_qualified_key('d.k1')}, d.k1)"
+        conn.execute(
+            "INSERT INTO main.deletions (kind, developer, k1, k2, deleted_at)"
+            f" SELECT {kind}, iif({kind} IN ({kinds}), {developer}, ''), {k1}, d.k2,"
+            " d.deleted_at FROM src.deletions d WHERE true"
+            " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at"
+            " WHERE julianday(excluded.deleted_at) > julianday(deletions.deleted_at)", params)
+    for table, n in _apply_deletions(conn).items():
+        removed[table] = removed.get(table, 0) + n
+    return removed
+
+
+def _apply_deletions(conn):
+    """Remove the rows this database's deletion records cover (and the free text of the
+    preferences whose text was erased). Returns how many rows went or lost their text, per
+    table. Each kind is read from its records to the rows, through the rows' key index."""
+    present = {r[0] for r in conn.execute("SELECT DISTINCT kind FROM main.deletions")}
+    removed = {}
+    for table, (kind, keys, time, text_kind) in DELETABLE.items():
+        key_sql = ([_OWN_CALIBRATION_KEY] if table == "calibrations"
+                   else [f'{table}."{k}"' for k in keys])
+        if kind in present:
+            covered = f"rowid IN ({_covered_rows(table, kind, key_sql, time)})"
+            if table == "calibrations":
+                # A calibration something here still points at (a pin, its history) stays;
+                # the pacing decisions that used it keep their threshold.
+                covered += (" AND id NOT IN (SELECT calibration_id FROM main.calibration_pins)"
+                            " AND id NOT IN (SELECT calibration_id FROM main.calibration_events"
+                            " WHERE calibration_id IS NOT NULL UNION SELECT previous_id FROM"
+                            " main.calibration_events WHERE previous_id IS NOT NULL)")
+                conn.execute("UPDATE main.findings SET calibration_id = NULL WHERE"
+                             f" calibration_id IN (SELECT id FROM main.calibrations WHERE {covered})")
+            n = conn.execute(f"DELETE FROM main.{table} WHERE {covered}").rowcount
+            if n:
+                removed[table] = n
+        if text_kind and text_kind in present:
+            n = conn.execute(
+                f"UPDATE main.{table} SET free_text = NULL WHERE free_text IS NOT NULL AND rowid IN"
+                f" ({_covered_rows(table, text_kind, key_sql, time)})").rowcount
+            if n:
+                removed[table] = removed.get(table, 0) + n
+    return removed
+
+
+def _covered_rows(table, kind, key_sql, time):
+    """SQL for the rowids of ``table`` that records of ``kind`` cover."""
+    match = [f"d.k1 = {key_sql[0]}", f"d.k2 = {key_sql[1]}" if len(key_sql) > 1 else "d.k2 = ''"]
+    match.append(f"d.developer = {table}.developer" if kind in _DEVELOPER_KINDS
+                 else "d.developer = ''")
+    return (f"SELECT {table}.rowid FROM main.deletions d JOIN main.{table} ON"
+            f" {' AND '.join(match)} WHERE d.kind = '{kind}' AND"
+            f" coalesce(julianday({table}.{time}) > julianday(d.deleted_at), 0) = 0")
 
 
 def _copy_keyed(conn, table, params):
@@ -270,36 +437,53 @@ def _copy_keyed(conn, table, params):
                " WHERE k.id = s.calibration_id)" if "merge_key" in src_cols
                else ":dbid || ':' || s.calibration_id") + ")",
         ]
+    where = ""
+    if table in DELETABLE:
+        _, keys, time, _ = DELETABLE[table]
+        key_sql = [values[names.index("merge_key")]] if table == "calibrations" \
+            else [f's."{k}"' for k in keys]
+        where = f" WHERE NOT {_deleted(table, key_sql, f's.{time}')}"
     total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
     quoted = ", ".join(f'"{n}"' for n in names)
     sql = (f"INSERT OR IGNORE INTO main.{table} ({quoted})"
-           f' SELECT {", ".join(values)} FROM src.{table} AS s ORDER BY s.id')
+           f' SELECT {", ".join(values)} FROM src.{table} AS s{where} ORDER BY s.id')
     added = conn.execute(sql, params).rowcount
     return {"source": total, "added": added}
 
 
-def _copy_owned(conn, table, params):
-    """Copy one table keyed by its own unique column: new rows added; rows that change in
-    the source (a proposal applied, a trace run completed) updated, but only the copies
-    this source wrote; rows the source deleted removed from its copies."""
-    key, mutable, deletable = OWNED_TABLES[table]
+def _qualified_key(key):
+    """SQL for the key of a merged copy whose own key hashes its content."""
+    return f"'merged:' || :source || ':' || {key}"
+
+
+def _copy_owned(conn, table, params, records):
+    """Copy one table keyed by its own unique column: new rows added unless deleted here;
+    rows that change in the source (a proposal applied, a trace run completed) updated,
+    but only the copies this source wrote; for a source without deletion ``records``, rows
+    it no longer holds removed from its copies."""
+    key, mutable, deletable, by_content = OWNED_TABLES[table]
     src_cols = _columns(conn, "src", table)
     dst_cols = _columns(conn, "main", table)
     common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS or c == key]
     names = common + ["developer", "merged_from"]
-    values = [f's."{c}"' for c in common]
+    # The key of a row's merged copy.
+    copy_key = _qualified_key(f's."{key}"') if by_content else f's."{key}"'
+    values = [copy_key if c == key else f's."{c}"' for c in common]
     values += [_developer_expr(src_cols, params["developer"]), ":source"]
     quoted = ", ".join(f'"{n}"' for n in names)
     total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
     removed = 0
-    if deletable:
+    if deletable and not records:
         removed = conn.execute(
             f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
-            f' (SELECT 1 FROM src.{table} s WHERE s."{key}" = main.{table}."{key}")',
+            f' (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
             params).rowcount
     before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
+    _, _, time, _ = DELETABLE[table]
+    covered = _deleted(table, [copy_key], f"s.{time}")
     sql = (f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
-           f' FROM src.{table} AS s WHERE true ORDER BY s."{key}" ON CONFLICT ("{key}")')
+           f' FROM src.{table} AS s WHERE NOT {covered} ORDER BY s."{key}"'
+           f' ON CONFLICT ("{key}")')
     if mutable:
         changing = [n for n in names if n not in (key, "merged_from")]
         sql += (" DO UPDATE SET " + ", ".join(f'"{n}" = excluded."{n}"' for n in changing)
@@ -312,10 +496,12 @@ def _copy_owned(conn, table, params):
     return {"source": total, "added": added, "updated": changed - added, "removed": removed}
 
 
-def _copy_snapshot(conn, table, params):
+def _copy_snapshot(conn, table, params, records):
     """A source's per-developer rows (preferences, declared profile) as a snapshot per
-    developer: added, updated and removed."""
+    developer: added unless deleted here, updated when newer, and (for a source without
+    deletion ``records``) removed when the source no longer holds them."""
     team_table, keys, cols = SNAPSHOTS[table]
+    time = DELETABLE[team_table][2]
     src_cols = _columns(conn, "src", table)
     dev = _developer_expr(src_cols, params["developer"])
     select = (f"SELECT {dev} AS developer, " + ", ".join(
@@ -332,18 +518,24 @@ def _copy_snapshot(conn, table, params):
     match = " AND ".join(f"p.{c} = {team_table}.{c}" for c in ("developer",) + keys)
     try:
         total = conn.execute("SELECT count(*) FROM temp.merge_snapshot").fetchone()[0]
-        removed = conn.execute(
-            f"DELETE FROM {team_table} WHERE merged_from = :source AND NOT EXISTS"
-            f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})", params).rowcount
+        removed = 0
+        if not records:
+            removed = conn.execute(
+                f"DELETE FROM {team_table} WHERE merged_from = :source AND NOT EXISTS"
+                f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})", params).rowcount
         before = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0]
         names = ("developer",) + keys + cols
+        covered = _deleted(team_table, [f"s.{k}" for k in keys], f"s.{time}", "s.developer")
+        # Newer wins (an older backup never undoes a change); at the same time, the source's.
+        newer = (f"julianday(excluded.{time}) > julianday({team_table}.{time})"
+                 f" OR (excluded.{time} IS {team_table}.{time} AND ("
+                 + " OR ".join(f"{team_table}.{c} IS NOT excluded.{c}" for c in cols) + "))")
         changed = conn.execute(
             f"INSERT INTO {team_table} ({', '.join(names)}, merged_from)"
-            f" SELECT {', '.join(names)}, :source FROM temp.merge_snapshot WHERE true"
+            f" SELECT {', '.join(names)}, :source FROM temp.merge_snapshot s WHERE NOT {covered}"
             f" ON CONFLICT ({', '.join(('developer',) + keys)}) DO UPDATE SET "
             + ", ".join(f"{c} = excluded.{c}" for c in cols + ("merged_from",))
-            + " WHERE " + " OR ".join(f"{team_table}.{c} IS NOT excluded.{c}" for c in cols),
-            params).rowcount
+            + f" WHERE {newer}", params).rowcount
         added = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0] - before
     finally:
         conn.execute("DROP TABLE temp.merge_snapshot")

@@ -60,12 +60,13 @@ def _read_only_database_class():
 
 def prepare_database(db_path):
     """Bring the schema and views up to date before serving; refuse a missing file."""
+    from toolkit.core import database
     from toolkit.store import db
 
     if not os.path.exists(db_path):
         raise ServeError(db.no_database_message(db_path))
     try:
-        conn = db.connect(db_path)
+        conn = database.connect(db_path)
     except db.DatabaseError as e:
         raise ServeError(str(e)) from None
     conn.close()

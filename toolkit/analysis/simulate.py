@@ -27,8 +27,9 @@ from datetime import date, datetime, time, timedelta, timezone
 
 from toolkit.store import db
 from toolkit.core import identity, scoring
+from toolkit.core.vocabulary import DIMENSIONS, REVIEW_PHASES
 
-PHASES = ("ceo", "design", "eng", "dx")
+PHASES = REVIEW_PHASES
 # autoplan runs CEO and Eng always, Design when the plan has UI scope, DX when it is
 # developer-facing.
 PHASE_PROBABILITY = {"ceo": 1.0, "design": 0.45, "eng": 1.0, "dx": 0.35}
@@ -97,7 +98,7 @@ GATE_QUESTIONS = {
     "dx": "plan-devex-review-friction-fix",
 }
 MIGRATION_QUESTION = "preamble-vendored-migration"
-DECLARED_DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
+DECLARED_DIMENSIONS = DIMENSIONS
 PREFERENCE_CHOICES = ("never-ask", "always-ask", "ask-only-for-one-way")
 
 

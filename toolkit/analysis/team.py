@@ -16,8 +16,8 @@ The calibration fit runs where the data is, as two map-reduce steps:
    (the pacing rule's tie hash) and reduced to the k+1 smallest hashes, which fix the
    tie fraction.
 
-Both steps feed ``calibrate.fit_from_histogram``, the numpy fit's own arithmetic, so the
-threshold and tie fraction equal ``calibrate.fit_threshold`` on the same findings.
+Both steps feed ``analysis_fit.fit_from_histogram``, the numpy fit's own arithmetic, so the
+threshold and tie fraction equal ``analysis_fit.fit_threshold`` on the same findings.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from toolkit.analysis import export as exp
 
 ENGINES = ("duckdb", "spark")
 DUCKDB_MEMORY = "2GB"
-GATE_KINDS = ("approval", "migration")
 _DUCK_TYPES = {exp.S: "VARCHAR", exp.I: "BIGINT", exp.F: "DOUBLE"}
 # The tie hash as a double in [0, 1): the first 32 bits of sha1(finding id), as
 # scoring.tie_hash computes it.
@@ -248,9 +247,10 @@ def _fit(code_counts, target, score_function, weights, tie_stats):
     import numpy as np
 
     from toolkit.analysis import calibrate
+    from toolkit.analysis import fit as analysis_fit
     from toolkit.core import scoring
 
-    table = calibrate.score_table(score_function, weights or None)
+    table = analysis_fit.score_table(score_function, weights or None)
     hist = {}
     for code, n in code_counts:
         value = round(float(table[int(code)]), scoring.SCORE_DECIMALS)
@@ -266,7 +266,7 @@ def _fit(code_counts, target, score_function, weights, tie_stats):
     def stats(threshold, k):
         return tie_stats(codes_at[round(threshold, scoring.SCORE_DECIMALS)], k)
 
-    fit = calibrate.fit_from_histogram(values, counts, target, stats)
+    fit = analysis_fit.fit_from_histogram(values, counts, target, stats)
     result = fit.as_dict()
     result["score_function"] = score_function
     result["weights"] = weights or {}

@@ -28,6 +28,7 @@ import json
 import os
 
 from toolkit.claude import hooks
+from toolkit.claude import payload
 from toolkit.store import safe_io
 from toolkit.core.questions import QuestionError
 
@@ -123,13 +124,13 @@ def read_calls(path: str, problems: list) -> list:
             kind = obj.get("type")
             if kind == "assistant":
                 for item in _content_items(obj):
-                    if item.get("type") == "tool_use" and hooks.is_ask_tool(item.get("name")):
+                    if item.get("type") == "tool_use" and payload.is_ask_tool(item.get("name")):
                         tid = item.get("id")
                         if not isinstance(tid, str) or not tid:
                             problems.append(f"{path}:{line_no}: AskUserQuestion call without an id, skipped")
                             continue
                         calls.setdefault(tid, Call(
-                            tool_use_id=tid, questions=hooks.questions_of(item.get("input")),
+                            tool_use_id=tid, questions=payload.questions_of(item.get("input")),
                             session_id=obj.get("sessionId"), cwd=obj.get("cwd"),
                             ts=obj.get("timestamp"), path=path, line_no=line_no))
             elif kind == "user":
@@ -161,7 +162,7 @@ def response_for(call):
         return None, "rejected"
     if result.structured and isinstance(result.structured.get("answers"), dict):
         return result.structured, None
-    parsed = hooks.parse_answer_text(result.text, call.questions)
+    parsed = payload.parse_answer_text(result.text, call.questions)
     if parsed:
         return {"answers": parsed}, None
     return None, "unreadable"
@@ -227,7 +228,7 @@ def import_transcripts(conn, root: str, project: str | None = None, env=None) ->
 
 
 def _import_call(conn, call, response, slug, registry, doors_map, summary, questions):
-    answers, _ = hooks.extract_answers(response, call.questions)
+    answers, _ = payload.extract_answers(response, call.questions)
     multi = len(call.questions) > 1
     ts = call.result.ts if isinstance(call.result.ts, str) and call.result.ts else call.ts
     for i, q in enumerate(call.questions):

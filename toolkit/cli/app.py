@@ -8,12 +8,11 @@ they use.
 import importlib
 import json
 import os
-import sys
 
 import click
 
 from toolkit import __version__
-from toolkit.store import safe_io
+from toolkit.core.errors import Refused, run_script
 
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
@@ -64,18 +63,22 @@ class LazyGroup(click.Group):
             return getattr(importlib.import_module(module_name), attr)
         return super().get_command(ctx, name)
 
-
-class Refused(click.ClickException):
-    """A refusal that callers must not retry (exit 2), e.g. a non-user preference source."""
-
-    exit_code = 2
+    def invoke(self, ctx):
+        # A library refusal reads as click's own errors do: "Error: ..." and exit N.
+        try:
+            return super().invoke(ctx)
+        except Refused as e:
+            if e.message is None:
+                raise click.exceptions.Exit(e.exit_code) from None
+            fail(e.message, e.exit_code)
 
 
 def fail(message, exit_code=1):
-    """Stop the command with a one-line error on stderr and a non-zero exit."""
-    if exit_code == 2:
-        raise Refused(message)
-    raise click.ClickException(message)
+    """Stop the command with a one-line error on stderr (``Error: ...``) and exit code N
+    (2 for a refusal callers must not retry, e.g. a non-user preference source)."""
+    error = click.ClickException(message)
+    error.exit_code = exit_code
+    raise error
 
 
 def db_option(f):
@@ -120,6 +123,7 @@ def open_db(db_path=None, readonly=False, existing=False):
     and nothing is created (a typo must not leave an empty database behind). A --db
     that is not the state root's own database is kept apart from gstack's files.
     """
+    from toolkit.core import database
     from toolkit.store import db, paths
     from toolkit.gstack import mirror
 
@@ -128,7 +132,7 @@ def open_db(db_path=None, readonly=False, existing=False):
         require_database(db_path)
     mirror.keep_to_own_database(db_path)
     try:
-        return db.connect(path, readonly=readonly)
+        return database.connect(path, readonly=readonly)
     except db.DatabaseError as e:
         fail(str(e))
 
@@ -145,12 +149,11 @@ def gstack_files_apply(db_path):
 
 def require_database(db_path):
     """Refuse a --db that does not exist (commands that only read create nothing)."""
-    from toolkit.cli.fast import CommandError
     from toolkit.cli.fast import require_database as check
 
     try:
         check(db_path)
-    except CommandError as e:
+    except Refused as e:
         fail(e.message)
 
 
@@ -337,19 +340,12 @@ def backup(dest, db_path):
 
 
 def main(argv=None):
-    """Console-script entry point: never lets a traceback reach the user."""
-    try:
-        cli.main(args=argv, prog_name="plantune", standalone_mode=True)
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        click.echo("plantune: interrupted", err=True)
-        sys.exit(130)
-    except Exception as e:  # noqa: BLE001 - the last line of defence
-        if os.environ.get("PLANTUNE_DEBUG"):
-            raise
-        click.echo(f"plantune: {safe_io.error_line(e)}", err=True)
-        sys.exit(1)
+    """Console-script entry point: the click application inside the one error boundary."""
+
+    def command(args):
+        return cli.main(args=args, prog_name="plantune", standalone_mode=True)
+
+    return run_script("plantune", command, argv, teardown=True)
 
 
 if __name__ == "__main__":

@@ -194,8 +194,9 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         plantune calibrate --project acme-web --since 2026-09-01 --dry-run --json
     """
     from toolkit.analysis import calibrate as cal
+    from toolkit.analysis import sources
+    from toolkit.analysis import fit
     from toolkit.store import paths
-    from toolkit.store.db import is_demo
 
     target_value = _fraction(target, "--target")
     since_day = _day(since, "--since")
@@ -211,28 +212,37 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
     # --explain and --dry-run only read: a missing database is an error, never created.
     conn = open_db(db_path, existing=dry_run or explain_id is not None)
     if explain_id is not None:
-        try:
-            info = cal.explain_question(conn, explain_id.strip(), target_value, project, include_synthetic)
-        except cal.CalibrationError as e:
-            fail(str(e))
-        if as_json:
-            print_json(info)
-        else:
-            for line in cal.explain_lines(info):
-                click.echo(line)
+        _explain(conn, explain_id.strip(), target_value, project, include_synthetic, as_json)
         return
     try:
-        report = cal.run_source(conn, source, target_value, project, since_day, include_synthetic, score_function,
+        report = sources.run_source(conn, source, target_value, project, since_day, include_synthetic, score_function,
                                 weight_values, resamples=n_resamples, holdout_days=n_holdout)
-    except cal.CalibrationError as e:
+    except fit.CalibrationError as e:
         fail(str(e))
-    report = cal.public(report)
+    report = sources.public(report)
     chosen = report["source"]
     check = cal.confidence(report)
     report["confidence"] = check
     refused = not check["ok"] and not force and not dry_run
     if not dry_run and not refused:
         cal.store(conn, report)
+    _show_report(report, source, chosen, as_json)
+    if refused:
+        fail(cal.guard_message(report, check))
+    if as_json:
+        return
+    if dry_run:
+        if not check["ok"]:
+            click.echo("Warning: " + cal.guard_message(report, check).removeprefix("not stored: "))
+        click.echo("Dry run: nothing stored.")
+        return
+    _say_stored(conn, report, chosen)
+
+
+def _show_report(report, source, chosen, as_json):
+    """The fit, as JSON or in words."""
+    from toolkit.analysis import calibrate as cal
+
     if as_json:
         keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings",
                 "override_recall", "calibration_id", "source")
@@ -246,15 +256,28 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
                 else "no findings recorded yet, using the question log)."))
         for line in cal.summary_lines(report):
             click.echo(line)
-    if refused:
-        fail(cal.guard_message(report, check))
+
+
+def _explain(conn, question_id, target, project, include_synthetic, as_json):
+    """``calibrate --explain``: how one logged question is scored."""
+    from toolkit.analysis import calibrate as cal
+    from toolkit.analysis import fit, sources
+
+    try:
+        info = sources.explain_question(conn, question_id, target, project, include_synthetic)
+    except fit.CalibrationError as e:
+        fail(str(e))
     if as_json:
-        return
-    if dry_run:
-        if not check["ok"]:
-            click.echo("Warning: " + cal.guard_message(report, check).removeprefix("not stored: "))
-        click.echo("Dry run: nothing stored.")
-        return
+        print_json(info)
+    else:
+        for line in cal.explain_lines(info):
+            click.echo(line)
+
+
+def _say_stored(conn, report, chosen):
+    """The line that says what was stored, and whether `pacing rank` will use it."""
+    from toolkit.store.db import is_demo
+
     stored = f"Stored as calibration {report['calibration_id']} for {report['project']} (source {chosen})"
     if report["synthetic"] and not is_demo(conn):
         click.echo(f"{stored}, marked synthetic: it was fitted on simulated rows, so it never "

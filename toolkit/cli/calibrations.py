@@ -75,10 +75,10 @@ def list_(project, db_path, as_json):
     Example:
         plantune calibrations list --json
     """
-    from toolkit.analysis import calibrate as cal
+    from toolkit.analysis import calibrations as analysis_calibrations
 
     conn = open_db(db_path)
-    rows = cal.listing(conn, project)
+    rows = analysis_calibrations.listing(conn, project)
     if as_json:
         print_json(rows)
         return
@@ -110,14 +110,16 @@ def show(calibration_id, db_path, as_json):
         plantune calibrations show 3
     """
     from toolkit.analysis import calibrate as cal
+    from toolkit.analysis import calibrations as analysis_calibrations
+    from toolkit.analysis import fit
 
     cid = _whole_id(calibration_id)
     conn = open_db(db_path)
     try:
-        c = cal.get(conn, cid)
-    except cal.CalibrationError as e:
+        c = analysis_calibrations.get(conn, cid)
+    except fit.CalibrationError as e:
         fail(str(e))
-    listed = {r["id"]: r for r in cal.listing(conn, c["project"])}[cid]
+    listed = {r["id"]: r for r in analysis_calibrations.listing(conn, c["project"])}[cid]
     c["active"], c["pinned"] = listed["active"], listed["pinned"]
     if as_json:
         print_json(c)
@@ -154,7 +156,8 @@ def diff(a, b, days, project, db_path, as_json):
     Example:
         plantune calibrations diff 3 5 --days 60
     """
-    from toolkit.analysis import calibrate as cal
+    from toolkit.analysis import calibrations as analysis_calibrations
+    from toolkit.analysis import fit
 
     a_id, b_id = _whole_id(a, "A"), _whole_id(b, "B")
     try:
@@ -165,8 +168,8 @@ def diff(a, b, days, project, db_path, as_json):
         fail(f"--days must be a whole number between 1 and 3650, got {days!r}")
     conn = open_db(db_path)
     try:
-        out = cal.compare(conn, a_id, b_id, n_days, project)
-    except cal.CalibrationError as e:
+        out = analysis_calibrations.compare(conn, a_id, b_id, n_days, project)
+    except fit.CalibrationError as e:
         fail(str(e))
     if as_json:
         print_json(out)
@@ -221,7 +224,8 @@ def use(calibration_id, latest, project, db_path, as_json):
         plantune calibrations use 3
         plantune calibrations use --latest --project acme-web
     """
-    from toolkit.analysis import calibrate as cal
+    from toolkit.analysis import calibrations as analysis_calibrations
+    from toolkit.analysis import fit
     from toolkit.store import db, paths
 
     if latest == (calibration_id is not None):
@@ -233,10 +237,10 @@ def use(calibration_id, latest, project, db_path, as_json):
     conn = open_db(db_path)
     try:
         if latest:
-            out = cal.unpin(conn, project or db.GLOBAL_SCOPE)
+            out = analysis_calibrations.unpin(conn, project or db.GLOBAL_SCOPE)
         else:
-            out = cal.pin(conn, _whole_id(calibration_id))
-    except cal.CalibrationError as e:
+            out = analysis_calibrations.pin(conn, _whole_id(calibration_id))
+    except fit.CalibrationError as e:
         fail(str(e))
     if as_json:
         print_json(out)

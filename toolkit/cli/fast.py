@@ -16,14 +16,7 @@ codes 1 and 2) is the same byte for byte whichever path runs; tests compare the 
 import os
 import sys
 
-
-class CommandError(Exception):
-    """A refused command: one line for stderr (click's ``Error: `` is added) and an exit code."""
-
-    def __init__(self, message, exit_code=1):
-        super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
+from toolkit.core.errors import Refused, run_script
 
 
 class Output:
@@ -46,7 +39,7 @@ def _project(project):
 
     if project:
         if not paths.is_valid_slug(project):
-            raise CommandError(
+            raise Refused(
                 f"invalid project slug {project!r} (use letters, digits, '.', '_' and '-')"
             )
         return project
@@ -58,18 +51,19 @@ def require_database(db_path):
     if db_path and not os.path.exists(db_path):
         from toolkit.store import db
 
-        raise CommandError(db.no_database_message(db_path))
+        raise Refused(db.no_database_message(db_path))
 
 
 def _open(db_path):
+    from toolkit.core import database
     from toolkit.store import db, paths
     from toolkit.gstack import mirror
 
     mirror.keep_to_own_database(db_path)
     try:
-        return db.connect(paths.db_path(db_path))
+        return database.connect(paths.db_path(db_path))
     except db.DatabaseError as e:
-        raise CommandError(str(e)) from None
+        raise Refused(str(e)) from None
 
 
 def _pickup(conn, slug, result):
@@ -86,7 +80,7 @@ def read_stdin_text(what):
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise CommandError(f"{what} on stdin is not valid UTF-8") from None
+        raise Refused(f"{what} on stdin is not valid UTF-8") from None
 
 
 def run_log(event, project=None, db_path=None, as_json=False):
@@ -99,11 +93,11 @@ def run_log(event, project=None, db_path=None, as_json=False):
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise CommandError("the event is not valid UTF-8") from None
+        raise Refused("the event is not valid UTF-8") from None
     try:
         record = questions.validate_json(text, allow_phase=True)
     except questions.QuestionError as e:
-        raise CommandError(e.message.removeprefix(questions.PREFIX + ": ")) from None
+        raise Refused(e.message.removeprefix(questions.PREFIX + ": ")) from None
     from toolkit.store import db, paths
     from toolkit.gstack import spool
 
@@ -118,7 +112,7 @@ def run_log(event, project=None, db_path=None, as_json=False):
         try:
             spool.put_question(record, slug, paths.db_path(db_path), mirror=mirror.enabled())
         except spool.SpoolError as err:
-            raise CommandError(f"database is locked and {err}") from None
+            raise Refused(f"database is locked and {err}") from None
         if as_json:
             result.out.append(_json_text({"status": "spooled", "id": None,
                                           "event_key": questions.event_key(slug, record),
@@ -260,26 +254,13 @@ def main(argv=None):
 
         return click_main(args)
     run, kwargs = parsed
-    try:
+
+    def command(_args):
         result = run(**kwargs)
         _write(sys.stderr, result.err)
         _write(sys.stdout, result.out)
-        code = 0
-    except CommandError as e:
-        sys.stderr.write(f"Error: {e.message}\n")
-        code = e.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("plantune: interrupted\n")
-        code = 130
-    except Exception as e:  # noqa: BLE001 - the last line of defence, as in toolkit.cli.app
-        if os.environ.get("PLANTUNE_DEBUG"):
-            raise
-        from toolkit.store import safe_io
+        return 0
 
-        sys.stderr.write(f"plantune: {safe_io.error_line(e)}\n")
-        code = 1
-    if argv is None:
-        from toolkit.store.safe_io import exit_now
-
-        exit_now(code)  # committed and flushed; skip interpreter teardown
-    return code
+    # Refusals read as click's do ("Error: ..."): the same command may take either path.
+    return run_script("plantune", command, argv,
+                      refusal="Error: {message}")

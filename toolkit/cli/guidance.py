@@ -21,11 +21,11 @@ def project_dir_option(f):
 
 
 def _layout(project_dir):
-    from toolkit.guidance import proposals as guidance
+    from toolkit.guidance import files
 
     if project_dir and not os.path.isdir(project_dir):
         fail(f"project folder {project_dir} does not exist")
-    return guidance.layout_for(project_dir=project_dir)
+    return files.layout_for(project_dir=project_dir)
 
 
 def _warn(messages):
@@ -61,11 +61,11 @@ def init(project_dir, as_json):
     Example:
         plantune guidance init --project-dir .
     """
-    from toolkit.guidance import proposals as g
+    from toolkit.guidance import files
 
     layout = _layout(project_dir)
     try:
-        created = g.init_guidance(layout)
+        created = files.init_guidance(layout)
     except OSError as e:
         fail(f"cannot write {layout.base}: {e.strerror or e}")
     if as_json:
@@ -93,12 +93,12 @@ def show(project_dir, context, mode, as_json):
     Example:
         plantune guidance show --context
     """
-    from toolkit.guidance import proposals as g
+    from toolkit.guidance import files
 
-    if mode not in g.MODE_TABLE:
-        fail(f"invalid mode '{mode}', must be one of: " + ", ".join(g.MODES))
+    if mode not in files.MODE_TABLE:
+        fail(f"invalid mode '{mode}', must be one of: " + ", ".join(files.MODES))
     layout = _layout(project_dir)
-    result = g.load_guidance(layout, mode)
+    result = files.load_guidance(layout, mode)
     _warn(result.warnings)
     if context:
         if result.context:
@@ -108,13 +108,13 @@ def show(project_dir, context, mode, as_json):
         print_json({
             "project_dir": layout.project_dir,
             "project_guidance_file": layout.local_file,
-            "global_guidance_file": g.global_guidance_file(),
+            "global_guidance_file": files.global_guidance_file(),
             "files_read": result.files_read, "warnings": result.warnings,
             "summary": result.summary, "context": result.context,
         })
         return
     click.echo(f"Project guidance: {layout.rel(layout.local_file)}")
-    click.echo(f"Global defaults:  {g.global_guidance_file()}")
+    click.echo(f"Global defaults:  {files.global_guidance_file()}")
     click.echo(f"Summary:          {result.summary}")
     click.echo("")
     click.echo(result.context or "No guidance in effect (run `plantune guidance init`).",
@@ -139,17 +139,17 @@ def trace(project_dir, ingest, limit, db_path, as_json):
         plantune guidance trace --ingest
         plantune guidance trace --json
     """
-    from toolkit.guidance import proposals as g
+    from toolkit.guidance import traces
 
     layout = _layout(project_dir)
-    records, bad = g.read_index(layout.index_file)
+    records, bad = traces.read_index(layout.index_file)
     for n, reason in bad:
         click.echo(f"warning: {layout.rel(layout.index_file)} line {n} skipped: {reason}",
                    err=True)
     ingested = None
     if ingest:
         conn = open_db(db_path)
-        ingested = g.ingest_index(conn, layout)
+        ingested = traces.ingest_index(conn, layout)
     if as_json:
         print_json({"index": layout.index_file, "runs": records,
                     "bad_lines": [{"line": n, "reason": r} for n, r in bad],
@@ -202,6 +202,7 @@ def propose(project_dir, db_path, as_json):
         plantune guidance propose
     """
     from toolkit.guidance import proposals as g
+    from toolkit.guidance import apply as guidance_apply
 
     layout = _layout(project_dir)
     conn = open_db(db_path)
@@ -211,7 +212,7 @@ def propose(project_dir, db_path, as_json):
     if p["items"]:
         md = os.path.join(layout.proposals_dir, f"{p['id']}.md")
         try:
-            g.save_proposal(conn, p, md, layout)
+            guidance_apply.save_proposal(conn, p, md, layout)
         except OSError as e:
             fail(f"proposal {p['id']} stored, but {layout.rel(md)} not written: "
                  f"{e.strerror or e}")
@@ -294,12 +295,13 @@ def apply(proposal, db_path, as_json):
     Example:
         plantune guidance apply gp-1a2b3c4d5e6f
     """
-    from toolkit.guidance import proposals as g
+    from toolkit.guidance import apply as guidance_apply
+    from toolkit.guidance import files
 
     conn = open_db(db_path)
     try:
-        p = g.apply_proposal(conn, proposal)
-    except g.GuidanceError as e:
+        p = guidance_apply.apply_proposal(conn, proposal)
+    except files.GuidanceError as e:
         fail(str(e))
     except OSError as e:
         fail(f"guidance file not written: {e.strerror or e}; nothing applied")
@@ -344,11 +346,12 @@ def run(session_id, mode, required, cwd, project_dir, review, draft, merged_anal
     Example:
         plantune guidance run --session 4f1c --required docs/plan.md --mode propose
     """
-    from toolkit.guidance import proposals as g
+    from toolkit.guidance import files
+    from toolkit.guidance import runs
 
-    mode = mode or os.environ.get(MODE_ENV) or g.DEFAULT_MODE
-    if mode not in g.MODE_TABLE:
-        fail(f"invalid mode '{mode}', must be one of: " + ", ".join(g.MODES))
+    mode = mode or os.environ.get(MODE_ENV) or files.DEFAULT_MODE
+    if mode not in files.MODE_TABLE:
+        fail(f"invalid mode '{mode}', must be one of: " + ", ".join(files.MODES))
     if cwd and not os.path.isdir(cwd):
         fail(f"folder {cwd} does not exist")
     if project_dir and not os.path.isdir(project_dir):
@@ -362,10 +365,10 @@ def run(session_id, mode, required, cwd, project_dir, review, draft, merged_anal
             provided[name] = path
     conn = open_db(db_path)
     try:
-        result = g.run_session(conn, session_id=session_id, cwd=cwd, project_dir=project_dir,
+        result = runs.run_session(conn, session_id=session_id, cwd=cwd, project_dir=project_dir,
                                mode=mode, required=list(required), provided=provided,
                                topic=topic, task_id=task_id)
-    except g.GuidanceError as e:
+    except files.GuidanceError as e:
         fail(str(e))
     _warn(result.warnings)
     rec = result.record
@@ -420,20 +423,25 @@ def session_end(mode, db_path):
         echo '{"session_id":"4f1c","cwd":"/src/app","hook_event_name":"SessionEnd"}' \\
             | plantune hook session-end --mode propose
     """
-    try:
-        _session_end(mode, db_path)
-    except Exception as e:  # noqa: BLE001 - hooks never break the agent
-        _hook_error_log(f"internal error: {type(e).__name__}: {e}")
+    from toolkit.core.errors import run_script
+
+    def report(_prog, error):  # hooks never break the agent
+        _hook_error_log(f"internal error: {type(error).__name__}: {error}")
+        return 0
+
+    run_script("hook session-end", lambda _args: _session_end(mode, db_path), [], crash=report)
     sys.exit(0)
 
 
 def _session_end(mode, db_path):
-    from toolkit.store import db, paths
-    from toolkit.guidance import proposals as g
+    from toolkit.core import database
+    from toolkit.store import paths
+    from toolkit.guidance import files
+    from toolkit.guidance import runs
 
-    mode = mode or os.environ.get(MODE_ENV) or g.DEFAULT_MODE
-    if mode not in g.MODE_TABLE:
-        _hook_error_log(f"invalid mode '{mode}', must be one of: " + ", ".join(g.MODES))
+    mode = mode or os.environ.get(MODE_ENV) or files.DEFAULT_MODE
+    if mode not in files.MODE_TABLE:
+        _hook_error_log(f"invalid mode '{mode}', must be one of: " + ", ".join(files.MODES))
         return
     raw = sys.stdin.read()
     try:
@@ -454,8 +462,8 @@ def _session_end(mode, db_path):
         return
     transcript = payload.get("transcript_path")
     event = payload.get("hook_event_name")
-    conn = db.connect(paths.db_path(db_path))
-    result = g.run_session(
+    conn = database.connect(paths.db_path(db_path))
+    result = runs.run_session(
         conn, session_id=session_id, cwd=cwd, mode=mode,
         hook_event=event if isinstance(event, str) else None,
         transcript_path=transcript if isinstance(transcript, str) else None)

@@ -83,29 +83,29 @@ def install(settings_path, executable, db_path, check):
     """
     import json
 
-    from toolkit.claude import hooks
+    from toolkit.claude import settings
 
     try:
-        executable = hooks.resolve_executable(executable)
-    except hooks.SettingsError as e:
+        executable = settings.resolve_executable(executable)
+    except settings.SettingsError as e:
         fail(str(e))
     if not settings_path:
-        entries = hooks.settings_entries(executable, db_path)
+        entries = settings.settings_entries(executable, db_path)
         click.echo(json.dumps({"hooks": entries}, indent=2))
         if check:
-            _check(hooks, [(event, groups[0]["hooks"][0]["command"])
+            _check([(event, groups[0]["hooks"][0]["command"])
                            for event, groups in entries.items()], err=True)
         return
     try:
-        outcome, gstack = hooks.install_settings(settings_path, executable, db_path)
-    except hooks.SettingsError as e:
+        outcome, gstack = settings.install_settings(settings_path, executable, db_path)
+    except settings.SettingsError as e:
         fail(str(e))
     except OSError as e:
         fail(f"cannot write {settings_path}: {e.strerror or e}")
     for event, status in outcome.items():
         verb = {"added": "added", "present": "already installed",
                 "updated": "command updated"}[status]
-        click.echo(f"{event}: {verb} ({hooks.hook_command(event, executable, db_path)})")
+        click.echo(f"{event}: {verb} ({settings.hook_command(event, executable, db_path)})")
     if not os.access(executable, os.X_OK) or os.path.isdir(executable):
         click.echo(f"note: {executable} is not an executable file; the hooks fail until it is",
                    err=True)
@@ -116,7 +116,7 @@ def install(settings_path, executable, db_path, check):
     _initial_import(db_path)
     if check:
         with open(settings_path, encoding="utf-8") as f:
-            _check(hooks, hooks.installed_commands(json.load(f)))
+            _check(settings.installed_commands(json.load(f)))
 
 
 def _initial_import(db_path):
@@ -128,6 +128,7 @@ def _initial_import(db_path):
     import sys
 
     from toolkit.gstack import ingest, mirror
+    from toolkit.gstack import ingest_base
     from toolkit.store import paths
     from toolkit.cli.app import open_db
     from toolkit.cli.ingest import _Progress
@@ -145,7 +146,7 @@ def _initial_import(db_path):
     except KeyboardInterrupt:
         progress.close()
         fail("import interrupted; what was read is kept, `plantune ingest` does the rest")
-    except (ingest.IngestError, OSError) as e:
+    except (ingest_base.IngestError, OSError) as e:
         progress.close()
         click.echo(f"note: gstack's history was not imported: {e}", err=True)
         return
@@ -160,10 +161,12 @@ def _initial_import(db_path):
                f" ({summary.duplicate:,} already there, {summary.skipped:,} skipped).", err=True)
 
 
-def _check(hooks, commands, err=False):
+def _check(commands, err=False):
+    from toolkit.claude import settings
+
     failed = 0
     for event, command in commands:
-        problem = hooks.check_command(event, command)
+        problem = settings.check_command(event, command)
         failed += bool(problem)
         status = f"failed: {problem}" if problem else "OK"
         click.echo(f"check {event}: {status} ({command})", err=err)

@@ -92,6 +92,7 @@ def ingest(state_root, strict, developer, db_path, as_json):
         plantune ingest ./alice-gstack --developer alice@example.com --db team.db
     """
     from toolkit.gstack import ingest as ing
+    from toolkit.gstack import ingest_base
     from toolkit.store import paths
 
     root = state_root or paths.state_root()
@@ -99,11 +100,11 @@ def ingest(state_root, strict, developer, db_path, as_json):
     progress = _Progress(enabled=sys.stderr.isatty() and not as_json)
     try:
         summary = ing.ingest_state_root(conn, root, strict=strict, progress=progress)
-    except ing.StrictError as e:
+    except ingest_base.StrictError as e:
         progress.close()
         _echo_issues(e.report)
         fail(str(e))
-    except ing.IngestError as e:
+    except ingest_base.IngestError as e:
         progress.close()
         fail(str(e))
     except sqlite3.Error as e:

@@ -42,17 +42,18 @@ def rank(db_path):
         EOF
     """
     from toolkit.pacing import rank as pc
+    from toolkit.pacing import request as pacing_request
     from toolkit.store import paths
 
     try:
-        request = pc.parse_request(sys.stdin.read())
-        pc.validate_request(request)
-    except pc.PacingError as e:
+        request = pacing_request.parse_request(sys.stdin.read())
+        pacing_request.validate_request(request)
+    except pacing_request.PacingError as e:
         fail(str(e))
     conn = open_db(db_path)
     try:
         result = pc.rank(conn, request, paths.resolve_slug())
-    except pc.PacingError as e:
+    except pacing_request.PacingError as e:
         fail(str(e))
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
@@ -71,12 +72,13 @@ def show(session, db_path, as_json):
         plantune pacing show s1
         plantune pacing show s1 --json
     """
-    from toolkit.pacing import rank as pc
+    from toolkit.pacing import decisions
+    from toolkit.pacing import request as pacing_request
 
     conn = open_db(db_path)
     try:
-        summary = pc.session_summary(conn, session)
-    except pc.PacingError as e:
+        summary = decisions.session_summary(conn, session)
+    except pacing_request.PacingError as e:
         fail(str(e))
     if as_json:
         print_json(summary)
@@ -120,17 +122,18 @@ def silent(session, phase, db_path, as_json):
     Example:
         plantune pacing silent s1 --phase eng
     """
-    from toolkit.pacing import rank as pc
+    from toolkit.pacing import decisions
+    from toolkit.pacing import request as pacing_request
 
     conn = open_db(db_path)
     try:
-        rows = pc.silent_decisions(conn, session, phase)
-    except pc.PacingError as e:
+        rows = decisions.silent_decisions(conn, session, phase)
+    except pacing_request.PacingError as e:
         fail(str(e))
     if as_json:
         print_json(rows)
         return
-    click.echo(pc.silent_block(rows))
+    click.echo(decisions.silent_block(rows))
 
 
 @click.command()
@@ -153,18 +156,19 @@ def flip(finding_id, session, choice, surface, db_path):
         plantune flip test-coverage-bookclub-form
         plantune flip test-coverage-bookclub-form --session s1 --choice add-tests
     """
-    from toolkit.pacing import rank as pc
+    from toolkit.pacing import decisions
+    from toolkit.pacing import request as pacing_request
     from toolkit.store import paths
 
     if choice is not None and surface:
         fail("use either --choice or --surface, not both")
     conn = open_db(db_path)
     try:
-        decision = pc.find_decision(conn, finding_id, session, paths.resolve_slug())
-        if pc.link_answers(conn, decision["session_id"]):
-            decision = pc.find_decision(conn, finding_id, decision["session_id"], decision["project"])
+        decision = decisions.find_decision(conn, finding_id, session, paths.resolve_slug())
+        if decisions.link_answers(conn, decision["session_id"]):
+            decision = decisions.find_decision(conn, finding_id, decision["session_id"], decision["project"])
         if choice is not None:
-            decision = pc.flip_choice(conn, decision, choice)
+            decision = decisions.flip_choice(conn, decision, choice)
             if decision.get("warning"):
                 click.echo(f"plantune: {decision['warning']}", err=True)
             click.echo(
@@ -173,8 +177,8 @@ def flip(finding_id, session, choice, surface, db_path):
             )
             return
         if surface:
-            decision = pc.flip_surface(conn, decision)
-    except pc.PacingError as e:
+            decision = decisions.flip_surface(conn, decision)
+    except pacing_request.PacingError as e:
         fail(str(e))
-    out = pc.flip_question(decision)
+    out = decisions.flip_question(decision)
     click.echo(json.dumps(out, indent=2, ensure_ascii=False))

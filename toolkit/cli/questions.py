@@ -8,16 +8,17 @@ preferences, ``--json`` output and an explicit ``--project``.
 import click
 
 from toolkit.cli.app import db_option, fail, json_option, open_db, print_json, require_database
+from toolkit.core.errors import Refused
 
 _PROJECT_HELP = "Project slug (default: $GSTACK_PROJECT_SLUG, else resolved from the current directory)."
 
 
 def _project(project):
-    from toolkit.cli.fast import CommandError, _project as resolve
+    from toolkit.cli.fast import _project as resolve
 
     try:
         return resolve(project)
-    except CommandError as e:
+    except Refused as e:
         fail(e.message)
 
 
@@ -35,11 +36,9 @@ def _pickup(conn, slug):
 
 def _emit(run, **kwargs):
     """Run a shared hot-path command and print its output the way click prints."""
-    from toolkit.cli.fast import CommandError
-
     try:
         result = run(**kwargs)
-    except CommandError as e:
+    except Refused as e:
         fail(e.message, e.exit_code)
     for line in result.err:
         click.echo(line, err=True)

@@ -25,6 +25,7 @@ def _merge_line(result):
         f" {prefs['added']:,} added, {prefs['updated']:,} updated, {prefs['removed']:,} removed;"
         f" declared profile: {profile['added']:,} added, {profile['updated']:,} updated,"
         f" {profile['removed']:,} removed"
+        + (f"; {result['removed']:,} deleted rows removed" if result.get("removed") else "")
     )
 
 
@@ -42,8 +43,10 @@ def merge(sources, developer, db_path, as_json):
     stay per developer (tables developer_preferences, developer_declared_profile).
     Office-hours sessions, trace runs and guidance proposals come along too (a merged
     proposal is evidence: it is applied where it was made, never from the team database).
-    A source with a schema this plantune does not know is refused before anything is
-    written. Prints the counts per source.
+    Nothing deleted comes back: what a source deleted (its tombstones and deletion
+    records) leaves the team database too, and what was deleted in either never returns
+    from any source or backup. A source with a schema this plantune does not know is
+    refused before anything is written. Prints the counts per source.
 
     \b
     Example:

@@ -42,7 +42,8 @@ def ingest_traces(directory, db_path, as_json):
     Example:
         plantune ingest-traces ~/code
     """
-    from toolkit.guidance import proposals as g
+    from toolkit.guidance import files
+    from toolkit.guidance import traces
 
     if not os.path.isdir(directory):
         fail(f"{directory} is not a folder")
@@ -52,7 +53,7 @@ def ingest_traces(directory, db_path, as_json):
     conn = open_db(db_path)
     results = []
     for project_dir in projects:
-        summary = g.ingest_index(conn, g.Layout(project_dir))
+        summary = traces.ingest_index(conn, files.Layout(project_dir))
         for bad in summary["bad_lines"]:
             click.echo(f"{os.path.join(project_dir, bad['file'])}:{bad['line']}: {bad['reason']}",
                        err=True)

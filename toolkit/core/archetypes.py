@@ -10,7 +10,7 @@ names, the rule and the test vectors come from gstack.
 
 import math
 
-from toolkit.core.registry import DIMENSIONS
+from toolkit.core.vocabulary import DIMENSIONS
 
 MAX_DISTANCE = 0.55
 POLYMATH = "Polymath"

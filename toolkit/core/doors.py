@@ -31,6 +31,8 @@ Stable API: ``classify``, ``normalise``, ``explain``, ``canonical_id``, ``decide
 
 import os
 
+from toolkit.core.vocabulary import DOOR_TYPES
+
 __all__ = [
     "ONE_WAY",
     "TWO_WAY",
@@ -57,7 +59,7 @@ __all__ = [
     "bundled_one_way_ids",
 ]
 
-ONE_WAY, TWO_WAY = "one-way", "two-way"
+ONE_WAY, TWO_WAY = DOOR_TYPES
 UNREADABLE = "unreadable"
 NO_MATCH = "no-match"
 

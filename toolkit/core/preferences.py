@@ -10,22 +10,19 @@ Messages carry no command prefix; the callers add ``gstack-question-preference: 
 click's ``Error: `` themselves.
 """
 
+from toolkit.core.jscompat import is_falsy, value_string
+from toolkit.core.vocabulary import FREE_TEXT_MAX, PREFERENCES, QUESTION_ID_MAX, is_kebab
+from toolkit.core.vocabulary import SILENCING_PREFERENCES as SILENCING
+from toolkit.core.vocabulary import USER_PREFERENCE_SOURCES as USER_SOURCES
 from toolkit.store.db import GLOBAL_SCOPE, real_rows
-from toolkit.store.paths import is_kebab
 
-PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
-# The two preferences that would let an agent skip the question.
-SILENCING = ("never-ask", "ask-only-for-one-way")
 # Only the user may tune their own questions: /plan-tune itself, or a `tune:` reply the user
 # typed in chat. Anything an agent read (tool output, files, PR text) is refused (exit 2).
-USER_SOURCES = ("plan-tune", "inline-user")
 UNKNOWN = "unknown"
 
 ASK = "ASK_NORMALLY"
 AUTO = "AUTO_DECIDE"
 
-FREE_TEXT_MAX = 300
-QUESTION_ID_MAX = 64
 
 
 __all__ = [
@@ -98,11 +95,11 @@ def validate_write(conn, obj):
             "invalid preference (must be one of: always-ask, never-ask, ask-only-for-one-way)"
         )
     source = obj.get("source")
-    if _js_falsy(source):
+    if is_falsy(source):
         raise PreferenceError("source field required (one of: plan-tune, inline-user)")
     if source not in USER_SOURCES:
         raise PreferenceError(
-            f'rejected — source "{_js_string(source)}" is not user-originated'
+            f'rejected — source "{value_string(source)}" is not user-originated'
             " (profile poisoning defense)",
             exit_code=2,
         )
@@ -115,8 +112,9 @@ def validate_write(conn, obj):
             raise PreferenceError("free_text must be string")
         if "\x00" in ft:
             raise PreferenceError("free_text must not contain NUL bytes")
+        from toolkit.core.jscompat import truncate
         from toolkit.core.screening import (
-            PREFERENCE_FREE_TEXT_PATTERNS, flatten_newlines, has_injection, truncate,
+            PREFERENCE_FREE_TEXT_PATTERNS, flatten_newlines, has_injection,
         )
 
         ft = flatten_newlines(truncate(ft, FREE_TEXT_MAX))
@@ -127,25 +125,7 @@ def validate_write(conn, obj):
     return qid, pref, source, free_text
 
 
-def _js_falsy(v):
-    return v is None or v is False or v == "" or (
-        isinstance(v, (int, float)) and not isinstance(v, bool) and (v == 0 or v != v)
-    )
 
-
-def _js_string(v):
-    # How a template literal prints a non-string JSON value.
-    if isinstance(v, str):
-        return v
-    if v is True:
-        return "true"
-    if isinstance(v, dict):
-        return "[object Object]"
-    if isinstance(v, list):
-        return ",".join("" if x is None else _js_string(x) for x in v)
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 # --------------------------------------------------------------------------
@@ -303,10 +283,10 @@ def render(prefs):
     items = list(prefs.items())
     # JS objects list integer-like keys first, ascending; ids like "123" are valid kebab.
     if any(k.isdigit() for k, _ in items):
-        from toolkit.core.questions import _is_array_index
+        from toolkit.core.jscompat import is_array_index
 
-        index = sorted((kv for kv in items if _is_array_index(kv[0])), key=lambda kv: int(kv[0]))
-        items = index + [kv for kv in items if not _is_array_index(kv[0])]
+        index = sorted((kv for kv in items if is_array_index(kv[0])), key=lambda kv: int(kv[0]))
+        items = index + [kv for kv in items if not is_array_index(kv[0])]
     import json
 
     body = ",\n".join(

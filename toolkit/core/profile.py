@@ -12,13 +12,20 @@ standard library only.
 import math
 import os
 
-# json_lite, _sha1 and a hand-made round3: the json package (and re with it), hashlib
-# (OpenSSL) and decimal cost every derive, which agents run after each logged question,
-# several milliseconds to import. The results are the same (tests compare them).
+# json_lite and _sha1: the json package (and re with it) and hashlib (OpenSSL) cost every
+# derive, which agents run after each logged question, several milliseconds to import.
+from toolkit.core.jscompat import (
+    in_property_order,
+    is_falsy,
+    number_string_exact_ints,
+    round3,
+    stringify_indented,
+    stringify_plain,
+    value_string,
+)
+from toolkit.core.vocabulary import DIMENSIONS
 from toolkit.store import db
 from toolkit.store import json_lite as json
-
-DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
 
 DIMENSION_WORDS = {
     "scope_appetite": ("small scope, ship fast", "boil the ocean"),
@@ -63,103 +70,9 @@ class ProfileError(Exception):
 # numbers the way gstack prints them
 
 
-def round3(x):
-    """Round half-up to 3 decimals on the exact binary value (JavaScript ``toFixed(3)``).
-
-    What ``float(Decimal(x).quantize(Decimal("0.001"), ROUND_HALF_UP))`` gives, in integer
-    arithmetic on the value's exact ratio (int division rounds correctly to a float).
-    """
-    if x == x and x not in (math.inf, -math.inf):
-        n, d = abs(x).as_integer_ratio()
-        q = (2000 * n + d) // (2 * d)
-        if q < 10**28:  # decimal's default precision; beyond it quantize refuses
-            return -(q / 1000) if math.copysign(1.0, x) < 0 else q / 1000
-    from decimal import ROUND_HALF_UP, Decimal
-
-    return float(Decimal(x).quantize(Decimal("0.001"), ROUND_HALF_UP))
-
-
-def js_number(x):
-    """Format a number as JavaScript's ``String(x)`` does (``1`` not ``1.0``, ``1e-7``)."""
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, int):
-        return str(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == int(x) and abs(x) < 1e21:
-        return str(int(x))
-    text = repr(x)
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        exp = int(exp)
-        if -7 < exp < 21:
-            # JS writes these positionally; Python switches to exponents earlier.
-            from decimal import Decimal
-
-            return format(Decimal(text), "f")
-        return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
-    return text
-
-
-def js_value(obj):
-    """Deep copy with integral floats as ints, so ``json.dumps`` matches ``JSON.stringify``."""
-    if isinstance(obj, float):
-        if math.isnan(obj) or math.isinf(obj):
-            return None
-        if obj == int(obj) and abs(obj) < 1e21:
-            return int(obj)
-        return obj
-    if isinstance(obj, dict):
-        return {k: js_value(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [js_value(v) for v in obj]
-    return obj
-
-
-def js_pretty(obj):
-    """``JSON.stringify(obj, null, 2)``."""
-    return json.dumps(js_value(obj), indent=2, ensure_ascii=False)
-
-
-def js_compact(obj):
-    """``JSON.stringify(obj)``."""
-    return json.dumps(js_value(obj), separators=(",", ":"), ensure_ascii=False)
-
-
-def js_truthy(v):
-    if v is None or v is False:
-        return False
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return v != 0 and not (isinstance(v, float) and math.isnan(v))
-    if isinstance(v, str):
-        return v != ""
-    return True
-
-
-def js_string(v):
-    """``String(v)`` for the JSON value types."""
-    if v is None:
-        return "null"
-    if isinstance(v, str):
-        return v
-    if isinstance(v, (bool, int, float)):
-        return js_number(v)
-    if isinstance(v, list):
-        return ",".join("" if x is None else js_string(x) for x in v)
-    return "[object Object]"
-
-
-def _is_array_index(key):
-    return key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 4294967295
-
-
-def js_ordered(d):
-    """A dict in JavaScript's property order: integer-like keys ascending, then insertion."""
-    ints = sorted((k for k in d if _is_array_index(k)), key=int)
-    return {**{k: d[k] for k in ints}, **{k: v for k, v in d.items() if not _is_array_index(k)}}
+def _string(v):
+    """``String(v)`` with the profile's number formatting."""
+    return value_string(v, number_string_exact_ints)
 
 
 def canonical_json(obj):
@@ -454,8 +367,10 @@ def add_sessions(conn, sessions, origin, snapshot=False):
 
 
 def sessions(conn):
-    """Every office-hours session as stored, in order."""
-    return [json.loads(r[0]) for r in conn.execute("SELECT raw_json FROM office_hours_sessions ORDER BY id")]
+    """Every office-hours session of this database's user as stored, in order (sessions
+    merged from other developers' databases are theirs, not this profile's)."""
+    return [json.loads(r[0]) for r in conn.execute(
+        "SELECT raw_json FROM office_hours_sessions WHERE merged_from IS NULL ORDER BY id")]
 
 
 def accumulate(session_list):
@@ -467,7 +382,7 @@ def accumulate(session_list):
         sig = s.get("signals")
         if isinstance(sig, list):
             for x in sig:
-                key = js_string(x)
+                key = _string(x)
                 signals[key] = signals.get(key, 0) + 1
         for src, out, seen in ((s.get("resources_shown"), resources, seen_r),
                                (s.get("topics"), topics, seen_t)):
@@ -477,7 +392,7 @@ def accumulate(session_list):
                     if k not in seen:
                         seen.add(k)
                         out.append(x)
-    return js_ordered(signals), resources, topics
+    return in_property_order(signals), resources, topics
 
 
 def tier(count):
@@ -498,14 +413,14 @@ def builder_summary(session_list):
 
     def field(s, name):
         v = s.get(name)
-        return js_string(v) if js_truthy(v) else ""
+        return _string(v) if not is_falsy(v) else ""
 
-    designs = [s for s in real if js_truthy(s.get("design_doc"))]
+    designs = [s for s in real if not is_falsy(s.get("design_doc"))]
     total = sum(signals.values())
     cross = (
         len(real) >= 2
-        and js_truthy(real[-1].get("project_slug"))
-        and js_truthy(real[-2].get("project_slug"))
+        and not is_falsy(real[-1].get("project_slug"))
+        and not is_falsy(real[-2].get("project_slug"))
         and real[-1].get("project_slug") != real[-2].get("project_slug")
     )
     builders = sum(1 for s in real if s.get("mode") == "builder")
@@ -516,15 +431,15 @@ def builder_summary(session_list):
         ("LAST_ASSIGNMENT", field(last, "assignment")),
         ("LAST_DESIGN_TITLE", field(last, "design_doc")),
         ("DESIGN_COUNT", str(len(designs))),
-        ("DESIGN_TITLES", js_compact([s.get("project_slug") if js_truthy(s.get("project_slug"))
+        ("DESIGN_TITLES", stringify_plain([s.get("project_slug") if not is_falsy(s.get("project_slug"))
                                       else "unknown" for s in designs])),
         ("ACCUMULATED_SIGNALS", ",".join(f"{k}:{v}" for k, v in signals.items())),
         ("TOTAL_SIGNAL_COUNT", str(total)),
         ("CROSS_PROJECT", "true" if cross else "false"),
         ("NUDGE_ELIGIBLE", "true" if builders >= 3 and total >= 5 else "false"),
-        ("RESOURCES_SHOWN", ",".join("" if x is None else js_string(x) for x in resources)),
+        ("RESOURCES_SHOWN", ",".join("" if x is None else _string(x) for x in resources)),
         ("RESOURCES_SHOWN_COUNT", str(len(resources))),
-        ("TOPICS", ",".join("" if x is None else js_string(x) for x in topics)),
+        ("TOPICS", ",".join("" if x is None else _string(x) for x in topics)),
     ]
 
 
@@ -638,7 +553,7 @@ def export(conn, path, project, force=False):
     except FileExistsError:
         raise ProfileError(f"{path} already exists (use --force to overwrite)") from None
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(js_pretty(doc) + "\n")
+        f.write(stringify_indented(doc) + "\n")
     os.chmod(path, 0o600)
     return doc
 
@@ -702,16 +617,14 @@ def delete(conn, project=None):
     ``secure_delete`` zeroes freed pages, VACUUM rebuilds the file and a TRUNCATE
     checkpoint empties the WAL, so no copy survives in either file.
     """
-    from toolkit.gstack import mirror
-
     counts = delete_counts(conn, project)
     conn.execute("PRAGMA secure_delete = ON")
     with db.transaction(conn):
-        mirror.tombstone(conn, [r[0] for r in conn.execute(
+        db.tombstone(conn, [r[0] for r in conn.execute(
             *_scoped("SELECT event_key FROM question_log", project))], "question-log")
         free = _scoped("SELECT event_key FROM preference_events"
                        " WHERE free_text IS NOT NULL AND free_text != ''", project, "scope")
-        mirror.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
+        db.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
         conn.execute(*_scoped("DELETE FROM preference_events WHERE free_text IS NOT NULL"
                               " AND free_text != ''", project, "scope"))
         conn.execute(*_scoped("UPDATE preferences SET free_text = NULL"

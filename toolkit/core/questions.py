@@ -7,15 +7,28 @@ hook call goes through it.  Recording lives further down the module.
 
 # json's own C scanner and encoder without the json package's import cost (hot path).
 from toolkit.store import json_lite as json
-from toolkit.store.paths import is_kebab
 
-from toolkit.core.screening import (
+from toolkit.core.jscompat import (
     JS_WHITESPACE,
-    flatten_newlines,
-    has_injection,
+    is_falsy,
+    is_finite,
     js_trim,
+    numbers_after_round_trip,
+    stringify,
+    to_number,
     truncate,
     utf16_len,
+)
+from toolkit.core.screening import flatten_newlines, has_injection
+from toolkit.core.vocabulary import (
+    CATEGORIES,
+    DOOR_TYPES,
+    FREE_TEXT_MAX,
+    OPTIONS_MAX,
+    PHASES,
+    QUESTION_ID_MAX,
+    SESSION_ID_MAX,
+    is_kebab,
 )
 
 # ===========================================================================
@@ -36,10 +49,7 @@ __all__ = [
     "validate_event",
     "validate_json",
     "normalize_choice",
-    "js_to_number",
-    "js_number",
     "format_ts",
-    "serialize",
 ]
 
 PREFIX = "gstack-question-log"
@@ -52,21 +62,15 @@ SOURCES = (
     "codex-import-marker",
     "codex-import-pattern",
 )
-CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
-DOOR_TYPES = ("one-way", "two-way")
-PHASES = ("ceo", "design", "eng", "dx", "other", "unknown")  # plantune extension
 
 # An answer the hook could not extract; it says nothing about following advice.
 UNKNOWN_CHOICE = "__unknown__"
 
-QUESTION_ID_MAX = 64
 TOOL_USE_ID_MAX = 128
-FREE_TEXT_MAX = 300
 SUMMARY_MAX = 200
 CHOICE_MAX = 64
 RECOMMENDED_MAX = 64
-SESSION_ID_MAX = 64
-OPTIONS_MIN, OPTIONS_MAX = 1, 26
+OPTIONS_MIN = 1
 QUESTION_INDEX_LIMIT = 1000
 
 # fullmatch, because JS `$` never matches before a trailing newline.
@@ -104,70 +108,6 @@ def parse_event(text) -> dict:
     if not isinstance(obj, dict):
         _fail("invalid JSON")
     return obj
-
-
-# Sources, not compiled patterns: only a string options_count needs them (re caches).
-_JS_DECIMAL = r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
-_JS_RADIX = r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)"
-_RADIX_BASE = {"x": 16, "o": 8, "b": 2}
-
-
-# Infinity and NaN without the math module (an extension module loaded from disk: one
-# more file for every logged question).
-_INF = float("inf")
-_NAN = float("nan")
-
-
-def _is_finite(x: float) -> bool:
-    return x == x and x not in (_INF, -_INF)
-
-
-def _int_to_float(n: int) -> float:
-    try:
-        return float(n)
-    except OverflowError:
-        return _INF if n > 0 else -_INF
-
-
-def js_to_number(value) -> float:
-    """JS ``Number(value)`` for JSON values; NaN where JS gives NaN.
-
-    ``true`` -> 1, ``null`` -> 0, ``""``/whitespace -> 0, ``" 3 "`` -> 3,
-    ``"0x1A"`` -> 26, ``[3]`` -> 3 (arrays go through their string form),
-    objects -> NaN.
-    """
-    if value is None:
-        return 0.0
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int):
-        return _int_to_float(value)
-    if isinstance(value, float):
-        return value
-    if isinstance(value, str):
-        s = value.strip(JS_WHITESPACE)
-        if not s:
-            return 0.0
-        import re  # rare (a string where a number belongs); costly to import per call
-
-        if re.fullmatch(_JS_DECIMAL, s):
-            return float(s.replace("Infinity", "inf"))
-        if re.fullmatch(_JS_RADIX, s):
-            return _int_to_float(int(s[2:], _RADIX_BASE[s[1].lower()]))
-        return _NAN
-    if isinstance(value, (list, tuple)):
-        # String([x]) is String(x); more than one element always has a comma.
-        if not value:
-            return 0.0
-        if len(value) > 1:
-            return _NAN
-        item = value[0]
-        if item is None:
-            return 0.0
-        if isinstance(item, (bool, dict)):
-            return _NAN  # "true" / "[object Object]"
-        return js_to_number(item)
-    return _NAN
 
 
 def normalize_choice(s: str) -> str:
@@ -209,15 +149,7 @@ def format_ts(dt=None) -> str:
     )
 
 
-def _js_falsy(v) -> bool:
-    # `if (!j.ts)`: unlike Python, [] and {} are truthy in JS.
-    if v is None or v is False:
-        return True
-    if isinstance(v, str):
-        return v == ""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return v == 0 or v != v
-    return False
+
 
 
 def _no_nul(field: str, value: str):
@@ -297,8 +229,8 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
         _fail("invalid door_type, must be one-way or two-way")
 
     if "options_count" in j:
-        n = js_to_number(j["options_count"])
-        if not (_is_finite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
+        n = to_number(j["options_count"])
+        if not (is_finite(n) and n.is_integer() and OPTIONS_MIN <= n <= OPTIONS_MAX):
             _fail("options_count must be integer in [1, 26]")
         j["options_count"] = int(n)
 
@@ -339,7 +271,7 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
             if not (is_index and 0 <= qi < QUESTION_INDEX_LIMIT):
                 _fail("question_index must be a non-negative integer")
 
-    if _js_falsy(j.get("ts")):
+    if is_falsy(j.get("ts")):
         j["ts"] = now if isinstance(now, str) else format_ts(now)
 
     return j
@@ -348,117 +280,6 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
 def validate_json(text, now=None, allow_phase: bool = False) -> dict:
     """``parse_event`` then ``validate_event``: the whole gstack-question-log check."""
     return validate_event(parse_event(text), now=now, allow_phase=allow_phase)
-
-
-# --- JSON.stringify-compatible output -------------------------------------
-
-def js_number(x) -> str:
-    """A number as JS prints it: ``1`` not ``1.0``, ``1e+21``, ``1e-7``, ``0.00001``."""
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, int):
-        if -(2**53) <= x <= 2**53:
-            return str(x)
-        x = _int_to_float(x)  # JS holds only a double
-    if x != x:
-        return "NaN"
-    if x in (_INF, -_INF):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "0"
-    sign = "-" if x < 0 else ""
-    mantissa, _, exp = repr(abs(x)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = whole + frac
-    point = len(whole) + (int(exp) if exp else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    digits = stripped.rstrip("0")
-    k, n = len(digits), point
-    # ECMAScript Number::toString, from the shortest round-trip digits.
-    if k <= n <= 21:
-        body = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        body = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        body = "0." + "0" * (-n) + digits
-    else:
-        e = n - 1
-        fraction = "." + digits[1:] if k > 1 else ""
-        body = f"{digits[0]}{fraction}e{'+' if e >= 0 else '-'}{abs(e)}"
-    return sign + body
-
-
-_LONE_SURROGATE = "[\ud800-\udfff]"
-
-
-def _js_string(s: str) -> str:
-    out = json.dumps(s, ensure_ascii=False)
-    if not out.isascii() and any("\ud800" <= c <= "\udfff" for c in out):
-        import re
-
-        # Well-formed JSON.stringify escapes lone surrogates instead of emitting them.
-        out = re.sub(_LONE_SURROGATE, lambda m: "\\u%04x" % ord(m.group()), out)
-    return out
-
-
-def _is_array_index(k: str) -> bool:
-    return k.isascii() and k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1
-
-
-def _key_text(k) -> str:
-    # Keys from JSON are always strings; Python callers may use numbers.
-    if isinstance(k, str):
-        return k
-    if isinstance(k, (int, float)) and not isinstance(k, bool):
-        return js_number(k)
-    raise TypeError(f"keys must be str, not {type(k).__name__}")
-
-
-def _encode(v, out: list):
-    if v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, str):
-        out.append(_js_string(v))
-    elif isinstance(v, (int, float)):
-        text = js_number(v)
-        # JSON has no NaN/Infinity; JSON.stringify writes null for them.
-        out.append("null" if text in ("NaN", "Infinity", "-Infinity") else text)
-    elif isinstance(v, dict):
-        items = [(_key_text(k), val) for k, val in v.items()]
-        # JS objects list integer-like keys first, ascending, whatever the insertion order.
-        if any(_is_array_index(k) for k, _ in items):
-            index_keys = [kv for kv in items if _is_array_index(kv[0])]
-            index_keys.sort(key=lambda kv: int(kv[0]))
-            items = index_keys + [kv for kv in items if not _is_array_index(kv[0])]
-        out.append("{")
-        for i, (k, val) in enumerate(items):
-            if i:
-                out.append(",")
-            out.append(_js_string(k))
-            out.append(":")
-            _encode(val, out)
-        out.append("}")
-    elif isinstance(v, (list, tuple)):
-        out.append("[")
-        for i, item in enumerate(v):
-            if i:
-                out.append(",")
-            _encode(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"{type(v).__name__} is not JSON serializable")
-
-
-def serialize(record) -> str:
-    """One compact JSON line, byte-identical to JS ``JSON.stringify(record)``."""
-    out: list = []
-    _encode(record, out)
-    return "".join(out)
 
 
 # ===========================================================================
@@ -495,39 +316,6 @@ class Recorded:
 ANNOTATION_FIELDS = ("distilled_at",)
 
 
-def _js_numbers(v):
-    """``v`` with every number as it reads back after a JS round trip, or ``v`` itself.
-
-    The mirror line is written with JS number formatting (``2.0`` -> ``2``, integers past
-    2**53 rounded to a double), so the record keyed live and the line parsed back must
-    agree on numbers for their keys to match.
-    """
-    t = type(v)
-    if t is float:
-        if v.is_integer():
-            return int(v)
-        return v
-    if t is int:
-        if -(2**53) <= v <= 2**53:
-            return v
-        try:
-            return int(float(v))
-        except OverflowError:
-            return v
-    if t is dict:
-        out = None
-        for k, item in v.items():
-            new = _js_numbers(item)
-            if new is not item or type(new) is not type(item):
-                out = out if out is not None else dict(v)
-                out[k] = new
-        return v if out is None else out
-    if t is list:
-        new = [_js_numbers(item) for item in v]
-        return v if all(a is b for a, b in zip(new, v)) else new
-    return v
-
-
 def event_key(project: str, record: dict) -> str:
     """sha1 of the project and the canonical record: the same line imported twice, or
     recorded live and later imported from the mirror file, gets the same key.
@@ -543,7 +331,7 @@ def event_key(project: str, record: dict) -> str:
 
     if any(k in record for k in ANNOTATION_FIELDS):
         record = {k: v for k, v in record.items() if k not in ANNOTATION_FIELDS}
-    record = _js_numbers(record)
+    record = numbers_after_round_trip(record)
     canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha1(f"{project}\0{canonical}".encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -611,7 +399,7 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
         "one-way" if verdict.one_way else "two-way",
         verdict.reason,
         json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
-        raw if raw is not None else serialize(record), ingested_from, 1 if synthetic else 0,
+        raw if raw is not None else stringify(record), ingested_from, 1 if synthetic else 0,
         recorded_at, developer or _developer(),
     )
 

@@ -4,13 +4,14 @@ import json
 import os
 import re
 
+from toolkit.core.jscompat import utf16_len
+from toolkit.core.vocabulary import CATEGORIES, DOOR_TYPES, is_kebab
 from toolkit.store import safe_io
 from toolkit.store.db import utc_now
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 REGISTRY_FILE = os.path.join(DATA_DIR, "registry.json")
 SIGNAL_MAP_FILE = os.path.join(DATA_DIR, "signal-map.json")
-from toolkit.core.profile import DIMENSIONS  # noqa: E402,F401 - defined with the profile
 
 
 def bundled_registry():
@@ -92,12 +93,9 @@ def door_types(conn):
 # Sync: load a gstack scripts/question-registry.ts (or a JSON array) into the database.
 # ===========================================================================
 
-CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
-DOOR_TYPES = ("one-way", "two-way")
 FIELDS = ("id", "skill", "category", "door_type", "options", "signal_key", "description")
 COMPARED_FIELDS = ("skill", "category", "door_type", "options", "signal_key", "description")
 DESCRIPTION_MAX = 200
-_KEBAB = re.compile(r"[a-z0-9-]+")
 
 
 class RegistryError(ValueError):
@@ -355,10 +353,6 @@ def load_source(path: str) -> list:
         raise RegistryError(f"{path}: {e.message}") from None
 
 
-def _js_len(s: str) -> int:
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
-
-
 def entry_problems(key, entry, signal_keys) -> list:
     """The rules of gstack's question-registry.ts that ``entry`` breaks, as short reasons
     (empty when it is valid)."""
@@ -367,11 +361,11 @@ def entry_problems(key, entry, signal_keys) -> list:
     out = []
     eid = entry.get("id")
     skill = entry.get("skill")
-    if not isinstance(eid, str) or not _KEBAB.fullmatch(eid) or len(eid) > 64:
+    if not isinstance(eid, str) or not is_kebab(eid) or len(eid) > 64:
         out.append("id must be kebab-case (a-z, 0-9, -) and at most 64 characters")
     elif key is not None and eid != key:
         out.append(f"id {eid!r} differs from its key {key!r}")
-    if not isinstance(skill, str) or not _KEBAB.fullmatch(skill):
+    if not isinstance(skill, str) or not is_kebab(skill):
         out.append("skill must be a kebab-case skill name")
     elif isinstance(eid, str) and not eid.startswith(skill + "-"):
         out.append(f"id must start with its skill followed by '-' ({skill}-…)")
@@ -390,15 +384,15 @@ def entry_problems(key, entry, signal_keys) -> list:
             out.append(f"options repeat {', '.join(dupes)}")
     sk = entry.get("signal_key")
     if sk is not None:
-        if not isinstance(sk, str) or not _KEBAB.fullmatch(sk):
+        if not isinstance(sk, str) or not is_kebab(sk):
             out.append("signal_key must be kebab-case")
         elif sk not in signal_keys:
             out.append(f"signal_key {sk!r} is not in the signal map")
     desc = entry.get("description")
     if not isinstance(desc, str) or not desc.strip():
         out.append("description is required")
-    elif _js_len(desc) > DESCRIPTION_MAX:
-        out.append(f"description is {_js_len(desc)} characters (at most {DESCRIPTION_MAX})")
+    elif utf16_len(desc) > DESCRIPTION_MAX:
+        out.append(f"description is {utf16_len(desc)} characters (at most {DESCRIPTION_MAX})")
     elif "\n" in desc or "\r" in desc:
         out.append("description must be one line")
     return out
@@ -626,7 +620,7 @@ def normalize(total):
     """``1 / (1 + e^(-3 total))`` rounded half-up to 3 decimals, as JS ``toFixed(3)`` does
     on the exact binary value (Python's ``round`` is half-even)."""
     import math
-    from toolkit.core.profile import round3
+    from toolkit.core.jscompat import round3
 
     try:
         value = 1.0 / (1.0 + math.exp(-3.0 * total))

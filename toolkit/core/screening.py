@@ -12,8 +12,9 @@ but is not a literal space (so ``api key`` and ``force[- ]push`` still need a
 real space, as in JS) and, like them, is not a word character for ``\\b``.
 """
 
+from toolkit.core.jscompat import JS_WHITESPACE
+
 __all__ = [
-    "JS_WHITESPACE",
     "LazyPatterns",
     "SHARED_PATTERNS",
     "SHARED_PATTERN_SOURCES",
@@ -21,20 +22,11 @@ __all__ = [
     "PREFERENCE_FREE_TEXT_PATTERN_SOURCES",
     "js_regex",
     "js_space_fold",
-    "js_trim",
-    "utf16_len",
     "has_injection",
     "first_injection_match",
-    "truncate",
     "flatten_newlines",
 ]
 
-# ECMAScript WhiteSpace + LineTerminator: what JS `\s` and String.prototype.trim use.
-# (Python's str.isspace differs: it includes \x1c-\x1f and \x85 but not \ufeff.)
-JS_WHITESPACE = (
-    "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _WS_CLASS_BODY = r"\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _FOLD_SPACES = {ord(ch): "\x0b" for ch in JS_WHITESPACE if not ch.isascii()}
 
@@ -202,36 +194,6 @@ def first_injection_match(text: str, patterns=SHARED_PATTERNS):
     """The JS source of the first matching pattern, or None (for actionable errors)."""
     p = _first(text, patterns)
     return None if p is None else p.pattern
-
-
-def js_trim(s: str) -> str:
-    """``String.prototype.trim``: strips JS whitespace, not Python's."""
-    return s.strip(JS_WHITESPACE)
-
-
-def utf16_len(s: str) -> int:
-    """``s.length`` as JS counts it (astral characters are two code units)."""
-    if s.isascii():
-        return len(s)
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
-
-
-def truncate(s: str, n: int) -> str:
-    """Keep at most ``n`` UTF-16 code units, like JS ``s.slice(0, n)``.
-
-    JS counts code units, so an emoji costs two.  Where JS would cut an astral
-    character in half and keep a lone high surrogate, we drop the whole
-    character instead (the result is then one unit shorter than ``n``): a lone
-    surrogate cannot be stored as UTF-8.
-    """
-    if s.isascii():
-        return s[:n]
-    units = 0
-    for i, ch in enumerate(s):
-        units += 2 if ord(ch) > 0xFFFF else 1
-        if units > n:
-            return s[:i]
-    return s
 
 
 def flatten_newlines(s: str) -> str:

@@ -95,10 +95,10 @@ def main(argv):
         pass
     code = 0
     try:
-        from toolkit.store import db
+        from toolkit.core import database
         from toolkit.gstack import ingest
 
-        conn = db.connect(db_path)
+        conn = database.connect(db_path)
         # Lines appended while this runs are read too, until nothing is left.
         for _ in range(100):
             # The importer's write transactions are short and yield to waiting writers, so

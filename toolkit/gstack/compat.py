@@ -14,6 +14,8 @@ The database is the record. By default gstack's files are kept current too
 import os
 import sys
 
+from toolkit.core.errors import Refused, run_script
+
 LOG = "gstack-question-log"
 PREF = "gstack-question-preference"
 
@@ -29,11 +31,6 @@ Usage: gstack-question-preference <subcommand>
 
 Data lives in the plantune database ($PLANTUNE_DB, else <state root>/plantune.db);
 PLANTUNE_MIRROR=0 stops keeping gstack's JSON files current."""
-
-
-class _Exit(Exception):
-    def __init__(self, code):
-        self.code = code
 
 
 def _say(line):
@@ -57,13 +54,13 @@ def _slug():
 
 
 def _open(prefix):
+    from toolkit.core import database
     from toolkit.store import db, paths
 
     try:
-        return db.connect(paths.db_path())
+        return database.connect(paths.db_path())
     except db.DatabaseError as e:
-        _complain(prefix, str(e))
-        raise _Exit(1) from None
+        raise Refused(str(e)) from None
 
 
 def _utf8(prefix, text, what):
@@ -74,34 +71,13 @@ def _utf8(prefix, text, what):
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        _complain(prefix, f"{what} is not valid UTF-8")
-        raise _Exit(1) from None
+        raise Refused(f"{what} is not valid UTF-8") from None
     return text
 
 
 def _main(run, prefix, argv):
-    """Run a command; in a real process exit without interpreter teardown (hot path)."""
-    standalone = argv is None
-    args = sys.argv[1:] if standalone else list(argv)
-    try:
-        code = run(args)
-    except _Exit as e:
-        code = e.code
-    except KeyboardInterrupt:
-        _complain(prefix, "interrupted")
-        code = 130
-    except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
-        if os.environ.get("PLANTUNE_DEBUG"):
-            raise
-        from toolkit.store.safe_io import error_line
-
-        _complain(prefix, error_line(e))
-        code = 1
-    if standalone:
-        from toolkit.store.safe_io import exit_now
-
-        exit_now(code)
-    return code
+    """Run a command inside the one error boundary (a real process exits there)."""
+    return run_script(prefix, run, argv)
 
 
 # --------------------------------------------------------------------------

@@ -7,12 +7,13 @@ query: concurrent derives cannot race, and there is nothing stale to refresh.
 No click here: these scripts run from agent skills many times per session.
 """
 
-import os
 import sys
 
+from toolkit.core import database, profile
+from toolkit.core.errors import Refused, run_script
+from toolkit.core.jscompat import is_falsy, number_string_exact_ints, stringify_indented
 from toolkit.store import db, paths
 from toolkit.store import json_lite as json
-from toolkit.core import profile
 from toolkit.gstack import profile_sync
 
 PROG = "gstack-developer-profile"
@@ -47,7 +48,7 @@ class Context:
     def __init__(self):
         self.root = paths.state_root()
         self.project = paths.resolve_slug() or "unknown"
-        self.conn = db.connect(paths.db_path())
+        self.conn = database.connect(paths.db_path())
 
     def ensure(self, force_mirror=False):
         """gstack's "ensure the profile": pick up shared files, migrate, keep the mirror."""
@@ -85,7 +86,7 @@ def cmd_read(ctx, args):
 def cmd_profile(ctx, args):
     ctx.pickup_log(note_backlog=True)
     ctx.ensure()
-    out(profile.js_pretty(profile.document(ctx.conn, ctx.project)))
+    out(stringify_indented(profile.document(ctx.conn, ctx.project)))
     return 0
 
 
@@ -93,7 +94,7 @@ def cmd_gap(ctx, args):
     ctx.ensure()
     dec = profile.declared(ctx.conn)
     values = profile.inferred(ctx.conn, ctx.project)["values"]
-    out(profile.js_pretty({"declared": dec, "inferred": values, "gap": profile.gap(dec, values)}))
+    out(stringify_indented({"declared": dec, "inferred": values, "gap": profile.gap(dec, values)}))
     return 0
 
 
@@ -130,7 +131,7 @@ def cmd_trace(ctx, args):
     for r in rows:
         sign = "+" if r["delta"] > 0 else ""
         out(f"  {r['ts'][:19]}  {r['question_id']}  → {r['user_choice']}  "
-            f"({sign}{profile.js_number(r['delta'])})")
+            f"({sign}{number_string_exact_ints(r['delta'])})")
     return 0
 
 
@@ -146,10 +147,10 @@ def cmd_check_mismatch(ctx, args):
     if not flagged:
         out("MISMATCH: none")
         return 0
-    out(f"MISMATCH: {len(flagged)} dimension(s) disagree (gap > {profile.js_number(profile.MISMATCH_GAP)})")
+    out(f"MISMATCH: {len(flagged)} dimension(s) disagree (gap > {number_string_exact_ints(profile.MISMATCH_GAP)})")
     for dim, d, i, g in flagged:
-        out(f"  {dim}: declared {profile.js_number(d)} vs inferred {profile.js_number(i)} "
-            f"(gap {profile.js_number(g)})")
+        out(f"  {dim}: declared {number_string_exact_ints(d)} vs inferred {number_string_exact_ints(i)} "
+            f"(gap {number_string_exact_ints(g)})")
     return 0
 
 
@@ -173,11 +174,11 @@ def cmd_log_session(ctx, args):
         entry = json.loads(args[0])
     except ValueError:
         return 0
-    if not isinstance(entry, dict) or not profile.js_truthy(entry.get("date")) \
-            or not profile.js_truthy(entry.get("mode")):
+    if not isinstance(entry, dict) or is_falsy(entry.get("date")) \
+            or is_falsy(entry.get("mode")):
         return 0
     ctx.ensure()
-    if not profile.js_truthy(entry.get("ts")):
+    if is_falsy(entry.get("ts")):
         entry["ts"] = db.utc_now()
     with db.transaction(ctx.conn):
         profile.add_sessions(ctx.conn, [entry], origin="log-session")
@@ -229,41 +230,20 @@ def run(argv):
     try:
         ctx = Context()
     except db.DatabaseError as e:
-        err(f"{PROG}: {e}")
-        return 1
+        raise Refused(str(e)) from None
     try:
         return handler(ctx, argv[1:])
     finally:
         ctx.conn.close()
 
 
-def _main(argv):
-    try:
-        code = run(argv)
-    except KeyboardInterrupt:
-        err(f"{PROG}: interrupted")
-        code = 130
-    except BrokenPipeError:
-        code = 0
-    except Exception as e:  # noqa: BLE001 - a skill script must never see a traceback
-        if os.environ.get("PLANTUNE_DEBUG"):
-            raise
-        from toolkit.store import safe_io
-
-        err(f"{PROG}: {safe_io.error_line(e)}")
-        code = 1
-    from toolkit.store.safe_io import exit_now
-
-    exit_now(code)
-
-
 def developer_profile_main():
-    _main(sys.argv[1:])
+    run_script(PROG, run)
 
 
 def builder_profile_main():
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    _main(["--read"])
+    run_script(PROG, lambda _args: run(["--read"]))
 
 
 if __name__ == "__main__":

@@ -496,10 +496,10 @@ def append_question_event(conn, project, record, env=None, warnings=None):
     goes to ``warnings``); called after it, the append happens at once and its warning
     line (or None) is returned. See :func:`append_committed`.
     """
-    from toolkit.core import questions
+    from toolkit.core import jscompat
 
     path = project_file(project, QUESTION_LOG, env)
-    line = questions.serialize(record)
+    line = jscompat.stringify(record)
     return _once_committed(
         conn, lambda: _append_or_warn(conn, path, "question-log", line, env), warnings)
 
@@ -512,10 +512,10 @@ def preferences_changed(conn, scope, events=(), env=None, warnings=None):
     guidance alike. Inside a ``db.transaction`` it waits for the COMMIT (a warning goes to
     ``warnings``); after it, it runs at once and returns a warning line or None.
     """
-    from toolkit.core import questions
+    from toolkit.core import jscompat
     from toolkit.store.db import GLOBAL_SCOPE
 
-    lines = [questions.serialize(record) for record in events]
+    lines = [jscompat.stringify(record) for record in events]
 
     def write():
         found = [_rewrite_preferences(conn, scope, env)]
@@ -609,16 +609,6 @@ def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
 # Deletes: the lines go too, and their keys are tombstoned
 
 
-def tombstone(conn, keys, kind):
-    """Record deleted event keys (caller's transaction) so no copy is ever imported again."""
-    from toolkit.store.db import utc_now
-
-    now = utc_now()
-    conn.executemany(
-        "INSERT OR IGNORE INTO tombstones (event_key, kind, deleted_at) VALUES (?, ?, ?)",
-        [(k, kind, now) for k in keys])
-
-
 def rewrite_without(conn, path, kind, project, drop, env=None):
     """Rewrite a gstack JSONL file without the records ``drop(record)`` picks; returns how
     many lines went.
@@ -629,7 +619,7 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
     replaces the old one atomically (mode kept) and is marked read. A missing file is
     nothing to do.
     """
-    from toolkit.store import json_lite
+    from toolkit.store import db, json_lite
     from toolkit.core import questions
 
     root = paths.state_root(env)
@@ -655,7 +645,7 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
         keep.append(raw)
     if not removed:
         return 0
-    tombstone(conn, keys, kind)
+    db.tombstone(conn, keys, kind)
     text = b"".join(line + b"\n" for line in keep)
     st = safe_io.write_atomic(path, text, root=root)
     n = min(len(text), FINGERPRINT_BYTES)

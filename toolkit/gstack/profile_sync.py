@@ -19,8 +19,8 @@ import sys
 import time
 
 from toolkit.store import db, safe_io
+from toolkit.core import jscompat, profile
 from toolkit.store import json_lite as json
-from toolkit.core import profile
 
 PROFILE_FILE = "developer-profile.json"
 LEGACY_FILE = "builder-profile.jsonl"
@@ -229,7 +229,7 @@ def write_mirror(conn, root, project, doc=None):
     try:
         if doc is None:
             doc = profile.document(conn, project)
-        body = profile.js_pretty(doc).encode("utf-8")
+        body = jscompat.stringify_indented(doc).encode("utf-8")
         safe_io.write_atomic(path, body, root=root)
     except OSError as e:
         _warn(f"could not update {PROFILE_FILE}: {safe_io.describe(e)}"

@@ -27,13 +27,15 @@ import json
 
 from toolkit.store import db
 from toolkit.guidance import proposals as guidance
+from toolkit.guidance import apply as guidance_apply
+from toolkit.guidance import files
 
 MIN_HOLDERS = 3
 KIND = "promotion"
 EVIDENCE_LIMIT = 50
 
 
-class PromotionError(guidance.GuidanceError):
+class PromotionError(files.GuidanceError):
     """A promotion that cannot be applied, explained in one line."""
 
 
@@ -100,14 +102,8 @@ def _registry_shape(conn, qid):
     return skill, category[0] if category else "clarification"
 
 
-def build(conn, now=None):
-    """The promotion proposal (a dict); nothing is written."""
-    now = now or db.utc_now()
-    prefs = _preference_holders(conn)
-    adhoc = _adhoc_questions(conn)
-    check = guidance._UnsafeCheck(conn, guidance._registry(conn))
-    check.prime(list(prefs) + list(adhoc))
-    items, rejected = [], []
+def _promote_preferences(conn, prefs, check, items, rejected):
+    """A global preference where projects or developers agree on one for a question."""
     rule_pref = (f"the same preference in >= {MIN_HOLDERS} projects or >= {MIN_HOLDERS}"
                  " developers, and no holder disagrees")
     for qid, holders in sorted(prefs.items()):
@@ -140,6 +136,10 @@ def build(conn, now=None):
             "rejected_alternatives": [("leaving it per project: the same choice is repeated"
                                        " everywhere")],
         })
+
+
+def _promote_registry_additions(conn, adhoc, check, items):
+    """A registry entry for an ad-hoc question asked across projects or developers."""
     rule_reg = (f"an unregistered question id asked in >= {MIN_HOLDERS} projects or"
                 f" >= {MIN_HOLDERS} developers")
     for qid, holders in sorted(adhoc.items()):
@@ -161,6 +161,18 @@ def build(conn, now=None):
             "rejected_alternatives": [("keeping it ad hoc: its door type would be guessed on"
                                        " every call")],
         })
+
+
+def build(conn, now=None):
+    """The promotion proposal (a dict); nothing is written."""
+    now = now or db.utc_now()
+    prefs = _preference_holders(conn)
+    adhoc = _adhoc_questions(conn)
+    check = guidance._UnsafeCheck(conn, guidance._registry(conn))
+    check.prime(list(prefs) + list(adhoc))
+    items, rejected = [], []
+    _promote_preferences(conn, prefs, check, items, rejected)
+    _promote_registry_additions(conn, adhoc, check, items)
     # Last line of defence, as in every guidance proposal.
     unsafe = {i["question_id"] for i in items if i["question_id"] in check}
     items = [i for i in items if guidance._safe(i, unsafe)]
@@ -193,7 +205,7 @@ def save(conn, p):
     """Store a proposal that has items (what `guidance apply` reads)."""
     if not p["items"]:
         return
-    guidance.store_proposal(conn, p, None, {"kind": KIND})
+    guidance_apply.store_proposal(conn, p, None, {"kind": KIND})
 
 
 def is_promotion(p):
@@ -228,7 +240,7 @@ def apply(conn, p, now=None):
         for item in p["items"]:
             qid = item["question_id"]
             if item["kind"] == "global-preference":
-                guidance.set_preference(conn, db.GLOBAL_SCOPE, qid, item["preference"], now,
+                guidance_apply.set_preference(conn, db.GLOBAL_SCOPE, qid, item["preference"], now,
                                         p["id"], item["previous_preference"])
             else:
                 conn.execute(

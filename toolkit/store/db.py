@@ -228,11 +228,13 @@ def _create_private_file(path):
     return True
 
 
-def connect(path, migrate=True, schema=None, readonly=False):
+def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     """Open ``path`` and bring its schema up to date.
 
     Returns a ``sqlite3.Connection`` in autocommit mode (``isolation_level=None``): writers
-    use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``.
+    use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``. ``seed(conn)``, if
+    given, runs in the transaction that brings the schema up to date (the rules layer
+    passes the bundled registry: ``toolkit.core.database.connect``).
     """
     if readonly:
         if not os.path.exists(path):
@@ -262,7 +264,7 @@ def connect(path, migrate=True, schema=None, readonly=False):
         conn.close()
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
     if migrate and current != schema.stamp:
-            _migrate(conn, schema, created)
+            _migrate(conn, schema, created, seed)
     return conn
 
 
@@ -411,7 +413,7 @@ def applied_migrations(conn):
     return [n for n in names if RENAMED_MIGRATIONS.get(n) not in recorded]
 
 
-def _migrate(conn, schema, created):
+def _migrate(conn, schema, created, seed=None):
     # WAL cannot be switched on inside a transaction; it is persistent once set.
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         try:
@@ -449,7 +451,8 @@ def _migrate(conn, schema, created):
                 )
     with transaction(conn):
         _recreate_views(conn, schema)
-        _seed(conn)
+        if seed is not None:
+            seed(conn)
         conn.execute(f"PRAGMA user_version = {schema.stamp}")
 
 
@@ -514,13 +517,12 @@ def _recreate_views(conn, schema):
         pending = failed
 
 
-def _seed(conn):
-    """Load the bundled registry and signal map into an empty database."""
-    if conn.execute("SELECT 1 FROM registry_questions LIMIT 1").fetchone():
-        return
-    from toolkit.core import registry
-
-    registry.load_bundled(conn)
+def tombstone(conn, keys, kind):
+    """Record deleted event keys (caller's transaction) so no copy is ever imported again."""
+    now = utc_now()
+    conn.executemany(
+        "INSERT OR IGNORE INTO tombstones (event_key, kind, deleted_at) VALUES (?, ?, ?)",
+        [(k, kind, now) for k in keys])
 
 
 def save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=None):

@@ -42,10 +42,9 @@ _BAD_SLUGS = frozenset(("", ".", ".."))
 # What resolve_slug_with_reason reports, in rule order.
 SLUG_REASONS = ("env", "cache", "remote", "strong-marker", "weak-marker", "cwd", "unknown")
 
-# What a slug keeps (gstack's ``tr -cd 'a-zA-Z0-9._-'``), and what a kebab id is made of.
+# What a slug keeps (gstack's ``tr -cd 'a-zA-Z0-9._-'``).
 # Plain string checks, not regexes: importing ``re`` costs a hook process several ms.
 _SLUG_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
-_KEBAB_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 
 
 def _env(env):
@@ -109,11 +108,6 @@ def sanitize_slug(s) -> str:
     if not s.strip(_SLUG_CHARS):
         return s  # nothing to drop (the common case)
     return "".join(c for c in s if c in _SLUG_CHARS)
-
-
-def is_kebab(s) -> bool:
-    """True for a non-empty string of ``[a-z0-9-]`` only (gstack's id and skill shape)."""
-    return isinstance(s, str) and s != "" and not s.strip(_KEBAB_CHARS)
 
 
 def is_valid_slug(s) -> bool:

@@ -1,0 +1,48 @@
+"""The shared words of plantune: phases, door types, categories, preferences, id rules, limits.
+
+Every module that validates, records or reports uses these names from here, so a phase or
+a limit cannot mean one thing in the question log and another in pacing. Most are gstack's
+(its question-log and preference scripts define them); the phases are plantune's.
+
+Hot path: plain constants and one string check, nothing imported.
+"""
+
+# Review phases, in chain order. A simulated history has the four review phases; a pacing
+# finding may also be "other"; a logged question whose phase is not known is "unknown".
+REVIEW_PHASES = ("ceo", "design", "eng", "dx")
+FINDING_PHASES = REVIEW_PHASES + ("other",)
+PHASES = FINDING_PHASES + ("unknown",)
+
+# One-way doors are never decided without the user; two-way doors may be.
+DOOR_TYPES = ("one-way", "two-way")
+
+# gstack's question categories (question-log events and registry entries).
+CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
+
+# Question preferences, and the ones that let an agent skip asking.
+PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
+SILENCING_PREFERENCES = ("never-ask", "ask-only-for-one-way")
+# The only sources allowed to write a preference: the user, directly (anything else is
+# refused with exit 2, the defence against profile poisoning).
+USER_PREFERENCE_SOURCES = ("plan-tune", "inline-user")
+
+# The five dimensions of a developer profile (gstack's psychographic signals).
+DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
+
+# Pacing findings: approval and migration gates never count against a budget.
+FINDING_KINDS = ("finding", "approval", "migration")
+GATE_KINDS = ("approval", "migration")
+
+# Limits gstack's scripts enforce on question events and preferences.
+QUESTION_ID_MAX = 64
+SESSION_ID_MAX = 64
+FREE_TEXT_MAX = 300
+OPTIONS_MAX = 26
+
+# gstack's id rule for question ids and skills: lowercase letters, digits and hyphens.
+KEBAB_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+
+
+def is_kebab(s) -> bool:
+    """True for a non-empty string of ``[a-z0-9-]`` only (gstack's id and skill shape)."""
+    return isinstance(s, str) and s != "" and not s.strip(KEBAB_CHARS)

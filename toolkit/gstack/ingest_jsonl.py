@@ -1,0 +1,653 @@
+"""Importing gstack's JSONL stores: complete lines to records, records to rows, read from
+where the last import stopped, in parallel for a large backlog.
+
+Only complete lines are consumed (a partial last line waits for the next run); a bad line
+is skipped and reported with its line number; a pretty-printed object spread over several
+lines is joined and imported, with a note.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+from toolkit.store import db, json_lite, rollups
+from toolkit.core import identity, jscompat, questions
+from toolkit.gstack.ingest_base import BUILDER_PROFILE, DEADLINE_CHECK_LINES, EVENT_FIELDS, EVENT_TYPES, MULTILINE_MAX_CHARS, MULTILINE_MAX_LINES, StrictError, _Skip, _mtime_ts, _parse, _text_or_none, session_key
+from toolkit.gstack import ingest_state
+from toolkit.gstack.ingest_state import _Tx, _fingerprints, _load_states, _next_chunk
+
+
+
+# ---------------------------------------------------------------------------
+# JSONL: complete lines -> records
+
+
+class BadLine:
+    """A line that cannot be a record before parsing (not UTF-8, absurdly long)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason):
+        self.reason = reason
+
+
+_NOT_UTF8 = BadLine("not valid UTF-8")
+# No record is this long; reading such a line whole would unbound memory.
+MAX_LINE_BYTES = 16 << 20
+_TOO_LONG = BadLine(f"line longer than {MAX_LINE_BYTES >> 20} MiB")
+
+
+class _LineJoiner:
+    """Turns complete physical lines into JSON records.
+
+    A line that starts with ``{`` and ends with ``}`` is one record: it is handed on
+    undecoded (``obj`` None) and decoded where it is turned into a row, possibly in a
+    worker process. A line that starts with ``{`` but does not end with ``}`` opens a
+    block: following lines are added until the block parses as one object (a
+    pretty-printed record, imported with a note). The block is abandoned, its first line
+    reported and the rest read again line by line, when a new top-level record starts (a
+    line at column 0 that parses alone), when it grows past the limits, or at the end of
+    the input.
+    """
+
+    def __init__(self, on_record, report, line_no=0, end=0):
+        self.on_record = on_record  # (obj, text, first_line_no, last_line_no) -> None
+        self.report = report
+        self.block = None  # [(line_no, text, start, end)]
+        self.block_chars = 0
+        self.line_no, self.end = line_no, end  # the last line resolved, and where it ends
+
+    def safe(self):
+        """(offset, line_no) up to which every line is resolved (a block is not)."""
+        if self.block:
+            line_no, _, start, _ = self.block[0]
+            return start, line_no - 1
+        return self.end, self.line_no
+
+    def feed(self, line_no, text, start, end):
+        """One complete line; ``text`` is a :class:`BadLine` when it cannot be text."""
+        if self.block is not None:
+            if isinstance(text, BadLine) or (text[:1] == "{" and self._whole(text) is not None):
+                self._abandon()
+                self.feed(line_no, text, start, end)
+                return
+            self.block.append((line_no, text, start, end))
+            self.block_chars += len(text) + 1
+            if len(self.block) > MULTILINE_MAX_LINES or self.block_chars > MULTILINE_MAX_CHARS:
+                self._abandon()
+                return
+            # Only a line that closes an object can complete the block.
+            if text.rstrip()[-1:] != "}":
+                return
+            joined = "\n".join(t for _, t, _, _ in self.block)
+            obj = self._whole(joined)
+            if obj is not None:
+                first = self.block[0][0]
+                self.block = None
+                self._advance(line_no, end)
+                self.report.note(first, f"multi-line JSON record (lines {first}-{line_no}) joined")
+                self.on_record(obj, joined, first, line_no)
+            return
+        self._single(line_no, text, start, end)
+
+    def finish(self):
+        if self.block is not None:
+            self._abandon()
+
+    def _advance(self, line_no, end):
+        self.line_no, self.end = line_no, end
+
+    @staticmethod
+    def _whole(text):
+        try:
+            obj = _parse(text)
+        except (ValueError, RecursionError):
+            return None
+        return obj if isinstance(obj, dict) else None
+
+    def _single(self, line_no, text, start, end):
+        if isinstance(text, BadLine):
+            self._advance(line_no, end)
+            self.report.skip(line_no, text.reason)
+            return
+        stripped = text.strip()
+        if stripped[:1] == "{":
+            if stripped[-1] == "}":
+                self._advance(line_no, end)
+                self.on_record(None, text, line_no, line_no)
+            else:
+                self.block = [(line_no, text, start, end)]
+                self.block_chars = len(text)
+            return
+        self._advance(line_no, end)
+        if stripped:
+            try:
+                _parse(text)
+            except (ValueError, RecursionError):
+                self.report.skip(line_no, "invalid JSON")
+            else:
+                self.report.skip(line_no, "not a JSON object")
+
+    def _abandon(self):
+        block, self.block = self.block, None
+        line_no, _, _, end = block[0]
+        self._advance(line_no, end)
+        self.report.skip(line_no, "invalid JSON")
+        for item in block[1:]:
+            self.feed(*item)
+
+
+# ---------------------------------------------------------------------------
+# JSONL kinds: record -> row
+#
+# A handler turns one decoded record into the parameters of its INSERT. Handlers are pure
+# (no database access), so a batch of records can be prepared in a worker process while
+# the main process writes the previous batch.
+
+
+# Question-log sources plantune writes beyond gstack's own (a flipped Silent Decision).
+OWN_SOURCES = ("flip",)
+
+
+class _QuestionLog:
+    """question-log.jsonl lines: validated with gstack's rules, stored with their original
+    content (key and raw_json from the line as written, ts/source/unknown fields kept)."""
+
+    kind = "question-log"
+
+    def __init__(self, ctx):
+        self.path, self.project, self.default_ts, self.recorded_at, self.registry = ctx
+        self.annotated = []
+
+    @staticmethod
+    def context(conn, path, project, st):
+        registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
+        return (path, project, _mtime_ts(st), db.utc_now(), registry)
+
+    def row(self, obj, text, line_no):
+        try:
+            if obj.get("source") in OWN_SOURCES:
+                # A line plantune itself wrote (a pacing flip): gstack's rules but that
+                # source, which gstack's readers count like any other.
+                rec = questions.validate_event(dict(obj, source="agent"), now=self.default_ts)
+                rec["source"] = obj["source"]
+            else:
+                rec = questions.validate_event(obj, now=self.default_ts)
+        except questions.QuestionError as e:
+            raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
+        key = questions.event_key(self.project, obj)
+        row = questions.prepare_row(
+            rec, self.project, registry=self.registry, key=key,
+            raw=text if text is not None else jscompat.stringify(obj),
+            ingested_from=f"{self.path}:{line_no}", recorded_at=self.recorded_at,
+            default_ts=self.default_ts, classify=_classify,
+        )
+        if any(k in obj for k in questions.ANNOTATION_FIELDS):
+            self.annotated.append((row[20], row[21], key, row[21]))
+        return row
+
+    @staticmethod
+    def flush(conn, rows, annotated, bulk=None):
+        if bulk is not None:
+            inserted = bulk.insert(questions.INSERT_SQL, rows)
+        else:
+            inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
+        updated = 0
+        if annotated:
+            # The same event, annotated in place by gstack since we saw it: keep the note.
+            updated = conn.executemany(
+                "UPDATE question_log SET extra_json = ?, raw_json = ?"
+                " WHERE event_key = ? AND raw_json != ?",
+                annotated,
+            ).rowcount
+        return inserted, updated
+
+
+class _PreferenceEvents:
+    """question-events.jsonl lines (the preference audit trail)."""
+
+    kind = "question-events"
+    SQL = (
+        "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type, question_id,"
+        " preference, source, free_text, extra_json, ingested_from, synthetic, developer)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)"
+    )
+
+    def __init__(self, ctx):
+        self.path, self.project, self.default_ts = ctx
+        self.annotated = []
+
+    @staticmethod
+    def context(conn, path, project, st):
+        return (path, project, _mtime_ts(st))
+
+    def row(self, obj, text, line_no):
+        event_type = obj.get("event_type")
+        if event_type not in EVENT_TYPES:
+            raise _Skip("event_type must be one of: " + ", ".join(EVENT_TYPES))
+        # A known field of the wrong type is kept in extra_json rather than dropped.
+        extra = {k: v for k, v in obj.items()
+                 if k not in EVENT_FIELDS or (k != "event_type" and not isinstance(v, str))}
+        ts = obj.get("ts")
+        return (
+            questions.event_key(self.project, obj), self.project,
+            ts if isinstance(ts, str) and ts else self.default_ts, event_type,
+            _text_or_none(obj.get("question_id")), _text_or_none(obj.get("preference")),
+            _text_or_none(obj.get("source")), _text_or_none(obj.get("free_text")),
+            json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
+            f"{self.path}:{line_no}", identity.developer(),
+        )
+
+    @classmethod
+    def flush(cls, conn, rows, annotated, bulk=None):
+        return conn.executemany(cls.SQL, rows).rowcount, 0
+
+
+_SESSION_SQL = (
+    "INSERT OR IGNORE INTO office_hours_sessions (session_key, ts, date, mode, project_slug,"
+    " signals_json, resources_json, topics_json, design_doc, assignment, raw_json, origin,"
+    " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _json_array(v):
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":")) if isinstance(v, list) else "[]"
+
+
+def _session_row(session, origin, recorded_at):
+    return (
+        session_key(session), _text_or_none(session.get("ts")),
+        _text_or_none(session.get("date")), _text_or_none(session.get("mode")),
+        _text_or_none(session.get("project_slug")), _json_array(session.get("signals")),
+        _json_array(session.get("resources_shown")), _json_array(session.get("topics")),
+        _text_or_none(session.get("design_doc")), _text_or_none(session.get("assignment")),
+        jscompat.stringify(session), origin, recorded_at,
+    )
+
+
+class _BuilderSessions:
+    """builder-profile.jsonl lines: gstack's legacy office-hours sessions (every object is one,
+    as in gstack's migration). The file is never renamed here."""
+
+    kind = "builder-profile"
+
+    def __init__(self, ctx):
+        (self.recorded_at,) = ctx
+        self.annotated = []
+
+    @staticmethod
+    def context(conn, path, project, st):
+        return (db.utc_now(),)
+
+    def row(self, obj, text, line_no):
+        return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
+
+    @staticmethod
+    def flush(conn, rows, annotated, bulk=None):
+        return conn.executemany(_SESSION_SQL, rows).rowcount, 0
+
+
+JSONL_KINDS = {
+    "question-log": _QuestionLog,
+    "question-events": _PreferenceEvents,
+    "builder-profile": _BuilderSessions,
+}
+
+
+def _prepare(kind, ctx, records):
+    """Rows for a batch of records: ``(rows, marks, skips, annotated)``.
+
+    ``records`` are ``(obj, text, line_no, multiline, mark)``; ``obj`` is None when the
+    record crossed a process boundary as text (decoding again is cheaper than pickling a
+    dict). ``mark`` is the (offset, line number) at the end of the record; ``marks`` has
+    the mark of each row, so a part of the batch can be committed with its own offset.
+    """
+    handler = JSONL_KINDS[kind](ctx)
+    rows, marks, skips = [], [], []
+    for obj, text, line_no, multiline, mark in records:
+        if obj is None:
+            try:
+                obj = _parse(text)
+            except json_lite.BadValue as e:
+                skips.append((line_no, str(e)))
+                continue
+            except (ValueError, RecursionError):
+                skips.append((line_no, "invalid JSON"))
+                continue
+            if not isinstance(obj, dict):
+                skips.append((line_no, "not a JSON object"))
+                continue
+        try:
+            row = handler.row(obj, None if multiline else text, line_no)
+        except _Skip as e:
+            skips.append((line_no, str(e)))
+            continue
+        except RecursionError:
+            skips.append((line_no, "nested too deeply"))
+            continue
+        rows.append(_storable(row) if "\\u" in text else row)
+        marks.append(mark)
+    return rows, marks, skips, handler.annotated
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(row):
+    """The row with unpaired surrogates replaced by U+FFFD, which SQLite can store.
+
+    JS strings may hold them and JSON.stringify writes them as ``\\udXXX`` escapes (gstack
+    truncating a summary in the middle of an emoji does exactly that). The key and raw_json
+    keep the original.
+    """
+    return tuple(
+        _LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and _LONE_SURROGATE.search(v)
+        else v
+        for v in row
+    )
+
+
+def _classify(question_id, skill, category, summary, registry):
+    """``doors.decide`` with the registry given as ``{id: door_type}`` (import workers)."""
+    from toolkit.core import doors
+
+    return doors.decide(question_id, skill, category, summary, registry)
+
+
+# ---------------------------------------------------------------------------
+# JSONL reader
+
+# Inputs at least this large are prepared by worker processes while this one writes.
+PARALLEL_MIN_BYTES = 8 << 20
+# Page cache for a large read (KiB). Event keys are random, so each insert lands on a
+# random leaf of the unique index; SQLite's default 2 MB cache turns that into a read
+# syscall per row once the table passes a few hundred thousand rows.
+LARGE_READ_CACHE_KIB = 32 << 10
+
+
+def _worker_count(nbytes, parallel=True):
+    """Worker processes for a read of ``nbytes`` (0: prepare in this process).
+
+    ``PLANTUNE_INGEST_WORKERS=N`` forces N workers (0: never) whatever the size.
+    """
+    if not parallel:
+        return 0
+    setting = os.environ.get("PLANTUNE_INGEST_WORKERS", "")
+    if setting.strip().isdigit():
+        return int(setting)
+    if nbytes < PARALLEL_MIN_BYTES or not hasattr(os, "fork"):
+        return 0
+    return max(1, min((os.cpu_count() or 1) - 1, 3))
+
+
+def _worker_init(parent):
+    import signal
+    import threading
+    import time
+
+    # Ctrl-C is the parent's to handle; a worker printing a traceback helps no one.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch():
+        # A parent killed with SIGKILL cannot stop its pool: leave when orphaned.
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+class _Preparer:
+    """Prepares batches in this process, or in a pool of workers, results in order."""
+
+    def __init__(self, kind, ctx, workers):
+        self.kind, self.ctx = kind, ctx
+        self.pool = None
+        self.limit = 1
+        if workers > 0:
+            import multiprocessing
+
+            # Forked while this process holds the database open: the workers never touch
+            # it (they only turn text into tuples) and end with os._exit or SIGTERM, so
+            # no SQLite state is used or finalised on their side.
+            self.pool = multiprocessing.get_context("fork").Pool(
+                workers, initializer=_worker_init, initargs=(os.getpid(),))
+            self.limit = workers + 1  # batches in flight: bounded memory
+
+    def submit(self, records):
+        if self.pool is None:
+            return _prepare(self.kind, self.ctx, records)
+        # Decoded objects stay here; the text travels and is decoded again over there.
+        slim = [(None, t, n, m, k) for _, t, n, m, k in records]
+        return self.pool.apply_async(_prepare, (self.kind, self.ctx, slim))
+
+    @staticmethod
+    def result(job):
+        return job if isinstance(job, tuple) else job.get()
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
+def _resume_point(fd, state, st, report):
+    """``(offset, line_no)`` to read from: where the last import stopped when the file is
+    still the one it read (same inode, not shorter, same fingerprints), else the start."""
+    offset, line_no = 0, 0
+    if state is not None:
+        if state.inode == st.st_ino and st.st_size >= state.offset:
+            head, tail = _fingerprints(fd, state.offset)
+            if head == state.head and tail == state.tail:
+                offset, line_no = state.offset, state.line_no
+        if offset == 0 and state.offset > 0:
+            report.rescanned = True
+            report.note(None, "file was replaced or rewritten; read again from the start")
+    return offset, line_no
+
+
+def _read_lines(fh, offset, line_no, st, joiner, check_strict, cut, deadline):
+    """Feed the complete lines from ``offset`` to ``joiner``, cutting a batch every
+    ``BATCH_LINES`` lines; ``(offset, line_no, stopped)`` at the end (``stopped``: the
+    deadline passed, the rest waits for the next run)."""
+    fh.seek(offset)
+    batch = 0
+    stopped = False
+    readline = fh.readline
+    while True:
+        raw = readline(MAX_LINE_BYTES)
+        size = len(raw)
+        if raw[-1:] != b"\n":
+            if size < MAX_LINE_BYTES:
+                break  # end of file, or a partial last line left for the next run
+            size, complete = _skip_long_line(readline, size)
+            if not complete:
+                break
+            text = _TOO_LONG
+        else:
+            try:
+                text = raw[:-1].decode("utf-8")
+            except UnicodeDecodeError:
+                text = _NOT_UTF8
+            else:
+                if text[-1:] == "\r":
+                    text = text[:-1]
+        start = offset
+        offset += size
+        line_no += 1
+        joiner.feed(line_no, text, start, offset)
+        check_strict()
+        batch += 1
+        if batch >= ingest_state.BATCH_LINES:
+            cut(offset)
+            batch = 0
+        if offset >= st.st_size:
+            break  # bytes appended after our stat are for the next run
+        if deadline is not None and not line_no % DEADLINE_CHECK_LINES \
+                and time.monotonic() >= deadline:
+            stopped = True  # out of time: what is read so far is kept, the rest waits
+            break
+    return offset, line_no, stopped
+
+
+class _BatchWriter:
+    """Writes the prepared batches of one JSONL file.
+
+    A batch is prepared without the write lock; it is written in transactions sized to hold
+    the lock about LOCK_TARGET_SECONDS each. The offset that covers the batch goes with its
+    last rows: a kill in between only means rows read again (and ignored by key) on the next
+    run.
+    """
+
+    def __init__(self, conn, path, kind, st, fd, report, tx, strict, handler, preparer, bulk,
+                 progress, offset):
+        self.conn, self.path, self.kind, self.st, self.fd = conn, path, kind, st, fd
+        self.report, self.tx, self.strict, self.handler = report, tx, strict, handler
+        self.preparer, self.bulk, self.progress = preparer, bulk, progress
+        self.chunk = min(ingest_state.BATCH_LINES, 1000)
+        self.reported = offset
+
+    def check_strict(self):
+        report = self.report
+        if self.strict and report.skipped:
+            bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
+            raise StrictError(report, bad.line, bad.message)
+
+    def land(self, job, safe_offset, safe_line, end, last):
+        conn, report, tx, strict = self.conn, self.report, self.tx, self.strict
+        rows, marks, skips, annotated = self.preparer.result(job)
+        for line, reason in skips:
+            report.skip(line, reason)
+        self.check_strict()
+        i = 0
+        while True:
+            part = rows[i:i + self.chunk] if tx.own and not strict else rows[i:]
+            i += len(part)
+            done = i >= len(rows)
+            at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
+            head, tail = _fingerprints(self.fd, at)
+            # Annotations of rows already stored go with the first part (a kill after
+            # it keeps them), and again with the last (rows of this very batch).
+            notes = annotated if done or i == len(part) else ()
+            tx.begin()
+            if part or notes:
+                inserted, updated = self.handler.flush(conn, part, notes, self.bulk)
+                report.imported += inserted
+                report.duplicate += len(part) - inserted
+                report.updated += updated
+            ingest_state._save_state(conn, self.path, self.kind, self.st, at, at_line, head,
+                                     tail, size=None if done and last else at)
+            if not strict:
+                tx.commit()
+                if tx.holds:
+                    self.chunk = _next_chunk(self.chunk, len(part), tx.holds[-1])
+            if done:
+                break
+        if self.progress and end > self.reported:
+            self.progress(end - self.reported)
+            self.reported = end
+
+
+def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress,
+                  parallel=True, fh, deadline=None):
+    handler = JSONL_KINDS[kind]
+    tx = _Tx(conn)
+    preparer = cache_size = bulk = None
+    try:
+        fd = fh.fileno()
+        if tx.own:
+            # Another process may have moved the state on since the caller looked. Rows
+            # are keyed, so two imports of the same lines at once only add them once.
+            state = _load_states(conn, [path]).get(path)
+            if state is not None and state.unchanged(st):
+                report.status = "unchanged"
+                return _report_partial(report, state, st, final, strict)
+        if strict:
+            tx.begin()  # --strict: one transaction, so a bad line undoes the whole file
+        else:
+            tx.checkpoint_between()
+        offset, line_no = _resume_point(fd, state, st, report)
+
+        if st.st_size - offset >= PARALLEL_MIN_BYTES:
+            cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
+            conn.execute(f"PRAGMA cache_size = -{LARGE_READ_CACHE_KIB}")
+        preparer = _Preparer(kind, handler.context(conn, path, project, st),
+                             _worker_count(st.st_size - offset, parallel))
+        records = []
+        joiner = _LineJoiner(
+            lambda obj, text, first, last: records.append(
+                (obj, text, first, last != first, joiner.safe())),
+            report, line_no, offset)
+        in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
+
+        # A large read adds the analysis rollups set-based instead of row by row.
+        if (kind == "question-log" and st.st_size - offset >= rollups.BULK_MIN_BYTES
+                and rollups.bulk_ready(conn)):
+            bulk = rollups.Window(conn).__enter__()
+        writer = _BatchWriter(conn, path, kind, st, fd, report, tx, strict, handler, preparer,
+                              bulk, progress, offset)
+        check_strict, land = writer.check_strict, writer.land
+
+        def cut(end, last=False):
+            batch = records[:]
+            records.clear()
+            in_flight.append((preparer.submit(batch), *joiner.safe(), end, last))
+            while len(in_flight) >= preparer.limit:
+                land(*in_flight.pop(0))
+
+        start_offset = offset
+        offset, line_no, stopped = _read_lines(fh, offset, line_no, st, joiner, check_strict,
+                                               cut, deadline)
+        if not stopped:
+            joiner.finish()
+            check_strict()
+        cut(offset, last=not stopped)
+        while in_flight:
+            land(*in_flight.pop(0))
+        report.bytes_read = offset - start_offset
+        safe_offset, safe_line = joiner.safe()
+        report.pending = st.st_size - safe_offset if stopped else 0
+        if final and not stopped and safe_offset < st.st_size:
+            report.skip(safe_line + 1, _PARTIAL)
+            check_strict()
+        tx.commit()
+    except BaseException:
+        tx.rollback()
+        raise
+    finally:
+        if bulk is not None:
+            bulk.__exit__()
+        report.add_holds(tx.holds)
+        tx.restore()
+        if preparer is not None:
+            preparer.close()
+        if cache_size is not None:
+            conn.execute(f"PRAGMA cache_size = {cache_size}")
+        report.issues.sort(key=lambda i: (i.line or 0))
+    return report
+
+
+def _skip_long_line(readline, size):
+    """Read past the rest of an over-long line: (its total size, whether it ended)."""
+    while True:
+        chunk = readline(MAX_LINE_BYTES)
+        size += len(chunk)
+        if not chunk:
+            return size, False
+        if chunk[-1:] == b"\n":
+            return size, True
+
+
+_PARTIAL = "truncated last line (no newline at end of file); left for the next run"
+
+
+def _report_partial(report, state, st, final, strict):
+    if final and state.offset < st.st_size:
+        report.skip(state.line_no + 1, _PARTIAL)
+        if strict:
+            raise StrictError(report, state.line_no + 1, _PARTIAL)
+    return report

@@ -1,0 +1,159 @@
+"""How far each gstack file has been read (``ingest_state``), and the import's write
+transaction: rows and the offset that covers them commit together, in batches that let
+waiting writers in.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+try:
+    # CPython's own sha1. hashlib would load OpenSSL first (~3 ms), and compat commands import this
+    # module on every call to pick up other writers' changes.
+    from _sha1 import sha1 as _sha1
+except ImportError:  # pragma: no cover
+    from hashlib import sha1 as _sha1
+
+from toolkit.store import db
+from toolkit.gstack.ingest_base import FINGERPRINT_BYTES
+
+# Lines per transaction: large enough that commits cost little, small enough that memory
+# stays bounded and a hook waiting for the write lock waits about a second at most. Event
+# keys are random, so a batch dirties leaves all over the unique index: the larger the
+# batch, the more of its rows share each page written to the WAL (and checkpointed).
+BATCH_LINES = 10000
+
+
+
+# ---------------------------------------------------------------------------
+# ingest_state
+
+
+class _State:
+    __slots__ = ("inode", "size", "offset", "line_no", "mtime_ns", "head", "tail")
+
+    def __init__(self, row):
+        (self.inode, self.size, self.offset, self.line_no, self.mtime_ns,
+         self.head, self.tail) = row
+
+    def unchanged(self, st):
+        return (self.inode == st.st_ino and self.size == st.st_size
+                and self.mtime_ns == st.st_mtime_ns)
+
+
+def _load_states(conn, paths):
+    marks = ",".join("?" * len(paths))
+    rows = conn.execute(
+        "SELECT path, inode, size, offset, line_no, mtime_ns, head_sha1, tail_sha1"
+        f" FROM ingest_state WHERE path IN ({marks})",
+        list(paths),
+    ).fetchall()
+    return {r[0]: _State(tuple(r)[1:]) for r in rows}
+
+
+_save_state = db.save_ingest_state
+
+
+def _fingerprints(fd, offset):
+    """sha1 of the first and of the last (up to 4 KiB) bytes before ``offset``."""
+    n = min(offset, FINGERPRINT_BYTES)
+    head = os.pread(fd, n, 0)
+    tail = head if offset <= FINGERPRINT_BYTES else os.pread(fd, n, offset - n)
+    return _sha1(head).hexdigest(), _sha1(tail).hexdigest()
+
+
+class _Tx:
+    """Batch transactions that also work inside a caller's open transaction.
+
+    When the caller already holds a transaction we never commit or roll it back: the
+    caller decides, and our rows go with its. Every transaction of our own is timed from
+    the moment the write lock is held to the end of its COMMIT (``holds``), and before
+    taking the lock again we let writers that announced a wait go first.
+    """
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.own = not conn.in_transaction
+        self.started = None
+        self.holds = []  # seconds each of our transactions held the write lock
+        self.db_file = db.file_of(conn) if self.own else None
+        self.autocheckpoint = None
+
+    def checkpoint_between(self):
+        """Checkpoint the WAL between our transactions instead of inside our COMMITs.
+
+        SQLite checkpoints in the COMMIT call that grows the WAL past its limit. The lock
+        is free by then, but the time is ours and would stretch our measured holds; a
+        passive checkpoint run between two transactions never blocks another writer. It
+        runs once about CHECKPOINT_FRAMES pages were written (measured at the previous
+        one): a page that many transactions touch is then copied back once, not each time.
+        """
+        if self.own and self.autocheckpoint is None:
+            self.autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+            self.conn.execute("PRAGMA wal_autocheckpoint = 0")
+            self.since_checkpoint, self.checkpoint_every = 0, 4
+
+    def restore(self):
+        if self.autocheckpoint is not None:
+            self.conn.execute(f"PRAGMA wal_autocheckpoint = {int(self.autocheckpoint)}")
+            self.autocheckpoint = None
+
+    def begin(self):
+        if self.own and not self.conn.in_transaction:
+            if self.db_file:
+                _let_waiters_in(self.db_file)
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.started = time.perf_counter()
+
+    def commit(self):
+        if self.own and self.conn.in_transaction:
+            self.conn.execute("COMMIT")
+            self._held()
+            if self.autocheckpoint:
+                self.since_checkpoint += 1
+                if self.since_checkpoint >= self.checkpoint_every:
+                    self._checkpoint()
+
+    def _checkpoint(self):
+        frames = self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+        per_commit = max(frames, 1) / self.since_checkpoint
+        self.checkpoint_every = max(1, min(64, int(CHECKPOINT_FRAMES / per_commit)))
+        self.since_checkpoint = 0
+
+    def rollback(self):
+        if self.own and self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+            self._held()
+
+    def _held(self):
+        if self.started is not None:
+            self.holds.append(time.perf_counter() - self.started)
+            self.started = None
+
+
+# How long one of our batch transactions should hold the write lock: hooks and compat
+# scripts wait for it, and the issue of a starved hook is a lost answer. The batch size
+# adapts to the measured insert rate so that each transaction stays near this.
+LOCK_TARGET_SECONDS = 0.03
+# WAL pages written between two passive checkpoints of a bulk import (32 MB of 4 KiB pages).
+CHECKPOINT_FRAMES = 8192
+MIN_WRITE_ROWS = 50
+# A writer that announced its wait gets the lock within this; then the import goes on
+# even if more keep arriving.
+MAX_YIELD_SECONDS = 0.5
+
+
+def _let_waiters_in(db_file):
+    deadline = time.monotonic() + MAX_YIELD_SECONDS
+    while db.writers_waiting(db_file) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def _next_chunk(current, rows, seconds):
+    """Rows for the next transaction, from how long ``rows`` rows took (``seconds``)."""
+    if rows <= 0 or seconds <= 0:
+        return current
+    fit = int(rows * LOCK_TARGET_SECONDS / seconds)
+    # Grow slowly (a fast batch may have been a lucky one), shrink at once.
+    return max(MIN_WRITE_ROWS, min(fit, current * 2, BATCH_LINES))
