@@ -1,6 +1,6 @@
 # plantune: two commands on a fresh clone.
 #   make demo   build .venv, create a demo database and show what is in it
-#   make test   build .venv and run the test suite
+#   make test   build .venv, lint (ruff) and run the test suite
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -38,7 +38,7 @@ NOTEBOOK_SYNTHETIC ?= 1
 DEMO_SERVE ?= 1
 SERVE_PORT ?= 8001
 
-.PHONY: demo test bench serve clean venv
+.PHONY: demo test lint bench serve clean venv
 
 venv: $(STAMP)
 
@@ -76,7 +76,12 @@ endif
 	  echo "   server:    not started (DEMO_SERVE=0); make serve DB='$(DEMO_DB)' starts it on port $(SERVE_PORT)"; \
 	fi
 
-test: $(STAMP)
+# ruff's rules are in pyproject.toml: lint, import order, and the formatter's layout.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: $(STAMP) lint
 	@$(BIN)/python -m compileall -q toolkit
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

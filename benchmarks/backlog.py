@@ -33,24 +33,38 @@ QUESTION = "Polish the changelog voice before shipping? <gstack-qid:ship-changel
 
 
 def write_backlog(path, lines):
-    template = ('{"skill":"ship","question_id":"%s","question_summary":"Polish the changelog'
-                ' voice? (%d)","user_choice":"accept","recommended":"accept",'
-                '"session_id":"s%d","ts":"2026-0%d-%02dT10:00:00.000Z"}\n')
+    template = (
+        '{"skill":"ship","question_id":"%s","question_summary":"Polish the changelog'
+        ' voice? (%d)","user_choice":"accept","recommended":"accept",'
+        '"session_id":"s%d","ts":"2026-0%d-%02dT10:00:00.000Z"}\n'
+    )
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         for start in range(0, lines, 10000):
-            f.write("".join(template % (TWO_WAY_ID, i, i % 50, 1 + i % 9, 1 + i % 28)
-                            for i in range(start, min(lines, start + 10000))))
+            f.write(
+                "".join(
+                    template % (TWO_WAY_ID, i, i % 50, 1 + i % 9, 1 + i % 28)
+                    for i in range(start, min(lines, start + 10000))
+                )
+            )
 
 
 def hook_payload(i):
-    return json.dumps({
-        "session_id": "bench", "cwd": "/", "hook_event_name": "PostToolUse",
-        "tool_name": "AskUserQuestion", "tool_use_id": f"tu-{i}",
-        "tool_input": {"questions": [{"question": QUESTION,
-                                      "options": ["A) Polish it (recommended)", "B) Ship"]}]},
-        "tool_response": {"answers": {QUESTION: "A) Polish it"}},
-    }).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "cwd": "/",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "AskUserQuestion",
+            "tool_use_id": f"tu-{i}",
+            "tool_input": {
+                "questions": [
+                    {"question": QUESTION, "options": ["A) Polish it (recommended)", "B) Ship"]}
+                ]
+            },
+            "tool_response": {"answers": {QUESTION: "A) Polish it"}},
+        }
+    ).encode()
 
 
 def timed(argv, env, stdin=None):
@@ -91,42 +105,54 @@ def main():
         log = os.path.join(root, "projects", SLUG, "question-log.jsonl")
         t = time.perf_counter()
         write_backlog(log, args.lines)
-        print(f"{args.lines:,} lines ({os.path.getsize(log) / 1048576:.0f} MiB) written in"
-              f" {time.perf_counter() - t:.1f}s", flush=True)
-        base = {**os.environ, "HOME": tmp, "GSTACK_STATE_ROOT": root, "GSTACK_HOME": root,
-                "GSTACK_PROJECT_SLUG": SLUG, "GSTACK_QUESTION_LOG_NO_DERIVE": "1"}
+        print(
+            f"{args.lines:,} lines ({os.path.getsize(log) / 1048576:.0f} MiB) written in"
+            f" {time.perf_counter() - t:.1f}s",
+            flush=True,
+        )
+        base = {
+            **os.environ,
+            "HOME": tmp,
+            "GSTACK_STATE_ROOT": root,
+            "GSTACK_HOME": root,
+            "GSTACK_PROJECT_SLUG": SLUG,
+            "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
+        }
         base.pop("PLANTUNE_MIRROR", None)
         base.pop("PYTHONDONTWRITEBYTECODE", None)
         pristine = os.path.join(tmp, "pristine.db")
-        subprocess.run([plantune, "init", "--db", pristine], env=base, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [plantune, "init", "--db", pristine], env=base, check=True, capture_output=True
+        )
         # The caught-up database: its offsets say the whole file was read. Marking it read
         # stands in for importing a million lines (what matters is that nothing is new).
         caught_up = os.path.join(tmp, "caught-up.db")
         shutil.copy(pristine, caught_up)
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         from toolkit.core import database
-        from toolkit.store import db
         from toolkit.gstack import ingest_state
+        from toolkit.store import db
 
         conn = database.connect(caught_up)
         st = os.stat(log)
         with open(log, "rb") as f:
             head, tail = ingest_state._fingerprints(f.fileno(), st.st_size)
         with db.transaction(conn):
-            db.save_ingest_state(conn, log, "question-log", st, st.st_size, args.lines,
-                                 head, tail)
+            db.save_ingest_state(conn, log, "question-log", st, st.st_size, args.lines, head, tail)
         conn.close()
         usual_env = dict(base, PLANTUNE_DB=caught_up)
         for _ in range(3):  # warm-up: byte-code, page cache
             timed([pref, "--check", TWO_WAY_ID], usual_env)
             timed([plantune, "hook", "post-tool-use"], usual_env, hook_payload(0))
-        results = {"--check": {"usual": [], "first": []},
-                   "hook post-tool-use": {"usual": [], "first": []}}
+        results = {
+            "--check": {"usual": [], "first": []},
+            "hook post-tool-use": {"usual": [], "first": []},
+        }
         for i in range(args.trials):
-            for name, argv, stdin in (("--check", [pref, "--check", TWO_WAY_ID], None),
-                                      ("hook post-tool-use", [plantune, "hook", "post-tool-use"],
-                                       hook_payload(i))):
+            for name, argv, stdin in (
+                ("--check", [pref, "--check", TWO_WAY_ID], None),
+                ("hook post-tool-use", [plantune, "hook", "post-tool-use"], hook_payload(i)),
+            ):
                 # Both are a first call on a fresh copy of a database; only the backlog
                 # differs (the usual one has read the whole file already).
                 usual = os.path.join(tmp, f"usual-{i}-{len(name)}.db")
@@ -142,10 +168,12 @@ def main():
     for name, r in results.items():
         usual_med, first_med = statistics.median(r["usual"]), statistics.median(r["first"])
         usual_best, first_best = min(r["usual"]), min(r["first"])
-        print(f"{name:20s} usual median {usual_med * 1000:7.2f} ms, best {usual_best * 1000:7.2f}"
-              f" ms | first call median {first_med * 1000:7.2f} ms, best"
-              f" {first_best * 1000:7.2f} ms | first/usual median {first_med / usual_med:.2f}x,"
-              f" best {first_best / usual_best:.2f}x (target <= 1.5x)")
+        print(
+            f"{name:20s} usual median {usual_med * 1000:7.2f} ms, best {usual_best * 1000:7.2f}"
+            f" ms | first call median {first_med * 1000:7.2f} ms, best"
+            f" {first_best * 1000:7.2f} ms | first/usual median {first_med / usual_med:.2f}x,"
+            f" best {first_best / usual_best:.2f}x (target <= 1.5x)"
+        )
 
 
 if __name__ == "__main__":

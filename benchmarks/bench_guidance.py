@@ -19,12 +19,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from toolkit.core import database  # noqa: E402
-from toolkit.store import db  # noqa: E402
+from toolkit.core import (
+    database,  # noqa: E402
+    questions,
+)
+from toolkit.guidance import files, runs
 from toolkit.guidance import proposals as guidance
-from toolkit.guidance import files
-from toolkit.guidance import runs
-from toolkit.core import questions
+from toolkit.store import db  # noqa: E402
 
 BIN = os.path.join(os.path.dirname(sys.executable), "plantune")
 
@@ -34,12 +35,19 @@ def build_history(conn, slug, n_events):
     with db.transaction(conn):
         for i in range(n_events):
             qid = qids[i % len(qids)]
-            rec = questions.validate_event({
-                "skill": "ship", "question_id": qid, "question_summary": f"Question {i % 97}?",
-                "user_choice": "accept" if i % 3 else "skip", "recommended": "accept",
-                "session_id": f"s{i // 40}", "ts": f"2026-01-01T00:00:{i % 60:02d}.{i % 1000:03d}Z",
-                "tool_use_id": f"t{i}",
-            }, allow_phase=True)
+            rec = questions.validate_event(
+                {
+                    "skill": "ship",
+                    "question_id": qid,
+                    "question_summary": f"Question {i % 97}?",
+                    "user_choice": "accept" if i % 3 else "skip",
+                    "recommended": "accept",
+                    "session_id": f"s{i // 40}",
+                    "ts": f"2026-01-01T00:00:{i % 60:02d}.{i % 1000:03d}Z",
+                    "tool_use_id": f"t{i}",
+                },
+                allow_phase=True,
+            )
             questions.record_event(conn, rec, slug, dedup=False)
 
 
@@ -58,8 +66,13 @@ def main():
         root, project = os.path.join(tmp, "state"), os.path.join(tmp, "proj")
         os.makedirs(project)
         open(os.path.join(project, "pyproject.toml"), "w").close()
-        env = dict(os.environ, GSTACK_STATE_ROOT=root, GSTACK_HOME=root,
-                   PLANTUNE_DB=os.path.join(root, "plantune.db"), HOME=tmp)
+        env = dict(
+            os.environ,
+            GSTACK_STATE_ROOT=root,
+            GSTACK_HOME=root,
+            PLANTUNE_DB=os.path.join(root, "plantune.db"),
+            HOME=tmp,
+        )
         env.pop("GSTACK_PROJECT_SLUG", None)
         # Installed packages run from cached bytecode; a sandbox that forbids writing it
         # would time the compiler instead of plantune.
@@ -74,8 +87,10 @@ def main():
         base = [timed([BIN, "--version"], env=env) for _ in range(repeats)]
         rows = [("baseline: plantune --version", statistics.median(base))]
         for mode in ("off", "read", "propose"):
-            hook = [timed([BIN, "hook", "session-end", "--mode", mode], payload, env)
-                    for _ in range(repeats)]
+            hook = [
+                timed([BIN, "hook", "session-end", "--mode", mode], payload, env)
+                for _ in range(repeats)
+            ]
             rows.append((f"hook session-end --mode {mode}", statistics.median(hook)))
         inproc = {}
         for mode in ("off", "read", "propose"):

@@ -20,11 +20,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-PLANTUNE = (
-    "import sys; sys.path.insert(0, {root!r})\n"
-    "from toolkit.store import db\n"
-    "db.Schema()\n"
-)
+PLANTUNE = "import sys; sys.path.insert(0, {root!r})\nfrom toolkit.store import db\ndb.Schema()\n"
 IMPORTLIB = (
     "import sys; sys.path.insert(0, {root!r})\n"
     "import importlib.resources, os\n"
@@ -53,17 +49,21 @@ def timed(code, runs):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    rows = [("bare interpreter (python -S)", timed(BARE, runs)),
-            ("schema via toolkit.store.resources", timed(PLANTUNE, runs)),
-            ("schema via importlib.resources", timed(IMPORTLIB, runs))]
+    rows = [
+        ("bare interpreter (python -S)", timed(BARE, runs)),
+        ("schema via toolkit.store.resources", timed(PLANTUNE, runs)),
+        ("schema via importlib.resources", timed(IMPORTLIB, runs)),
+    ]
     print(f"{runs} fresh interpreters each; load: {os.getloadavg()[0]:.2f}")
     print(f"{'':34} {'best ms':>8} {'median ms':>10} {'best CPU ms':>12}")
     for name, (best, median, cpu) in rows:
         print(f"{name:34} {best * 1000:8.1f} {median * 1000:10.1f} {cpu * 1000:12.1f}")
     (_, _, bare), (_, _, ours), (_, _, theirs) = (r[1] for r in rows)
-    print(f"\nCPU above bare start-up: toolkit.store.resources {(ours - bare) * 1000:.1f} ms, "
-          f"importlib.resources {(theirs - bare) * 1000:.1f} ms; "
-          f"ratio {(theirs - bare) / (ours - bare):.2f}")
+    print(
+        f"\nCPU above bare start-up: toolkit.store.resources {(ours - bare) * 1000:.1f} ms, "
+        f"importlib.resources {(theirs - bare) * 1000:.1f} ms; "
+        f"ratio {(theirs - bare) / (ours - bare):.2f}"
+    )
 
 
 if __name__ == "__main__":

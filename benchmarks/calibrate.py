@@ -88,30 +88,51 @@ def main():
 
     t_numpy, fit = best(lambda: analysis_fit.fit_threshold(scores, TARGET, hashes=hashes))
     t_numpy_ids, fit_ids = best(lambda: analysis_fit.fit_threshold(scores, TARGET, ids=ids))
-    t_python, (p_thr, p_frac, p_rate) = best(lambda: fit_python(score_list, TARGET, hashes=hash_list), repeats=1)
-    t_python_ids, (pi_thr, pi_frac, pi_rate) = best(lambda: fit_python(score_list, TARGET, ids=ids), repeats=1)
+    t_python, (p_thr, p_frac, p_rate) = best(
+        lambda: fit_python(score_list, TARGET, hashes=hash_list), repeats=1
+    )
+    t_python_ids, (pi_thr, pi_frac, pi_rate) = best(
+        lambda: fit_python(score_list, TARGET, ids=ids), repeats=1
+    )
     t_pandas, (q_thr, q_rate) = best(lambda: fit_pandas(series, TARGET))
     t_hash_all, _ = best(lambda: analysis_fit.tie_hashes(ids), repeats=1)
 
-    assert (fit.threshold, fit.achieved_rate) == (p_thr, p_rate) == (pi_thr, pi_rate), "fits disagree"
+    assert (fit.threshold, fit.achieved_rate) == (p_thr, p_rate) == (pi_thr, pi_rate), (
+        "fits disagree"
+    )
     assert fit_ids.tie_fraction == fit.tie_fraction
 
     print(f"fit on {N:,} findings, target {TARGET:.0%} (best of {REPEATS}; python loops run once)")
     print(f"{'method':<44} {'seconds':>8} {'vs numpy':>9}  threshold  tie frac  achieved")
     rows = [
-        ("numpy fit_threshold, precomputed hashes", t_numpy, fit.threshold, fit.tie_fraction, fit.achieved_rate),
+        (
+            "numpy fit_threshold, precomputed hashes",
+            t_numpy,
+            fit.threshold,
+            fit.tie_fraction,
+            fit.achieved_rate,
+        ),
         ("pure-Python loop, precomputed hashes", t_python, p_thr, p_frac, p_rate),
         ("pandas quantile (no tie handling)", t_pandas, q_thr, float("nan"), q_rate),
-        ("numpy fit_threshold, ids (ties hashed)", t_numpy_ids, fit_ids.threshold, fit_ids.tie_fraction,
-         fit_ids.achieved_rate),
+        (
+            "numpy fit_threshold, ids (ties hashed)",
+            t_numpy_ids,
+            fit_ids.threshold,
+            fit_ids.tie_fraction,
+            fit_ids.achieved_rate,
+        ),
         ("pure-Python loop, ids (ties hashed)", t_python_ids, pi_thr, pi_frac, pi_rate),
     ]
     for name, t, thr, frac, rate in rows:
         print(f"{name:<44} {t:8.3f} {t / t_numpy:8.1f}x  {thr:9g}  {frac:8.3f}  {rate:8.4f}")
-    print(f"ties at the threshold: {fit.n_ties:,} of {N:,} ({fit.n_ties / N:.0%}); "
-          f"hashing all {N:,} ids once: {t_hash_all:.3f} s")
-    print(f"python/numpy: {t_python / t_numpy:.0f}x with hashes given, {t_python_ids / t_numpy_ids:.1f}x from ids; "
-          f"pandas/numpy: {t_pandas / t_numpy:.2f}x but misses the target by {abs(q_rate - TARGET):.3f}")
+    print(
+        f"ties at the threshold: {fit.n_ties:,} of {N:,} ({fit.n_ties / N:.0%}); "
+        f"hashing all {N:,} ids once: {t_hash_all:.3f} s"
+    )
+    print(
+        f"python/numpy: {t_python / t_numpy:.0f}x with hashes given, {t_python_ids / t_numpy_ids:.1f}x from ids; "
+        f"pandas/numpy: {t_pandas / t_numpy:.2f}x but misses the target by {abs(q_rate - TARGET):.3f}"
+    )
     if t_numpy >= 1.0:
         print("numpy fit took a second or more", file=sys.stderr)
         return 1

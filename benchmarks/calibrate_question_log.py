@@ -24,11 +24,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from tests import gstack_history as gh  # noqa: E402
-from toolkit.core import database  # noqa: E402
 from toolkit.analysis import calibrate as cal  # noqa: E402
-from toolkit.analysis import sources
-from toolkit.gstack import ingest
-from toolkit.analysis import simulate
+from toolkit.analysis import simulate, sources  # noqa: E402
+from toolkit.core import database  # noqa: E402
+from toolkit.gstack import ingest  # noqa: E402
 
 HOLDOUT_DAYS = 30
 
@@ -57,11 +56,15 @@ def main():
     parser.add_argument("--events", type=int, default=100_000)
     args = parser.parse_args()
     generators = {
-        "registry": lambda root, seed: gh.registry_history(root, days=150, seed=seed, sessions_per_day=9.0),
+        "registry": lambda root, seed: gh.registry_history(
+            root, days=150, seed=seed, sessions_per_day=9.0
+        ),
         "ad hoc": lambda root, seed: gh.adhoc_history(root, days=150, seed=seed),
     }
-    print("| generator | seed | fitted | share asked (fit) | recall (fit) | held out | share asked (held out) |"
-          " recall (held out) |")
+    print(
+        "| generator | seed | fitted | share asked (fit) | recall (fit) | held out | share asked (held out) |"
+        " recall (held out) |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, make in generators.items():
         for seed in range(100, 100 + args.seeds):
@@ -77,7 +80,9 @@ def main():
             conn.close()
 
     days = max(30, args.events // 400)
-    conn = history(lambda root, seed: gh.registry_history(root, days=days, seed=seed, sessions_per_day=85.0), 1)
+    conn = history(
+        lambda root, seed: gh.registry_history(root, days=days, seed=seed, sessions_per_day=85.0), 1
+    )
     n_events = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
     took_q, report = best_of(lambda: sources.run_question_log(conn, resamples=200))
     conn.close()
@@ -91,12 +96,18 @@ def main():
     simulate.simulate(sim, days=sim_days, seed=1, projects=12, end="2026-11-30")
     took_f, findings = best_of(lambda: cal.run(sim, include_synthetic=True, resamples=200))
     print()
-    print(f"question log: {n_events:,} events ({report['n_findings']:,} answered two-way) calibrated in "
-          f"{took_q:.2f} s (best of 3)")
-    print(f"findings:     {findings['n_findings']:,} two-way findings calibrated in {took_f:.2f} s (best of 3)")
-    print(f"per fitted row: question log {1e6 * took_q / report['n_findings']:.0f} us, findings "
-          f"{1e6 * took_f / findings['n_findings']:.0f} us "
-          f"({(took_q / report['n_findings']) / (took_f / findings['n_findings']):.1f}x)")
+    print(
+        f"question log: {n_events:,} events ({report['n_findings']:,} answered two-way) calibrated in "
+        f"{took_q:.2f} s (best of 3)"
+    )
+    print(
+        f"findings:     {findings['n_findings']:,} two-way findings calibrated in {took_f:.2f} s (best of 3)"
+    )
+    print(
+        f"per fitted row: question log {1e6 * took_q / report['n_findings']:.0f} us, findings "
+        f"{1e6 * took_f / findings['n_findings']:.0f} us "
+        f"({(took_q / report['n_findings']) / (took_f / findings['n_findings']):.1f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -46,9 +46,15 @@ def plantune(*args):
 
 
 def env_for(state):
-    env = dict(os.environ, GSTACK_STATE_ROOT=state, GSTACK_HOME=state, HOME=state,
-               PLANTUNE_DB=os.path.join(state, "plantune.db"), GSTACK_PROJECT_SLUG=SLUG,
-               GSTACK_QUESTION_LOG_NO_DERIVE="1")
+    env = dict(
+        os.environ,
+        GSTACK_STATE_ROOT=state,
+        GSTACK_HOME=state,
+        HOME=state,
+        PLANTUNE_DB=os.path.join(state, "plantune.db"),
+        GSTACK_PROJECT_SLUG=SLUG,
+        GSTACK_QUESTION_LOG_NO_DERIVE="1",
+    )
     env.pop("PLANTUNE_MIRROR", None)
     return env
 
@@ -72,8 +78,13 @@ def count(db_file, where=""):
 
 
 def start_ingest(state, env):
-    proc = subprocess.Popen(plantune("ingest", state, "--json"), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        plantune("ingest", state, "--json"),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     db_file = env["PLANTUNE_DB"]
     while proc.poll() is None and count(db_file) == 0:
         time.sleep(0.02)
@@ -89,8 +100,9 @@ def finish_ingest(proc):
 
 def spooled(state):
     folder = os.path.join(state, "spool")
-    return len([n for n in os.listdir(folder) if n.endswith(".json")]) if os.path.isdir(
-        folder) else 0
+    return (
+        len([n for n in os.listdir(folder) if n.endswith(".json")]) if os.path.isdir(folder) else 0
+    )
 
 
 def percentile(values, q):
@@ -102,14 +114,30 @@ def hook_payload(state, i):
     repo = os.path.join(state, "repo")
     os.makedirs(repo, exist_ok=True)
     text = f"Hook question {i}: ship it now?"
-    return json.dumps({
-        "session_id": "bench", "transcript_path": "/dev/null", "cwd": repo,
-        "hook_event_name": "PostToolUse", "tool_name": "AskUserQuestion",
-        "tool_use_id": f"tu-{i}",
-        "tool_input": {"questions": [{"question": text, "header": "H", "multiSelect": False,
-                                      "options": [{"label": "Yes", "description": ""},
-                                                  {"label": "No", "description": ""}]}]},
-        "tool_response": {"answers": {text: "Yes"}}})
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": "/dev/null",
+            "cwd": repo,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "AskUserQuestion",
+            "tool_use_id": f"tu-{i}",
+            "tool_input": {
+                "questions": [
+                    {
+                        "question": text,
+                        "header": "H",
+                        "multiSelect": False,
+                        "options": [
+                            {"label": "Yes", "description": ""},
+                            {"label": "No", "description": ""},
+                        ],
+                    }
+                ]
+            },
+            "tool_response": {"answers": {text: "Yes"}},
+        }
+    )
 
 
 def scenario_a(work, lines):
@@ -118,8 +146,13 @@ def scenario_a(work, lines):
     hooks, times = [], []
     t0 = time.perf_counter()
     for i in range(8):
-        p = subprocess.Popen(plantune("hook", "post-tool-use"), env=env, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p = subprocess.Popen(
+            plantune("hook", "post-tool-use"),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         p.stdin.write(hook_payload(state, i).encode())
         p.stdin.close()
         hooks.append(p)
@@ -130,18 +163,26 @@ def scenario_a(work, lines):
     spooled_now = spooled(state)
     summary = finish_ingest(proc)
     direct = count(env["PLANTUNE_DB"], "WHERE session_id = 'bench'")
-    drain = subprocess.run(plantune("ingest", state, "--json"), env=env, capture_output=True,
-                           text=True)
+    drain = subprocess.run(
+        plantune("ingest", state, "--json"), env=env, capture_output=True, text=True
+    )
     recorded = count(env["PLANTUNE_DB"], "WHERE session_id = 'bench'")
     errors_log = os.path.join(state, "hook-errors.log")
     errors = open(errors_log).read() if os.path.exists(errors_log) else ""
     return {
-        "lines": lines, "hooks": 8, "exit_0": sum(p.returncode == 0 for p in hooks),
-        "recorded_directly": direct, "spooled": spooled_now, "recorded": recorded,
-        "hook_s_max": max(times), "overlapped": overlapped,
+        "lines": lines,
+        "hooks": 8,
+        "exit_0": sum(p.returncode == 0 for p in hooks),
+        "recorded_directly": direct,
+        "spooled": spooled_now,
+        "recorded": recorded,
+        "hook_s_max": max(times),
+        "overlapped": overlapped,
         "ingest_transactions": summary["transactions"],
-        "ingest_lock_max_ms": summary["lock_max_ms"], "ingest_lock_p99_ms": summary["lock_p99_ms"],
-        "hook_errors": len(errors.splitlines()), "drain_ok": drain.returncode == 0,
+        "ingest_lock_max_ms": summary["lock_max_ms"],
+        "ingest_lock_p99_ms": summary["lock_p99_ms"],
+        "hook_errors": len(errors.splitlines()),
+        "drain_ok": drain.returncode == 0,
     }
 
 
@@ -163,8 +204,12 @@ def scenario_b(work, lines, workers=8, calls=200):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen(plantune("serve", "--port", str(port)), env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        plantune("serve", "--port", str(port)),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # pages count once the server answers
         try:
@@ -193,13 +238,22 @@ def scenario_b(work, lines, workers=8, calls=200):
 
     def worker(w):
         for i in range(calls):
-            event = {"skill": "ship", "question_id": "ship-changelog-voice-polish",
-                     "question_summary": f"Worker {w} call {i}: polish the changelog?",
-                     "user_choice": "accept", "recommended": "accept",
-                     "session_id": f"w{w}", "tool_use_id": f"w{w}-{i}"}
+            event = {
+                "skill": "ship",
+                "question_id": "ship-changelog-voice-polish",
+                "question_summary": f"Worker {w} call {i}: polish the changelog?",
+                "user_choice": "accept",
+                "recommended": "accept",
+                "session_id": f"w{w}",
+                "tool_use_id": f"w{w}-{i}",
+            }
             t = time.perf_counter()
-            r = subprocess.run([os.path.join(BIN, "gstack-question-log"), json.dumps(event)],
-                               env=env, capture_output=True, text=True)
+            r = subprocess.run(
+                [os.path.join(BIN, "gstack-question-log"), json.dumps(event)],
+                env=env,
+                capture_output=True,
+                text=True,
+            )
             latencies.append(time.perf_counter() - t)
             if r.returncode != 0 or r.stderr:
                 failures.append(r.stderr.strip() or f"exit {r.returncode}")
@@ -224,12 +278,22 @@ def scenario_b(work, lines, workers=8, calls=200):
     with open(os.path.join(state, "projects", SLUG, "question-log.jsonl")) as fh:
         gstack_lines = sum(1 for line in fh if line.strip())
     return {
-        "lines": lines, "calls": workers * calls, "rows": rows, "gstack_lines": gstack_lines,
-        "failures": len(failures), "failure_samples": failures[:3], "spooled": spooled_now,
-        "p50_ms": percentile(latencies, 0.5) * 1000, "p99_ms": percentile(latencies, 0.99) * 1000,
-        "max_ms": max(latencies) * 1000, "elapsed_s": elapsed, "overlapped": overlapped,
-        "ingest_lock_max_ms": summary["lock_max_ms"], "ingest_lock_p99_ms": summary["lock_p99_ms"],
-        "ingest_transactions": summary["transactions"], **side,
+        "lines": lines,
+        "calls": workers * calls,
+        "rows": rows,
+        "gstack_lines": gstack_lines,
+        "failures": len(failures),
+        "failure_samples": failures[:3],
+        "spooled": spooled_now,
+        "p50_ms": percentile(latencies, 0.5) * 1000,
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+        "max_ms": max(latencies) * 1000,
+        "elapsed_s": elapsed,
+        "overlapped": overlapped,
+        "ingest_lock_max_ms": summary["lock_max_ms"],
+        "ingest_lock_p99_ms": summary["lock_p99_ms"],
+        "ingest_transactions": summary["transactions"],
+        **side,
     }
 
 
@@ -245,28 +309,42 @@ def main():
         print(f"load average at start: {load:.1f} on {os.cpu_count()} CPUs")
         if args.only in (None, "a"):
             a = scenario_a(work, args.lines)
-            print("A: 8 post-tool-use hooks during `plantune ingest` of"
-                  f" {a['lines']:,} lines (the import still running: {a['overlapped']})")
-            print(f"   recorded {a['recorded']}/8 ({a['recorded_directly']} directly,"
-                  f" {a['spooled']} through the spool), exit 0: {a['exit_0']}/8,"
-                  f" slowest hook {a['hook_s_max']:.2f} s, hook-errors.log lines"
-                  f" {a['hook_errors']}")
-            print(f"   ingest: {a['ingest_transactions']:,} transactions, write-lock hold p99"
-                  f" {a['ingest_lock_p99_ms']:.0f} ms, max {a['ingest_lock_max_ms']:.0f} ms")
+            print(
+                "A: 8 post-tool-use hooks during `plantune ingest` of"
+                f" {a['lines']:,} lines (the import still running: {a['overlapped']})"
+            )
+            print(
+                f"   recorded {a['recorded']}/8 ({a['recorded_directly']} directly,"
+                f" {a['spooled']} through the spool), exit 0: {a['exit_0']}/8,"
+                f" slowest hook {a['hook_s_max']:.2f} s, hook-errors.log lines"
+                f" {a['hook_errors']}"
+            )
+            print(
+                f"   ingest: {a['ingest_transactions']:,} transactions, write-lock hold p99"
+                f" {a['ingest_lock_p99_ms']:.0f} ms, max {a['ingest_lock_max_ms']:.0f} ms"
+            )
         if args.only in (None, "b"):
             b = scenario_b(work, args.lines, calls=args.calls)
-            print(f"B: 8 x {args.calls} gstack-question-log during ingest of {b['lines']:,} lines +"
-                  f" backup + serve (the import still running at the end: {b['overlapped']})")
-            print(f"   rows {b['rows']:,} / {b['calls']:,}, gstack lines {b['gstack_lines']:,},"
-                  f" failures {b['failures']} {b['failure_samples'] or ''}, spooled"
-                  f" {b['spooled']}")
-            print(f"   call latency p50 {b['p50_ms']:.0f} ms, p99 {b['p99_ms']:.0f} ms,"
-                  f" max {b['max_ms']:.0f} ms; {b['elapsed_s']:.1f} s for all calls")
-            print(f"   meanwhile: {b['backups']} backups ({b['backup_failures']} failed),"
-                  f" {b['pages']} pages served ({b['page_failures']} failed"
-                  f"{': ' + b['page_errors'][0] if b.get('page_errors') else ''}); ingest"
-                  f" {b['ingest_transactions']:,} transactions, hold p99"
-                  f" {b['ingest_lock_p99_ms']:.0f} ms, max {b['ingest_lock_max_ms']:.0f} ms")
+            print(
+                f"B: 8 x {args.calls} gstack-question-log during ingest of {b['lines']:,} lines +"
+                f" backup + serve (the import still running at the end: {b['overlapped']})"
+            )
+            print(
+                f"   rows {b['rows']:,} / {b['calls']:,}, gstack lines {b['gstack_lines']:,},"
+                f" failures {b['failures']} {b['failure_samples'] or ''}, spooled"
+                f" {b['spooled']}"
+            )
+            print(
+                f"   call latency p50 {b['p50_ms']:.0f} ms, p99 {b['p99_ms']:.0f} ms,"
+                f" max {b['max_ms']:.0f} ms; {b['elapsed_s']:.1f} s for all calls"
+            )
+            print(
+                f"   meanwhile: {b['backups']} backups ({b['backup_failures']} failed),"
+                f" {b['pages']} pages served ({b['page_failures']} failed"
+                f"{': ' + b['page_errors'][0] if b.get('page_errors') else ''}); ingest"
+                f" {b['ingest_transactions']:,} transactions, hold p99"
+                f" {b['ingest_lock_p99_ms']:.0f} ms, max {b['ingest_lock_max_ms']:.0f} ms"
+            )
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

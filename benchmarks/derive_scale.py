@@ -39,7 +39,8 @@ BIN = os.path.dirname(sys.executable)
 
 def _generator_sql():
     spec = importlib.util.spec_from_file_location(
-        "profile_bench", os.path.join(ROOT, "benchmarks", "profile.py"))
+        "profile_bench", os.path.join(ROOT, "benchmarks", "profile.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.GENERATE, module.PROJECT
@@ -66,8 +67,12 @@ def with_old_views(path, rev):
     shutil.copy(path, old)
     conn = sqlite3.connect(old, isolation_level=None)
     for view in ("inferred_profile", "profile_diversity"):
-        body = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:sql/views/{view}.sql"],
-                              capture_output=True, text=True, check=True).stdout
+        body = subprocess.run(
+            ["git", "-C", ROOT, "show", f"{rev}:sql/views/{view}.sql"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         conn.execute(f"DROP VIEW {view}")
         conn.execute(body)
     conn.close()
@@ -88,28 +93,43 @@ def main():
     ap.add_argument("--runs", type=int, default=20, help="alternating rounds")
     ap.add_argument("--sizes", default="1000,1000000")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--before-rev", help="also run each size with the profile views of this"
-                    " git revision (the derive before the running totals), e.g. a commit")
+    ap.add_argument(
+        "--before-rev",
+        help="also run each size with the profile views of this"
+        " git revision (the derive before the running totals), e.g. a commit",
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     exe = os.path.join(BIN, "gstack-developer-profile")
     with tempfile.TemporaryDirectory() as tmp:
-        commands = {"floor (python -I -S -c pass)": ([sys.executable, "-I", "-S", "-c", "pass"],
-                                                      dict(os.environ))}
+        commands = {
+            "floor (python -I -S -c pass)": (
+                [sys.executable, "-I", "-S", "-c", "pass"],
+                dict(os.environ),
+            )
+        }
         for count in sizes:
             t = time.perf_counter()
             path, project = build(tmp, count)
             print(f"built {count:,} events in {time.perf_counter() - t:.1f}s", flush=True)
             state = os.path.join(tmp, f"state-{count}")
             os.makedirs(state)
-            env = {**os.environ, "GSTACK_STATE_ROOT": state, "GSTACK_HOME": state,
-                   "HOME": state, "PLANTUNE_DB": path, "GSTACK_PROJECT_SLUG": project,
-                   "PLANTUNE_MIRROR": "0"}
+            env = {
+                **os.environ,
+                "GSTACK_STATE_ROOT": state,
+                "GSTACK_HOME": state,
+                "HOME": state,
+                "PLANTUNE_DB": path,
+                "GSTACK_PROJECT_SLUG": project,
+                "PLANTUNE_MIRROR": "0",
+            }
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             commands[f"--derive at {count:,}"] = ([exe, "--derive"], env)
             if args.before_rev:
                 commands[f"before: --derive at {count:,}"] = (
-                    [exe, "--derive"], dict(env, PLANTUNE_DB=with_old_views(path, args.before_rev)))
+                    [exe, "--derive"],
+                    dict(env, PLANTUNE_DB=with_old_views(path, args.before_rev)),
+                )
         outputs = {}
         for name, (argv, env) in commands.items():  # warm-up: byte-code, page cache
             outputs[name] = run_once(argv, env)[1].strip()
@@ -124,36 +144,60 @@ def main():
     results = []
     for name, values in times.items():
         med, best = statistics.median(values), min(values)
-        results.append({"command": name, "median_ms": round(med * 1000, 2),
-                        "best_ms": round(best * 1000, 2),
-                        "ratio_median": round(med / floor_med, 3),
-                        "ratio_best": round(best / floor_best, 3),
-                        "output": outputs[name]})
+        results.append(
+            {
+                "command": name,
+                "median_ms": round(med * 1000, 2),
+                "best_ms": round(best * 1000, 2),
+                "ratio_median": round(med / floor_med, 3),
+                "ratio_best": round(best / floor_best, 3),
+                "output": outputs[name],
+            }
+        )
     derive = [r for r in results if r["command"].startswith("--derive")]
     before = [r for r in results if r["command"].startswith("before: --derive")]
     growth = None
     if len(derive) >= 2:
-        growth = {"median": round(derive[-1]["median_ms"] / derive[0]["median_ms"], 3),
-                  "best": round(derive[-1]["best_ms"] / derive[0]["best_ms"], 3)}
+        growth = {
+            "median": round(derive[-1]["median_ms"] / derive[0]["median_ms"], 3),
+            "best": round(derive[-1]["best_ms"] / derive[0]["best_ms"], 3),
+        }
         if len(before) >= 2:
             growth["before_median"] = round(before[-1]["median_ms"] / before[0]["median_ms"], 3)
             growth["before_best"] = round(before[-1]["best_ms"] / before[0]["best_ms"], 3)
     load = os.getloadavg()
     if args.json:
-        print(json.dumps({"runs": args.runs, "load_average": load, "results": results,
-                          "growth_last_over_first": growth}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "runs": args.runs,
+                    "load_average": load,
+                    "results": results,
+                    "growth_last_over_first": growth,
+                },
+                indent=2,
+            )
+        )
         return
-    print(f"{args.runs} alternating rounds (load average after: "
-          f"{', '.join(f'{x:.2f}' for x in load)})")
+    print(
+        f"{args.runs} alternating rounds (load average after: "
+        f"{', '.join(f'{x:.2f}' for x in load)})"
+    )
     for r in results:
-        print(f"{r['command']:32s} median {r['median_ms']:8.2f} ms ({r['ratio_median']:5.2f}x)"
-              f"  best {r['best_ms']:8.2f} ms ({r['ratio_best']:5.2f}x)  {r['output'][:60]}")
+        print(
+            f"{r['command']:32s} median {r['median_ms']:8.2f} ms ({r['ratio_median']:5.2f}x)"
+            f"  best {r['best_ms']:8.2f} ms ({r['ratio_best']:5.2f}x)  {r['output'][:60]}"
+        )
     if growth:
-        print(f"largest / smallest: median {growth['median']:.3f}x, best {growth['best']:.3f}x"
-              "  (target <= 1.10x); target vs floor <= 2.5x")
+        print(
+            f"largest / smallest: median {growth['median']:.3f}x, best {growth['best']:.3f}x"
+            "  (target <= 1.10x); target vs floor <= 2.5x"
+        )
         if "before_median" in growth:
-            print(f"before: largest / smallest: median {growth['before_median']:.3f}x,"
-                  f" best {growth['before_best']:.3f}x")
+            print(
+                f"before: largest / smallest: median {growth['before_median']:.3f}x,"
+                f" best {growth['before_best']:.3f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -66,15 +66,21 @@ def load(path):
 def labelled_sets():
     sets = {"held-out": load(HELD_OUT)}
     for name in sorted(os.listdir(CORPUS)):
-        sets[name.rsplit(".", 1)[0]] = [i for i in load(os.path.join(CORPUS, name))
-                                        if not i.get("pad")]
+        sets[name.rsplit(".", 1)[0]] = [
+            i for i in load(os.path.join(CORPUS, name)) if not i.get("pad")
+        ]
     return sets
 
 
 def score(code_dir):
     data = {"texts": summaries(), "sets": labelled_sets()}
-    out = subprocess.run([sys.executable, "-c", SCORE, code_dir], input=json.dumps(data),
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", SCORE, code_dir],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -95,14 +101,27 @@ def main():
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as root:
-        env = dict(os.environ, GSTACK_STATE_ROOT=root, GSTACK_PROJECT_SLUG="bench",
-                   PLANTUNE_DB=os.path.join(root, "plantune.db"))
+        env = dict(
+            os.environ,
+            GSTACK_STATE_ROOT=root,
+            GSTACK_PROJECT_SLUG="bench",
+            PLANTUNE_DB=os.path.join(root, "plantune.db"),
+        )
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         old_bin = baseline_bin(args.baseline, root)
         pref = os.path.join(BIN, "gstack-question-preference")
-        subprocess.run([pref, "--write", json.dumps({"question_id": AUTO_ID, "preference":
-                        "never-ask", "source": "plan-tune"})], env=env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [
+                pref,
+                "--write",
+                json.dumps(
+                    {"question_id": AUTO_ID, "preference": "never-ask", "source": "plan-tune"}
+                ),
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         cases = {}
         for label, bin_dir in (("new", BIN), ("baseline", old_bin)):
             p = os.path.join(bin_dir, "gstack-question-preference")
@@ -117,8 +136,12 @@ def main():
     result = {"runs": args.runs, "load_after": os.getloadavg(), "commands": {}}
     for name in ("plain --check", "auto-decide --check"):
         new, old = times[(name, "new")], times[(name, "baseline")]
-        row = {"best_ms": min(w for w, _ in new), "baseline_best_ms": min(w for w, _ in old),
-               "cpu_ms": min(c for _, c in new), "baseline_cpu_ms": min(c for _, c in old)}
+        row = {
+            "best_ms": min(w for w, _ in new),
+            "baseline_best_ms": min(w for w, _ in old),
+            "cpu_ms": min(c for _, c in new),
+            "baseline_cpu_ms": min(c for _, c in old),
+        }
         row["best_ratio"] = row["best_ms"] / row["baseline_best_ms"]
         row["cpu_ratio"] = row["cpu_ms"] / row["baseline_cpu_ms"]
         result["commands"][name] = row
@@ -131,20 +154,28 @@ def main():
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"{args.runs} alternating rounds; load average after: "
-          + ", ".join(f"{x:.2f}" for x in result["load_after"]))
+    print(
+        f"{args.runs} alternating rounds; load average after: "
+        + ", ".join(f"{x:.2f}" for x in result["load_after"])
+    )
     for name, row in result["commands"].items():
-        print(f"{name:22} best {row['best_ms']:7.2f} ms vs {row['baseline_best_ms']:7.2f} ms "
-              f"({row['best_ratio']:.2f}x); cpu {row['cpu_ms']:6.2f} ms vs "
-              f"{row['baseline_cpu_ms']:6.2f} ms ({row['cpu_ratio']:.2f}x)")
+        print(
+            f"{name:22} best {row['best_ms']:7.2f} ms vs {row['baseline_best_ms']:7.2f} ms "
+            f"({row['best_ratio']:.2f}x); cpu {row['cpu_ms']:6.2f} ms vs "
+            f"{row['baseline_cpu_ms']:6.2f} ms ({row['cpu_ratio']:.2f}x)"
+        )
     new, old = result["classify"]["new"], result["classify"]["baseline"]
-    print(f"classify per 200-char summary: {new['ms']:.3f} ms vs {old['ms']:.3f} ms "
-          f"({new['ms'] / old['ms']:.2f}x)")
+    print(
+        f"classify per 200-char summary: {new['ms']:.3f} ms vs {old['ms']:.3f} ms "
+        f"({new['ms'] / old['ms']:.2f}x)"
+    )
     for name in new["scores"]:
         a, b = new["scores"][name], old["scores"][name]
-        print(f"{name:10} recall {a['recall']:.3f} (baseline {b['recall']:.3f}); false alarms "
-              f"{a['false_alarms']}/{a['two_way']} (baseline {b['false_alarms']}); precision "
-              f"{a['precision']:.3f} (baseline {b['precision']:.3f})")
+        print(
+            f"{name:10} recall {a['recall']:.3f} (baseline {b['recall']:.3f}); false alarms "
+            f"{a['false_alarms']}/{a['two_way']} (baseline {b['false_alarms']}); precision "
+            f"{a['precision']:.3f} (baseline {b['precision']:.3f})"
+        )
 
 
 if __name__ == "__main__":

@@ -73,8 +73,14 @@ def first_call_ms(code_dir, build):
     env = dict(os.environ, PYTHONPATH=code_dir)
     best = None
     for _ in range(5):
-        out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                             env=env, check=True, cwd=code_dir)
+        out = subprocess.run(
+            [sys.executable, "-c", prog],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            cwd=code_dir,
+        )
         value = float(out.stdout.strip())
         best = value if best is None else min(best, value)
     return best
@@ -95,8 +101,14 @@ def baseline_per_call_ms(code_dir, repeat):
         "    best = e if best is None else min(best, e)\n"
         "print(best)\n"
     )
-    out = subprocess.run([sys.executable, "-c", prog], input=json.dumps(summaries()),
-                         capture_output=True, text=True, check=True, cwd=code_dir)
+    out = subprocess.run(
+        [sys.executable, "-c", prog],
+        input=json.dumps(summaries()),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=code_dir,
+    )
     return float(out.stdout.strip())
 
 
@@ -124,25 +136,36 @@ def main():
         result["ratio_to_baseline"] = round(result["per_summary_ms"] / base, 2)
     for half in doors_support.HALVES:
         score = doors_support.score(doors_support.load(half), doors.classify)
-        result[f"corpus_{half}"] = {"one_way": score["one_way"], "two_way": score["two_way"],
-                                    "recall": round(score["recall"], 4),
-                                    "false_alarm_rate": round(score["false_alarm_rate"], 4)}
+        result[f"corpus_{half}"] = {
+            "one_way": score["one_way"],
+            "two_way": score["two_way"],
+            "recall": round(score["recall"], 4),
+            "false_alarm_rate": round(score["false_alarm_rate"], 4),
+        }
     if args.json:
         print(json.dumps(result, indent=2))
         return
     ok = "ok" if result["per_summary_ms"] <= TARGET_MS else "MISSED"
-    print(f"classify, 200-character summary: {result['per_summary_ms']:.4f} ms"
-          f" (best of {args.repeat}; target <= {TARGET_MS} ms: {ok})")
+    print(
+        f"classify, 200-character summary: {result['per_summary_ms']:.4f} ms"
+        f" (best of {args.repeat}; target <= {TARGET_MS} ms: {ok})"
+    )
     if args.baseline:
-        print(f"baseline keyword net, same summaries: {result['baseline_per_summary_ms']:.4f} ms"
-              f" (ratio {result['ratio_to_baseline']}x)")
-    print(f"first classification in a fresh process: {result['first_call_cached_ms']:.2f} ms"
-          f" with the word-index cache,"
-          f" {result['first_call_building_index_ms']:.2f} ms building it")
+        print(
+            f"baseline keyword net, same summaries: {result['baseline_per_summary_ms']:.4f} ms"
+            f" (ratio {result['ratio_to_baseline']}x)"
+        )
+    print(
+        f"first classification in a fresh process: {result['first_call_cached_ms']:.2f} ms"
+        f" with the word-index cache,"
+        f" {result['first_call_building_index_ms']:.2f} ms building it"
+    )
     for half in doors_support.HALVES:
         c = result[f"corpus_{half}"]
-        print(f"corpus half {half}: recall {c['recall']:.1%} of {c['one_way']} one-way,"
-              f" false alarms {c['false_alarm_rate']:.1%} of {c['two_way']} two-way")
+        print(
+            f"corpus half {half}: recall {c['recall']:.1%} of {c['one_way']} one-way,"
+            f" false alarms {c['false_alarm_rate']:.1%} of {c['two_way']} two-way"
+        )
     print("load average: " + ", ".join(f"{x:.2f}" for x in result["load_average"]))
 
 

@@ -23,13 +23,24 @@ RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 30
 
 def payload(cwd, tool_use_id, event):
     text = "Null check missing. <gstack-qid:ship-pre-landing-review-fix>"
-    return json.dumps({
-        "session_id": "bench", "cwd": cwd, "hook_event_name": event,
-        "tool_name": "AskUserQuestion", "tool_use_id": tool_use_id,
-        "tool_input": {"questions": [{"question": text, "options": [
-            {"label": "A) Fix now (recommended)"}, {"label": "B) Skip"}]}]},
-        "tool_response": {"answers": {text: "B) Skip"}},
-    }).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "cwd": cwd,
+            "hook_event_name": event,
+            "tool_name": "AskUserQuestion",
+            "tool_use_id": tool_use_id,
+            "tool_input": {
+                "questions": [
+                    {
+                        "question": text,
+                        "options": [{"label": "A) Fix now (recommended)"}, {"label": "B) Skip"}],
+                    }
+                ]
+            },
+            "tool_response": {"answers": {text: "B) Skip"}},
+        }
+    ).encode()
 
 
 def timed(cmd, data, env):
@@ -40,22 +51,28 @@ def timed(cmd, data, env):
 
 def main():
     with tempfile.TemporaryDirectory() as root:
-        env = dict(os.environ, GSTACK_STATE_ROOT=root, GSTACK_HOME=root, HOME=root,
-                   PLANTUNE_DB=os.path.join(root, "plantune.db"))
+        env = dict(
+            os.environ,
+            GSTACK_STATE_ROOT=root,
+            GSTACK_HOME=root,
+            HOME=root,
+            PLANTUNE_DB=os.path.join(root, "plantune.db"),
+        )
         env.pop("GSTACK_PROJECT_SLUG", None)
         cwd = os.path.join(root, "acme-web")
         os.makedirs(cwd)
         plantune = os.path.join(BIN, "plantune")
         subprocess.run([plantune, "init"], env=env, check=True, capture_output=True)
         cases = {
-            "baseline: python -c 'import sqlite3, json'":
-                lambda i: timed([sys.executable, "-c", "import sqlite3, json"], b"", env),
-            "hook post-tool-use (records 1 event)":
-                lambda i: timed([plantune, "hook", "post-tool-use"],
-                                payload(cwd, f"tu-{i}", "PostToolUse"), env),
-            "hook pre-tool-use (pass-through)":
-                lambda i: timed([plantune, "hook", "pre-tool-use"],
-                                payload(cwd, f"tu-{i}", "PreToolUse"), env),
+            "baseline: python -c 'import sqlite3, json'": lambda i: timed(
+                [sys.executable, "-c", "import sqlite3, json"], b"", env
+            ),
+            "hook post-tool-use (records 1 event)": lambda i: timed(
+                [plantune, "hook", "post-tool-use"], payload(cwd, f"tu-{i}", "PostToolUse"), env
+            ),
+            "hook pre-tool-use (pass-through)": lambda i: timed(
+                [plantune, "hook", "pre-tool-use"], payload(cwd, f"tu-{i}", "PreToolUse"), env
+            ),
         }
         samples = {name: [] for name in cases}
         for fn in cases.values():
@@ -74,8 +91,10 @@ def in_process(env, cwd):
     os.environ.update(env)
     from toolkit.claude import hooks
 
-    for name, fn, event in (("post_tool_use()", hooks.post_tool_use, "PostToolUse"),
-                            ("pre_tool_use()", hooks.pre_tool_use, "PreToolUse")):
+    for name, fn, event in (
+        ("post_tool_use()", hooks.post_tool_use, "PostToolUse"),
+        ("pre_tool_use()", hooks.pre_tool_use, "PreToolUse"),
+    ):
         times = []
         for i in range(RUNS):
             p = json.loads(payload(cwd, f"ip-{i}", event))

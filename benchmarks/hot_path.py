@@ -61,26 +61,39 @@ TARGETS = {
     "gstack-developer-profile --derive": 2.5,
 }
 # A 200-character two-way summary: the door classifier reads all of it.
-SUMMARY = ("Should the settings page keep the compact layout on narrow screens, with the "
-           "section headings shortened and the help text moved under each field so the "
-           "form reads top to bottom?")[:200].encode()
+SUMMARY = (
+    "Should the settings page keep the compact layout on narrow screens, with the "
+    "section headings shortened and the help text moved under each field so the "
+    "form reads top to bottom?"
+)[:200].encode()
 QUESTION = "Polish the changelog voice before shipping? <gstack-qid:ship-changelog-voice-polish>"
 
 
 def event(i):
-    return json.dumps({
-        "skill": "ship", "question_id": TWO_WAY_ID,
-        "question_summary": f"Polish the changelog voice? (run {i})",
-        "user_choice": "accept", "recommended": "accept", "session_id": "bench",
-    })
+    return json.dumps(
+        {
+            "skill": "ship",
+            "question_id": TWO_WAY_ID,
+            "question_summary": f"Polish the changelog voice? (run {i})",
+            "user_choice": "accept",
+            "recommended": "accept",
+            "session_id": "bench",
+        }
+    )
 
 
 def hook_payload(event_name, i):
     payload = {
-        "session_id": "bench", "cwd": "/", "hook_event_name": event_name,
-        "tool_name": "AskUserQuestion", "tool_use_id": f"tu-{i}",
-        "tool_input": {"questions": [{"question": QUESTION,
-                                      "options": ["A) Polish it (recommended)", "B) Ship as is"]}]},
+        "session_id": "bench",
+        "cwd": "/",
+        "hook_event_name": event_name,
+        "tool_name": "AskUserQuestion",
+        "tool_use_id": f"tu-{i}",
+        "tool_input": {
+            "questions": [
+                {"question": QUESTION, "options": ["A) Polish it (recommended)", "B) Ship as is"]}
+            ]
+        },
     }
     if event_name == "PostToolUse":
         payload["tool_response"] = {"answers": {QUESTION: "A) Polish it"}}
@@ -98,9 +111,11 @@ if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
     sys.exit({function}())
 """
-SHIMMED = {"gstack-question-preference": ("toolkit.gstack.compat", "question_preference_main"),
-           "gstack-question-log": ("toolkit.gstack.compat", "question_log_main"),
-           "plantune": ("toolkit.cli.fast", "main")}
+SHIMMED = {
+    "gstack-question-preference": ("toolkit.gstack.compat", "question_preference_main"),
+    "gstack-question-log": ("toolkit.gstack.compat", "question_log_main"),
+    "plantune": ("toolkit.cli.fast", "main"),
+}
 
 
 def write_shims(directory):
@@ -137,25 +152,33 @@ def commands(i, shim_dir, bin_dir=BIN):
     return {
         FLOOR: ([sys.executable, "-I", "-S", "-c", "pass"], None),
         "gstack-question-preference --check": ([pref, "--check", TWO_WAY_ID], None),
-        "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"],
-                                    SUMMARY),
+        "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"], SUMMARY),
         "gstack-question-log": ([os.path.join(bin_dir, "gstack-question-log"), event(i)], None),
-        "hook pre-tool-use (pass-through)": ([plantune, "hook", "pre-tool-use"],
-                                             hook_payload("PreToolUse", i)),
-        "hook post-tool-use": ([plantune, "hook", "post-tool-use"],
-                               hook_payload("PostToolUse", i)),
-        "gstack-developer-profile --derive": ([os.path.join(bin_dir, "gstack-developer-profile"),
-                                               "--derive"], None),
+        "hook pre-tool-use (pass-through)": (
+            [plantune, "hook", "pre-tool-use"],
+            hook_payload("PreToolUse", i),
+        ),
+        "hook post-tool-use": ([plantune, "hook", "post-tool-use"], hook_payload("PostToolUse", i)),
+        "gstack-developer-profile --derive": (
+            [os.path.join(bin_dir, "gstack-developer-profile"), "--derive"],
+            None,
+        ),
         "plantune check": ([plantune, "check", TWO_WAY_ID], None),
         "plantune log": ([plantune, "log", event(i)], None),
         "python -c pass (venv start-up)": ([sys.executable, "-c", "pass"], None),
         "before: --check": ([old_pref, "--check", TWO_WAY_ID], None),
-        "before: --check --summary-stdin": ([old_pref, "--check", TWO_WAY_ID, "--summary-stdin"],
-                                            SUMMARY),
-        "before: gstack-question-log": ([os.path.join(shim_dir, "gstack-question-log"),
-                                         event(i)], None),
-        "before: hook pre-tool-use": ([old_plantune, "hook", "pre-tool-use"],
-                                      hook_payload("PreToolUse", i)),
+        "before: --check --summary-stdin": (
+            [old_pref, "--check", TWO_WAY_ID, "--summary-stdin"],
+            SUMMARY,
+        ),
+        "before: gstack-question-log": (
+            [os.path.join(shim_dir, "gstack-question-log"), event(i)],
+            None,
+        ),
+        "before: hook pre-tool-use": (
+            [old_plantune, "hook", "pre-tool-use"],
+            hook_payload("PreToolUse", i),
+        ),
     }
 
 
@@ -168,8 +191,9 @@ def run_once(argv, env, stdin=None):
     """(wall seconds, CPU seconds of the child): CPU time varies less on a busy machine."""
     cpu = _children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run(argv, env=env, input=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE)
+    proc = subprocess.run(
+        argv, env=env, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"{argv[0]} failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
@@ -181,24 +205,33 @@ def main():
     ap.add_argument("--runs", type=int, default=30, help="alternating rounds (>= 30)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
-    ap.add_argument("--baseline", metavar="DIR",
-                    help="also run every command from the code in DIR (its own launchers)")
+    ap.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also run every command from the code in DIR (its own launchers)",
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as root:
         env = dict(os.environ)
-        env.update({
-            "HOME": root, "GSTACK_STATE_ROOT": root, "GSTACK_HOME": root,
-            "PLANTUNE_DB": os.path.join(root, "plantune.db"),
-            "GSTACK_PROJECT_SLUG": "bench", "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
-        })
+        env.update(
+            {
+                "HOME": root,
+                "GSTACK_STATE_ROOT": root,
+                "GSTACK_HOME": root,
+                "PLANTUNE_DB": os.path.join(root, "plantune.db"),
+                "GSTACK_PROJECT_SLUG": "bench",
+                "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
+            }
+        )
         env.pop("PLANTUNE_MIRROR", None)
         # Installed packages run from byte-code; an editable checkout only gets its
         # __pycache__ written if the environment allows it (the warm-up writes it).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         # Create and migrate the database once; the hot path never migrates.
-        subprocess.run([os.path.join(BIN, "plantune"), "init"], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [os.path.join(BIN, "plantune"), "init"], env=env, check=True, stdout=subprocess.DEVNULL
+        )
         write_shims(root)
         base_env = base_bin = None
         if args.baseline:
@@ -207,20 +240,31 @@ def main():
             # be picked up (imported) by the other's next call.
             base_root = os.path.join(root, "baseline-state")
             os.makedirs(base_root)
-            base_env = dict(env, HOME=base_root, GSTACK_STATE_ROOT=base_root,
-                            GSTACK_HOME=base_root,
-                            PLANTUNE_DB=os.path.join(base_root, "plantune.db"))
+            base_env = dict(
+                env,
+                HOME=base_root,
+                GSTACK_STATE_ROOT=base_root,
+                GSTACK_HOME=base_root,
+                PLANTUNE_DB=os.path.join(base_root, "plantune.db"),
+            )
             # Created by the baseline's own code (its click application, normal start).
-            subprocess.run([os.path.join(BIN, "plantune"), "init"], check=True,
-                           env=dict(base_env, PYTHONPATH=os.path.abspath(args.baseline)),
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [os.path.join(BIN, "plantune"), "init"],
+                check=True,
+                env=dict(base_env, PYTHONPATH=os.path.abspath(args.baseline)),
+                stdout=subprocess.DEVNULL,
+            )
 
         def all_commands(i):
             out = {name: (argv, stdin, env) for name, (argv, stdin) in commands(i, root).items()}
             if base_env is not None:
-                out.update({f"{name} [baseline]": (argv, stdin, base_env)
-                            for name, (argv, stdin) in commands(i, root, base_bin).items()
-                            if name != FLOOR and not name.startswith(("before:", "python -c"))})
+                out.update(
+                    {
+                        f"{name} [baseline]": (argv, stdin, base_env)
+                        for name, (argv, stdin) in commands(i, root, base_bin).items()
+                        if name != FLOOR and not name.startswith(("before:", "python -c"))
+                    }
+                )
             return out
 
         for argv, stdin, e in all_commands(-1).values():  # warm the page cache, byte-code
@@ -241,16 +285,18 @@ def main():
         values = sorted(t for t, _ in pairs)
         med = statistics.median(values)
         cpu = statistics.median(c for _, c in pairs)
-        results.append({
-            "command": name,
-            "median_ms": round(med * 1000, 2),
-            "best_ms": round(values[0] * 1000, 2),
-            "ratio": round(med / floor, 3),
-            "best_ratio": round(values[0] / floor_best, 3),
-            "cpu_ms": round(cpu * 1000, 2),
-            "cpu_ratio": round(cpu / floor_cpu, 3) if floor_cpu else None,
-            "target": TARGETS.get(name),
-        })
+        results.append(
+            {
+                "command": name,
+                "median_ms": round(med * 1000, 2),
+                "best_ms": round(values[0] * 1000, 2),
+                "ratio": round(med / floor, 3),
+                "best_ratio": round(values[0] / floor_best, 3),
+                "cpu_ms": round(cpu * 1000, 2),
+                "cpu_ratio": round(cpu / floor_cpu, 3) if floor_cpu else None,
+                "target": TARGETS.get(name),
+            }
+        )
     by_name = {r["command"]: r for r in results}
     for r in results:
         base = by_name.get(f"{r['command']} [baseline]")
@@ -258,20 +304,27 @@ def main():
             r["vs_baseline"] = round(r["ratio"] / base["ratio"], 3)
     missed = [r for r in results if r["target"] and r["best_ratio"] > r["target"]]
     if args.json:
-        print(json.dumps({"runs": args.runs, "load_average": os.getloadavg(),
-                          "results": results}, indent=2))
+        print(
+            json.dumps(
+                {"runs": args.runs, "load_average": os.getloadavg(), "results": results}, indent=2
+            )
+        )
     else:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"{args.runs} alternating rounds; ratios to the floor (load average after: {load})")
-        print(f"{'command':36s} {'median':>9s} {'ratio':>6s} {'best':>9s} {'ratio':>6s}"
-              f" {'cpu':>8s} {'ratio':>6s}  target (best-of)")
+        print(
+            f"{'command':36s} {'median':>9s} {'ratio':>6s} {'best':>9s} {'ratio':>6s}"
+            f" {'cpu':>8s} {'ratio':>6s}  target (best-of)"
+        )
         for r in results:
             target = f"<= {r['target']}x" if r["target"] else ""
             verdict = ("ok" if r["best_ratio"] <= r["target"] else "MISSED") if r["target"] else ""
-            print(f"{r['command']:36s} {r['median_ms']:7.2f}ms {r['ratio']:5.2f}x"
-                  f" {r['best_ms']:7.2f}ms {r['best_ratio']:5.2f}x {r['cpu_ms']:6.2f}ms"
-                  f" {r['cpu_ratio']:5.2f}x  {target} {verdict}"
-                  + (f"  vs baseline {r['vs_baseline']:.3f}" if "vs_baseline" in r else ""))
+            print(
+                f"{r['command']:36s} {r['median_ms']:7.2f}ms {r['ratio']:5.2f}x"
+                f" {r['best_ms']:7.2f}ms {r['best_ratio']:5.2f}x {r['cpu_ms']:6.2f}ms"
+                f" {r['cpu_ratio']:5.2f}x  {target} {verdict}"
+                + (f"  vs baseline {r['vs_baseline']:.3f}" if "vs_baseline" in r else "")
+            )
     if args.strict and missed:
         sys.exit(1)
 

@@ -38,18 +38,56 @@ sys.path.insert(0, ROOT)
 
 RSS_LIMIT_MB = 200
 
-VERBS = ["Fix", "Defer", "Split", "Rename", "Cache", "Inline", "Document", "Test", "Refactor",
-         "Ship", "Review", "Pin", "Upgrade", "Mock", "Retry", "Batch"]
-THINGS = ["the flaky login test", "the N+1 query", "the changelog entry", "the retry loop",
-          "the config loader", "the migration order", "the API error messages", "the CLI help",
-          "the cache key", "the onboarding copy", "the release notes", "the rate limiter",
-          "the café menu parser", "the 🚀 launch checklist", "the webhook handler"]
+VERBS = [
+    "Fix",
+    "Defer",
+    "Split",
+    "Rename",
+    "Cache",
+    "Inline",
+    "Document",
+    "Test",
+    "Refactor",
+    "Ship",
+    "Review",
+    "Pin",
+    "Upgrade",
+    "Mock",
+    "Retry",
+    "Batch",
+]
+THINGS = [
+    "the flaky login test",
+    "the N+1 query",
+    "the changelog entry",
+    "the retry loop",
+    "the config loader",
+    "the migration order",
+    "the API error messages",
+    "the CLI help",
+    "the cache key",
+    "the onboarding copy",
+    "the release notes",
+    "the rate limiter",
+    "the café menu parser",
+    "the 🚀 launch checklist",
+    "the webhook handler",
+]
 PLACES = ["billing", "auth", "search", "the dashboard", "the worker", "the SDK", "docs", "CI"]
-RISKY = ["delete the stale branch", "drop table sessions", "force-push main",
-         "run the schema migration now", "rotate the API key"]
+RISKY = [
+    "delete the stale branch",
+    "drop table sessions",
+    "force-push main",
+    "run the schema migration now",
+    "rotate the API key",
+]
 LABELS = ["A) Fix now", "B) Defer to a TODO", "C) Skip it", "D) Ask me later"]
-FREE = ["only if it does not slow the build", "do it but keep the old flag for a week",
-        "let's talk about this tomorrow", "ok, but write a test first"]
+FREE = [
+    "only if it does not slow the build",
+    "do it but keep the old flag for a week",
+    "let's talk about this tomorrow",
+    "ok, but write a test first",
+]
 
 
 def _summary(rng, i):
@@ -78,30 +116,55 @@ def generate(path, n, seed=7, start=0):
                 e = rng.choice(registry)
                 options = e["options"] or ["accept", "defer", "skip"]
                 choice = rng.choice(options)
-                rec = {"skill": e["skill"], "question_id": e["id"],
-                       "question_summary": _summary(rng, i), "category": e["category"],
-                       "door_type": e["door_type"], "options_count": len(options),
-                       "user_choice": choice, "recommended": options[0], "session_id": session,
-                       "source": "agent", "followed_recommendation": choice == options[0]}
+                rec = {
+                    "skill": e["skill"],
+                    "question_id": e["id"],
+                    "question_summary": _summary(rng, i),
+                    "category": e["category"],
+                    "door_type": e["door_type"],
+                    "options_count": len(options),
+                    "user_choice": choice,
+                    "recommended": options[0],
+                    "session_id": session,
+                    "source": "agent",
+                    "followed_recommendation": choice == options[0],
+                }
             elif r < 0.85:
-                rec = {"skill": "unknown", "question_id": f"hook-{rng.getrandbits(40):010x}",
-                       "question_summary": _summary(rng, i), "options_count": 4,
-                       "user_choice": rng.choice(LABELS), "recommended": LABELS[0],
-                       "session_id": session, "source": "hook",
-                       "tool_use_id": f"toolu_{rng.getrandbits(96):024x}",
-                       "followed_recommendation": False}
+                rec = {
+                    "skill": "unknown",
+                    "question_id": f"hook-{rng.getrandbits(40):010x}",
+                    "question_summary": _summary(rng, i),
+                    "options_count": 4,
+                    "user_choice": rng.choice(LABELS),
+                    "recommended": LABELS[0],
+                    "session_id": session,
+                    "source": "hook",
+                    "tool_use_id": f"toolu_{rng.getrandbits(96):024x}",
+                    "followed_recommendation": False,
+                }
                 rec["followed_recommendation"] = rec["user_choice"] == LABELS[0]
             elif r < 0.95:
-                rec = {"skill": "unknown", "question_id": f"hook-{rng.getrandbits(40):010x}",
-                       "question_summary": _summary(rng, i), "user_choice": "Other",
-                       "session_id": session, "source": "auq-other",
-                       "tool_use_id": f"toolu_{rng.getrandbits(96):024x}",
-                       "free_text": rng.choice(FREE)}
+                rec = {
+                    "skill": "unknown",
+                    "question_id": f"hook-{rng.getrandbits(40):010x}",
+                    "question_summary": _summary(rng, i),
+                    "user_choice": "Other",
+                    "session_id": session,
+                    "source": "auq-other",
+                    "tool_use_id": f"toolu_{rng.getrandbits(96):024x}",
+                    "free_text": rng.choice(FREE),
+                }
             else:
-                rec = {"skill": "unknown", "question_id": rng.choice(registry)["id"],
-                       "question_summary": _summary(rng, i), "user_choice": LABELS[0],
-                       "recommended": LABELS[0], "session_id": session,
-                       "source": "auto-decided", "followed_recommendation": True}
+                rec = {
+                    "skill": "unknown",
+                    "question_id": rng.choice(registry)["id"],
+                    "question_summary": _summary(rng, i),
+                    "user_choice": LABELS[0],
+                    "recommended": LABELS[0],
+                    "session_id": session,
+                    "source": "auto-decided",
+                    "followed_recommendation": True,
+                }
             rec["ts"] = ts
             fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
 
@@ -206,33 +269,42 @@ def main():
         size_mb = os.path.getsize(log) / 2**20
         print(f"generated {n:,} lines ({size_mb:.0f} MB) in {time.perf_counter() - t0:.1f} s")
 
-        env = dict(os.environ, GSTACK_STATE_ROOT=state, GSTACK_HOME=state, HOME=work,
-                   PLANTUNE_MIRROR="0")
+        env = dict(
+            os.environ, GSTACK_STATE_ROOT=state, GSTACK_HOME=state, HOME=work, PLANTUNE_MIRROR="0"
+        )
         env.pop("PLANTUNE_DB", None)
         su_db = os.path.join(work, "sqlite-utils.db")
         pt_db = os.path.join(work, "plantune.db")
         # Create the plantune database first so schema set-up is not timed.
-        subprocess.run([os.path.join(BIN, "plantune"), "init", "--db", pt_db], env=env,
-                       check=True, capture_output=True)
+        subprocess.run(
+            [os.path.join(BIN, "plantune"), "init", "--db", pt_db],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
 
-        su_t, su_rss, su_tree, _ = run([os.path.join(BIN, "sqlite-utils"), "insert", su_db,
-                                        "question_log", log, "--nl"], env)
+        su_t, su_rss, su_tree, _ = run(
+            [os.path.join(BIN, "sqlite-utils"), "insert", su_db, "question_log", log, "--nl"], env
+        )
         su_cpu = run.last_cpu
         assert count(su_db, "question_log") == n
         pt_t, pt_rss, pt_tree, out = run(
-            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db, "--json"], env)
+            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db, "--json"], env
+        )
         pt_cpu = run.last_cpu
         pt_summary = json.loads(out)
         got = count(pt_db, "question_log")
         assert got == n, f"plantune ingest stored {got:,} rows, expected {n:,}:\n{out}"
         again_t, again_rss, again_tree, out = run(
-            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env)
+            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env
+        )
         again_cpu = run.last_cpu
         assert count(pt_db, "question_log") == n, out
         extra = max(n // 100, 1)
         generate(log, extra, start=n)
         inc_t, inc_rss, inc_tree, out = run(
-            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env)
+            [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env
+        )
         inc_cpu = run.last_cpu
         assert count(pt_db, "question_log") == n + extra, out
 
@@ -243,26 +315,39 @@ def main():
             (f"plantune ingest, +{extra:,} lines", extra, inc_t, inc_cpu, inc_rss, inc_tree),
         ]
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"\n{'command':<34} {'lines':>10} {'wall s':>8} {'cpu s':>8} {'lines/s':>9}"
-              f" {'RSS/proc':>9} {'PSS/tree':>9}")
+        print(
+            f"\n{'command':<34} {'lines':>10} {'wall s':>8} {'cpu s':>8} {'lines/s':>9}"
+            f" {'RSS/proc':>9} {'PSS/tree':>9}"
+        )
         for name, lines, secs, cpu, rss, tree in rows:
             rate = f"{lines / secs:,.0f}" if lines else "-"
             tree_text = f"{tree:>6.0f} MB" if tree else f"{'-':>9}"  # over before a sample
-            print(f"{name:<34} {lines:>10,} {secs:>8.2f} {cpu:>8.2f} {rate:>9} {rss:>6.0f} MB"
-                  f" {tree_text}")
-        print(f"\nratio plantune / sqlite-utils, wall time: {pt_t / su_t:.2f}"
-              f"  ({'faster' if pt_t < su_t else 'slower'} than the baseline)")
-        print(f"ratio plantune / sqlite-utils, CPU time:  {pt_cpu / su_cpu:.2f}"
-              f"  (1-minute load average at the end: {load:.1f} on {os.cpu_count()} CPUs)")
-        print(f"peak RSS of plantune ingest: {pt_rss:.0f} MB per process, {pt_tree:.0f} MB for"
-              f" the whole process tree (limit {RSS_LIMIT_MB} MB)")
-        print(f"plantune ingest wrote in {pt_summary['transactions']:,} transactions holding the"
-              f" write lock {pt_summary['lock_p50_ms']:.0f} ms (median),"
-              f" {pt_summary['lock_p99_ms']:.0f} ms (p99), {pt_summary['lock_max_ms']:.0f} ms"
-              f" (max); {pt_summary['lock_over_100ms']} over 100 ms")
+            print(
+                f"{name:<34} {lines:>10,} {secs:>8.2f} {cpu:>8.2f} {rate:>9} {rss:>6.0f} MB"
+                f" {tree_text}"
+            )
+        print(
+            f"\nratio plantune / sqlite-utils, wall time: {pt_t / su_t:.2f}"
+            f"  ({'faster' if pt_t < su_t else 'slower'} than the baseline)"
+        )
+        print(
+            f"ratio plantune / sqlite-utils, CPU time:  {pt_cpu / su_cpu:.2f}"
+            f"  (1-minute load average at the end: {load:.1f} on {os.cpu_count()} CPUs)"
+        )
+        print(
+            f"peak RSS of plantune ingest: {pt_rss:.0f} MB per process, {pt_tree:.0f} MB for"
+            f" the whole process tree (limit {RSS_LIMIT_MB} MB)"
+        )
+        print(
+            f"plantune ingest wrote in {pt_summary['transactions']:,} transactions holding the"
+            f" write lock {pt_summary['lock_p50_ms']:.0f} ms (median),"
+            f" {pt_summary['lock_p99_ms']:.0f} ms (p99), {pt_summary['lock_max_ms']:.0f} ms"
+            f" (max); {pt_summary['lock_over_100ms']} over 100 ms"
+        )
         if max(pt_tree, pt_rss) >= RSS_LIMIT_MB:
-            raise SystemExit(f"peak memory {max(pt_tree, pt_rss):.0f} MB is over the"
-                             f" {RSS_LIMIT_MB} MB limit")
+            raise SystemExit(
+                f"peak memory {max(pt_tree, pt_rss):.0f} MB is over the {RSS_LIMIT_MB} MB limit"
+            )
     finally:
         if args.keep:
             print(f"kept {work}")

@@ -22,8 +22,8 @@ import sqlite3
 import tempfile
 import time
 
-from toolkit.core import database
 from toolkit.analysis import merge
+from toolkit.core import database
 from toolkit.store import db
 
 

@@ -19,14 +19,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from toolkit.core import database  # noqa: E402
+from toolkit.pacing import rank as pacing  # noqa: E402
 from toolkit.store import db  # noqa: E402
-from toolkit.pacing import rank as pacing
 
 
 def request(session, n=10):
-    findings = [{"id": f"{session}-f{i}", "summary": f"Finding {i}", "severity": i % 3, "irreversibility": 1,
-                 "decision_matters": (i * 7) % 3, "recommended": "fix", "options": ["fix", "defer"]}
-                for i in range(n)]
+    findings = [
+        {
+            "id": f"{session}-f{i}",
+            "summary": f"Finding {i}",
+            "severity": i % 3,
+            "irreversibility": 1,
+            "decision_matters": (i * 7) % 3,
+            "recommended": "fix",
+            "options": ["fix", "defer"],
+        }
+        for i in range(n)
+    ]
     return {"session_id": session, "phase": "eng", "findings": findings}
 
 
@@ -51,9 +60,13 @@ def main():
                 pacing.close_idle(conn, "proj", sid, sid, now, 120)
         checks.append((time.perf_counter() - t) / args.calls)
     rank_t, check_t = min(ranks), min(checks)
-    print(f"pacing rank, 10 findings, in-process: {1e6 * rank_t:.0f} us per call (best of 5, check included)")
-    print(f"the expiry check alone (session and chain look-ups, in a write transaction): "
-          f"{1e6 * check_t:.0f} us per call")
+    print(
+        f"pacing rank, 10 findings, in-process: {1e6 * rank_t:.0f} us per call (best of 5, check included)"
+    )
+    print(
+        f"the expiry check alone (session and chain look-ups, in a write transaction): "
+        f"{1e6 * check_t:.0f} us per call"
+    )
     print(f"rank with the check / rank without it: {rank_t / max(rank_t - check_t, 1e-9):.3f}x")
 
 

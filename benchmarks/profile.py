@@ -28,10 +28,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from toolkit.core import database  # noqa: E402
-from toolkit.store import db  # noqa: E402
-from toolkit.core import jscompat, profile  # noqa: E402
+from toolkit.core import (  # noqa: E402
+    database,  # noqa: E402
+    jscompat,
+    profile,
+)
 from toolkit.core.registry import bundled_registry, bundled_signal_map  # noqa: E402
+from toolkit.store import db  # noqa: E402
 
 PROJECT = "bench"
 
@@ -168,37 +171,51 @@ def main():
             repeat = args.repeat
             sql_w, sql_c, (sql_values, sql_n) = timed(lambda: sql_derive(conn), repeat)
             all_w, all_c, _ = timed(
-                lambda: conn.execute("SELECT * FROM inferred_profile").fetchall(), repeat)
+                lambda: conn.execute("SELECT * FROM inferred_profile").fetchall(), repeat
+            )
             base_w, base_c, (base_values, base_n) = timed(
-                lambda: jsonl_derive(log, registry, signal_map), repeat)
+                lambda: jsonl_derive(log, registry, signal_map), repeat
+            )
             assert sql_n == base_n == count, (sql_n, base_n)
             assert sql_values == base_values, (sql_values, base_values)
             results[count] = {"sql": (sql_w, sql_c), "jsonl": (base_w, base_c)}
-            print(f"{count:>9,} events (generated in {made:5.1f}s)  wall/cpu ms:  "
-                  f"sql derive {sql_w * 1000:7.1f} / {sql_c * 1000:7.1f}   "
-                  f"all-projects view {all_w * 1000:7.1f} / {all_c * 1000:7.1f}   "
-                  f"jsonl baseline {base_w * 1000:7.1f} / {base_c * 1000:7.1f}   "
-                  f"sql/jsonl (cpu) {sql_c / base_c:4.2f}x", flush=True)
+            print(
+                f"{count:>9,} events (generated in {made:5.1f}s)  wall/cpu ms:  "
+                f"sql derive {sql_w * 1000:7.1f} / {sql_c * 1000:7.1f}   "
+                f"all-projects view {all_w * 1000:7.1f} / {all_c * 1000:7.1f}   "
+                f"jsonl baseline {base_w * 1000:7.1f} / {base_c * 1000:7.1f}   "
+                f"sql/jsonl (cpu) {sql_c / base_c:4.2f}x",
+                flush=True,
+            )
             conn.close()
             if count == 100000 or (count == sizes[-1] and "compat" not in results):
-                env = {**os.environ, "GSTACK_STATE_ROOT": os.path.join(tmp, "state"),
-                       "PLANTUNE_DB": path, "GSTACK_PROJECT_SLUG": PROJECT}
+                env = {
+                    **os.environ,
+                    "GSTACK_STATE_ROOT": os.path.join(tmp, "state"),
+                    "PLANTUNE_DB": path,
+                    "GSTACK_PROJECT_SLUG": PROJECT,
+                }
                 env.pop("PLANTUNE_MIRROR", None)
                 floor_w, floor_c, _ = run_process([sys.executable, "-c", "pass"], env, 7)
                 compat = [os.path.join(bin_dir, "gstack-developer-profile"), "--derive"]
                 run_process(compat, env, 1)
                 compat_w, compat_c, out = run_process(compat, env, 7)
                 results["compat"] = (count, compat_w, compat_c)
-                print(f"  compat `gstack-developer-profile --derive` at {count:,}: wall {compat_w * 1000:.0f} ms,"
-                      f" cpu {compat_c * 1000:.0f} ms (median of 7); floor `python -c pass` wall "
-                      f"{floor_w * 1000:.0f} ms, cpu {floor_c * 1000:.0f} ms; ratio {compat_w / floor_w:.1f}x"
-                      f"  → {out}", flush=True)
+                print(
+                    f"  compat `gstack-developer-profile --derive` at {count:,}: wall {compat_w * 1000:.0f} ms,"
+                    f" cpu {compat_c * 1000:.0f} ms (median of 7); floor `python -c pass` wall "
+                    f"{floor_w * 1000:.0f} ms, cpu {floor_c * 1000:.0f} ms; ratio {compat_w / floor_w:.1f}x"
+                    f"  → {out}",
+                    flush=True,
+                )
     if 100000 in results and 1000000 in results:
         growth = [results[1000000][k][1] / results[100000][k][1] for k in ("sql", "jsonl")]
         growth_wall = [results[1000000][k][0] / results[100000][k][0] for k in ("sql", "jsonl")]
-        print(f"growth time(1M)/time(100k), cpu: sql {growth[0]:.1f}x, jsonl baseline "
-              f"{growth[1]:.1f}x; wall: sql {growth_wall[0]:.1f}x, jsonl {growth_wall[1]:.1f}x "
-              f"(10x = linear)")
+        print(
+            f"growth time(1M)/time(100k), cpu: sql {growth[0]:.1f}x, jsonl baseline "
+            f"{growth[1]:.1f}x; wall: sql {growth_wall[0]:.1f}x, jsonl {growth_wall[1]:.1f}x "
+            f"(10x = linear)"
+        )
     if "compat" in results:
         count, compat_t, _ = results["compat"]
         verdict = "PASS" if compat_t < 1.0 else "FAIL"

@@ -44,9 +44,9 @@ import sys
 import tempfile
 import time
 
-from toolkit.core.database import connect as open_database
 from toolkit.analysis import calibrate
 from toolkit.analysis import fit as analysis_fit
+from toolkit.core.database import connect as open_database
 from toolkit.store import db, rollups
 
 BIN = os.path.dirname(sys.executable)
@@ -121,12 +121,15 @@ def generate(path, n, chunk=1_000_000):
     conn.execute("PRAGMA temp_store = FILE")
     if not rollups.bulk_ready(conn):
         raise SystemExit("the rollup trigger changed; bring toolkit/rollups.py in line first")
-    conn.execute("CREATE TEMP TABLE reg AS SELECT row_number() OVER (ORDER BY id) - 1 AS k,"
-                 " id, skill, category, door_type FROM registry_questions")
+    conn.execute(
+        "CREATE TEMP TABLE reg AS SELECT row_number() OVER (ORDER BY id) - 1 AS k,"
+        " id, skill, category, door_type FROM registry_questions"
+    )
     step = SPAN / n
     indexes = conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
-        " AND tbl_name IN ('question_log', 'findings') ORDER BY name").fetchall()
+        " AND tbl_name IN ('question_log', 'findings') ORDER BY name"
+    ).fetchall()
     with db.transaction(conn):
         for name, _ in indexes:
             conn.execute(f'DROP INDEX "{name}"')
@@ -151,8 +154,15 @@ def generate(path, n, chunk=1_000_000):
     t3 = time.perf_counter()
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
-    return {"events": n, "findings": m, "events_s": t1 - t0, "findings_s": t2 - t1,
-            "indexes_s": t3 - t2, "indexes": len(indexes), "db_bytes": os.path.getsize(path)}
+    return {
+        "events": n,
+        "findings": m,
+        "events_s": t1 - t0,
+        "findings_s": t2 - t1,
+        "indexes_s": t3 - t2,
+        "indexes": len(indexes),
+        "db_bytes": os.path.getsize(path),
+    }
 
 
 def generate_parquet(directory, n):
@@ -164,14 +174,18 @@ def generate_parquet(directory, n):
 
     with tempfile.TemporaryDirectory() as tmp:
         conn = open_database(os.path.join(tmp, "registry.db"))
-        registry = conn.execute("SELECT id, skill, category, door_type FROM registry_questions"
-                                " ORDER BY id").fetchall()
+        registry = conn.execute(
+            "SELECT id, skill, category, door_type FROM registry_questions ORDER BY id"
+        ).fetchall()
         conn.close()
     con = duckdb.connect()
-    con.execute("CREATE TABLE reg (k BIGINT, id VARCHAR, skill VARCHAR, category VARCHAR,"
-                " door_type VARCHAR)")
-    con.executemany("INSERT INTO reg VALUES (?, ?, ?, ?, ?)",
-                    [(k,) + tuple(r) for k, r in enumerate(registry)])
+    con.execute(
+        "CREATE TABLE reg (k BIGINT, id VARCHAR, skill VARCHAR, category VARCHAR,"
+        " door_type VARCHAR)"
+    )
+    con.executemany(
+        "INSERT INTO reg VALUES (?, ?, ?, ?, ?)", [(k,) + tuple(r) for k, r in enumerate(registry)]
+    )
     step = SPAN / n
     when = f"to_timestamp({START} + CAST(i * {step} AS BIGINT))"
     t0 = time.perf_counter()
@@ -232,8 +246,14 @@ def generate_parquet(directory, n):
         (FORMAT PARQUET, PARTITION_BY (project, month), COMPRESSION zstd)
     """)
     wall = time.perf_counter() - t0
-    manifest = {"version": exp.MANIFEST_VERSION, "format": "parquet",
-                "database_id": "generated", "salt_check": None, "runs": 1, "datasets": {}}
+    manifest = {
+        "version": exp.MANIFEST_VERSION,
+        "format": "parquet",
+        "database_id": "generated",
+        "salt_check": None,
+        "runs": 1,
+        "datasets": {},
+    }
     for ds in exp.DATASETS:
         parts = {}
         root = os.path.join(directory, ds.name)
@@ -242,8 +262,13 @@ def generate_parquet(directory, n):
             if files:
                 key = os.path.relpath(dirpath, root)
                 project, month = (x.split("=", 1)[1] for x in key.split(os.sep))
-                parts[key] = {"project": project, "month": month, "files": files,
-                              "rows": 0, "fingerprint": ""}
+                parts[key] = {
+                    "project": project,
+                    "month": month,
+                    "files": files,
+                    "rows": 0,
+                    "fingerprint": "",
+                }
         manifest["datasets"][ds.name] = {"watermark": 0, "partitions": parts}
     with open(os.path.join(directory, exp.MANIFEST), "w", encoding="utf-8") as f:
         json.dump(manifest, f)
@@ -255,17 +280,30 @@ def numpy_fit_parquet(directory):
     import pyarrow.dataset as pads
 
     t0 = time.perf_counter()
-    table = pads.dataset(os.path.join(directory, "findings"), format="parquet",
-                         partitioning="hive").to_table(
-        columns=["finding_id", "severity", "irreversibility", "decision_matters", "door_type",
-                 "kind", "synthetic"])
+    table = pads.dataset(
+        os.path.join(directory, "findings"), format="parquet", partitioning="hive"
+    ).to_table(
+        columns=[
+            "finding_id",
+            "severity",
+            "irreversibility",
+            "decision_matters",
+            "door_type",
+            "kind",
+            "synthetic",
+        ]
+    )
     cols = {c: table.column(c).to_numpy(zero_copy_only=False) for c in table.column_names}
     t1 = time.perf_counter()
     np = calibrate.np
-    keep = (cols["door_type"] != "one-way") & ~np.isin(cols["kind"], calibrate.GATE_KINDS) \
+    keep = (
+        (cols["door_type"] != "one-way")
+        & ~np.isin(cols["kind"], calibrate.GATE_KINDS)
         & (cols["synthetic"] == 0)
-    scores = analysis_fit.score_findings(cols["severity"][keep], cols["irreversibility"][keep],
-                                      cols["decision_matters"][keep])
+    )
+    scores = analysis_fit.score_findings(
+        cols["severity"][keep], cols["irreversibility"][keep], cols["decision_matters"][keep]
+    )
     fit = analysis_fit.fit_threshold(scores, 0.20, ids=cols["finding_id"][keep])
     return t1 - t0, time.perf_counter() - t1, fit
 
@@ -276,27 +314,40 @@ def parquet_run(work, n, master, env):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     wall, m = generate_parquet(out, n)
-    print(f"[parquet] generated {n:,} events and {m:,} findings as Parquet in {wall:.1f} s",
-          flush=True)
+    print(
+        f"[parquet] generated {n:,} events and {m:,} findings as Parquet in {wall:.1f} s",
+        flush=True,
+    )
     plantune = os.path.join(BIN, "plantune")
     report_s, peak, _ = timed_process([plantune, "team", "report", out, "--json"], env)
-    print(f"[parquet] team report (DuckDB, process incl. start): {report_s:.1f} s,"
-          f" peak RSS {peak:.0f} MiB", flush=True)
+    print(
+        f"[parquet] team report (DuckDB, process incl. start): {report_s:.1f} s,"
+        f" peak RSS {peak:.0f} MiB",
+        flush=True,
+    )
     load_s, fit_s, fit = numpy_fit_parquet(out)
-    print(f"[parquet] numpy fit: load findings with pyarrow {load_s:.1f} s + fit {fit_s:.2f} s"
-          f" (threshold {fit.threshold:g}, tie fraction {fit.tie_fraction:.9f}, n {fit.n:,})",
-          flush=True)
+    print(
+        f"[parquet] numpy fit: load findings with pyarrow {load_s:.1f} s + fit {fit_s:.2f} s"
+        f" (threshold {fit.threshold:g}, tie fraction {fit.tie_fraction:.9f}, n {fit.n:,})",
+        flush=True,
+    )
     for engine in ("duckdb", "spark"):
         cmd = [plantune, "team", "calibrate", out, "--engine", engine, "--json"]
         if engine == "spark":
             cmd += ["--master", master]
         wall, _, text = timed_process(cmd, env)
         r = json.loads(text)
-        same = (r["threshold"], r["tie_fraction"], r["n"]) == (fit.threshold, fit.tie_fraction,
-                                                              fit.n)
-        print(f"[parquet] team calibrate --engine {engine}: {wall:.1f} s (process incl. start;"
-              f" numpy load+fit {load_s + fit_s:.1f} s, ratio {wall / (load_s + fit_s):.2f}x);"
-              f" same threshold and tie fraction as numpy: {same}", flush=True)
+        same = (r["threshold"], r["tie_fraction"], r["n"]) == (
+            fit.threshold,
+            fit.tie_fraction,
+            fit.n,
+        )
+        print(
+            f"[parquet] team calibrate --engine {engine}: {wall:.1f} s (process incl. start;"
+            f" numpy load+fit {load_s + fit_s:.1f} s, ratio {wall / (load_s + fit_s):.2f}x);"
+            f" same threshold and tie fraction as numpy: {same}",
+            flush=True,
+        )
         if not same:
             raise SystemExit(f"{engine} fit differs from numpy: {r} vs {fit}")
 
@@ -320,12 +371,16 @@ def timed_process(args, env=None):
 def sqlite_reports(path):
     conn = sqlite3.connect(path)
     t0 = time.perf_counter()
-    conn.execute("SELECT phase, count(*), sum(questions), sum(asked), sum(auto_decided),"
-                 " sum(one_way), sum(findings_surfaced), sum(findings_silent),"
-                 " sum(budget_spent) FROM phase_counts GROUP BY phase").fetchall()
+    conn.execute(
+        "SELECT phase, count(*), sum(questions), sum(asked), sum(auto_decided),"
+        " sum(one_way), sum(findings_surfaced), sum(findings_silent),"
+        " sum(budget_spent) FROM phase_counts GROUP BY phase"
+    ).fetchall()
     conn.execute("SELECT * FROM question_review").fetchall()
-    conn.execute("SELECT category, sum(overridden = 0), sum(overridden = 1)"
-                 " FROM question_events GROUP BY category").fetchall()
+    conn.execute(
+        "SELECT category, sum(overridden = 0), sum(overridden = 1)"
+        " FROM question_events GROUP BY category"
+    ).fetchall()
     conn.execute("SELECT * FROM profile_diversity").fetchall()
     wall = time.perf_counter() - t0
     conn.close()
@@ -338,10 +393,13 @@ def numpy_fit(path):
     findings = calibrate.load_findings(conn)
     t1 = time.perf_counter()
     two_way = (findings["door_type"] != "one-way") & ~calibrate.np.isin(
-        findings["kind"], calibrate.GATE_KINDS)
-    scores = analysis_fit.score_findings(findings["severity"][two_way],
-                                      findings["irreversibility"][two_way],
-                                      findings["decision_matters"][two_way])
+        findings["kind"], calibrate.GATE_KINDS
+    )
+    scores = analysis_fit.score_findings(
+        findings["severity"][two_way],
+        findings["irreversibility"][two_way],
+        findings["decision_matters"][two_way],
+    )
     fit = analysis_fit.fit_threshold(scores, 0.20, ids=findings["finding_id"][two_way])
     t2 = time.perf_counter()
     conn.close()
@@ -358,8 +416,10 @@ def check_rollups(path):
     profile = conn.execute("SELECT total(sample_size) FROM profile_totals").fetchone()[0]
     conn.close()
     if (got[0], got[1], days, profile) != (q, f, q, q):
-        raise SystemExit(f"rollups out of line: {q} events, {f} findings; rollup_phase {got},"
-                         f" rollup_day {days}, profile_totals {profile}")
+        raise SystemExit(
+            f"rollups out of line: {q} events, {f} findings; rollup_phase {got},"
+            f" rollup_day {days}, profile_totals {profile}"
+        )
 
 
 def database(work, n):
@@ -372,10 +432,13 @@ def database(work, n):
         if os.path.exists(path + ".part-wal"):
             raise SystemExit(f"{path}.part was not closed cleanly")
         os.replace(path + ".part", path)
-        print(f"generated {g['events']:,} events in {g['events_s']:.1f} s and"
-              f" {g['findings']:,} findings in {g['findings_s']:.1f} s (rollups added"
-              f" set-based per chunk), {g['indexes']} indexes built in {g['indexes_s']:.1f} s"
-              f" ({g['db_bytes'] / 2**30:.2f} GiB)", flush=True)
+        print(
+            f"generated {g['events']:,} events in {g['events_s']:.1f} s and"
+            f" {g['findings']:,} findings in {g['findings_s']:.1f} s (rollups added"
+            f" set-based per chunk), {g['indexes']} indexes built in {g['indexes_s']:.1f} s"
+            f" ({g['db_bytes'] / 2**30:.2f} GiB)",
+            flush=True,
+        )
     return path
 
 
@@ -389,34 +452,54 @@ def export_run(work, sizes):
         env = dict(os.environ, PLANTUNE_DB=path, GSTACK_STATE_ROOT=work, HOME=work)
         load = os.getloadavg()[0]
         wall, peak, text = timed_process(
-            [plantune, "export", out, "--format", "parquet", "--json"], env)
+            [plantune, "export", out, "--format", "parquet", "--json"], env
+        )
         rows = sum(d["rows"] for d in json.loads(text)["datasets"].values())
-        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out)
-                   for f in fs)
-        print(f"[export {n:,} events] {wall:.1f} s, peak RSS {peak:.0f} MiB, {rows:,} rows"
-              f" ({rows / wall:,.0f} rows/s), {size / 2**20:.0f} MiB on disk"
-              f" (load {load:.2f} before, {os.getloadavg()[0]:.2f} after)", flush=True)
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
+        print(
+            f"[export {n:,} events] {wall:.1f} s, peak RSS {peak:.0f} MiB, {rows:,} rows"
+            f" ({rows / wall:,.0f} rows/s), {size / 2**20:.0f} MiB on disk"
+            f" (load {load:.2f} before, {os.getloadavg()[0]:.2f} after)",
+            flush=True,
+        )
         shutil.rmtree(out, ignore_errors=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, default=1_000_000,
-                    help="Events in the SQLite database that is exported.")
+    ap.add_argument(
+        "--events",
+        type=int,
+        default=1_000_000,
+        help="Events in the SQLite database that is exported.",
+    )
     ap.add_argument("--dir", default=None, help="Work folder (default: a temporary one).")
     ap.add_argument("--keep", action="store_true", help="Keep the database and the export.")
     ap.add_argument("--master", default="local[2]", help="Spark master for the Spark run.")
-    ap.add_argument("--generate-only", action="store_true",
-                    help="Build the database in --dir and stop (the runs can follow later).")
-    ap.add_argument("--parquet-events", type=int, default=10_000_000,
-                    help="Also generate this many events straight as Parquet and run the"
-                         " report and the fits on them.")
-    ap.add_argument("--skip-sqlite", action="store_true",
-                    help="Only the Parquet part (with --parquet-events).")
-    ap.add_argument("--export-events", type=int, nargs="+", metavar="N",
-                    help="Only measure `plantune export --format parquet` (time, peak RSS) of"
-                         " a generated database of each N events (built in --dir if missing;"
-                         " build it first under `nice` with --generate-only) and stop.")
+    ap.add_argument(
+        "--generate-only",
+        action="store_true",
+        help="Build the database in --dir and stop (the runs can follow later).",
+    )
+    ap.add_argument(
+        "--parquet-events",
+        type=int,
+        default=10_000_000,
+        help="Also generate this many events straight as Parquet and run the"
+        " report and the fits on them.",
+    )
+    ap.add_argument(
+        "--skip-sqlite", action="store_true", help="Only the Parquet part (with --parquet-events)."
+    )
+    ap.add_argument(
+        "--export-events",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="Only measure `plantune export --format parquet` (time, peak RSS) of"
+        " a generated database of each N events (built in --dir if missing;"
+        " build it first under `nice` with --generate-only) and stop.",
+    )
     args = ap.parse_args()
     work = args.dir or tempfile.mkdtemp(prefix="plantune-team-bench-")
     os.makedirs(work, exist_ok=True)
@@ -431,8 +514,12 @@ def main():
         return
     path = database(work, args.events) if not args.skip_sqlite else None
     out = os.path.join(work, "export")
-    env = dict(os.environ, PLANTUNE_DB=path or os.path.join(work, "plantune.db"),
-               GSTACK_STATE_ROOT=work, HOME=work)
+    env = dict(
+        os.environ,
+        PLANTUNE_DB=path or os.path.join(work, "plantune.db"),
+        GSTACK_STATE_ROOT=work,
+        HOME=work,
+    )
     plantune = os.path.join(BIN, "plantune")
     print(f"load before: {os.getloadavg()[0]:.2f} (2 cores, shared)", flush=True)
     if args.parquet_events:
@@ -444,19 +531,28 @@ def main():
     summary = json.loads(text)
     rows = sum(d["rows"] for d in summary["datasets"].values())
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
-    print(f"export parquet: {wall:.1f} s, peak RSS {peak:.0f} MiB, {rows:,} rows"
-          f" ({rows / wall:,.0f} rows/s), {size / 2**20:.0f} MiB on disk", flush=True)
+    print(
+        f"export parquet: {wall:.1f} s, peak RSS {peak:.0f} MiB, {rows:,} rows"
+        f" ({rows / wall:,.0f} rows/s), {size / 2**20:.0f} MiB on disk",
+        flush=True,
+    )
     wall2, _, _ = timed_process([plantune, "export", out, "--json"], env)
     print(f"export again (nothing new): {wall2:.1f} s", flush=True)
     report_s, _, _ = timed_process([plantune, "team", "report", out, "--json"], env)
     views_s = sqlite_reports(path)
-    print(f"team report (DuckDB, process incl. start): {report_s:.1f} s;"
-          f" the same reports from the SQLite views: {views_s:.1f} s"
-          f" (ratio {views_s / report_s:.2f}x)", flush=True)
+    print(
+        f"team report (DuckDB, process incl. start): {report_s:.1f} s;"
+        f" the same reports from the SQLite views: {views_s:.1f} s"
+        f" (ratio {views_s / report_s:.2f}x)",
+        flush=True,
+    )
     load_s, fit_s, fit = numpy_fit(path)
-    print(f"numpy fit: load findings from SQLite {load_s:.1f} s + fit {fit_s:.2f} s"
-          f" (threshold {fit.threshold:g}, tie fraction {fit.tie_fraction:.9f},"
-          f" n {fit.n:,})", flush=True)
+    print(
+        f"numpy fit: load findings from SQLite {load_s:.1f} s + fit {fit_s:.2f} s"
+        f" (threshold {fit.threshold:g}, tie fraction {fit.tie_fraction:.9f},"
+        f" n {fit.n:,})",
+        flush=True,
+    )
     results = {}
     for engine in ("duckdb", "spark"):
         cmd = [plantune, "team", "calibrate", out, "--engine", engine, "--json"]
@@ -465,11 +561,17 @@ def main():
         wall, _, text = timed_process(cmd, env)
         r = json.loads(text)
         results[engine] = r
-        same = (r["threshold"], r["tie_fraction"], r["n"]) == (fit.threshold, fit.tie_fraction,
-                                                              fit.n)
-        print(f"team calibrate --engine {engine}: {wall:.1f} s (process incl. start;"
-              f" numpy load+fit {load_s + fit_s:.1f} s, ratio {wall / (load_s + fit_s):.2f}x);"
-              f" same threshold and tie fraction as numpy: {same}", flush=True)
+        same = (r["threshold"], r["tie_fraction"], r["n"]) == (
+            fit.threshold,
+            fit.tie_fraction,
+            fit.n,
+        )
+        print(
+            f"team calibrate --engine {engine}: {wall:.1f} s (process incl. start;"
+            f" numpy load+fit {load_s + fit_s:.1f} s, ratio {wall / (load_s + fit_s):.2f}x);"
+            f" same threshold and tie fraction as numpy: {same}",
+            flush=True,
+        )
         if not same:
             raise SystemExit(f"{engine} fit differs from numpy: {r} vs {fit}")
     print(f"load after: {os.getloadavg()[0]:.2f}")

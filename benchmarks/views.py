@@ -24,9 +24,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from toolkit.analysis import serve
 from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
-from toolkit.analysis import serve
 
 EVENTS_PER_SESSION = 40
 # Every view page must load within this, its synthetic facet included.
@@ -54,8 +54,12 @@ def build(path, n_events):
         " coalesce(json_extract(options_json, '$[1]'), 'other') AS second"
         " FROM registry_questions ORDER BY id"
     ).fetchall()
-    conn.execute("CREATE TEMP TABLE reg (n INTEGER PRIMARY KEY, id TEXT, skill TEXT, door TEXT, first TEXT, second TEXT)")
-    conn.executemany("INSERT INTO reg VALUES (?, ?, ?, ?, ?, ?)", [(i, *tuple(r)) for i, r in enumerate(reg)])
+    conn.execute(
+        "CREATE TEMP TABLE reg (n INTEGER PRIMARY KEY, id TEXT, skill TEXT, door TEXT, first TEXT, second TEXT)"
+    )
+    conn.executemany(
+        "INSERT INTO reg VALUES (?, ?, ?, ?, ?, ?)", [(i, *tuple(r)) for i, r in enumerate(reg)]
+    )
     n_reg = len(reg)
     sessions = max(1, n_events // EVENTS_PER_SESSION)
     seconds_between_sessions = max(1, 365 * 86400 // sessions)
@@ -165,7 +169,9 @@ def insert_cost(directory, n=1000, rounds=3):
             path = os.path.join(directory, f"insert-{r}-{k}.db")
             conn = database.connect(path)
             if label == WITHOUT_TRIGGERS:
-                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+                for (name,) in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                ).fetchall():
                     conn.execute(f'DROP TRIGGER "{name}"')
             elif label == BEFORE_VIEWS:
                 for kind, name in objects_of(VIEW_MIGRATION):
@@ -178,7 +184,12 @@ def insert_cost(directory, n=1000, rounds=3):
                         " user_choice, recommended, followed_recommendation, session_id, source, phase, door_class,"
                         " raw_json, recorded_at) VALUES (?, 'p', ?, 'qa', 'qa-tier', 'Which tier?', 'quick',"
                         " 'quick', 1, ?, 'agent', 'eng', 'two-way', '{}', ?)",
-                        (f"k{i}", f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z", f"s{i // 40}", "now"),
+                        (
+                            f"k{i}",
+                            f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                            f"s{i // 40}",
+                            "now",
+                        ),
                     )
             keep(label, (time.perf_counter() - t) / n)
             t = time.perf_counter()
@@ -189,8 +200,14 @@ def insert_cost(directory, n=1000, rounds=3):
                         " irreversibility, decision_matters, door_type, door_reason, score, threshold,"
                         " disposition, surface_reason, created_at, updated_at)"
                         " VALUES ('p', ?, ?, 'eng', ?, 1, 1, 1, 'two-way', 'bench', 3, 4, ?, ?, ?, 'now')",
-                        (f"s{i // 8}", f"c{i // 8}", f"f{i}", "surfaced" if i % 5 == 0 else "silent",
-                         "rank" if i % 5 == 0 else None, f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z"),
+                        (
+                            f"s{i // 8}",
+                            f"c{i // 8}",
+                            f"f{i}",
+                            "surfaced" if i % 5 == 0 else "silent",
+                            "rank" if i % 5 == 0 else None,
+                            f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                        ),
                     )
             keep("finding " + label, (time.perf_counter() - t) / n)
             t = time.perf_counter()
@@ -249,7 +266,10 @@ def naive_vs_rollup(path):
 
 def view_names(path):
     conn = sqlite3.connect(path)
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")]
+    names = [
+        r[0]
+        for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")
+    ]
     conn.close()
     return names
 
@@ -274,11 +294,19 @@ async def slowest_query(ds, url):
     sep = "&" if "?" in url else "?"
     r = await ds.client.get(f"{url}.json{sep}_trace=1")
     traces = r.json().get("_trace", {}).get("traces", [])
-    facet = [t["duration_ms"] for t in traces if "synthetic as value" in " ".join(t["sql"].split()).lower()]
+    facet = [
+        t["duration_ms"]
+        for t in traces
+        if "synthetic as value" in " ".join(t["sql"].split()).lower()
+    ]
     worst = max(traces, key=lambda t: t["duration_ms"], default=None)
     if worst is None:
         return 0.0, "", None
-    return worst["duration_ms"], " ".join(worst["sql"].split())[:60], (max(facet) if facet else None)
+    return (
+        worst["duration_ms"],
+        " ".join(worst["sql"].split())[:60],
+        (max(facet) if facet else None),
+    )
 
 
 async def measure(path, repeat):
@@ -305,8 +333,19 @@ async def measure(path, repeat):
         ok = r.status_code == 200 and not too_long(r.text)
         if label.startswith("view") and (not ok or elapsed > PAGE_BUDGET_S or timed_out):
             failures.append(label)
-        rows.append((label, elapsed, bare, worst_ms, worst_sql, r.status_code, ok,
-                     timed_out[0].strip() if timed_out else "", facet_ms))
+        rows.append(
+            (
+                label,
+                elapsed,
+                bare,
+                worst_ms,
+                worst_sql,
+                r.status_code,
+                ok,
+                timed_out[0].strip() if timed_out else "",
+                facet_ms,
+            )
+        )
     return baseline, rows, failures
 
 
@@ -315,7 +354,9 @@ def main(argv=None):
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--db", help="database file to build (or reuse with --keep)")
     parser.add_argument("--keep", action="store_true", help="reuse --db if it exists and keep it")
-    parser.add_argument("--repeat", type=int, default=3, help="loads per page; the best is reported")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="loads per page; the best is reported"
+    )
     args = parser.parse_args(argv)
 
     tmp = None
@@ -344,41 +385,71 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as scratch:
         inserts = insert_cost(scratch)
     print(f"question_log rows: {n:,}; sqlite3 count(*) directly: {direct * 1000:.1f} ms")
-    print(f"baseline: select count(*) from question_log through Datasette: {baseline * 1000:.1f} ms\n")
-    print(f"{'page':<50} {'page ms':>8} {'x count':>8} {'no-sugg':>8} {'worst SQL':>9} {'synth facet':>11}"
-          "  status, facets timed out")
+    print(
+        f"baseline: select count(*) from question_log through Datasette: {baseline * 1000:.1f} ms\n"
+    )
+    print(
+        f"{'page':<50} {'page ms':>8} {'x count':>8} {'no-sugg':>8} {'worst SQL':>9} {'synth facet':>11}"
+        "  status, facets timed out"
+    )
     for label, elapsed, bare, worst_ms, worst_sql, status, ok, timed_out, facet_ms in rows:
         flag = "" if ok else " QUERY TOOK TOO LONG / ERROR"
         if label.startswith("view") and elapsed > PAGE_BUDGET_S:
             flag += f" OVER {PAGE_BUDGET_S * 1000:.0f} ms"
         facet = "-" if facet_ms is None else f"{facet_ms:.1f}"
-        print(f"{label:<50} {elapsed * 1000:8.1f} {elapsed / baseline:8.1f} {bare * 1000:8.1f} {worst_ms:9.1f}"
-              f" {facet:>11}  {status}{flag} {timed_out}")
+        print(
+            f"{label:<50} {elapsed * 1000:8.1f} {elapsed / baseline:8.1f} {bare * 1000:8.1f} {worst_ms:9.1f}"
+            f" {facet:>11}  {status}{flag} {timed_out}"
+        )
     views = [r for r in rows if r[0].startswith("view")]
     slowest = max(views, key=lambda r: r[1])
     worst = max(views, key=lambda r: r[3])
-    print(f"\nslowest view page: {slowest[0]} {slowest[1] * 1000:.1f} ms "
-          f"= {slowest[1] / baseline:.1f}x the count(*) page ({baseline * 1000:.1f} ms); "
-          f"{slowest[2] * 1000:.1f} ms without suggested facets")
-    print(f"slowest single SQL statement on any view page: {worst[3]:.1f} ms ({worst[0]}: {worst[4]}...)"
-          f" against Datasette's 1000 ms limit")
-    print("\nfirst page, newest first: GROUP BY over the log vs the rollup-backed view (sqlite3, no limit)")
+    print(
+        f"\nslowest view page: {slowest[0]} {slowest[1] * 1000:.1f} ms "
+        f"= {slowest[1] / baseline:.1f}x the count(*) page ({baseline * 1000:.1f} ms); "
+        f"{slowest[2] * 1000:.1f} ms without suggested facets"
+    )
+    print(
+        f"slowest single SQL statement on any view page: {worst[3]:.1f} ms ({worst[0]}: {worst[4]}...)"
+        f" against Datasette's 1000 ms limit"
+    )
+    print(
+        "\nfirst page, newest first: GROUP BY over the log vs the rollup-backed view (sqlite3, no limit)"
+    )
     for name, slow, fast in naive:
         print(f"  {name:<24} {slow * 1000:9.1f} ms vs {fast * 1000:7.1f} ms = {slow / fast:7.0f}x")
     plain, before, rolled = (inserts[k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT))
-    print(f"hook-style insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
-          f"{before * 1e6:.0f} us {BEFORE_VIEWS}, {rolled * 1e6:.0f} us as shipped = "
-          f"{rolled / plain:.2f}x without triggers, {rolled / before:.2f}x before 0015")
-    plain, before, rolled = (inserts["finding " + k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT))
-    print(f"pacing finding insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
-          f"{before * 1e6:.0f} us before 0015, {rolled * 1e6:.0f} us as shipped = "
-          f"{rolled / before:.2f}x before 0015")
-    plain, before, rolled = (inserts["delete " + k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT))
-    print(f"bulk delete of those rows, per event: {plain * 1e6:.1f} us without rollup triggers, "
-          f"{before * 1e6:.1f} us before 0015, {rolled * 1e6:.1f} us as shipped = "
-          f"{rolled / plain:.1f}x without triggers, {rolled / before:.2f}x before 0015")
-    print(json.dumps({"events": n, "baseline_ms": round(baseline * 1000, 1),
-                      "slowest_view": slowest[0], "slowest_view_ms": round(slowest[1] * 1000, 1)}))
+    print(
+        f"hook-style insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
+        f"{before * 1e6:.0f} us {BEFORE_VIEWS}, {rolled * 1e6:.0f} us as shipped = "
+        f"{rolled / plain:.2f}x without triggers, {rolled / before:.2f}x before 0015"
+    )
+    plain, before, rolled = (
+        inserts["finding " + k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT)
+    )
+    print(
+        f"pacing finding insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
+        f"{before * 1e6:.0f} us before 0015, {rolled * 1e6:.0f} us as shipped = "
+        f"{rolled / before:.2f}x before 0015"
+    )
+    plain, before, rolled = (
+        inserts["delete " + k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT)
+    )
+    print(
+        f"bulk delete of those rows, per event: {plain * 1e6:.1f} us without rollup triggers, "
+        f"{before * 1e6:.1f} us before 0015, {rolled * 1e6:.1f} us as shipped = "
+        f"{rolled / plain:.1f}x without triggers, {rolled / before:.2f}x before 0015"
+    )
+    print(
+        json.dumps(
+            {
+                "events": n,
+                "baseline_ms": round(baseline * 1000, 1),
+                "slowest_view": slowest[0],
+                "slowest_view_ms": round(slowest[1] * 1000, 1),
+            }
+        )
+    )
     if tmp is not None:
         tmp.cleanup()
     if failures:

@@ -36,9 +36,16 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("GSTACK_HOME", str(root))
     monkeypatch.setenv("PLANTUNE_DB", str(root / "plantune.db"))
     monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
-    for var in ("GSTACK_PROJECT_SLUG", "PLANTUNE_MIRROR", "CONDUCTOR_PORT",
-                "CONDUCTOR_WORKSPACE_PATH", "PLANTUNE_DEBUG", "PLANTUNE_DEVELOPER",
-                "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME"):
+    for var in (
+        "GSTACK_PROJECT_SLUG",
+        "PLANTUNE_MIRROR",
+        "CONDUCTOR_PORT",
+        "CONDUCTOR_WORKSPACE_PATH",
+        "PLANTUNE_DEBUG",
+        "PLANTUNE_DEVELOPER",
+        "GIT_CONFIG_GLOBAL",
+        "XDG_CONFIG_HOME",
+    ):
         monkeypatch.delenv(var, raising=False)
     # The developer identity is resolved once per process; each test starts afresh.
     from toolkit.core import identity
@@ -62,7 +69,6 @@ def template_db(tmp_path_factory):
     """A database migrated once per run (migrating costs a few hundred milliseconds; a copy
     costs a few): the ``conn`` fixture starts every test from a copy of it."""
     from toolkit.core import database
-    from toolkit.store import db
 
     path = str(tmp_path_factory.mktemp("template") / "plantune.db")
     database.connect(path).close()  # the last close folds the WAL into the file
@@ -74,14 +80,14 @@ def template_db(tmp_path_factory):
 def conn(db_file, template_db):
     """The test's database, migrated: a private copy of the template, with its own id."""
     from toolkit.core import database
-    from toolkit.store import db
 
     shutil.copyfile(template_db, db_file)
     os.chmod(db_file, 0o600)
     c = database.connect(db_file)
     # Databases tell each other apart by this id (merge refuses the same database twice).
-    c.execute("UPDATE plantune_meta SET value = lower(hex(randomblob(16)))"
-              " WHERE key = 'database_id'")
+    c.execute(
+        "UPDATE plantune_meta SET value = lower(hex(randomblob(16))) WHERE key = 'database_id'"
+    )
     yield c
     c.close()
 
@@ -120,7 +126,6 @@ def history_db(db_file):
     """A database holding the hand-made history of tests/helpers/views.py."""
     from tests.helpers.views import build_history
     from toolkit.core import database
-    from toolkit.store import db
 
     conn = database.connect(db_file)
     build_history(conn)
@@ -134,7 +139,9 @@ def served(history_db):
     port = free_port()
     proc = subprocess.Popen(
         [script("plantune"), "serve", "--db", history_db, "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:

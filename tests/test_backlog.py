@@ -24,12 +24,20 @@ def _write_backlog(root, n=LINES, slug=SLUG, start=0):
     path = os.path.join(project_dir(root, slug), "question-log.jsonl")
     with open(path, "a", encoding="utf-8") as f:
         for i in range(start, start + n):
-            f.write(json.dumps({
-                "skill": "ship", "question_id": TWO_WAY,
-                "question_summary": f"Polish the changelog voice? ({i})",
-                "user_choice": "accept", "recommended": "accept", "session_id": f"s{i % 50}",
-                "ts": f"2026-0{1 + i % 9}-{1 + i % 28:02d}T10:00:00.000Z",
-            }) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "skill": "ship",
+                        "question_id": TWO_WAY,
+                        "question_summary": f"Polish the changelog voice? ({i})",
+                        "user_choice": "accept",
+                        "recommended": "accept",
+                        "session_id": f"s{i % 50}",
+                        "ts": f"2026-0{1 + i % 9}-{1 + i % 28:02d}T10:00:00.000Z",
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
@@ -98,8 +106,21 @@ def test_killed_background_ingest_loses_nothing_and_counts_nothing_twice(state_r
     db_file = _db_file()
     fd = os.open(backlog.lock_path(db_file), os.O_RDWR | os.O_CREAT, 0o600)
     proc = subprocess.Popen(
-        [sys.executable, "-I", "-S", "-c", backlog._BOOT, backlog.package_parent(), str(fd),
-         db_file, str(state_root), SLUG], pass_fds=(fd,), env=env())
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            backlog._BOOT,
+            backlog.package_parent(),
+            str(fd),
+            db_file,
+            str(state_root),
+            SLUG,
+        ],
+        pass_fds=(fd,),
+        env=env(),
+    )
     os.close(fd)
     deadline = time.monotonic() + 120
     while count("question_log") == 0:
@@ -119,8 +140,12 @@ def test_killed_background_ingest_loses_nothing_and_counts_nothing_twice(state_r
 
 def test_log_and_hooks_do_not_wait_and_their_rows_are_kept(state_root):
     _write_backlog(state_root)
-    event = {"skill": "ship", "question_id": TWO_WAY, "question_summary": "Live one",
-             "user_choice": "skip"}
+    event = {
+        "skill": "ship",
+        "question_id": TWO_WAY,
+        "question_summary": "Live one",
+        "user_choice": "skip",
+    }
     r = run("gstack-question-log", json.dumps(event))
     assert r.returncode == 0
     assert count("question_log") < LINES + 1
@@ -128,8 +153,10 @@ def test_log_and_hooks_do_not_wait_and_their_rows_are_kept(state_root):
     # The live row and every backlog line, each once (the live line was appended to the
     # file and is read back by key, not counted again).
     assert count("question_log") == LINES + 1
-    assert [r["user_choice"] for r in db_rows(
-        "SELECT user_choice FROM question_log WHERE question_summary = 'Live one'")] == ["skip"]
+    assert [
+        r["user_choice"]
+        for r in db_rows("SELECT user_choice FROM question_log WHERE question_summary = 'Live one'")
+    ] == ["skip"]
 
 
 def test_derive_answers_from_what_is_imported_with_a_note(state_root):

@@ -12,10 +12,19 @@ import re
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-CHART = ("#g.mark=bar&g.x_column=phase&g.x_type=ordinal&g.y_column=asked&g.y_type=quantitative"
-         "&g.color_column=project")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+CHART = (
+    "#g.mark=bar&g.x_column=phase&g.x_type=ordinal&g.y_column=asked&g.y_type=quantitative"
+    "&g.color_column=project"
+)
 
 pytestmark = pytest.mark.browser
 

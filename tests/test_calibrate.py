@@ -6,13 +6,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.core import database
 from toolkit.analysis import calibrate as cal
 from toolkit.analysis import fit as analysis_fit
-from toolkit.store import db
-from toolkit.core import scoring
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
+from toolkit.core import database, scoring
+from toolkit.store import db
 
 END = "2026-11-30"
 
@@ -22,7 +21,9 @@ def ids_for(n, prefix="f"):
 
 
 def python_mask(scores, ids, threshold, fraction):
-    return np.array([scoring.reaches_threshold(s, i, threshold, fraction) for s, i in zip(scores, ids)])
+    return np.array(
+        [scoring.reaches_threshold(s, i, threshold, fraction) for s, i in zip(scores, ids)]
+    )
 
 
 # --------------------------------------------------------------------------- fit_threshold
@@ -77,15 +78,18 @@ def test_single_finding():
     assert analysis_fit.fit_threshold([4], 0.6, ids=["only"]).achieved_rate == 1.0
 
 
-@pytest.mark.parametrize("scores,target,message", [
-    ([], 0.2, "no scores to fit: need at least one two-way finding"),
-    (np.array([]), 0.2, "no scores to fit: need at least one two-way finding"),
-    ([1, 2], 1.5, "target must be between 0 and 1"),
-    ([1, 2], -0.1, "target must be between 0 and 1"),
-    ([1, 2], "lots", "target must be a number between 0 and 1"),
-    ([1, float("nan")], 0.2, "scores must be finite numbers"),
-    ([1, float("inf")], 0.2, "scores must be finite numbers"),
-])
+@pytest.mark.parametrize(
+    "scores,target,message",
+    [
+        ([], 0.2, "no scores to fit: need at least one two-way finding"),
+        (np.array([]), 0.2, "no scores to fit: need at least one two-way finding"),
+        ([1, 2], 1.5, "target must be between 0 and 1"),
+        ([1, 2], -0.1, "target must be between 0 and 1"),
+        ([1, 2], "lots", "target must be a number between 0 and 1"),
+        ([1, float("nan")], 0.2, "scores must be finite numbers"),
+        ([1, float("inf")], 0.2, "scores must be finite numbers"),
+    ],
+)
 def test_bad_input_is_a_clear_error(scores, target, message):
     with pytest.raises(analysis_fit.CalibrationError) as e:
         analysis_fit.fit_threshold(scores, target)
@@ -114,9 +118,15 @@ def test_weighted_scores_are_fitted_at_rounded_values():
     ids = ids_for(500, "w")
     fit = analysis_fit.fit_threshold(scores, 0.2, ids=ids)
     findings = [dict(zip(scoring.FACTORS, map(int, col))) for col in factors.T]
-    expected = [scoring.reaches_threshold(scoring.score(f, "weighted", weights), i, fit.threshold, fit.tie_fraction)
-                for f, i in zip(findings, ids)]
-    assert np.array_equal(analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), expected)
+    expected = [
+        scoring.reaches_threshold(
+            scoring.score(f, "weighted", weights), i, fit.threshold, fit.tie_fraction
+        )
+        for f, i in zip(findings, ids)
+    ]
+    assert np.array_equal(
+        analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), expected
+    )
     assert sum(expected) == 100
 
 
@@ -133,9 +143,13 @@ def test_fit_is_optimal_and_matches_the_hot_path_rule(scores, target):
     assert fit.achieved_rate == mask.mean()
     # Unique ids make every count reachable: the error is at most half a finding.
     assert abs(mask.sum() - target * len(scores)) <= 0.5 + 1e-9
-    assert np.array_equal(analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), mask)
+    assert np.array_equal(
+        analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids), mask
+    )
     hashes = analysis_fit.tie_hashes(ids)
-    assert np.array_equal(analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, hashes=hashes), mask)
+    assert np.array_equal(
+        analysis_fit.surfaced_mask(scores, fit.threshold, fit.tie_fraction, hashes=hashes), mask
+    )
 
 
 def test_tie_hashes_match_scoring():
@@ -203,19 +217,28 @@ def test_interruptions_apply_the_cap_and_always_ask_one_way_and_gates():
     out = analysis_fit.interruptions(sessions, phases, one_way, gate, eligible)
     assert out["per_phase"]["eng"] == {"phases": 1, "before": 9.0, "after": 5.0}
     # Two sessions, second with a ceo phase of 2 ineligible findings.
-    out = analysis_fit.interruptions(sessions + ["t", "t"], phases + ["ceo", "ceo"], one_way + [0, 0], gate + [0, 0],
-                            eligible + [0, 0])
+    out = analysis_fit.interruptions(
+        sessions + ["t", "t"],
+        phases + ["ceo", "ceo"],
+        one_way + [0, 0],
+        gate + [0, 0],
+        eligible + [0, 0],
+    )
     assert out["per_session"] == {"before": 5.5, "after": 2.5}
     assert list(out["per_phase"]) == ["ceo", "eng"]
     assert out["per_phase"]["ceo"] == {"phases": 1, "before": 2.0, "after": 0.0}
 
 
 def test_override_rates_and_decision_matters_estimate():
-    rates = analysis_fit.override_rates(["a", "a", "a", "a", "b", "b", "c"], [1, 1, 0, 0, 0, 1, 1], [1, 1, 1, 1, 1, 0, 0])
+    rates = analysis_fit.override_rates(
+        ["a", "a", "a", "a", "b", "b", "c"], [1, 1, 0, 0, 0, 1, 1], [1, 1, 1, 1, 1, 0, 0]
+    )
     assert rates[0] == {"question_id": "a", "answered": 4, "overridden": 2, "override_rate": 0.5}
     assert rates[1]["question_id"] == "b" and rates[1]["override_rate"] == 0.0
     assert [r["question_id"] for r in rates] == ["a", "b"]  # c was never answered by a person
-    assert analysis_fit.decision_matters_from_override_rate([0.0, 0.09, 0.1, 0.2, 0.25, 0.9]).tolist() == [0, 0, 1, 1, 2, 2]
+    assert analysis_fit.decision_matters_from_override_rate(
+        [0.0, 0.09, 0.1, 0.2, 0.25, 0.9]
+    ).tolist() == [0, 0, 1, 1, 2, 2]
 
 
 def test_fit_weights_finds_the_factor_that_drives_overrides():
@@ -228,7 +251,9 @@ def test_fit_weights_finds_the_factor_that_drives_overrides():
     assert set(w) == set(scoring.FACTORS)
     assert w["decision_matters"] > 2 and w["severity"] < 0.5 and w["irreversibility"] < 0.5
     assert abs(sum(w.values()) - 3) < 0.01
-    with pytest.raises(analysis_fit.CalibrationError, match="not enough overridden decisions to fit weights"):
+    with pytest.raises(
+        analysis_fit.CalibrationError, match="not enough overridden decisions to fit weights"
+    ):
         analysis_fit.fit_weights(sev[:50], irr[:50], dm[:50], np.zeros(50))
 
 
@@ -246,7 +271,11 @@ def test_calibration_meets_target_on_fitting_data_and_on_a_new_simulation(tmp_pa
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    row = dict(fitting.execute("SELECT * FROM calibrations WHERE id = ?", (out["calibration_id"],)).fetchone())
+    row = dict(
+        fitting.execute(
+            "SELECT * FROM calibrations WHERE id = ?", (out["calibration_id"],)
+        ).fetchone()
+    )
     assert row["project"] == db.GLOBAL_SCOPE and row["include_synthetic"] == 1
     assert abs(row["achieved_rate"] - 0.20) <= 0.01
     assert row["ci_low"] <= row["achieved_rate"] <= row["ci_high"]
@@ -256,8 +285,15 @@ def test_calibration_meets_target_on_fitting_data_and_on_a_new_simulation(tmp_pa
             "SELECT finding_id, severity, irreversibility, decision_matters FROM findings"
             " WHERE door_type = 'two-way' AND kind = 'finding'"
         ).fetchall()
-        hits = [scoring.reaches_threshold(scoring.score(f, row["score_function"], json.loads(row["weights_json"])),
-                                          f["finding_id"], row["threshold"], row["tie_fraction"]) for f in rows]
+        hits = [
+            scoring.reaches_threshold(
+                scoring.score(f, row["score_function"], json.loads(row["weights_json"])),
+                f["finding_id"],
+                row["threshold"],
+                row["tie_fraction"],
+            )
+            for f in rows
+        ]
         return sum(hits) / len(hits)
 
     assert abs(achieved(fitting) - row["achieved_rate"]) < 1e-12  # stored rate is the hot-path rate
@@ -282,25 +318,40 @@ def _calibrations(conn):
 def test_report_in_plain_english_and_stored(simulated_db):
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--resamples", "200"])
     assert r.exit_code == 0, r.output
-    assert "Rule: a two-way finding is asked about when its score (severity + irreversibility + decision matters)" \
+    assert (
+        "Rule: a two-way finding is asked about when its score (severity + irreversibility + decision matters)"
         in r.output
+    )
     assert "target 20.0%" in r.output and "95% interval over resampled sessions" in r.output
     assert "Override recall:" in r.output and "Per phase: ceo" in r.output
     assert "Stored as calibration 1 for __global__" in r.output
     row = simulated_db.execute("SELECT * FROM calibrations").fetchone()
     details = json.loads(row["details_json"])
     assert details["bootstrap"] == {"unit": "session", "resamples": 200, "seed": 0, "level": 0.95}
-    assert details["interruptions"]["per_session"]["after"] < details["interruptions"]["per_session"]["before"]
+    assert (
+        details["interruptions"]["per_session"]["after"]
+        < details["interruptions"]["per_session"]["before"]
+    )
     assert row["window_start"] >= "2026-11-11" and row["window_end"] <= "2026-12-01"
     assert row["score_function"] == "additive" and json.loads(row["weights_json"]) == {}
 
 
 def test_json_keys_and_dry_run(simulated_db):
-    r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--dry-run", "--json", "--target", "0.3"])
+    r = CliRunner().invoke(
+        cli, ["calibrate", "--include-synthetic", "--dry-run", "--json", "--target", "0.3"]
+    )
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert list(out)[:8] == ["threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings",
-                             "override_recall", "calibration_id"]
+    assert list(out)[:8] == [
+        "threshold",
+        "tie_fraction",
+        "achieved_rate",
+        "ci_low",
+        "ci_high",
+        "n_findings",
+        "override_recall",
+        "calibration_id",
+    ]
     assert out["calibration_id"] is None and abs(out["achieved_rate"] - 0.3) < 0.01
     assert _calibrations(simulated_db) == 0
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--dry-run"])
@@ -309,32 +360,53 @@ def test_json_keys_and_dry_run(simulated_db):
 
 
 def test_project_and_since_filters(simulated_db):
-    r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--project", "acme-billing-api"])
+    r = CliRunner().invoke(
+        cli, ["calibrate", "--include-synthetic", "--json", "--project", "acme-billing-api"]
+    )
     one = json.loads(r.output)
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json"])
     both = json.loads(r.output)
     assert one["project"] == "acme-billing-api" and both["project"] == db.GLOBAL_SCOPE
     assert 0 < one["n_findings"] < both["n_findings"]
-    r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--since", "2026-11-25", "--dry-run"])
+    r = CliRunner().invoke(
+        cli, ["calibrate", "--include-synthetic", "--json", "--since", "2026-11-25", "--dry-run"]
+    )
     recent = json.loads(r.output)
     assert 0 < recent["n_findings"] < both["n_findings"] and recent["window_start"] >= "2026-11-25"
     # fitted on simulated findings: never in force for real ranking, unless asked
     assert cal.latest(simulated_db, "acme-billing-api") is None
     latest = cal.latest(simulated_db, "acme-billing-api", include_synthetic=True)
     assert latest["id"] == one["calibration_id"] and latest["synthetic"] == 1
-    assert cal.latest(simulated_db, "acme-storefront", include_synthetic=True)["id"] == both["calibration_id"]
+    assert (
+        cal.latest(simulated_db, "acme-storefront", include_synthetic=True)["id"]
+        == both["calibration_id"]
+    )
     assert cal.latest(simulated_db, include_synthetic=True)["id"] == both["calibration_id"]
 
 
 def test_weighted_score_function_fits_weights_or_takes_them(simulated_db):
-    r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--score-function", "weighted"])
+    r = CliRunner().invoke(
+        cli, ["calibrate", "--include-synthetic", "--json", "--score-function", "weighted"]
+    )
     out = json.loads(r.output)
     assert out["score_function"] == "weighted" and abs(sum(out["weights"].values()) - 3) < 0.01
-    r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--score-function", "weighted",
-                                 "--weights", '{"decision_matters": 2}'])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "calibrate",
+            "--include-synthetic",
+            "--json",
+            "--score-function",
+            "weighted",
+            "--weights",
+            '{"decision_matters": 2}',
+        ],
+    )
     out = json.loads(r.output)
     assert out["weights"] == {"decision_matters": 2.0}
-    row = simulated_db.execute("SELECT weights_json FROM calibrations WHERE id = ?", (out["calibration_id"],))
+    row = simulated_db.execute(
+        "SELECT weights_json FROM calibrations WHERE id = ?", (out["calibration_id"],)
+    )
     assert json.loads(row.fetchone()[0]) == {"decision_matters": 2.0}
 
 
@@ -355,19 +427,33 @@ def test_empty_database_is_a_clear_error(db_file):
     assert r.stderr.strip() == "Error: no two-way findings to calibrate on for project nowhere"
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--target", "1.5"], "--target must be between 0 and 1, got 1.5"),
-    (["--target", "most"], "--target must be a number between 0 and 1, got 'most'"),
-    (["--since", "last week"], "--since must be a date like 2026-01-31, got 'last week'"),
-    (["--project", "../etc"], "--project must be a project slug (letters, digits, '.', '_' or '-'), got '../etc'"),
-    (["--resamples", "0"], "--resamples must be between 1 and 100000, got 0"),
-    (["--weights", "{bad"], '--weights must be a JSON object like {"severity": 1, "irreversibility": 1, '
-                            '"decision_matters": 2}'),
-    (["--score-function", "weighted", "--weights", '{"speed": 1}'],
-     "--weights has unknown factor 'speed' (expected severity, irreversibility, decision_matters)"),
-    (["--score-function", "weighted", "--weights", '{"severity": "high"}'], "--weights value for severity must be a number"),
-    (["--weights", '{"severity": 1}'], "--weights needs --score-function weighted"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--target", "1.5"], "--target must be between 0 and 1, got 1.5"),
+        (["--target", "most"], "--target must be a number between 0 and 1, got 'most'"),
+        (["--since", "last week"], "--since must be a date like 2026-01-31, got 'last week'"),
+        (
+            ["--project", "../etc"],
+            "--project must be a project slug (letters, digits, '.', '_' or '-'), got '../etc'",
+        ),
+        (["--resamples", "0"], "--resamples must be between 1 and 100000, got 0"),
+        (
+            ["--weights", "{bad"],
+            '--weights must be a JSON object like {"severity": 1, "irreversibility": 1, '
+            '"decision_matters": 2}',
+        ),
+        (
+            ["--score-function", "weighted", "--weights", '{"speed": 1}'],
+            "--weights has unknown factor 'speed' (expected severity, irreversibility, decision_matters)",
+        ),
+        (
+            ["--score-function", "weighted", "--weights", '{"severity": "high"}'],
+            "--weights value for severity must be a number",
+        ),
+        (["--weights", '{"severity": 1}'], "--weights needs --score-function weighted"),
+    ],
+)
 def test_bad_input_writes_nothing(simulated_db, args, message):
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic"] + args)
     assert r.exit_code == 1, r.output

@@ -8,12 +8,11 @@ import json
 
 from click.testing import CliRunner
 
-from toolkit.core import database
-from toolkit.store import db
+import toolkit.pacing.rank  # noqa: F401
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
-
-import toolkit.pacing.rank  # noqa: F401
+from toolkit.core import database
+from toolkit.store import db
 
 
 def _rank(findings, session="s-acceptance", phase="eng"):
@@ -30,9 +29,16 @@ def _mark_demo(conn):
 
 
 FINDINGS = [
-    {"id": f"test-gap-{i}", "summary": f"no test covers path {i}", "severity": s, "irreversibility": i % 3,
-     "decision_matters": 1, "door_type": "two-way", "recommended": "add-test",
-     "options": ["add-test", "defer", "skip"]}
+    {
+        "id": f"test-gap-{i}",
+        "summary": f"no test covers path {i}",
+        "severity": s,
+        "irreversibility": i % 3,
+        "decision_matters": 1,
+        "door_type": "two-way",
+        "recommended": "add-test",
+        "options": ["add-test", "defer", "skip"],
+    }
     for i, s in enumerate([0, 1, 2, 2, 1])
 ]
 
@@ -61,10 +67,25 @@ def test_project_calibration_beats_the_global_one(db_file, monkeypatch):
     conn = database.connect(db_file)
     simulate.simulate(conn, days=30, seed=8, projects=2, end="2026-11-30")
     _mark_demo(conn)
-    glob = json.loads(CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json"]).output)
-    own = json.loads(CliRunner().invoke(
-        cli, ["calibrate", "--include-synthetic", "--json", "--project", "acme-storefront", "--target", "0.1"]
-    ).output)
+    glob = json.loads(
+        CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json"]).output
+    )
+    own = json.loads(
+        CliRunner()
+        .invoke(
+            cli,
+            [
+                "calibrate",
+                "--include-synthetic",
+                "--json",
+                "--project",
+                "acme-storefront",
+                "--target",
+                "0.1",
+            ],
+        )
+        .output
+    )
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", "acme-storefront")
     assert _rank(FINDINGS, session="s-3")["calibration_id"] == own["calibration_id"]
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", "some-other-project")

@@ -11,13 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import gstack_history as gh
-from toolkit.analysis import sources as analysis_sources
-from toolkit.core import database
-from toolkit.analysis import calibrate as cal
-from toolkit.store import db
-from toolkit.gstack import ingest
 from toolkit.analysis import question_scores as qs
+from toolkit.analysis import sources as analysis_sources
 from toolkit.cli.app import cli
+from toolkit.core import database
+from toolkit.gstack import ingest
 
 GENERATORS = {
     "registry": lambda root: gh.registry_history(root, days=150, seed=3, sessions_per_day=9.0),
@@ -68,7 +66,9 @@ def test_fit_set_is_answered_two_way_real_questions_only(history):
     assert report["n_findings"] == expected
     sources = {r[0] for r in history.execute("SELECT DISTINCT source FROM question_log")}
     assert "auto-decided" in sources  # the generators log auto-decisions; none of them is fitted
-    n_auto = history.execute("SELECT count(*) FROM question_log WHERE source = 'auto-decided'").fetchone()[0]
+    n_auto = history.execute(
+        "SELECT count(*) FROM question_log WHERE source = 'auto-decided'"
+    ).fetchone()[0]
     n_one_way = int(np.count_nonzero(ev["answered"] & (ev["door"] == "one-way")))
     assert n_auto > 0 and n_one_way > 0
     assert report["n_findings"] < ev["n"] - n_auto - n_one_way + 1
@@ -98,12 +98,17 @@ def test_holdout_answers_are_not_evidence(history):
         "SELECT id, followed_recommendation FROM question_log WHERE substr(ts, 1, 10) > ?", (cut,)
     ).fetchall()
     try:
-        history.execute("UPDATE question_log SET followed_recommendation = 0"
-                        " WHERE substr(ts, 1, 10) > ? AND followed_recommendation IS NOT NULL", (cut,))
+        history.execute(
+            "UPDATE question_log SET followed_recommendation = 0"
+            " WHERE substr(ts, 1, 10) > ? AND followed_recommendation IS NOT NULL",
+            (cut,),
+        )
         again = analysis_sources.run_question_log(history, holdout_days=30, resamples=50, seed=1)
     finally:
-        history.executemany("UPDATE question_log SET followed_recommendation = ? WHERE id = ?",
-                            [(f, i) for i, f in saved])
+        history.executemany(
+            "UPDATE question_log SET followed_recommendation = ? WHERE id = ?",
+            [(f, i) for i, f in saved],
+        )
     for key in ("threshold", "tie_fraction", "weights", "achieved_rate", "matters_cuts"):
         assert again[key] == report[key]
     assert again["holdout"]["achieved_rate"] == report["holdout"]["achieved_rate"]
@@ -113,20 +118,32 @@ def test_holdout_answers_are_not_evidence(history):
 
 
 def test_door_of_takes_the_safe_side():
-    assert qs.door_of("two-way", "one-way", "keyword:/\\bdelete\\b/i", None) == ("one-way", "keyword")
+    assert qs.door_of("two-way", "one-way", "keyword:/\\bdelete\\b/i", None) == (
+        "one-way",
+        "keyword",
+    )
     assert qs.door_of("one-way", "two-way", "default-two-way", None) == ("one-way", "caller")
     assert qs.door_of(None, "two-way", "default-two-way", "one-way") == ("one-way", "registry")
     assert qs.door_of(None, "two-way", "registry", "two-way") == ("two-way", "registry")
     assert qs.door_of(None, None, None, None) == ("two-way", "unclassified")
-    assert qs.door_of("two-way", "two-way", "registry", "two-way", "classifier") == ("one-way", "recorded")
+    assert qs.door_of("two-way", "two-way", "registry", "two-way", "classifier") == (
+        "one-way",
+        "recorded",
+    )
 
 
 def test_any_spelling_of_an_id_is_one_question_and_recorded_one_way_facts_stick(conn):
     from toolkit.core import questions
 
     def log(qid, summary, followed, door_type=None, sid="s1"):
-        rec = {"skill": "review", "question_id": qid, "question_summary": summary, "user_choice": "a",
-               "recommended": "a" if followed else "b", "session_id": sid}
+        rec = {
+            "skill": "review",
+            "question_id": qid,
+            "question_summary": summary,
+            "user_choice": "a",
+            "recommended": "a" if followed else "b",
+            "session_id": sid,
+        }
         if door_type:
             rec["door_type"] = door_type
         questions.record_event(conn, questions.validate_event(rec), "proj")
@@ -137,7 +154,11 @@ def test_any_spelling_of_an_id_is_one_question_and_recorded_one_way_facts_stick(
     log("review-cache-ttl", "Cache TTL", False, sid="s2")
     log("review-cache-ttl", "Cache TTL again", True, sid="s3")
     ev = qs.load_events(conn)
-    assert list(ev["question_key"]) == ["plan-ceo-review-mode", "review-cache-ttl", "review-cache-ttl"]
+    assert list(ev["question_key"]) == [
+        "plan-ceo-review-mode",
+        "review-cache-ttl",
+        "review-cache-ttl",
+    ]
     assert ev["category"][0] == "routing" and ev["phase"][0] == "ceo"
     assert list(ev["door"]) == ["two-way"] * 3
     # One event said one-way: every event of that question is one-way from then on.
@@ -159,12 +180,66 @@ def test_summary_features_and_factor_rules():
     assert qs.summary_features("Deploy the fix to production now") == ("production", "Deploy")
     assert qs.summary_features("Reword the tooltip") == (None, None)
     rows = [
-        (1, "k1", "p", "2026-11-01T10:00:00Z", "s1", "ship", "ship-a", "Publish to production", "approval",
-         "two-way", "two-way", "registry", "two-way", "unknown", 3, "agent", 1, 0),
-        (2, "k2", "p", "2026-11-01T10:01:00Z", "s1", "qa", "qa-b", "Reword the tooltip", "clarification",
-         None, "two-way", "default-two-way", None, "unknown", 2, "agent", 0, 0),
-        (3, "k3", "p", "2026-11-01T10:02:00Z", "s1", "qa", "qa-c", "Pick a colour", None,
-         "one-way", "two-way", "default-two-way", None, "unknown", 5, "hook", None, 0),
+        (
+            1,
+            "k1",
+            "p",
+            "2026-11-01T10:00:00Z",
+            "s1",
+            "ship",
+            "ship-a",
+            "Publish to production",
+            "approval",
+            "two-way",
+            "two-way",
+            "registry",
+            "two-way",
+            "unknown",
+            3,
+            "agent",
+            1,
+            0,
+        ),
+        (
+            2,
+            "k2",
+            "p",
+            "2026-11-01T10:01:00Z",
+            "s1",
+            "qa",
+            "qa-b",
+            "Reword the tooltip",
+            "clarification",
+            None,
+            "two-way",
+            "default-two-way",
+            None,
+            "unknown",
+            2,
+            "agent",
+            0,
+            0,
+        ),
+        (
+            3,
+            "k3",
+            "p",
+            "2026-11-01T10:02:00Z",
+            "s1",
+            "qa",
+            "qa-c",
+            "Pick a colour",
+            None,
+            "one-way",
+            "two-way",
+            "default-two-way",
+            None,
+            "unknown",
+            5,
+            "hook",
+            None,
+            0,
+        ),
     ]
     ev = qs.events_from_rows(rows)
     s = qs.score_events(ev, ev["labelled"], ev["answered"], 0.2)
@@ -192,7 +267,9 @@ def test_auto_source_uses_the_question_log_without_findings_and_stores_it(gstack
     assert "Source: question-log (auto: no findings recorded yet" in r.output
     assert "answered two-way questions" in r.output
     assert "x random)" in r.output and "Held out the last 10 days" in r.output
-    row = gstack_db.execute("SELECT source, score_function, n_findings FROM calibrations").fetchone()
+    row = gstack_db.execute(
+        "SELECT source, score_function, n_findings FROM calibrations"
+    ).fetchone()
     assert row[0] == "question-log" and row[2] > 0
 
 
@@ -202,9 +279,18 @@ def test_question_log_calibration_drives_pacing_rank(gstack_db):
     fit = json.loads(r.stdout)
     assert fit["source"] == "question-log"
     findings = [
-        {"id": f"f-{dm}-{i}", "summary": f"finding {i}", "severity": 1, "irreversibility": 0, "decision_matters": dm,
-         "door_type": "two-way", "recommended": "a", "options": ["a", "b"]}
-        for dm in (0, 2) for i in range(2)
+        {
+            "id": f"f-{dm}-{i}",
+            "summary": f"finding {i}",
+            "severity": 1,
+            "irreversibility": 0,
+            "decision_matters": dm,
+            "door_type": "two-way",
+            "recommended": "a",
+            "options": ["a", "b"],
+        }
+        for dm in (0, 2)
+        for i in range(2)
     ]
     payload = json.dumps({"session_id": "s-ql", "phase": "eng", "findings": findings})
     r = CliRunner().invoke(cli, ["pacing", "rank"], input=payload)
@@ -234,13 +320,19 @@ def test_explain_shows_factors_and_evidence(gstack_db):
     assert gstack_db.execute("SELECT count(*) FROM calibrations").fetchone()[0] == 0
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--explain", "no-such-question"], "no logged question with id 'no-such-question'"),
-    (["--holdout-days", "0"], "--holdout-days must be between 1 and 3650, got 0"),
-    (["--holdout-days", "soon"], "--holdout-days must be a whole number, got 'soon'"),
-    (["--holdout-days", "3000"], "the whole history is within the last 3000 days: choose a smaller --holdout-days"),
-    (["--source", "tea-leaves"], None),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--explain", "no-such-question"], "no logged question with id 'no-such-question'"),
+        (["--holdout-days", "0"], "--holdout-days must be between 1 and 3650, got 0"),
+        (["--holdout-days", "soon"], "--holdout-days must be a whole number, got 'soon'"),
+        (
+            ["--holdout-days", "3000"],
+            "the whole history is within the last 3000 days: choose a smaller --holdout-days",
+        ),
+        (["--source", "tea-leaves"], None),
+    ],
+)
 def test_bad_input_is_one_line_and_writes_nothing(gstack_db, args, message):
     r = CliRunner().invoke(cli, ["calibrate"] + args)
     assert r.exit_code != 0
@@ -255,7 +347,9 @@ def test_synthetic_questions_are_not_fitted(gstack_db):
     r = CliRunner().invoke(cli, ["calibrate", "--source", "question-log"])
     assert r.exit_code == 1
     assert "no answered two-way questions in the question log" in r.stderr
-    r = CliRunner().invoke(cli, ["calibrate", "--source", "question-log", "--include-synthetic", "--json"])
+    r = CliRunner().invoke(
+        cli, ["calibrate", "--source", "question-log", "--include-synthetic", "--json"]
+    )
     assert r.exit_code == 0 and json.loads(r.stdout)["n_findings"] < n
 
 
@@ -264,12 +358,16 @@ def test_findings_source_takes_a_holdout_too(db_file):
 
     conn = database.connect(db_file)
     simulate.simulate(conn, days=40, seed=3, projects=2, end="2026-11-30")
-    r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--holdout-days", "10", "--json"])
+    r = CliRunner().invoke(
+        cli, ["calibrate", "--include-synthetic", "--holdout-days", "10", "--json"]
+    )
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["source"] == "findings" and out["window_end"][:10] <= "2026-11-20"
     held = out["holdout"]
     assert held["after"] == "2026-11-20" and held["n_findings"] > 0
     assert 0.0 <= held["achieved_rate"] <= 1.0 and held["ci_low"] <= held["ci_high"]
-    row = conn.execute("SELECT source FROM calibrations WHERE id = ?", (out["calibration_id"],)).fetchone()
+    row = conn.execute(
+        "SELECT source FROM calibrations WHERE id = ?", (out["calibration_id"],)
+    ).fetchone()
     assert row[0] == "findings"

@@ -6,11 +6,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from toolkit.core import database
-from toolkit.store import db
-from toolkit.pacing import rank as pacing
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
+from toolkit.core import database
+from toolkit.pacing import rank as pacing
+from toolkit.store import db
 
 
 def run(*args, input=None):
@@ -18,20 +18,30 @@ def run(*args, input=None):
 
 
 def counts(conn):
-    return (conn.execute("SELECT count(*) FROM calibrations").fetchone()[0],
-            conn.execute("SELECT count(*) FROM calibration_events").fetchone()[0])
+    return (
+        conn.execute("SELECT count(*) FROM calibrations").fetchone()[0],
+        conn.execute("SELECT count(*) FROM calibration_events").fetchone()[0],
+    )
 
 
 def make_real(conn):
     """Turn the simulated history into real history (what an imported log would be)."""
     with db.transaction(conn):
-        for table in ("question_log", "findings", "preferences", "preference_events", "declared_profile"):
+        for table in (
+            "question_log",
+            "findings",
+            "preferences",
+            "preference_events",
+            "declared_profile",
+        ):
             conn.execute(f"UPDATE {table} SET synthetic = 0")
 
 
 def _real_history(db_file, days, projects):
     conn = database.connect(db_file)
-    simulate.simulate(conn, days=days, seed=4 if days > 2 else 1, projects=projects, end="2026-11-30")
+    simulate.simulate(
+        conn, days=days, seed=4 if days > 2 else 1, projects=projects, end="2026-11-30"
+    )
     make_real(conn)
     return conn
 
@@ -67,15 +77,20 @@ def test_too_little_data_is_refused_with_how_much_more_is_needed(tiny_history):
     assert out["calibration_id"] is None and counts(tiny_history) == (0, 0)
     # a dry run warns but is not an error
     r = run("calibrate", "--dry-run")
-    assert r.exit_code == 0 and "Warning: the 95% interval" in r.output and counts(tiny_history) == (0, 0)
+    assert (
+        r.exit_code == 0
+        and "Warning: the 95% interval" in r.output
+        and counts(tiny_history) == (0, 0)
+    )
 
 
 def test_force_stores_it_marked_low_confidence_and_pacing_uses_it(tiny_history):
     r = run("calibrate", "--force", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
-    row = tiny_history.execute("SELECT low_confidence, synthetic FROM calibrations WHERE id = ?",
-                               (out["calibration_id"],)).fetchone()
+    row = tiny_history.execute(
+        "SELECT low_confidence, synthetic FROM calibrations WHERE id = ?", (out["calibration_id"],)
+    ).fetchone()
     assert tuple(row) == (1, 0)
     cal = pacing.active_calibration(tiny_history, "any-project")
     assert cal["id"] == out["calibration_id"] and cal["in_force"]["low_confidence"] is True
@@ -99,9 +114,22 @@ def test_a_fit_on_simulated_findings_is_synthetic_and_never_ranks_real_findings(
     assert "marked synthetic" in r.output and "never ranks real findings" in r.output
     assert conn.execute("SELECT synthetic FROM calibrations").fetchone()[0] == 1
     assert pacing.active_calibration(conn, "acme-storefront")["id"] is None
-    request = {"session_id": "real-1", "chain_id": "c", "phase": "eng", "findings": [
-        {"id": "eng-x", "summary": "x", "severity": 1, "irreversibility": 1, "decision_matters": 1,
-         "recommended": "a", "options": ["a", "b"]}]}
+    request = {
+        "session_id": "real-1",
+        "chain_id": "c",
+        "phase": "eng",
+        "findings": [
+            {
+                "id": "eng-x",
+                "summary": "x",
+                "severity": 1,
+                "irreversibility": 1,
+                "decision_matters": 1,
+                "recommended": "a",
+                "options": ["a", "b"],
+            }
+        ],
+    }
     r = run("pacing", "rank", input=json.dumps(request))
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["calibration_id"] is None
@@ -123,9 +151,24 @@ def test_list_show_diff_use_and_history(real_history):
     by_id = {r["id"]: r for r in rows}
     assert [r["id"] for r in rows][:2] == [own["calibration_id"], second]
     assert by_id[second]["active"] and not by_id[first]["active"]
-    assert set(rows[0]) >= {"id", "scope", "source", "created_at", "n_findings", "n_sessions", "threshold",
-                            "tie_fraction", "achieved_rate", "ci_low", "ci_high", "override_recall",
-                            "synthetic", "low_confidence", "active", "pinned"}
+    assert set(rows[0]) >= {
+        "id",
+        "scope",
+        "source",
+        "created_at",
+        "n_findings",
+        "n_sessions",
+        "threshold",
+        "tie_fraction",
+        "achieved_rate",
+        "ci_low",
+        "ci_high",
+        "override_recall",
+        "synthetic",
+        "low_confidence",
+        "active",
+        "pinned",
+    }
     assert {r["source"] for r in rows} == {"findings"}
     text = run("calibrations", "list").output
     assert text.splitlines()[0].split()[:3] == ["id", "scope", "source"] and "active" in text
@@ -149,9 +192,22 @@ def test_list_show_diff_use_and_history(real_history):
     cal = pacing.active_calibration(conn, "river-mobile")
     assert cal["id"] == first and cal["in_force"]["pinned"] is True
     assert pacing.active_calibration(conn, "acme-storefront")["id"] == own["calibration_id"]
-    request = {"session_id": "pinned-1", "chain_id": "c", "phase": "eng", "findings": [
-        {"id": "eng-x", "summary": "x", "severity": 1, "irreversibility": 1, "decision_matters": 1,
-         "recommended": "a", "options": ["a", "b"]}]}
+    request = {
+        "session_id": "pinned-1",
+        "chain_id": "c",
+        "phase": "eng",
+        "findings": [
+            {
+                "id": "eng-x",
+                "summary": "x",
+                "severity": 1,
+                "irreversibility": 1,
+                "decision_matters": 1,
+                "recommended": "a",
+                "options": ["a", "b"],
+            }
+        ],
+    }
     out = json.loads(run("pacing", "rank", input=json.dumps(request)).stdout)
     assert out["calibration_id"] == first and out["calibration"]["pinned"] is True
     # a newer fit does not move a pinned scope
@@ -161,32 +217,57 @@ def test_list_show_diff_use_and_history(real_history):
     assert r.exit_code == 0 and f"Unpinned calibration {first}" in r.output
     assert pacing.active_calibration(conn, "river-mobile")["id"] == newer
 
-    history = [dict(r) for r in conn.execute(
-        "SELECT event_type, scope, calibration_id, previous_id FROM calibration_history ORDER BY id")]
-    assert [h["event_type"] for h in history] == ["fitted", "fitted", "fitted", "pinned", "fitted", "unpinned"]
-    assert history[3] == {"event_type": "pinned", "scope": "__global__", "calibration_id": first,
-                          "previous_id": second}
-    assert history[5] == {"event_type": "unpinned", "scope": "__global__", "calibration_id": newer,
-                          "previous_id": first}
+    history = [
+        dict(r)
+        for r in conn.execute(
+            "SELECT event_type, scope, calibration_id, previous_id FROM calibration_history ORDER BY id"
+        )
+    ]
+    assert [h["event_type"] for h in history] == [
+        "fitted",
+        "fitted",
+        "fitted",
+        "pinned",
+        "fitted",
+        "unpinned",
+    ]
+    assert history[3] == {
+        "event_type": "pinned",
+        "scope": "__global__",
+        "calibration_id": first,
+        "previous_id": second,
+    }
+    assert history[5] == {
+        "event_type": "unpinned",
+        "scope": "__global__",
+        "calibration_id": newer,
+        "previous_id": first,
+    }
 
 
-@pytest.mark.parametrize("args, message", [
-    (["use"], "give a calibration ID to pin, or --latest"),
-    (["use", "1", "--latest"], "give a calibration ID to pin, or --latest"),
-    (["use", "abc"], "ID must be a calibration id"),
-    (["use", "999"], "no calibration with id 999"),
-    (["use", "1", "--project", "x"], "--project goes with --latest"),
-    (["show", "0"], "ID must be a calibration id"),
-    (["show", "42"], "no calibration with id 42"),
-    (["diff", "1", "x"], "B must be a calibration id"),
-    (["diff", "1", "2", "--days", "0"], "--days must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["use"], "give a calibration ID to pin, or --latest"),
+        (["use", "1", "--latest"], "give a calibration ID to pin, or --latest"),
+        (["use", "abc"], "ID must be a calibration id"),
+        (["use", "999"], "no calibration with id 999"),
+        (["use", "1", "--project", "x"], "--project goes with --latest"),
+        (["show", "0"], "ID must be a calibration id"),
+        (["show", "42"], "no calibration with id 42"),
+        (["diff", "1", "x"], "B must be a calibration id"),
+        (["diff", "1", "2", "--days", "0"], "--days must be a whole number"),
+    ],
+)
 def test_bad_input_is_one_line_exit_1_and_writes_nothing(db_file, args, message):
     conn = database.connect(db_file)
     r = run("calibrations", *args)
     assert r.exit_code == 1, r.output
     assert r.output.count("\n") == 1 and message in r.output
-    assert counts(conn) == (0, 0) and conn.execute("SELECT count(*) FROM calibration_pins").fetchone()[0] == 0
+    assert (
+        counts(conn) == (0, 0)
+        and conn.execute("SELECT count(*) FROM calibration_pins").fetchone()[0] == 0
+    )
 
 
 def test_unpinning_nothing_says_so(db_file):

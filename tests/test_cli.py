@@ -10,9 +10,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from toolkit.core import database
-from toolkit.cli.app import cli
 from tests.helpers import script
+from toolkit.cli.app import cli
 
 
 def all_commands(group=cli, prefix=()):
@@ -87,8 +86,9 @@ def test_registry_list(db_file):
 def test_not_a_database_is_one_line_error_without_traceback(tmp_path):
     bogus = tmp_path / "notes.txt"
     bogus.write_text("hello " * 1000)
-    r = subprocess.run([script("plantune"), "status", "--db", str(bogus)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [script("plantune"), "status", "--db", str(bogus)], capture_output=True, text=True
+    )
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     assert r.stderr.strip().count("\n") == 0
@@ -96,8 +96,9 @@ def test_not_a_database_is_one_line_error_without_traceback(tmp_path):
 
 
 def test_db_path_that_is_a_directory_fails_cleanly(tmp_path):
-    r = subprocess.run([script("plantune"), "init", "--db", str(tmp_path)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [script("plantune"), "init", "--db", str(tmp_path)], capture_output=True, text=True
+    )
     assert r.returncode != 0
     assert "Traceback" not in r.stderr
 
@@ -114,7 +115,11 @@ def test_backup_refuses_existing_destination(db_file, tmp_path):
 
 def test_backup_while_a_writer_is_active(db_file, tmp_path):
     CliRunner().invoke(cli, ["init"])
-    writer = subprocess.Popen([sys.executable, "-c", """
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            """
 import sys, time
 from toolkit.core import database
 from toolkit.store import db
@@ -122,7 +127,11 @@ conn = database.connect(sys.argv[1])
 for i in range(3000):
     with db.transaction(conn):
         conn.execute("INSERT INTO preference_events (event_key, scope, ts, event_type) VALUES (?, 'p', 't', 'preference-set')", (str(i),))
-""", db_file], env={**os.environ, "PYTHONPATH": os.getcwd()})
+""",
+            db_file,
+        ],
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     time.sleep(0.3)
     dest = str(tmp_path / "snap.db")
     r = subprocess.run([script("plantune"), "backup", dest], capture_output=True, text=True)

@@ -37,8 +37,13 @@ WORKER = textwrap.dedent("""
 def _run_workers(tmp_path, kind, workers, calls):
     go = tmp_path / "go"
     procs = [
-        subprocess.Popen([sys.executable, "-c", WORKER, str(w), str(calls), str(go), kind],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(w), str(calls), str(go), kind],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+        )
         for w in range(workers)
     ]
     go.touch()
@@ -49,8 +54,9 @@ def _run_workers(tmp_path, kind, workers, calls):
 
 
 def _check_log(state_root, expected):
-    rows = db_rows("SELECT project, tool_use_id, question_summary, raw_json FROM question_log"
-                   " ORDER BY id")
+    rows = db_rows(
+        "SELECT project, tool_use_id, question_summary, raw_json FROM question_log ORDER BY id"
+    )
     assert len(rows) == len(expected)
     assert {r["tool_use_id"] for r in rows} == expected
     assert {r["project"] for r in rows} == {SLUG}
@@ -78,16 +84,28 @@ def test_concurrent_preference_writes_keep_file_and_rows_in_step(tmp_path, state
     assert len(db_rows("SELECT id FROM preference_events")) == 200
 
 
-SHELL_LOOP = 'for i in $(seq 1 {n}); do "{bin}" "$(printf \'{tmpl}\' {w} $i {w} $i)" || exit 1; done'
-TEMPLATE = ('{"skill":"qa","question_id":"qa-tier","question_summary":"shell %s run %s",'
-            '"user_choice":"quick","source":"hook","tool_use_id":"s%s-%s"}')
+SHELL_LOOP = (
+    'for i in $(seq 1 {n}); do "{bin}" "$(printf \'{tmpl}\' {w} $i {w} $i)" || exit 1; done'
+)
+TEMPLATE = (
+    '{"skill":"qa","question_id":"qa-tier","question_summary":"shell %s run %s",'
+    '"user_choice":"quick","source":"hook","tool_use_id":"s%s-%s"}'
+)
 
 
 def _script_launches(tmp_path, state_root, workers, calls):
     procs = [
-        subprocess.Popen(["sh", "-c", SHELL_LOOP.format(n=calls, bin=script("gstack-question-log"),
-                                                       tmpl=TEMPLATE, w=w)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+        subprocess.Popen(
+            [
+                "sh",
+                "-c",
+                SHELL_LOOP.format(n=calls, bin=script("gstack-question-log"), tmpl=TEMPLATE, w=w),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+        )
         for w in range(workers)
     ]
     for p in procs:

@@ -24,12 +24,17 @@ from click.testing import CliRunner
 from tests.helpers import script
 from tests.helpers.server import http_get
 from tests.helpers.views import (
-    EXPECTED, VIEW_NAMES, build_history, history_with_simulated_rows, insert_event, ordered,
+    EXPECTED,
+    VIEW_NAMES,
+    build_history,
+    history_with_simulated_rows,
+    insert_event,
+    ordered,
 )
-from toolkit.core import database
-from toolkit.store import db
 from toolkit.analysis import serve
 from toolkit.cli.app import cli
+from toolkit.core import database
+from toolkit.store import db
 
 METADATA = serve.load_metadata()
 DB_META = METADATA["databases"]["plantune"]
@@ -39,33 +44,123 @@ QUERY_NAMES = sorted(DB_META["queries"])
 EXPECTED_QUERIES = {
     # events 4, 8 and 16: the user answered add-test three times out of three
     "same_answer_every_time": [
-        dict(project="alpha", question_id="plan-eng-review-test-gap", always_answered="add-test", answers=3,
-             door_type="two-way", current_preference="never-ask", suggestion="already never-ask"),
+        dict(
+            project="alpha",
+            question_id="plan-eng-review-test-gap",
+            always_answered="add-test",
+            answers=3,
+            door_type="two-way",
+            current_preference="never-ask",
+            suggestion="already never-ask",
+        ),
     ],
     # every session (there are six, fewer than ten), summed per phase in review order
     "interruptions_per_phase_last_10_sessions": [
-        dict(phase="ceo", sessions=2, asked=2, auto_decided=0, one_way=1, findings_silent=1, budget_spent=0),
-        dict(phase="design", sessions=1, asked=4, auto_decided=0, one_way=0, findings_silent=0, budget_spent=0),
-        dict(phase="eng", sessions=2, asked=2, auto_decided=3, one_way=1, findings_silent=1, budget_spent=1),
-        dict(phase="dx", sessions=1, asked=2, auto_decided=1, one_way=1, findings_silent=0, budget_spent=0),
-        dict(phase="other", sessions=1, asked=0, auto_decided=1, one_way=1, findings_silent=0, budget_spent=0),
-        dict(phase="unknown", sessions=1, asked=1, auto_decided=0, one_way=0, findings_silent=0, budget_spent=0),
+        dict(
+            phase="ceo",
+            sessions=2,
+            asked=2,
+            auto_decided=0,
+            one_way=1,
+            findings_silent=1,
+            budget_spent=0,
+        ),
+        dict(
+            phase="design",
+            sessions=1,
+            asked=4,
+            auto_decided=0,
+            one_way=0,
+            findings_silent=0,
+            budget_spent=0,
+        ),
+        dict(
+            phase="eng",
+            sessions=2,
+            asked=2,
+            auto_decided=3,
+            one_way=1,
+            findings_silent=1,
+            budget_spent=1,
+        ),
+        dict(
+            phase="dx",
+            sessions=1,
+            asked=2,
+            auto_decided=1,
+            one_way=1,
+            findings_silent=0,
+            budget_spent=0,
+        ),
+        dict(
+            phase="other",
+            sessions=1,
+            asked=0,
+            auto_decided=1,
+            one_way=1,
+            findings_silent=0,
+            budget_spent=0,
+        ),
+        dict(
+            phase="unknown",
+            sessions=1,
+            asked=1,
+            auto_decided=0,
+            one_way=0,
+            findings_silent=0,
+            budget_spent=0,
+        ),
     ],
     # the history is from March 2026: nothing today
     "auto_decided_today": [],
     "override_hotspots": [
-        dict(project="alpha", question_id="plan-eng-review-test-gap", skill="plan-eng-review", followed=4,
-             overridden=0, override_rate=0.0, last_summary="Add the missing test?"),
+        dict(
+            project="alpha",
+            question_id="plan-eng-review-test-gap",
+            skill="plan-eng-review",
+            followed=4,
+            overridden=0,
+            override_rate=0.0,
+            last_summary="Add the missing test?",
+        ),
     ],
     "inert_preferences": [
-        dict(project="__global__", question_id="ship-test-failure-triage", preference="never-ask", raw_value=None,
-             came_from="global", door_type="one-way", effect="ASK_NORMALLY"),
-        dict(project="alpha", question_id="hook-aaaaaaaaaa", preference="unknown", raw_value="sometimes",
-             came_from="project", door_type=None, effect="ASK_NORMALLY"),
-        dict(project="alpha", question_id="ship-test-failure-triage", preference="never-ask", raw_value=None,
-             came_from="global", door_type="one-way", effect="ASK_NORMALLY"),
-        dict(project="beta", question_id="ship-test-failure-triage", preference="never-ask", raw_value=None,
-             came_from="global", door_type="one-way", effect="ASK_NORMALLY"),
+        dict(
+            project="__global__",
+            question_id="ship-test-failure-triage",
+            preference="never-ask",
+            raw_value=None,
+            came_from="global",
+            door_type="one-way",
+            effect="ASK_NORMALLY",
+        ),
+        dict(
+            project="alpha",
+            question_id="hook-aaaaaaaaaa",
+            preference="unknown",
+            raw_value="sometimes",
+            came_from="project",
+            door_type=None,
+            effect="ASK_NORMALLY",
+        ),
+        dict(
+            project="alpha",
+            question_id="ship-test-failure-triage",
+            preference="never-ask",
+            raw_value=None,
+            came_from="global",
+            door_type="one-way",
+            effect="ASK_NORMALLY",
+        ),
+        dict(
+            project="beta",
+            question_id="ship-test-failure-triage",
+            preference="never-ask",
+            raw_value=None,
+            came_from="global",
+            door_type="one-way",
+            effect="ASK_NORMALLY",
+        ),
     ],
     "one_way_safety_check": [dict(violations=3, verdict="SAFETY BUG: see one_way_audit")],
     "questions_per_day": [
@@ -75,12 +170,34 @@ EXPECTED_QUERIES = {
     ],
     # the calibration stored and pinned in the fixture below, newest change first
     "calibration_changes": [
-        dict(ts="2026-03-05T00:00:00.000Z", scope="alpha", event_type="pinned", calibration_id=1,
-             previous_id=None, threshold=3.0, achieved_rate=0.2, ci_low=0.17, ci_high=0.23, low_confidence=0,
-             synthetic=0, detail=""),
-        dict(ts="2026-03-04T00:00:00.000Z", scope="alpha", event_type="fitted", calibration_id=1,
-             previous_id=None, threshold=3.0, achieved_rate=0.2, ci_low=0.17, ci_high=0.23, low_confidence=0,
-             synthetic=0, detail=""),
+        dict(
+            ts="2026-03-05T00:00:00.000Z",
+            scope="alpha",
+            event_type="pinned",
+            calibration_id=1,
+            previous_id=None,
+            threshold=3.0,
+            achieved_rate=0.2,
+            ci_low=0.17,
+            ci_high=0.23,
+            low_confidence=0,
+            synthetic=0,
+            detail="",
+        ),
+        dict(
+            ts="2026-03-04T00:00:00.000Z",
+            scope="alpha",
+            event_type="fitted",
+            calibration_id=1,
+            previous_id=None,
+            threshold=3.0,
+            achieved_rate=0.2,
+            ci_low=0.17,
+            ci_high=0.23,
+            low_confidence=0,
+            synthetic=0,
+            detail="",
+        ),
     ],
 }
 
@@ -109,6 +226,7 @@ def counts(path):
 
 # --- in process ---------------------------------------------------------------------------
 
+
 def test_every_view_and_canned_query_is_covered():
     assert set(EXPECTED_QUERIES) == set(QUERY_NAMES)
     assert set(VIEW_NAMES) <= set(DB_META["tables"])
@@ -130,10 +248,12 @@ def history_and_simulation_db(db_file):
         conn.execute(
             "INSERT INTO calibrations (id, project, created_at, target, threshold, tie_fraction,"
             " score_function, achieved_rate, ci_low, ci_high, n_findings, n_sessions)"
-            " VALUES (1, 'alpha', '2026-03-04T00:00:00.000Z', 0.2, 3, 1, 'additive', 0.2, 0.17, 0.23, 400, 60)")
+            " VALUES (1, 'alpha', '2026-03-04T00:00:00.000Z', 0.2, 3, 1, 'additive', 0.2, 0.17, 0.23, 400, 60)"
+        )
         conn.executemany(
             "INSERT INTO calibration_events (ts, scope, event_type, calibration_id) VALUES (?, 'alpha', ?, 1)",
-            [("2026-03-04T00:00:00.000Z", "fitted"), ("2026-03-05T00:00:00.000Z", "pinned")])
+            [("2026-03-04T00:00:00.000Z", "fitted"), ("2026-03-05T00:00:00.000Z", "pinned")],
+        )
     conn.close()
     return db_file
 
@@ -152,10 +272,42 @@ def test_interruptions_per_phase_for_one_project(history_db):
     got = rows(ds, "/plantune/interruptions_per_phase_last_10_sessions.json?project=beta")
     # beta's sessions s3 (eng, dx), s4 (other) and s5 (ceo, findings only)
     assert got == [
-        dict(phase="ceo", sessions=1, asked=0, auto_decided=0, one_way=0, findings_silent=1, budget_spent=0),
-        dict(phase="eng", sessions=1, asked=0, auto_decided=2, one_way=1, findings_silent=0, budget_spent=0),
-        dict(phase="dx", sessions=1, asked=2, auto_decided=1, one_way=1, findings_silent=0, budget_spent=0),
-        dict(phase="other", sessions=1, asked=0, auto_decided=1, one_way=1, findings_silent=0, budget_spent=0),
+        dict(
+            phase="ceo",
+            sessions=1,
+            asked=0,
+            auto_decided=0,
+            one_way=0,
+            findings_silent=1,
+            budget_spent=0,
+        ),
+        dict(
+            phase="eng",
+            sessions=1,
+            asked=0,
+            auto_decided=2,
+            one_way=1,
+            findings_silent=0,
+            budget_spent=0,
+        ),
+        dict(
+            phase="dx",
+            sessions=1,
+            asked=2,
+            auto_decided=1,
+            one_way=1,
+            findings_silent=0,
+            budget_spent=0,
+        ),
+        dict(
+            phase="other",
+            sessions=1,
+            asked=0,
+            auto_decided=1,
+            one_way=1,
+            findings_silent=0,
+            budget_spent=0,
+        ),
     ]
 
 
@@ -163,13 +315,27 @@ def test_interruptions_per_phase_keeps_only_the_ten_latest_sessions(db_file):
     conn = database.connect(db_file)
     with db.transaction(conn):
         for i in range(12):  # sessions 0..11, one question each, session 11 the latest
-            insert_event(conn, project="p", session_id=f"s{i:02d}", phase="eng" if i >= 2 else "ceo",
-                         ts=f"2026-01-{i + 1:02d}T00:00:00.000Z")
+            insert_event(
+                conn,
+                project="p",
+                session_id=f"s{i:02d}",
+                phase="eng" if i >= 2 else "ceo",
+                ts=f"2026-01-{i + 1:02d}T00:00:00.000Z",
+            )
     conn.close()
     ds = serve.build_datasette(db_file)
     got = rows(ds, "/plantune/interruptions_per_phase_last_10_sessions.json")
-    assert got == [dict(phase="eng", sessions=10, asked=10, auto_decided=0, one_way=0, findings_silent=0,
-                        budget_spent=0)]
+    assert got == [
+        dict(
+            phase="eng",
+            sessions=10,
+            asked=10,
+            auto_decided=0,
+            one_way=0,
+            findings_silent=0,
+            budget_spent=0,
+        )
+    ]
 
 
 def test_auto_decided_today_shows_only_today(db_file):
@@ -177,7 +343,9 @@ def test_auto_decided_today_shows_only_today(db_file):
     now = db.utc_now()
     with db.transaction(conn):
         insert_event(conn, id=1, source="auto-decided", ts=now, summary="decided today")
-        insert_event(conn, id=2, source="auto-decided", ts="2020-01-01T00:00:00.000Z", summary="long ago")
+        insert_event(
+            conn, id=2, source="auto-decided", ts="2020-01-01T00:00:00.000Z", summary="long ago"
+        )
         insert_event(conn, id=3, source="agent", ts=now, summary="asked today")
     conn.close()
     ds = serve.build_datasette(db_file)
@@ -187,7 +355,9 @@ def test_auto_decided_today_shows_only_today(db_file):
 
 def test_one_way_safety_check_says_safe_on_a_clean_log(conn, db_file):
     with db.transaction(conn):
-        insert_event(conn, question_id="ship-test-failure-triage", source="agent", door_class="one-way")
+        insert_event(
+            conn, question_id="ship-test-failure-triage", source="agent", door_class="one-way"
+        )
     ds = serve.build_datasette(db_file)
     assert rows(ds, "/plantune/one_way_safety_check.json") == [
         dict(violations=0, verdict="safe: every one-way door was asked")
@@ -263,6 +433,7 @@ def test_database_name_does_not_depend_on_the_file_name(tmp_path):
 
 # --- metadata completeness and validity -----------------------------------------------------
 
+
 def test_every_table_view_and_column_is_described(conn):
     """Generic on purpose: whatever tables and views a migrated database has, each is described."""
     missing = []
@@ -305,7 +476,9 @@ def test_metadata_has_the_required_top_level_fields_and_no_write_queries():
     assert METADATA.get("description") or METADATA.get("description_html")
     for name, query in DB_META["queries"].items():
         assert not query.get("write"), f"{name} is a write query"
-        assert query.get("title") and (query.get("description") or query.get("description_html")), name
+        assert query.get("title") and (query.get("description") or query.get("description_html")), (
+            name
+        )
         first = query["sql"].lstrip().split()[0].lower()
         assert first in ("select", "with"), name
 
@@ -340,7 +513,9 @@ def test_sql_editor_refuses_writes_and_nothing_changes(history_db):
     for sql in WRITE_SQL:
         r = fetch(ds, "/plantune.json?" + urllib.parse.urlencode({"sql": sql}))
         assert r.status_code >= 400, sql
-    assert fetch(ds, "/plantune.json?sql=select+count(*)+as+n+from+question_log&_shape=array").json() == [{"n": 16}]
+    assert fetch(
+        ds, "/plantune.json?sql=select+count(*)+as+n+from+question_log&_shape=array"
+    ).json() == [{"n": 16}]
     assert counts(history_db) == before
 
 
@@ -370,13 +545,22 @@ def test_the_served_database_refuses_writes_even_from_plugins(history_db):
 
 # --- command line ---------------------------------------------------------------------------
 
+
 def test_datasette_get_smoke(history_db, tmp_path):
     named = tmp_path / "plantune.db"  # the metadata describes the database named "plantune"
     shutil.copy(history_db, named)
     result = subprocess.run(
-        [script("datasette"), str(named), "-m", serve.METADATA_FILE, "--get",
-         "/plantune/phase_counts.json?_shape=array&_size=max"],
-        capture_output=True, text=True, timeout=60,
+        [
+            script("datasette"),
+            str(named),
+            "-m",
+            serve.METADATA_FILE,
+            "--get",
+            "/plantune/phase_counts.json?_shape=array&_size=max",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     got = json.loads(result.stdout)
@@ -413,7 +597,9 @@ def test_plantune_serve_answers_over_http_and_stops_by_pid(served):
     base, path, proc = served
     status, body = http_get(base + "/plantune/phase_counts.json?_shape=array&_size=max")
     assert status == 200
-    assert ordered("phase_counts", json.loads(body)) == ordered("phase_counts", EXPECTED["phase_counts"])
+    assert ordered("phase_counts", json.loads(body)) == ordered(
+        "phase_counts", EXPECTED["phase_counts"]
+    )
     status, page = http_get(base + "/plantune/question_review")
     assert status == 200 and "registered, ad-hoc or unmarked" in page
     os.kill(proc.pid, 15)
@@ -431,8 +617,12 @@ def test_plantune_serve_refuses_writes_over_http(served):
             http_get(base + "/plantune.json?" + urllib.parse.urlencode({"sql": sql}))
         assert e.value.code == 400, sql
     for route, body in WRITE_POSTS:
-        request = urllib.request.Request(base + route, data=json.dumps(body).encode(), method="POST",
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            base + route,
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(request, timeout=10)
         assert e.value.code >= 400, route
@@ -445,7 +635,9 @@ def test_plantune_serve_shows_rows_written_while_it_runs(served):
     assert json.loads(http_get(url)[1]) == []
     conn = database.connect(path)  # a hook writing while the server reads
     with db.transaction(conn):
-        insert_event(conn, project="alpha", session_id="s-live", phase="eng", ts="2026-03-05T10:00:00.000Z")
+        insert_event(
+            conn, project="alpha", session_id="s-live", phase="eng", ts="2026-03-05T10:00:00.000Z"
+        )
     conn.close()
     (row,) = json.loads(http_get(url)[1])
     assert row["shown"] == 1 and row["phases"] == "eng"

@@ -40,9 +40,12 @@ def test_migrating_twice_changes_nothing(db_file):
 
 def test_registry_and_signal_map_are_seeded(conn):
     assert conn.execute("SELECT count(*) FROM registry_questions").fetchone()[0] == 53
-    assert conn.execute(
-        "SELECT count(*) FROM registry_questions WHERE door_type = 'one-way'"
-    ).fetchone()[0] == 12
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM registry_questions WHERE door_type = 'one-way'"
+        ).fetchone()[0]
+        == 12
+    )
     assert conn.execute("SELECT count(DISTINCT signal_key) FROM signal_map").fetchone()[0] == 10
     assert conn.execute(
         "SELECT delta FROM signal_map WHERE signal_key = 'scope-appetite' AND user_choice = 'expand'"
@@ -61,11 +64,13 @@ def test_database_from_0001_upgrades_when_a_later_migration_exists(tmp_path, db_
         " VALUES ('p', 'q', 'never-ask', 'plan-tune', 'now')"
     )
     c.close()
-    (mig / "0002_add_note.sql").write_text(textwrap.dedent("""
+    (mig / "0002_add_note.sql").write_text(
+        textwrap.dedent("""
         -- throwaway migration used by this test
         ALTER TABLE preferences ADD COLUMN note TEXT;
         CREATE TABLE extra_thing (id INTEGER PRIMARY KEY, label TEXT) STRICT;
-    """))
+    """)
+    )
     new = db.Schema(migrations_dir=str(mig), views_dir=db.VIEWS_DIR)
     assert new.stamp != old.stamp
     c = database.connect(db_file, schema=new)
@@ -79,7 +84,9 @@ def test_database_from_0001_upgrades_when_a_later_migration_exists(tmp_path, db_
 def test_failed_migration_rolls_back_and_says_which(tmp_path, db_file):
     mig = tmp_path / "migrations"
     mig.mkdir()
-    (mig / "0001_core.sql").write_text(open(os.path.join(db.MIGRATIONS_DIR, "0001_core.sql")).read())
+    (mig / "0001_core.sql").write_text(
+        open(os.path.join(db.MIGRATIONS_DIR, "0001_core.sql")).read()
+    )
     (mig / "0002_broken.sql").write_text(
         "CREATE TABLE half_done (id INTEGER) STRICT;\nALTER TABLE no_such_table ADD COLUMN x TEXT;\n"
     )
@@ -104,9 +111,16 @@ def test_failed_migration_rolls_back_and_says_which(tmp_path, db_file):
 )
 def test_enums_are_enforced_by_the_database(conn, column, value):
     row = {
-        "event_key": "k1", "project": "p", "ts": "2026-01-01T00:00:00.000Z", "skill": "ship",
-        "question_id": "ship-x", "question_summary": "s", "user_choice": "a", "source": "agent",
-        "raw_json": "{}", "recorded_at": "now",
+        "event_key": "k1",
+        "project": "p",
+        "ts": "2026-01-01T00:00:00.000Z",
+        "skill": "ship",
+        "question_id": "ship-x",
+        "question_summary": "s",
+        "user_choice": "a",
+        "source": "agent",
+        "raw_json": "{}",
+        "recorded_at": "now",
     }
     row[column] = value
     cols = ", ".join(row)
@@ -161,8 +175,11 @@ def test_opening_an_up_to_date_database_runs_no_ddl(db_file):
         database.connect(db_file).close()
     finally:
         db.sqlite3.connect = orig_connect
-    assert statements == ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
-                          "PRAGMA user_version"]
+    assert statements == [
+        "PRAGMA foreign_keys = ON",
+        "PRAGMA synchronous = NORMAL",
+        "PRAGMA user_version",
+    ]
 
 
 def test_wal_mode_is_on(conn):
@@ -190,8 +207,13 @@ def test_two_processes_writing_500_rows_each_lose_nothing(db_file):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, db_file, tag], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, db_file, tag],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for tag in ("a", "b")
     ]
     outs = [p.communicate(timeout=120) for p in procs]

@@ -18,7 +18,6 @@ from tests.helpers import REPO_ROOT
 from tests.helpers import gstack_history as gh
 from tests.helpers.server import free_port, http_get
 from toolkit.core import database
-from toolkit.store import db
 
 BIN = os.path.dirname(sys.executable)
 
@@ -33,16 +32,31 @@ def test_make_demo_on_a_gstack_only_state_root(tmp_path):
     env = dict(os.environ)
     for var in ("PLANTUNE_DB", "GSTACK_STATE_ROOT", "GSTACK_HOME"):
         env.pop(var, None)
-    cmd = ["make", "--no-print-directory", "-C", REPO_ROOT, "-o", ".venv/.installed", "demo", "DEMO_SOURCE=gstack",
-           f"DEMO_ROOT={root}", f"BIN={BIN}", f"SERVE_PORT={port}"]
+    cmd = [
+        "make",
+        "--no-print-directory",
+        "-C",
+        REPO_ROOT,
+        "-o",
+        ".venv/.installed",
+        "demo",
+        "DEMO_SOURCE=gstack",
+        f"DEMO_ROOT={root}",
+        f"BIN={BIN}",
+        f"SERVE_PORT={port}",
+    ]
     with open(tmp_path / "demo.log", "w+") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             deadline = time.monotonic() + 300
             page = None
             while time.monotonic() < deadline and proc.poll() is None:
                 try:
-                    status, page = http_get(f"http://127.0.0.1:{port}/plantune/calibrations.json?_shape=array")
+                    status, page = http_get(
+                        f"http://127.0.0.1:{port}/plantune/calibrations.json?_shape=array"
+                    )
                     break
                 except OSError:
                     time.sleep(1)

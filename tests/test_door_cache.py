@@ -102,8 +102,12 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
         "print(json.dumps([doors.classify(t).door for t in texts]))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], input=json.dumps(texts), capture_output=True,
-        text=True, cwd=ROOT, check=True,
+        [sys.executable, "-c", code],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
     ).stdout
     assert json.loads(out) == ["one-way"] * len(texts)
     # The damaged file was replaced by an intact cache of the rules.

@@ -35,49 +35,78 @@ def one_way(text):
 
 # --- the API --------------------------------------------------------------------
 
+
 def test_classify_returns_door_and_reason():
     door, reason = classify("Drop the users table?")
     assert (door, reason) == ("one-way", "keyword:sql-destructive")
     assert classify("Rename the helper?") == Verdict("two-way", "no-match")
-    assert all(reason.startswith("keyword:") and reason[8:] in doors.RULE_NAMES
-               for _, reason in [classify(t) for t in ("wipe it", "rollback", "publish")])
+    assert all(
+        reason.startswith("keyword:") and reason[8:] in doors.RULE_NAMES
+        for _, reason in [classify(t) for t in ("wipe it", "rollback", "publish")]
+    )
 
 
 def test_rule_names_are_stable_and_kebab():
     assert doors.RULE_NAMES == (
-        "irreversible-wording", "sql-destructive", "filesystem-destructive", "history-rewrite",
-        "infra-teardown", "rollback", "production-deploy", "publish-release", "credentials",
-        "security-posture", "data-model", "outbound-action", "destructive-verb",
-        "remove-durable")
+        "irreversible-wording",
+        "sql-destructive",
+        "filesystem-destructive",
+        "history-rewrite",
+        "infra-teardown",
+        "rollback",
+        "production-deploy",
+        "publish-release",
+        "credentials",
+        "security-posture",
+        "data-model",
+        "outbound-action",
+        "destructive-verb",
+        "remove-durable",
+    )
 
 
 def test_explain_shows_decision_rule_and_normalised_text():
     out = explain("  Dr\u200bop   the ＵＳＥＲＳ\ttable?  ")
-    assert out == {"door": "one-way", "reason": "keyword:sql-destructive",
-                   "rule": "sql-destructive", "normalised": "drop the users table?"}
+    assert out == {
+        "door": "one-way",
+        "reason": "keyword:sql-destructive",
+        "rule": "sql-destructive",
+        "normalised": "drop the users table?",
+    }
     assert explain("Rename it")["reason"] == "no-match"
 
 
 # --- the issue's examples ------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "Drop the users table?",
-    "git push -f to overwrite the remote history?",
-    "Remove the email column from the users table?",
-    "Make the S3 bucket public?",
-    "Disable two-factor authentication for the admin accounts?",
-    "chmod -R 777 /var/www on the web server?",
-    "Publish version 2.0.0 to npm?",
-    "Roll back the deploy?",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Drop the users table?",
+        "git push -f to overwrite the remote history?",
+        "Remove the email column from the users table?",
+        "Make the S3 bucket public?",
+        "Disable two-factor authentication for the admin accounts?",
+        "chmod -R 777 /var/www on the web server?",
+        "Publish version 2.0.0 to npm?",
+        "Roll back the deploy?",
+    ],
+)
 def test_readme_examples_are_one_way(text):
     assert one_way(text)
 
 
-@pytest.mark.parametrize("text", [
-    "drop the trailing comma", "delete the unused import", "reset the form fields",
-    "truncate long titles", "force the dark theme", "purge the CDN cache",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "drop the trailing comma",
+        "delete the unused import",
+        "reset the form fields",
+        "truncate long titles",
+        "force the dark theme",
+        "purge the CDN cache",
+    ],
+)
 def test_harmless_uses_of_dangerous_verbs_stay_two_way(text):
     assert classify(text) == Verdict("two-way", "no-match")
 
@@ -90,24 +119,28 @@ def test_whole_text_is_read():
 
 # --- normalisation and look-alikes ----------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "dr\u200bop table users",          # zero-width space inside a word
-    "drop\u200btable users",           # ...or standing for the space
-    "dro\u200dp ta\u200cble users",    # joiners
-    "dr\u00adop table users",          # soft hyphen
-    "dr\u043ep t\u0430ble users",      # Cyrillic o and a
-    "\u0440ush --force to main",       # Cyrillic er
-    "DR\u039fP TABLE users",           # Greek capital omicron
-    "ｄｒｏｐ ｔａｂｌｅ users",         # full-width (NFKC)
-    "𝐝𝐫𝐨𝐩 𝐭𝐚𝐛𝐥𝐞 users",                # mathematical bold (NFKC)
-    "dróp tàble users",                # accents
-    "d\u0336r\u0336o\u0336p table",    # combining strike-through
-    "ᴅʀᴏᴘ ᴛᴀʙʟᴇ users",                # small capitals
-    "drop\u00a0table\u2028users",      # odd spaces
-    "DROP\tTABLE\nusers",
-    "drop_table users",                # underscores read as spaces
-    "drop\x07table users",             # control character
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dr\u200bop table users",  # zero-width space inside a word
+        "drop\u200btable users",  # ...or standing for the space
+        "dro\u200dp ta\u200cble users",  # joiners
+        "dr\u00adop table users",  # soft hyphen
+        "dr\u043ep t\u0430ble users",  # Cyrillic o and a
+        "\u0440ush --force to main",  # Cyrillic er
+        "DR\u039fP TABLE users",  # Greek capital omicron
+        "ｄｒｏｐ ｔａｂｌｅ users",  # full-width (NFKC)
+        "𝐝𝐫𝐨𝐩 𝐭𝐚𝐛𝐥𝐞 users",  # mathematical bold (NFKC)
+        "dróp tàble users",  # accents
+        "d\u0336r\u0336o\u0336p table",  # combining strike-through
+        "ᴅʀᴏᴘ ᴛᴀʙʟᴇ users",  # small capitals
+        "drop\u00a0table\u2028users",  # odd spaces
+        "DROP\tTABLE\nusers",
+        "drop_table users",  # underscores read as spaces
+        "drop\x07table users",  # control character
+    ],
+)
 def test_hidden_and_look_alike_letters_are_read(text):
     assert one_way(text), normalise(text)
 
@@ -120,10 +153,21 @@ def test_normalise():
 
 # --- bad input fails safe -----------------------------------------------------------------
 
-@pytest.mark.parametrize("bad", [
-    "delete\udc80 nothing", "\ud800", "rename\x00 the helper", b"\xff\xfe rename",
-    b"rename \xc3(", None, 42, ["drop"], object(),
-])
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "delete\udc80 nothing",
+        "\ud800",
+        "rename\x00 the helper",
+        b"\xff\xfe rename",
+        b"rename \xc3(",
+        None,
+        42,
+        ["drop"],
+        object(),
+    ],
+)
 def test_unreadable_input_is_one_way(bad):
     assert classify(bad) == Verdict("one-way", "unreadable")
 
@@ -141,44 +185,84 @@ def test_huge_input_does_not_crash():
 
 # --- rule families generalise (phrasings not in the corpus) -------------------------------
 
-@pytest.mark.parametrize("text", [
-    # destructive verbs x durable objects, both voices, inflections
-    "we're dropping the invoices table", "the audit logs will be purged tonight",
-    "truncated rows cannot come back", "erasing user data for closed accounts",
-    "remove the backups bucket", "getting rid of the old namespace",
-    # history rewriting, every spelling
-    "force-pushed to release", "forcepush main", "git push origin +main", "git push -uf",
-    "reset --hard to yesterday", "git clean -fd", "rewrite the published commits",
-    # infrastructure
-    "terraform apply -destroy", "kubectl -n prod delete deploy api", "docker system prune",
-    "decommissioning the EU cluster", "shut down the service for good",
-    # deploys, rollbacks, releases
-    "deploy to production", "release v4.0.0", "rolled back the release", "npm publish",
-    # credentials and security posture
-    "revoke the tokens", "rotating credentials", "turn off the WAF", "make it public",
-    "grant alice admin access", "chmod o+w /srv", "world-writable upload dir",
-    # data-model forks and outbound actions
-    "change the primary key", "switching from Postgres to DynamoDB", "backfill created_at",
-    "email all customers", "refund the order", "cancel their subscription",
-    "transfer the domain",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # destructive verbs x durable objects, both voices, inflections
+        "we're dropping the invoices table",
+        "the audit logs will be purged tonight",
+        "truncated rows cannot come back",
+        "erasing user data for closed accounts",
+        "remove the backups bucket",
+        "getting rid of the old namespace",
+        # history rewriting, every spelling
+        "force-pushed to release",
+        "forcepush main",
+        "git push origin +main",
+        "git push -uf",
+        "reset --hard to yesterday",
+        "git clean -fd",
+        "rewrite the published commits",
+        # infrastructure
+        "terraform apply -destroy",
+        "kubectl -n prod delete deploy api",
+        "docker system prune",
+        "decommissioning the EU cluster",
+        "shut down the service for good",
+        # deploys, rollbacks, releases
+        "deploy to production",
+        "release v4.0.0",
+        "rolled back the release",
+        "npm publish",
+        # credentials and security posture
+        "revoke the tokens",
+        "rotating credentials",
+        "turn off the WAF",
+        "make it public",
+        "grant alice admin access",
+        "chmod o+w /srv",
+        "world-writable upload dir",
+        # data-model forks and outbound actions
+        "change the primary key",
+        "switching from Postgres to DynamoDB",
+        "backfill created_at",
+        "email all customers",
+        "refund the order",
+        "cancel their subscription",
+        "transfer the domain",
+    ],
+)
 def test_rule_families(text):
     assert one_way(text), text
 
 
-@pytest.mark.parametrize("text", [
-    "rename the variable", "add a unit test", "drop support for a deprecated flag",
-    "remove the debug print", "reset the counter on reload", "clear the search box",
-    "rotate the log files nightly", "revoke the meeting invite", "reset the flaky test runner",
-    "Want to update the changelog voice?", "Which mode should plan review use?",
-    "Open the essay in your browser?", "add an index on the deleted_at column",
-    "make the helper method public", "deploy the preview to staging",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rename the variable",
+        "add a unit test",
+        "drop support for a deprecated flag",
+        "remove the debug print",
+        "reset the counter on reload",
+        "clear the search box",
+        "rotate the log files nightly",
+        "revoke the meeting invite",
+        "reset the flaky test runner",
+        "Want to update the changelog voice?",
+        "Which mode should plan review use?",
+        "Open the essay in your browser?",
+        "add an index on the deleted_at column",
+        "make the helper method public",
+        "deploy the preview to staging",
+    ],
+)
 def test_ordinary_work_is_two_way(text):
     assert not one_way(text), classify(text)
 
 
 # --- gstack's credential cases still hold (upstream tests 132-139) --------------------------
+
 
 @pytest.mark.parametrize("verb,noun,plural", list(itertools.product(VERBS, NOUNS, [0, 1])))
 def test_every_verb_noun_plural(verb, noun, plural):
@@ -186,29 +270,48 @@ def test_every_verb_noun_plural(verb, noun, plural):
     assert one_way(f"{verb} my {noun}")
 
 
-@pytest.mark.parametrize("text", [
-    "rotate the database password", "rotate the credentials", "revoke all tokens",
-    "reset the passwords", "Should I reset my secrets now?",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rotate the database password",
+        "rotate the credentials",
+        "revoke all tokens",
+        "reset the passwords",
+        "Should I reset my secrets now?",
+    ],
+)
 def test_credential_phrases(text):
     assert classify(text) == Verdict("one-way", "keyword:credentials")
 
 
-@pytest.mark.parametrize("text", [
-    "Delete this directory and all its contents?", "Run rm -rf /tmp/scratch — proceed?",
-    "Force-push main?", "git reset --hard origin/main — ok?", "DROP TABLE users — confirm?",
-    "kubectl delete namespace prod", "terraform destroy the staging cluster",
-    "rotate the API key", "breaking change to the public API — ship anyway?",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Delete this directory and all its contents?",
+        "Run rm -rf /tmp/scratch — proceed?",
+        "Force-push main?",
+        "git reset --hard origin/main — ok?",
+        "DROP TABLE users — confirm?",
+        "kubectl delete namespace prod",
+        "terraform destroy the staging cluster",
+        "rotate the API key",
+        "breaking change to the public API — ship anyway?",
+    ],
+)
 def test_gstack_keyword_cases(text):
     assert one_way(text)
 
 
 # --- question-level decisions ---------------------------------------------------------------
 
+
 def test_registry_by_canonical_id():
-    for qid in ("ship-test-failure-triage", "SHIP-TEST-FAILURE-TRIAGE",
-                " ship_test_failure_triage ", "ship\u200b-test-failure-triage"):
+    for qid in (
+        "ship-test-failure-triage",
+        "SHIP-TEST-FAILURE-TRIAGE",
+        " ship_test_failure_triage ",
+        "ship\u200b-test-failure-triage",
+    ):
         assert decide(qid) == Classification(True, "registry")
     assert decide("ship-changelog-voice-polish") == Classification(False, "registry")
 
@@ -221,7 +324,8 @@ def test_registered_two_way_id_with_destructive_summary_is_one_way():
 
 def test_unreadable_summary_makes_the_question_one_way():
     assert decide("ship-changelog-voice-polish", summary=b"\xff") == Classification(
-        True, "unreadable", None)
+        True, "unreadable", None
+    )
 
 
 @pytest.mark.parametrize("skill", ["cso", "land-and-deploy"])
@@ -230,8 +334,16 @@ def test_skill_category(skill):
     assert SKILL_CATEGORY_ONE_WAY == {"cso:approval", "land-and-deploy:approval"}
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"summary": ""}, {"question_id": ""}, {"summary": None},
-                                    {"skill": "cso", "category": "routing"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"summary": ""},
+        {"question_id": ""},
+        {"summary": None},
+        {"skill": "cso", "category": "routing"},
+    ],
+)
 def test_nothing_one_way_given(kwargs):
     assert decide(**kwargs) == Classification(False, "default-two-way")
 
@@ -256,16 +368,20 @@ def test_bundled_registry():
 
 # --- canonical ids ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("given,canonical", [
-    ("land-and-deploy-rollback", "land-and-deploy-rollback"),
-    ("LAND-AND-DEPLOY-ROLLBACK", "land-and-deploy-rollback"),
-    (" land-and-deploy-rollback ", "land-and-deploy-rollback"),
-    ("land_and_deploy_rollback", "land-and-deploy-rollback"),
-    ("\tLand_And-Deploy_Rollback\u00a0\n", "land-and-deploy-rollback"),
-    ("\ufeffland-and\u200d-deploy-rollback", "land-and-deploy-rollback"),
-    ("ÀB", "ab"),  # beyond ASCII, letters read as the ASCII letter they show
-    ("", ""),
-])
+
+@pytest.mark.parametrize(
+    "given,canonical",
+    [
+        ("land-and-deploy-rollback", "land-and-deploy-rollback"),
+        ("LAND-AND-DEPLOY-ROLLBACK", "land-and-deploy-rollback"),
+        (" land-and-deploy-rollback ", "land-and-deploy-rollback"),
+        ("land_and_deploy_rollback", "land-and-deploy-rollback"),
+        ("\tLand_And-Deploy_Rollback\u00a0\n", "land-and-deploy-rollback"),
+        ("\ufeffland-and\u200d-deploy-rollback", "land-and-deploy-rollback"),
+        ("ÀB", "ab"),  # beyond ASCII, letters read as the ASCII letter they show
+        ("", ""),
+    ],
+)
 def test_canonical_id(given, canonical):
     assert canonical_id(given) == canonical
     assert canonical_id(None) is None
@@ -306,16 +422,19 @@ def test_migration_and_view_spell_the_canonical_expression_as_python_does():
 
 # --- cost ------------------------------------------------------------------------------------
 
+
 def test_checks_without_text_never_load_the_rules():
-    code = ("import sys\n"
-            "import toolkit.core.doors as d\n"
-            "d.decide('ship-test-failure-triage')\n"
-            "d.canonical_id('X_Y')\n"
-            "heavy = [m for m in ('sqlite3', 'click', 'numpy', 'pandas', 'unicodedata',"
-            " 'hashlib', 'toolkit.core.door_rules') if m in sys.modules]\n"
-            "print(','.join(heavy) or 'none')\n"
-            "d.classify('rename it')\n"
-            "print('toolkit.core.door_rules' in sys.modules)")
+    code = (
+        "import sys\n"
+        "import toolkit.core.doors as d\n"
+        "d.decide('ship-test-failure-triage')\n"
+        "d.canonical_id('X_Y')\n"
+        "heavy = [m for m in ('sqlite3', 'click', 'numpy', 'pandas', 'unicodedata',"
+        " 'hashlib', 'toolkit.core.door_rules') if m in sys.modules]\n"
+        "print(','.join(heavy) or 'none')\n"
+        "d.classify('rename it')\n"
+        "print('toolkit.core.door_rules' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["none", "True"]
 
@@ -335,8 +454,10 @@ def test_word_splitting_matches_the_token_pattern():
     from toolkit.core import door_rules
 
     pattern = door_rules._token_pattern()
-    pieces = st.sampled_from(list("abz09 -.?!;,$%#+=/:()'\"é") + [
-        "--", "o+w", "-rf", "v1.2.3", "::/0", "a-b", "x.", "$ 5", "rm", "2.0"])
+    pieces = st.sampled_from(
+        list("abz09 -.?!;,$%#+=/:()'\"é")
+        + ["--", "o+w", "-rf", "v1.2.3", "::/0", "a-b", "x.", "$ 5", "rm", "2.0"]
+    )
 
     @settings(max_examples=500, deadline=None)
     @given(st.lists(pieces, max_size=14))

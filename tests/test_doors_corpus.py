@@ -19,8 +19,10 @@ def test_corpus_shape():
     assert len(set(texts)) == len(texts)
     assert any(i["pad"] >= 2000 for i in one_way)
     assert any(any(c in i["text"] for c in "\u200b\u200c\u200d") for i in one_way)
-    assert any(any("\u0400" <= c <= "\u04ff" or "\u0370" <= c <= "\u03ff" for c in i["text"])
-               for i in one_way)
+    assert any(
+        any("\u0400" <= c <= "\u04ff" or "\u0370" <= c <= "\u03ff" for c in i["text"])
+        for i in one_way
+    )
 
 
 @pytest.mark.parametrize("half", door_corpus.HALVES)

@@ -63,23 +63,33 @@ def test_a_custom_report_decides_the_exit_code(monkeypatch):
 
 
 def test_the_arguments_and_exit_code_of_a_real_process(tmp_path):
-    code = ("import sys\nfrom toolkit.core.errors import run_script\n"
-            "run_script('prog', lambda args: print(args) or int(args[0]))\n")
-    p = subprocess.run([sys.executable, "-c", code, "7"], capture_output=True, text=True,
-                       cwd=REPO_ROOT)
+    code = (
+        "import sys\nfrom toolkit.core.errors import run_script\n"
+        "run_script('prog', lambda args: print(args) or int(args[0]))\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, "7"], capture_output=True, text=True, cwd=REPO_ROOT
+    )
     assert (p.returncode, p.stdout, p.stderr) == (7, "['7']\n", "")
 
 
 def test_a_reader_that_goes_away_is_a_quiet_exit():
     # `... | head -1`: the broken pipe is neither a traceback nor an error line
-    code = ("from toolkit.core.errors import run_script\n"
-            "def run(args):\n"
-            "    for i in range(200000):\n"
-            "        print('line', i)\n"
-            "    return 0\n"
-            "run_script('prog', run)\n")
-    p = subprocess.run(f"{sys.executable} -c \"{code}\" | head -1", shell=True,
-                       capture_output=True, text=True, cwd=REPO_ROOT)
+    code = (
+        "from toolkit.core.errors import run_script\n"
+        "def run(args):\n"
+        "    for i in range(200000):\n"
+        "        print('line', i)\n"
+        "    return 0\n"
+        "run_script('prog', run)\n"
+    )
+    p = subprocess.run(
+        f'{sys.executable} -c "{code}" | head -1',
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
     assert p.stdout == "line 0\n"
     assert p.stderr == ""
 
@@ -91,8 +101,11 @@ def test_every_console_command_enters_through_the_boundary():
         path = sys.modules[module].__file__
         tree = ast.parse(open(path, encoding="utf-8").read())
         entry = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
-        calls = {c.func.id if isinstance(c.func, ast.Name) else getattr(c.func, "attr", None)
-                 for c in ast.walk(entry) if isinstance(c, ast.Call)}
+        calls = {
+            c.func.id if isinstance(c.func, ast.Name) else getattr(c.func, "attr", None)
+            for c in ast.walk(entry)
+            if isinstance(c, ast.Call)
+        }
         assert calls & {"run_script", "_main", "click_main"}, (name, calls)
 
 

@@ -26,8 +26,12 @@ from tests.helpers.hotpath import (
 )
 from toolkit.gstack import ingest_jsonl
 
-RECORD = {"skill": "ship", "question_id": "ship-release-pr", "question_summary": "Ship it?",
-          "user_choice": "yes"}
+RECORD = {
+    "skill": "ship",
+    "question_id": "ship-release-pr",
+    "question_summary": "Ship it?",
+    "user_choice": "yes",
+}
 
 
 def record(i, **extra):
@@ -39,8 +43,12 @@ def record(i, **extra):
 def _mount_tmpfs(path, size):
     os.makedirs(path, exist_ok=True)
     try:
-        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                       check=True, capture_output=True, timeout=10)
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+            check=True,
+            capture_output=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return True
@@ -108,15 +116,31 @@ def test_disk_full_commit_fails_cleanly_and_leaves_no_line(small_disk):
 
 
 def test_disk_full_preference_write_leaves_old_file_and_no_temp(small_disk):
-    assert pref("--write", json.dumps({"question_id": "a", "preference": "never-ask",
-                                       "source": "plan-tune"})).returncode == 0
+    assert (
+        pref(
+            "--write",
+            json.dumps({"question_id": "a", "preference": "never-ask", "source": "plan-tune"}),
+        ).returncode
+        == 0
+    )
     prefs_path = os.path.join(project_dir(small_disk), "question-preferences.json")
     with open(prefs_path) as f:
         before = f.read()
     fill(small_disk)
-    results = [pref("--write", json.dumps({"question_id": f"b{i}", "preference": "always-ask",
-                                           "source": "plan-tune", "free_text": "y" * 250}))
-               for i in range(8)]
+    results = [
+        pref(
+            "--write",
+            json.dumps(
+                {
+                    "question_id": f"b{i}",
+                    "preference": "always-ask",
+                    "source": "plan-tune",
+                    "free_text": "y" * 250,
+                }
+            ),
+        )
+        for i in range(8)
+    ]
     assert any(p.returncode == 1 for p in results)
     stored = {r["question_id"] for r in db_rows("SELECT question_id FROM preferences")}
     with open(prefs_path) as f:
@@ -139,15 +163,17 @@ def test_own_lines_are_marked_read_by_every_writer(state_root, tmp_path):
 
     repo = make_repo(tmp_path)
     for i in range(3):
-        assert run_hook("post-tool-use", _ask_payload(repo, i),
-                        env=env(GSTACK_PROJECT_SLUG=None)).returncode == 0
+        assert (
+            run_hook(
+                "post-tool-use", _ask_payload(repo, i), env=env(GSTACK_PROJECT_SLUG=None)
+            ).returncode
+            == 0
+        )
         assert log(record(i), GSTACK_PROJECT_SLUG="acme-web").returncode == 0
     path = os.path.join(project_dir(state_root, "acme-web"), "question-log.jsonl")
     st = os.stat(path)
-    state = db_rows("SELECT size, offset, line_no, inode FROM ingest_state WHERE path = ?",
-                    (path,))
-    assert state == [{"size": st.st_size, "offset": st.st_size, "line_no": 6,
-                      "inode": st.st_ino}]
+    state = db_rows("SELECT size, offset, line_no, inode FROM ingest_state WHERE path = ?", (path,))
+    assert state == [{"size": st.st_size, "offset": st.st_size, "line_no": 6, "inode": st.st_ino}]
 
 
 def test_append_completes_a_partial_last_line(state_root):
@@ -224,8 +250,7 @@ def test_failed_rewrite_removes_its_temp_file(tmp_path, monkeypatch):
     assert os.stat(path).st_mode & 0o777 == 0o600
 
 
-def test_injected_full_database_fails_cleanly_and_leaves_no_line(state_root, monkeypatch,
-                                                                 capsys):
+def test_injected_full_database_fails_cleanly_and_leaves_no_line(state_root, monkeypatch, capsys):
     """Without a tmpfs: SQLite's own SQLITE_FULL (max_page_count reached) at commit."""
     from toolkit.gstack import compat
     from toolkit.store import db
@@ -244,8 +269,9 @@ def test_injected_full_database_fails_cleanly_and_leaves_no_line(state_root, mon
     monkeypatch.setattr(db, "connect", full)
     capsys.readouterr()
     big = record(2, question_summary="z" * 199, session_id="s" * 64)
-    codes = [compat.question_log_main([json.dumps(dict(big, question_id=f"q{i}"))])
-             for i in range(40)]
+    codes = [
+        compat.question_log_main([json.dumps(dict(big, question_id=f"q{i}"))]) for i in range(40)
+    ]
     assert 1 in codes
     err = capsys.readouterr().err
     assert "internal error" not in err
@@ -333,16 +359,44 @@ def test_delete_leaves_no_bytes_and_nothing_comes_back(state_root, tmp_path):
         assert p.returncode == 0, p.stderr
     assert count("question_log") == 5
     # Typed free text through the compat scripts, a pacing run, a hook-errors.log line.
-    assert log(record(7, free_text=f"I typed {MARKER}", source="auq-other"),
-               GSTACK_PROJECT_SLUG=slug).returncode == 0
-    assert pref("--write", json.dumps({"question_id": "ship-release-pr",
-                                       "preference": "always-ask", "source": "plan-tune",
-                                       "free_text": f"because {MARKER}"}),
-                GSTACK_PROJECT_SLUG=slug).returncode == 0
-    rank = {"session_id": "s1", "chain_id": "c1", "phase": "eng", "budget": 6, "findings": [
-        {"id": "eng-cache", "summary": f"Cache {MARKER} is short", "severity": 0,
-         "irreversibility": 1, "decision_matters": 1, "recommended": "defer",
-         "options": ["fix-now", "defer"]}]}
+    assert (
+        log(
+            record(7, free_text=f"I typed {MARKER}", source="auq-other"), GSTACK_PROJECT_SLUG=slug
+        ).returncode
+        == 0
+    )
+    assert (
+        pref(
+            "--write",
+            json.dumps(
+                {
+                    "question_id": "ship-release-pr",
+                    "preference": "always-ask",
+                    "source": "plan-tune",
+                    "free_text": f"because {MARKER}",
+                }
+            ),
+            GSTACK_PROJECT_SLUG=slug,
+        ).returncode
+        == 0
+    )
+    rank = {
+        "session_id": "s1",
+        "chain_id": "c1",
+        "phase": "eng",
+        "budget": 6,
+        "findings": [
+            {
+                "id": "eng-cache",
+                "summary": f"Cache {MARKER} is short",
+                "severity": 0,
+                "irreversibility": 1,
+                "decision_matters": 1,
+                "recommended": "defer",
+                "options": ["fix-now", "defer"],
+            }
+        ],
+    }
     p = run("plantune", "pacing", "rank", input=json.dumps(rank), GSTACK_PROJECT_SLUG=slug)
     assert p.returncode == 0, p.stderr
     hooks.log_error("hook post-tool-use", f"could not read answer {MARKER}")
@@ -376,8 +430,10 @@ def test_delete_leaves_no_bytes_and_nothing_comes_back(state_root, tmp_path):
 
 def test_delete_one_project_rewrites_only_its_files(state_root):
     for slug in ("keep-me", "drop-me"):
-        assert log(record(1, question_summary=f"{slug} {MARKER}"),
-                   GSTACK_PROJECT_SLUG=slug).returncode == 0
+        assert (
+            log(record(1, question_summary=f"{slug} {MARKER}"), GSTACK_PROJECT_SLUG=slug).returncode
+            == 0
+        )
     from tests.helpers.hotpath import run
 
     p = run("plantune", "profile", "delete", "--project", "drop-me", "--yes")
@@ -393,16 +449,20 @@ def test_delete_one_project_rewrites_only_its_files(state_root):
 # --------------------------------------------------------------------------
 # 3. One bad line never blocks anything
 
-BAD_EVENT = ('{"ts":"2026-01-01T00:00:00.000Z","event_type":"preference-set",'
-             '"question_id":"x","preference":"never-ask","source":"plan-tune","n":%s}')
+BAD_EVENT = (
+    '{"ts":"2026-01-01T00:00:00.000Z","event_type":"preference-set",'
+    '"question_id":"x","preference":"never-ask","source":"plan-tune","n":%s}'
+)
 BAD_VALUES = [
     (BAD_EVENT % "1e999", "number out of range"),
     (BAD_EVENT % "-1e999", "number out of range"),
     (BAD_EVENT % "NaN", "invalid JSON"),
     (BAD_EVENT % ("[" * 200 + "]" * 200), "nested deeper than 64 levels"),
 ]
-GOOD_EVENT = ('{"ts":"2026-01-02T00:00:00.000Z","event_type":"preference-set",'
-              '"question_id":"y","preference":"always-ask","source":"plan-tune"}')
+GOOD_EVENT = (
+    '{"ts":"2026-01-02T00:00:00.000Z","event_type":"preference-set",'
+    '"question_id":"y","preference":"always-ask","source":"plan-tune"}'
+)
 
 
 @pytest.mark.parametrize("bad,reason", BAD_VALUES, ids=["1e999", "-1e999", "NaN", "deep"])
@@ -427,14 +487,22 @@ def test_bad_line_is_skipped_reported_and_blocks_nothing(state_root, bad, reason
     c = pref("--check", "ship-changelog-voice-polish")
     assert c.stdout == "ASK_NORMALLY\n"
     assert f"{events}:2: {reason}" in one_line_error(c)
-    p = pref("--write", json.dumps({"question_id": "ship-release-pr", "preference": "never-ask",
-                                    "source": "plan-tune"}))
+    p = pref(
+        "--write",
+        json.dumps(
+            {"question_id": "ship-release-pr", "preference": "never-ask", "source": "plan-tune"}
+        ),
+    )
     assert p.returncode == 0
     with open(prefs, encoding="utf-8") as f:
-        assert json.load(f) == {"ship-changelog-voice-polish": "always-ask",
-                                "ship-release-pr": "never-ask"}
+        assert json.load(f) == {
+            "ship-changelog-voice-polish": "always-ask",
+            "ship-release-pr": "never-ask",
+        }
     assert {r["question_id"] for r in db_rows("SELECT question_id FROM preference_events")} >= {
-        "y", "z"}
+        "y",
+        "z",
+    }
     # plantune ingest imports every other project, and a full run names the line again.
     p = run("plantune", "ingest", str(state_root) + "/")
     assert p.returncode == 0, p.stderr
@@ -448,7 +516,6 @@ def test_bad_line_is_skipped_reported_and_blocks_nothing(state_root, bad, reason
 
 def test_oversize_line_is_skipped_and_the_rest_imported(state_root):
     from tests.helpers.hotpath import run
-    from toolkit.gstack import ingest
 
     path = os.path.join(project_dir(state_root), "question-log.jsonl")
     os.makedirs(project_dir(state_root))
@@ -462,25 +529,33 @@ def test_oversize_line_is_skipped_and_the_rest_imported(state_root):
     assert count("question_log") == 2
 
 
-@pytest.mark.parametrize("field,reason", [
-    ('"extra":1e999', "number out of range"),
-    ('"extra":-1e999', "number out of range"),
-    ('"extra":NaN', None),
-    ('"extra":"\\ud800"', "lone surrogate in a string"),
-    ('"extra":' + "[" * 100 + "]" * 100, "nested deeper than 64 levels"),
-    ('"extra":' + "[" * 50000 + "]" * 50000, "nested deeper than 64 levels"),
-])
+@pytest.mark.parametrize(
+    "field,reason",
+    [
+        ('"extra":1e999', "number out of range"),
+        ('"extra":-1e999', "number out of range"),
+        ('"extra":NaN', None),
+        ('"extra":"\\ud800"', "lone surrogate in a string"),
+        ('"extra":' + "[" * 100 + "]" * 100, "nested deeper than 64 levels"),
+        ('"extra":' + "[" * 50000 + "]" * 50000, "nested deeper than 64 levels"),
+    ],
+)
 def test_compat_commands_refuse_bad_values_in_one_line(state_root, field, reason):
-    text = ('{"skill":"ship","question_id":"ship-x","question_summary":"s","user_choice":"y",'
-            + field + "}")
+    text = (
+        '{"skill":"ship","question_id":"ship-x","question_summary":"s","user_choice":"y",'
+        + field
+        + "}"
+    )
     p = log(text)
     assert p.returncode == 1
     expected = "gstack-question-log: invalid JSON" + (f": {reason}" if reason else "")
     assert one_line_error(p) == expected
     assert count("question_log") == 0
     assert not os.path.exists(os.path.join(project_dir(state_root), "question-log.jsonl"))
-    w = pref("--write", '{"question_id":"ship-x","preference":"never-ask","source":"plan-tune",'
-             + field + "}")
+    w = pref(
+        "--write",
+        '{"question_id":"ship-x","preference":"never-ask","source":"plan-tune",' + field + "}",
+    )
     assert w.returncode == 1
     assert one_line_error(w).startswith("gstack-question-preference: invalid JSON")
     assert count("preferences") == 0
@@ -495,8 +570,15 @@ def quick(*argv, input=None, timeout=30, **env_extra):
     from tests.helpers import script
     from tests.helpers.hotpath import env
 
-    return subprocess.run([script(argv[0]), *argv[1:]], input=input, capture_output=True,
-                          text=True, env=env(**env_extra), timeout=timeout, check=False)
+    return subprocess.run(
+        [script(argv[0]), *argv[1:]],
+        input=input,
+        capture_output=True,
+        text=True,
+        env=env(**env_extra),
+        timeout=timeout,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("name", ["question-events.jsonl", "question-preferences.json"])
@@ -506,8 +588,13 @@ def test_fifo_gstack_files_block_no_command(state_root, name):
     p = quick("gstack-question-preference", "--check", "ship-release-pr")
     assert p.stdout == "ASK_NORMALLY\n"
     assert "is a FIFO, not a regular file; refused" in one_line_error(p)
-    w = quick("gstack-question-preference", "--write", json.dumps(
-        {"question_id": "ship-release-pr", "preference": "never-ask", "source": "plan-tune"}))
+    w = quick(
+        "gstack-question-preference",
+        "--write",
+        json.dumps(
+            {"question_id": "ship-release-pr", "preference": "never-ask", "source": "plan-tune"}
+        ),
+    )
     assert w.returncode == 0 and "refused" in one_line_error(w)
     assert count("preferences") == 1
     assert quick("gstack-question-log", json.dumps(record(1))).returncode == 0
@@ -534,10 +621,19 @@ def test_socket_and_fifo_in_the_hooks_exit_0(state_root, tmp_path):
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(os.path.join(folder, "question-log.jsonl"))
     try:
-        p = subprocess.run([os.path.join(os.path.dirname(__import__("sys").executable),
-                                         "plantune"), "hook", "post-tool-use"],
-                           input=json.dumps(_ask_payload(repo, 1)), capture_output=True,
-                           text=True, timeout=30, env=dict(os.environ), check=False)
+        p = subprocess.run(
+            [
+                os.path.join(os.path.dirname(__import__("sys").executable), "plantune"),
+                "hook",
+                "post-tool-use",
+            ],
+            input=json.dumps(_ask_payload(repo, 1)),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=dict(os.environ),
+            check=False,
+        )
     finally:
         sock.close()
     assert p.returncode == 0 and p.stdout == ""
@@ -570,8 +666,10 @@ def test_unreadable_preferences_file_is_reported_never_replaced(state_root):
     broken = '{"ship-release-pr": "always-ask",\n  "half an edit'
     with open(prefs, "w", encoding="utf-8") as f:
         f.write(broken)
-    w = pref("--write", json.dumps({"question_id": "ship-x", "preference": "never-ask",
-                                    "source": "plan-tune"}))
+    w = pref(
+        "--write",
+        json.dumps({"question_id": "ship-x", "preference": "never-ask", "source": "plan-tune"}),
+    )
     assert w.returncode == 0
     assert "left as it is" in one_line_error(w)
     with open(prefs, encoding="utf-8") as f:
@@ -581,7 +679,6 @@ def test_unreadable_preferences_file_is_reported_never_replaced(state_root):
     assert c.returncode == 0
     with open(prefs, encoding="utf-8") as f:
         assert f.read() == broken
-
 
 
 def test_delete_takes_spooled_events_and_survives_a_fifo(state_root):

@@ -7,12 +7,7 @@ import pytest
 
 from tests.helpers.guidance import TWO_WAY, counts, file_sha, log, repeated, slug_of, write_local
 from toolkit.core import database
-from toolkit.guidance import files
-from toolkit.guidance import runs
-from toolkit.guidance import traces
-from toolkit.store import db
-from toolkit.guidance import proposals as g
-
+from toolkit.guidance import files, runs, traces
 
 # The seed's table, written out by hand so MODE_TABLE cannot drift from it.
 SEED_MODE_TABLE = {
@@ -82,27 +77,34 @@ def test_missing_files_are_not_errors(project):
 def test_project_overrides_global_section_by_section(project, state_root):
     (state_root / "guidance-preferences.md").write_text(
         "# Defaults\n\n## Communication Preferences\n- Answer in English.\n\n"
-        "## Active Guidance\n- GLOBAL RULE that the project replaces.\n")
+        "## Active Guidance\n- GLOBAL RULE that the project replaces.\n"
+    )
     write_local(project, active="- PROJECT RULE wins.")
     result = files.load_guidance(files.Layout(project), "read")
     assert "Answer in English." in result.context
     assert "PROJECT RULE wins." in result.context
     assert "GLOBAL RULE" not in result.context
-    assert result.files_read == [str(state_root / "guidance-preferences.md"),
-                                 ".plantune/local_guidance.md"]
+    assert result.files_read == [
+        str(state_root / "guidance-preferences.md"),
+        ".plantune/local_guidance.md",
+    ]
     # Revision history is for people, not for the agent's context.
     assert "created by" not in result.context
     assert result.context.startswith('<plantune-guidance project="')
     assert result.context.rstrip().endswith("</plantune-guidance>")
 
 
-@pytest.mark.parametrize("content, reason", [
-    (b"# plantune Local Guidance\n\n## Scope\nonly one section\n", "missing sections"),
-    (b"\xff\xfe not utf-8", "is not UTF-8 text"),
-    (b"# x\n## Scope\n\x00\n", "contains NUL bytes"),
-])
-def test_malformed_project_file_warns_and_run_continues_without_it(project, state_root, content,
-                                                                   reason):
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"# plantune Local Guidance\n\n## Scope\nonly one section\n", "missing sections"),
+        (b"\xff\xfe not utf-8", "is not UTF-8 text"),
+        (b"# x\n## Scope\n\x00\n", "contains NUL bytes"),
+    ],
+)
+def test_malformed_project_file_warns_and_run_continues_without_it(
+    project, state_root, content, reason
+):
     (state_root / "guidance-preferences.md").write_text("## Review Preferences\n- Be strict.\n")
     (project / ".plantune").mkdir()
     (project / ".plantune" / "local_guidance.md").write_bytes(content)
@@ -153,15 +155,30 @@ def test_run_writes_bundle_index_line_and_db_row(conn, project):
     log(conn, slug, session="sess-1")
     log(conn, slug, session="sess-1", qid="ship-x-auto", source="auto-decided")
     log(conn, slug, session="other")
-    res = runs.run_session(conn, session_id="sess-1", cwd=str(project / "src"),
-                        required=["docs/plan.md"], topic="release", now="2026-02-01T00:00:00.000Z")
+    res = runs.run_session(
+        conn,
+        session_id="sess-1",
+        cwd=str(project / "src"),
+        required=["docs/plan.md"],
+        topic="release",
+        now="2026-02-01T00:00:00.000Z",
+    )
     assert res.errors == []
     rec = res.record
     run = bundle(project, rec["run_id"])
     names = sorted(os.listdir(run))
-    assert names == sorted(["task_packet.json", "guidance_context.md", "questions.md",
-                            "validator_gate.json", "review.md", "draft.md", "merged_analysis.md",
-                            "guidance_update_proposal.md"])
+    assert names == sorted(
+        [
+            "task_packet.json",
+            "guidance_context.md",
+            "questions.md",
+            "validator_gate.json",
+            "review.md",
+            "draft.md",
+            "merged_analysis.md",
+            "guidance_update_proposal.md",
+        ]
+    )
     packet = json.loads((run / "task_packet.json").read_text())
     assert packet["session_id"] == "sess-1" and packet["project"] == slug
     assert packet["local_guidance"]["mode"] == "propose"
@@ -188,7 +205,9 @@ def test_run_writes_bundle_index_line_and_db_row(conn, project):
 def test_provided_outputs_are_copied_into_the_bundle(conn, project, tmp_path):
     review = tmp_path / "review.txt"
     review.write_text("LGTM with nits\n")
-    res = runs.run_session(conn, session_id="s", cwd=str(project), provided={"review.md": str(review)})
+    res = runs.run_session(
+        conn, session_id="s", cwd=str(project), provided={"review.md": str(review)}
+    )
     run = bundle(project, res.record["run_id"])
     assert (run / "review.md").read_text() == "LGTM with nits\n"
     assert "Not produced" in (run / "draft.md").read_text()
@@ -196,8 +215,12 @@ def test_provided_outputs_are_copied_into_the_bundle(conn, project, tmp_path):
 
 def test_validator_failure_still_writes_bundle_and_index_line(conn, project):
     """Acceptance 4."""
-    res = runs.run_session(conn, session_id="s", cwd=str(project),
-                        required=["docs/plan.md", "RESEARCH/topic/report.md"])
+    res = runs.run_session(
+        conn,
+        session_id="s",
+        cwd=str(project),
+        required=["docs/plan.md", "RESEARCH/topic/report.md"],
+    )
     assert res.gate["passed"] is False
     assert res.record["missing_outputs"] == ["RESEARCH/topic/report.md"]
     run = bundle(project, res.record["run_id"])
@@ -222,17 +245,21 @@ def test_mode_matrix_matches_the_seed_table(conn, project, mode):
     res = runs.run_session(conn, session_id="s9", cwd=str(project), mode=mode)
     run = bundle(project, res.record["run_id"])
     packet = json.loads((run / "task_packet.json").read_text())
-    read = bool(res.record["guidance_files_read"]) and "Prefer small commits." in \
-        packet["local_guidance"]["guidance_context"]
+    read = (
+        bool(res.record["guidance_files_read"])
+        and "Prefer small commits." in packet["local_guidance"]["guidance_context"]
+    )
     wrote_bundle = (run / "task_packet.json").exists() and len(index_lines(project)) == 1
-    wrote_proposal = (run / "guidance_update_proposal.md").exists() and \
-        counts(conn, "guidance_proposals")["guidance_proposals"] == 1
+    wrote_proposal = (run / "guidance_update_proposal.md").exists() and counts(
+        conn, "guidance_proposals"
+    )["guidance_proposals"] == 1
     updated = file_sha(lay.local_file) != before
     assert (read, wrote_bundle, wrote_proposal, updated) == SEED_MODE_TABLE[mode]
     assert res.record["applied_guidance_update"] is (mode == "apply")
     assert (res.record["guidance_proposal"] is not None) is SEED_MODE_TABLE[mode][2]
-    prefs = conn.execute("SELECT preference FROM preferences WHERE question_id = ?",
-                         (TWO_WAY,)).fetchall()
+    prefs = conn.execute(
+        "SELECT preference FROM preferences WHERE question_id = ?", (TWO_WAY,)
+    ).fetchall()
     assert [r[0] for r in prefs] == (["never-ask"] if mode == "apply" else [])
     if mode == "apply":
         text = open(lay.local_file).read()
@@ -244,10 +271,11 @@ def test_mode_matrix_matches_the_seed_table(conn, project, mode):
 
 
 def test_bad_run_input_writes_nothing(conn, project):
-    for kwargs, msg in (({"mode": "loud"}, "invalid mode 'loud', must be one of: off, read, "
-                         "propose, apply"),
-                        ({"session_id": " "}, "session id is required"),
-                        ({"required": ["a\x00b"]}, "required output paths")):
+    for kwargs, msg in (
+        ({"mode": "loud"}, "invalid mode 'loud', must be one of: off, read, propose, apply"),
+        ({"session_id": " "}, "session id is required"),
+        ({"required": ["a\x00b"]}, "required output paths"),
+    ):
         args = {"session_id": "s", "cwd": str(project), **kwargs}
         with pytest.raises(files.GuidanceError, match=msg):
             runs.run_session(conn, **args)
@@ -277,8 +305,14 @@ def test_ingest_index_is_idempotent_and_links_runs_to_questions(conn, project, d
     """Acceptance 5."""
     slug = slug_of(project)
     e1 = log(conn, slug, session="sa")
-    e2 = log(conn, slug, session="sa", qid="ship-pre-landing-review-fix", choice="fix-now",
-             recommended="fix-now")
+    e2 = log(
+        conn,
+        slug,
+        session="sa",
+        qid="ship-pre-landing-review-fix",
+        choice="fix-now",
+        recommended="fix-now",
+    )
     log(conn, slug, session="sb")
     ra = runs.run_session(conn, session_id="sa", cwd=str(project), mode="off").record
     rb = runs.run_session(conn, session_id="sb", cwd=str(project), mode="read").record
@@ -287,8 +321,10 @@ def test_ingest_index_is_idempotent_and_links_runs_to_questions(conn, project, d
     other = database.connect(db_file + ".2")
     for row in conn.execute("SELECT * FROM question_log ORDER BY id"):
         cols = row.keys()
-        other.execute(f"INSERT INTO question_log ({','.join(cols)}) VALUES "
-                      f"({','.join('?' * len(cols))})", tuple(row))
+        other.execute(
+            f"INSERT INTO question_log ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
+            tuple(row),
+        )
     lay = files.Layout(project)
     with open(lay.index_file, "a") as f:
         f.write("{not json\n")
@@ -296,15 +332,20 @@ def test_ingest_index_is_idempotent_and_links_runs_to_questions(conn, project, d
     first = traces.ingest_index(other, lay)
     assert first["inserted"] == 3 and first["already_present"] == 0
     assert [(b["line"], b["reason"]) for b in first["bad_lines"]] == [
-        (4, "not JSON"), (5, "guidance_mode is not one of off, read, propose, apply")]
+        (4, "not JSON"),
+        (5, "guidance_mode is not one of off, read, propose, apply"),
+    ]
     snapshot = [tuple(r) for r in other.execute("SELECT * FROM trace_runs ORDER BY run_id")]
     second = traces.ingest_index(other, lay)
     assert second["inserted"] == 0 and second["already_present"] == 3
     assert [tuple(r) for r in other.execute("SELECT * FROM trace_runs ORDER BY run_id")] == snapshot
-    links = other.execute("SELECT run_id, event_id, before_run, user_answered FROM run_questions"
-                          " ORDER BY run_id, event_id").fetchall()
+    links = other.execute(
+        "SELECT run_id, event_id, before_run, user_answered FROM run_questions"
+        " ORDER BY run_id, event_id"
+    ).fetchall()
     assert [(r[0], r[1]) for r in links] == sorted(
-        [(ra["run_id"], e1), (ra["run_id"], e2), (rb["run_id"], e1 + 2)])
+        [(ra["run_id"], e1), (ra["run_id"], e2), (rb["run_id"], e1 + 2)]
+    )
     assert all(r[2] == 1 and r[3] == 1 for r in links)
     assert rc["run_id"] not in {r[0] for r in links}
     # Ingesting into the live database adds nothing: the runs are already there.

@@ -7,15 +7,21 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from toolkit.core import database
-from toolkit.store import db
-from toolkit.guidance import files as guidance_files
-from toolkit.cli.app import cli
 from tests.helpers import script
 from tests.helpers.guidance import (
-    ONE_WAY, counts, file_sha, log, repeated, slug_of, tree_hashes,
+    ONE_WAY,
+    counts,
+    file_sha,
+    log,
+    repeated,
+    slug_of,
+    tree_hashes,
     write_local,
 )
+from toolkit.cli.app import cli
+from toolkit.core import database
+from toolkit.guidance import files as guidance_files
+from toolkit.store import db
 
 TABLES = ("preferences", "preference_events", "guidance_proposals", "trace_runs", "question_log")
 
@@ -25,8 +31,14 @@ def invoke(*args, input=None):
 
 
 def hook_payload(project, session="sess-h", event="SessionEnd"):
-    return json.dumps({"session_id": session, "cwd": str(project), "hook_event_name": event,
-                       "transcript_path": str(project / "no-such-transcript.jsonl")})
+    return json.dumps(
+        {
+            "session_id": session,
+            "cwd": str(project),
+            "hook_event_name": event,
+            "transcript_path": str(project / "no-such-transcript.jsonl"),
+        }
+    )
 
 
 def test_init_show_and_context(project, state_root):
@@ -40,8 +52,10 @@ def test_init_show_and_context(project, state_root):
     r = invoke("guidance", "show", "--context", "--project-dir", str(project))
     assert r.stdout.startswith("<plantune-guidance ") and "Summary" not in r.stdout
     data = json.loads(invoke("guidance", "show", "--json", "--project-dir", str(project)).stdout)
-    assert data["files_read"] == [str(state_root / "guidance-preferences.md"),
-                                  ".plantune/local_guidance.md"]
+    assert data["files_read"] == [
+        str(state_root / "guidance-preferences.md"),
+        ".plantune/local_guidance.md",
+    ]
 
 
 def test_show_context_is_empty_without_guidance(project):
@@ -60,8 +74,18 @@ def test_show_warns_about_a_malformed_file(project):
 
 def test_run_reports_validator_and_proposal(conn, project):
     repeated(conn, slug_of(project), n=5)
-    r = invoke("guidance", "run", "--session", "s7", "--cwd", str(project), "--required",
-               "docs/plan.md", "--required", "missing.md")
+    r = invoke(
+        "guidance",
+        "run",
+        "--session",
+        "s7",
+        "--cwd",
+        str(project),
+        "--required",
+        "docs/plan.md",
+        "--required",
+        "missing.md",
+    )
     assert r.exit_code == 0, r.stderr
     assert "Validator: 1 of 2 required outputs missing: missing.md" in r.stdout
     assert "Guidance: 1 changes proposed (gp-" in r.stdout
@@ -70,11 +94,20 @@ def test_run_reports_validator_and_proposal(conn, project):
     assert data["record"]["session_id"] == "s8" and data["errors"] == []
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--mode", "loud"], "Error: invalid mode 'loud', must be one of: off, read, propose, apply"),
-    (["--review", "/no/such/review.md"], "Error: review file /no/such/review.md does not exist"),
-    (["--cwd", "/no/such/folder"], "Error: folder /no/such/folder does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--mode", "loud"],
+            "Error: invalid mode 'loud', must be one of: off, read, propose, apply",
+        ),
+        (
+            ["--review", "/no/such/review.md"],
+            "Error: review file /no/such/review.md does not exist",
+        ),
+        (["--cwd", "/no/such/folder"], "Error: folder /no/such/folder does not exist"),
+    ],
+)
 def test_run_bad_input_exits_1_and_writes_nothing(conn, project, args, message):
     r = invoke("guidance", "run", "--session", "s", "--project-dir", str(project), *args)
     assert r.exit_code == 1 and r.stderr.strip() == message
@@ -99,7 +132,9 @@ def test_run_trace_failure_exits_1_but_keeps_the_record(conn, project):
 
 def test_trace_lists_runs_and_ingest_is_idempotent(conn, project):
     for s in ("a", "b"):
-        invoke("guidance", "run", "--session", s, "--project-dir", str(project), "--required", "x.md")
+        invoke(
+            "guidance", "run", "--session", s, "--project-dir", str(project), "--required", "x.md"
+        )
     with open(project / ".plantune" / "trace" / "index.jsonl", "a") as f:
         f.write("garbage\n")
     r = invoke("guidance", "trace", "--project-dir", str(project))
@@ -127,20 +162,34 @@ def test_propose_then_apply(conn, project):
     assert f"Apply with: plantune guidance apply {pid}" in r.stdout
     md = project / ".plantune" / "proposals" / f"{pid}.md"
     text = md.read_text()
-    for needle in ("Evidence: question-log events", "Future behaviour:", "Rejected alternatives:",
-                   "Applied: no", "sessions s1, s2"):
+    for needle in (
+        "Evidence: question-log events",
+        "Future behaviour:",
+        "Rejected alternatives:",
+        "Applied: no",
+        "sessions s1, s2",
+    ):
         assert needle in text
     r = invoke("guidance", "apply", str(md))
     assert r.exit_code == 0, r.stderr
-    assert f"Applied proposal {pid}: 1 changes to .plantune/local_guidance.md (1 project " \
-           "preferences set, source plan-tune)." in r.stdout
+    assert (
+        f"Applied proposal {pid}: 1 changes to .plantune/local_guidance.md (1 project "
+        "preferences set, source plan-tune)." in r.stdout
+    )
     r = invoke("guidance", "apply", pid)
     assert r.exit_code == 1 and f"proposal {pid} is applied at" in r.stderr
 
 
 def test_propose_with_nothing_to_propose_writes_nothing(conn, project):
-    repeated(conn, slug_of(project), qid=ONE_WAY, n=6, summary="Fix the SQL?",
-             choice="fix-now", recommended="fix-now")
+    repeated(
+        conn,
+        slug_of(project),
+        qid=ONE_WAY,
+        n=6,
+        summary="Fix the SQL?",
+        choice="fix-now",
+        recommended="fix-now",
+    )
     r = invoke("guidance", "propose", "--project-dir", str(project))
     assert r.exit_code == 0
     assert "No guidance changes proposed" in r.stdout and "one-way door" in r.stdout
@@ -151,15 +200,19 @@ def test_apply_fails_closed_via_cli(conn, project):
     """Acceptance 2 through the command line: exit 1, files and database unchanged."""
     lay = write_local(project)
     repeated(conn, slug_of(project), n=5)
-    pid = json.loads(invoke("guidance", "propose", "--json", "--project-dir", str(project)).stdout)["id"]
+    pid = json.loads(invoke("guidance", "propose", "--json", "--project-dir", str(project)).stdout)[
+        "id"
+    ]
     with open(lay.local_file, "a") as f:
         f.write("- edited by hand\n")
     files = tree_hashes(project, skip_dir="__none__")
     rows = {t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t}")] for t in TABLES}
     r = invoke("guidance", "apply", pid)
     assert r.exit_code == 1
-    assert r.stderr == (f"Error: .plantune/local_guidance.md changed after proposal {pid} was "
-                        "generated; nothing applied (run `plantune guidance propose` again)\n")
+    assert r.stderr == (
+        f"Error: .plantune/local_guidance.md changed after proposal {pid} was "
+        "generated; nothing applied (run `plantune guidance propose` again)\n"
+    )
     assert tree_hashes(project, skip_dir="__none__") == files
     assert {t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t}")] for t in TABLES} == rows
 
@@ -186,15 +239,20 @@ def test_hook_session_end_traces_the_session(conn, project, state_root):
     assert not (state_root / "hook-errors.log").exists()
 
 
-@pytest.mark.parametrize("stdin, args, logged", [
-    ("not json", [], "stdin is not JSON"),
-    ("[1]", [], "stdin is not a JSON object"),
-    ('{"cwd": "/"}', [], "session_id missing from the hook input"),
-    ('{"session_id": "s", "cwd": "relative/dir"}', [], "is not an existing absolute folder"),
-    (None, ["--mode", "loud"], "invalid mode 'loud'"),
-])
+@pytest.mark.parametrize(
+    "stdin, args, logged",
+    [
+        ("not json", [], "stdin is not JSON"),
+        ("[1]", [], "stdin is not a JSON object"),
+        ('{"cwd": "/"}', [], "session_id missing from the hook input"),
+        ('{"session_id": "s", "cwd": "relative/dir"}', [], "is not an existing absolute folder"),
+        (None, ["--mode", "loud"], "invalid mode 'loud'"),
+    ],
+)
 def test_hook_errors_go_to_the_log_and_exit_0(conn, project, state_root, stdin, args, logged):
-    r = invoke("hook", "session-end", *args, input=stdin if stdin is not None else hook_payload(project))
+    r = invoke(
+        "hook", "session-end", *args, input=stdin if stdin is not None else hook_payload(project)
+    )
     assert r.exit_code == 0 and r.stdout == "" and r.stderr == ""
     log_text = (state_root / "hook-errors.log").read_text()
     assert "hook session-end: " in log_text and logged in log_text
@@ -210,14 +268,23 @@ def test_hook_logs_trace_write_failures_and_keeps_the_row(conn, project, state_r
 
 
 def test_hook_as_a_real_process(project, state_root, db_file):
-    proc = subprocess.run([script("plantune"), "hook", "session-end", "--mode", "read"],
-                          input=hook_payload(project, event="Stop"), capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [script("plantune"), "hook", "session-end", "--mode", "read"],
+        input=hook_payload(project, event="Stop"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     conn = database.connect(db_file)
     assert conn.execute("SELECT guidance_mode FROM trace_runs").fetchone()[0] == "read"
-    proc = subprocess.run([script("plantune"), "hook", "session-end"], input="{",
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [script("plantune"), "hook", "session-end"],
+        input="{",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and proc.stdout == ""
     assert "stdin is not JSON" in (state_root / "hook-errors.log").read_text()
 
@@ -234,26 +301,60 @@ def test_nothing_outside_dot_plantune_changes_across_modes_and_commands(conn, pr
     glob = state_root / "guidance-preferences.md"
     glob.write_text("## Communication Preferences\n- Short answers.\n")
     repeated(conn, slug, n=6)
-    repeated(conn, slug, qid=ONE_WAY, n=6, summary="Fix the SQL?", choice="fix-now",
-             recommended="fix-now")
+    repeated(
+        conn,
+        slug,
+        qid=ONE_WAY,
+        n=6,
+        summary="Fix the SQL?",
+        choice="fix-now",
+        recommended="fix-now",
+    )
     for i, s in enumerate(("x", "y", "z")):
-        log(conn, slug, qid="ship-pre-landing-review-fix", choice="skip", recommended="fix-now",
-            session=s)
+        log(
+            conn,
+            slug,
+            qid="ship-pre-landing-review-fix",
+            choice="skip",
+            recommended="fix-now",
+            session=s,
+        )
     before_files = tree_hashes(project)
     before_global = file_sha(glob)
     p = str(project)
-    steps = [("guidance", "init", "--project-dir", p),
-             ("guidance", "show", "--project-dir", p),
-             ("guidance", "show", "--context", "--project-dir", p)]
+    steps = [
+        ("guidance", "init", "--project-dir", p),
+        ("guidance", "show", "--project-dir", p),
+        ("guidance", "show", "--context", "--project-dir", p),
+    ]
     for mode in guidance_files.MODES:
-        steps.append(("guidance", "run", "--session", f"run-{mode}", "--mode", mode,
-                      "--cwd", p, "--required", "docs/plan.md", "--required", "out/report.md"))
+        steps.append(
+            (
+                "guidance",
+                "run",
+                "--session",
+                f"run-{mode}",
+                "--mode",
+                mode,
+                "--cwd",
+                p,
+                "--required",
+                "docs/plan.md",
+                "--required",
+                "out/report.md",
+            )
+        )
     for step in steps:
         r = invoke(*step)
         assert r.exit_code == 0, (step, r.stderr)
     for mode in guidance_files.MODES:
-        r = invoke("hook", "session-end", "--mode", mode,
-                   input=hook_payload(project, session=f"hook-{mode}"))
+        r = invoke(
+            "hook",
+            "session-end",
+            "--mode",
+            mode,
+            input=hook_payload(project, session=f"hook-{mode}"),
+        )
         assert r.exit_code == 0
     r = invoke("guidance", "trace", "--ingest", "--project-dir", p)
     assert r.exit_code == 0
@@ -264,11 +365,22 @@ def test_nothing_outside_dot_plantune_changes_across_modes_and_commands(conn, pr
     assert not (state_root / "hook-errors.log").exists()
     # Things did happen inside .plantune and the database...
     assert len(os.listdir(project / ".plantune" / "trace" / "runs")) == 8
-    assert conn.execute("SELECT count(*) FROM preferences WHERE source = 'plan-tune'").fetchone()[0] >= 1
+    assert (
+        conn.execute("SELECT count(*) FROM preferences WHERE source = 'plan-tune'").fetchone()[0]
+        >= 1
+    )
     # ...and nothing else moved.
     assert tree_hashes(project) == before_files
     assert file_sha(glob) == before_global
-    assert conn.execute("SELECT count(*) FROM preferences WHERE scope = ?",
-                        (db.GLOBAL_SCOPE,)).fetchone()[0] == 0
-    assert conn.execute("SELECT count(*) FROM preferences WHERE question_id = ?",
-                        (ONE_WAY,)).fetchone()[0] == 0
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM preferences WHERE scope = ?", (db.GLOBAL_SCOPE,)
+        ).fetchone()[0]
+        == 0
+    )
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM preferences WHERE question_id = ?", (ONE_WAY,)
+        ).fetchone()[0]
+        == 0
+    )

@@ -23,32 +23,52 @@ def _person_db(path, developer, project, prefs, events=()):
     ok(["init", "--db", path])
     conn = sqlite3.connect(path)
     for qid, pref in prefs.items():
-        conn.execute("INSERT INTO preferences (scope, question_id, preference, source,"
-                     " updated_at, developer) VALUES (?, ?, ?, 'plan-tune', ?, ?)",
-                     (project, qid, pref, f"2026-11-0{1 + len(qid) % 8}T00:00:00Z",
-                      developer))
+        conn.execute(
+            "INSERT INTO preferences (scope, question_id, preference, source,"
+            " updated_at, developer) VALUES (?, ?, ?, 'plan-tune', ?, ?)",
+            (project, qid, pref, f"2026-11-0{1 + len(qid) % 8}T00:00:00Z", developer),
+        )
     conn.commit()
     conn.close()
     for qid, summary in events:
-        ok(["log", json.dumps({"skill": qid.split("-")[0], "question_id": qid,
-                               "question_summary": summary, "user_choice": "yes",
-                               "category": "approval", "ts": "2026-11-02T00:00:00Z"}),
-            "--project", project, "--db", path], developer=developer)
+        ok(
+            [
+                "log",
+                json.dumps(
+                    {
+                        "skill": qid.split("-")[0],
+                        "question_id": qid,
+                        "question_summary": summary,
+                        "user_choice": "yes",
+                        "category": "approval",
+                        "ts": "2026-11-02T00:00:00Z",
+                    }
+                ),
+                "--project",
+                project,
+                "--db",
+                path,
+            ],
+            developer=developer,
+        )
     return path
 
 
 @pytest.fixture
 def team(tmp_path):
     paths = []
-    for n, (dev, project) in enumerate([("ann@x.io", "p1"), ("ben@x.io", "p2"),
-                                        ("cat@x.io", "p3")]):
+    for n, (dev, project) in enumerate(
+        [("ann@x.io", "p1"), ("ben@x.io", "p2"), ("cat@x.io", "p3")]
+    ):
         prefs = {TWO_WAY: "never-ask", ONE_WAY: "never-ask", ADHOC_DANGER: "never-ask"}
         if n == 2:
             prefs["plan-ceo-review-mode"] = "always-ask"
         else:
             prefs["plan-ceo-review-mode"] = "never-ask"
-        events = [(ADHOC_SAFE, "Use the 4px spacing scale?"),
-                  (ADHOC_DANGER, "Drop the orders table and delete its backups?")]
+        events = [
+            (ADHOC_SAFE, "Use the 4px spacing scale?"),
+            (ADHOC_DANGER, "Drop the orders table and delete its backups?"),
+        ]
         paths.append(_person_db(str(tmp_path / f"{dev}.db"), dev, project, prefs, events))
     team = str(tmp_path / "team.db")
     ok(["merge", *paths, "--db", team])
@@ -66,7 +86,10 @@ def test_promotion_proposes_what_holds_with_its_evidence(team):
     assert pref["preference"] == "never-ask" and pref["previous_preference"] is None
     holders = pref["evidence"]["holders"]
     assert {(h["project"], h["developer"]) for h in holders} == {
-        ("p1", "ann@x.io"), ("p2", "ben@x.io"), ("p3", "cat@x.io")}
+        ("p1", "ann@x.io"),
+        ("p2", "ben@x.io"),
+        ("p3", "cat@x.io"),
+    }
     assert pref["evidence"]["projects"] == 3 and pref["evidence"]["developers"] == 3
     reg = items[f"registry-addition:{ADHOC_SAFE}"]
     assert reg["door_type"] == "two-way" and reg["evidence"]["projects"] == 3
@@ -75,10 +98,12 @@ def test_promotion_proposes_what_holds_with_its_evidence(team):
     rejected = {r["subject"]: r["reason"] for r in p["rejected"]}
     assert "disagree" in rejected["plan-ceo-review-mode"]
     # Nothing is applied by proposing.
-    assert query(team, "SELECT count(*) FROM preferences WHERE scope = ?",
-                 (db.GLOBAL_SCOPE,)) == [(0,)]
-    assert query(team, "SELECT count(*) FROM registry_questions WHERE id = ?",
-                 (ADHOC_SAFE,)) == [(0,)]
+    assert query(team, "SELECT count(*) FROM preferences WHERE scope = ?", (db.GLOBAL_SCOPE,)) == [
+        (0,)
+    ]
+    assert query(team, "SELECT count(*) FROM registry_questions WHERE id = ?", (ADHOC_SAFE,)) == [
+        (0,)
+    ]
 
 
 def test_one_way_questions_are_never_proposed_as_never_ask(team):
@@ -99,11 +124,14 @@ def test_apply_sets_global_preferences_and_registry_rows_once(team):
     p = promotion(team)
     text = ok(["guidance", "apply", p["id"], "--db", team], developer="lead@x.io").output
     assert text.startswith(f"Applied promotion {p['id']}")
-    assert query(team, "SELECT question_id, preference, source, developer FROM preferences"
-                       " WHERE scope = ?", (db.GLOBAL_SCOPE,)) == [
-        (TWO_WAY, "never-ask", "plan-tune", "lead@x.io")]
-    assert query(team, "SELECT door_type, origin FROM registry_questions WHERE id = ?",
-                 (ADHOC_SAFE,)) == [("two-way", "promoted")]
+    assert query(
+        team,
+        "SELECT question_id, preference, source, developer FROM preferences WHERE scope = ?",
+        (db.GLOBAL_SCOPE,),
+    ) == [(TWO_WAY, "never-ask", "plan-tune", "lead@x.io")]
+    assert query(
+        team, "SELECT door_type, origin FROM registry_questions WHERE id = ?", (ADHOC_SAFE,)
+    ) == [("two-way", "promoted")]
     again = invoke(["guidance", "apply", p["id"], "--db", team])
     assert again.exit_code == 1 and "is applied" in again.output
     # The next promotion has nothing left to propose for them.
@@ -113,14 +141,14 @@ def test_apply_sets_global_preferences_and_registry_rows_once(team):
 
 def test_apply_fails_closed_when_the_global_preference_moved(team):
     p = promotion(team)
-    ok(["pref", "set", TWO_WAY, "always-ask", "--source", "plan-tune", "--global",
-        "--db", team])
+    ok(["pref", "set", TWO_WAY, "always-ask", "--source", "plan-tune", "--global", "--db", team])
     before = query(team, "SELECT * FROM preferences ORDER BY 1, 2")
     result = invoke(["guidance", "apply", p["id"], "--db", team])
     assert result.exit_code == 1 and "changed after" in result.output
     assert query(team, "SELECT * FROM preferences ORDER BY 1, 2") == before
-    assert query(team, "SELECT count(*) FROM registry_questions WHERE origin = 'promoted'") \
-        == [(0,)]
+    assert query(team, "SELECT count(*) FROM registry_questions WHERE origin = 'promoted'") == [
+        (0,)
+    ]
 
 
 def test_apply_refuses_a_question_that_became_one_way(team):
@@ -132,13 +160,16 @@ def test_apply_refuses_a_question_that_became_one_way(team):
     conn.close()
     result = invoke(["guidance", "apply", p["id"], "--db", team])
     assert result.exit_code == 1 and "nothing applied" in result.output
-    assert query(team, "SELECT count(*) FROM preferences WHERE scope = ?",
-                 (db.GLOBAL_SCOPE,)) == [(0,)]
+    assert query(team, "SELECT count(*) FROM preferences WHERE scope = ?", (db.GLOBAL_SCOPE,)) == [
+        (0,)
+    ]
 
 
 def test_two_holders_are_not_enough(tmp_path):
-    paths = [_person_db(str(tmp_path / f"{d}.db"), d, p, {TWO_WAY: "never-ask"})
-             for d, p in (("ann@x.io", "p1"), ("ben@x.io", "p2"))]
+    paths = [
+        _person_db(str(tmp_path / f"{d}.db"), d, p, {TWO_WAY: "never-ask"})
+        for d, p in (("ann@x.io", "p1"), ("ben@x.io", "p2"))
+    ]
     team = str(tmp_path / "team.db")
     ok(["merge", *paths, "--db", team])
     p = promotion(team)
@@ -150,7 +181,20 @@ def test_one_developer_in_three_projects_holds(tmp_path):
     path = str(tmp_path / "me.db")
     ok(["init", "--db", path])
     for project in ("p1", "p2", "p3"):
-        ok(["pref", "set", TWO_WAY, "never-ask", "--source", "plan-tune", "--project", project,
-            "--db", path], developer="me@x.io")
+        ok(
+            [
+                "pref",
+                "set",
+                TWO_WAY,
+                "never-ask",
+                "--source",
+                "plan-tune",
+                "--project",
+                project,
+                "--db",
+                path,
+            ],
+            developer="me@x.io",
+        )
     text = ok(["guidance", "promote", "--db", path]).output
     assert f"global preference {TWO_WAY}: none -> never-ask (3 projects, 1 developers)" in text

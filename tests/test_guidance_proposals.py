@@ -4,15 +4,22 @@ import json
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from toolkit.guidance import apply
-from toolkit.guidance import files
-from toolkit.store import db
-from toolkit.guidance import proposals as g
 from tests.helpers.guidance import (
-    ONE_WAY, TWO_WAY, counts, file_sha, log, repeated, slug_of, write_local,
+    ONE_WAY,
+    TWO_WAY,
+    counts,
+    file_sha,
+    log,
+    repeated,
+    slug_of,
+    write_local,
 )
+from toolkit.guidance import apply, files
+from toolkit.guidance import proposals as g
+from toolkit.store import db
 
 TABLES = ("preferences", "preference_events", "guidance_proposals", "trace_runs")
 
@@ -101,8 +108,16 @@ def test_transcript_import_answers_count(conn, project):
 
 
 def test_registry_one_way_is_never_suppressed(conn, project):
-    repeated(conn, slug_of(project), qid=ONE_WAY, n=12, sessions=("a", "b", "c"),
-             summary="Fix the SQL injection?", choice="fix-now", recommended="fix-now")
+    repeated(
+        conn,
+        slug_of(project),
+        qid=ONE_WAY,
+        n=12,
+        sessions=("a", "b", "c"),
+        summary="Fix the SQL injection?",
+        choice="fix-now",
+        recommended="fix-now",
+    )
     p = propose(conn, project)
     assert p["items"] == []
     assert "one-way door" in rejected(p, ONE_WAY)[0]["reason"]
@@ -120,7 +135,9 @@ def test_door_class_column_blocks_even_when_registry_says_two_way(conn, project)
     repeated(conn, slug, n=6)
     conn.execute("UPDATE question_log SET door_class = 'one-way' WHERE id = 1")
     assert propose(conn, project)["items"] == []
-    conn.execute("UPDATE question_log SET door_class = 'two-way', door_type = 'one-way' WHERE id = 1")
+    conn.execute(
+        "UPDATE question_log SET door_class = 'two-way', door_type = 'one-way' WHERE id = 1"
+    )
     assert propose(conn, project)["items"] == []
 
 
@@ -129,8 +146,10 @@ def test_rows_without_door_class_are_classified_now(conn, project):
     repeated(conn, slug, qid="adhoc-cleanup", n=6, summary="Tidy the notes?")
     assert "never-ask:adhoc-cleanup" in by_id(propose(conn, project))
     # A foreign writer stored a destructive summary without plantune's classification.
-    conn.execute("UPDATE question_log SET door_class = NULL, question_summary = 'Wipe the"
-                 " staging bucket?' WHERE id = 1")
+    conn.execute(
+        "UPDATE question_log SET door_class = NULL, question_summary = 'Wipe the"
+        " staging bucket?' WHERE id = 1"
+    )
     assert "never-ask:adhoc-cleanup" not in by_id(propose(conn, project))
 
 
@@ -149,13 +168,19 @@ def test_split_chain_ids_are_not_proposed(conn, project):
 def test_existing_explicit_preference_is_not_overridden(conn, project):
     slug = slug_of(project)
     repeated(conn, slug, n=6)
-    conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
-                 " VALUES (?, ?, 'always-ask', 'inline-user', 't')", (slug, TWO_WAY))
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
+        " VALUES (?, ?, 'always-ask', 'inline-user', 't')",
+        (slug, TWO_WAY),
+    )
     p = propose(conn, project)
     assert f"never-ask:{TWO_WAY}" not in by_id(p)
     conn.execute("DELETE FROM preferences")
-    conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
-                 " VALUES (?, ?, 'always-ask', 'plan-tune', 't')", (db.GLOBAL_SCOPE, TWO_WAY))
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
+        " VALUES (?, ?, 'always-ask', 'plan-tune', 't')",
+        (db.GLOBAL_SCOPE, TWO_WAY),
+    )
     assert f"never-ask:{TWO_WAY}" not in by_id(propose(conn, project))
 
 
@@ -172,8 +197,11 @@ def test_overrides_across_sessions_propose_always_ask_as_an_edit(conn, project):
     slug = slug_of(project)
     ids = [log(conn, slug, choice="skip", session=s) for s in ("a", "b", "b")]
     log(conn, slug, session="c")
-    conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
-                 " VALUES (?, ?, 'never-ask', 'inline-user', 't')", (slug, TWO_WAY))
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
+        " VALUES (?, ?, 'never-ask', 'inline-user', 't')",
+        (slug, TWO_WAY),
+    )
     item = by_id(propose(conn, project))[f"always-ask:{TWO_WAY}"]
     assert item["action"] == "edit" and item["previous_preference"] == "never-ask"
     assert item["evidence"]["question_events"] == ids
@@ -198,19 +226,26 @@ def test_flipped_silent_findings_count_as_overrides(conn, project):
             " irreversibility, decision_matters, door_type, door_reason, score, threshold,"
             " disposition, flipped_at, created_at, updated_at) VALUES (?, ?, 'c', 'eng',"
             " 'eng-finding-cache', 1, 0, 1, 'two-way', 'default', 0.2, 0.5, 'silent', 't', ?, ?)",
-            (slug, s, f"t{i}", f"t{i}"))
+            (slug, s, f"t{i}", f"t{i}"),
+        )
     item = by_id(propose(conn, project))["always-ask:eng-finding-cache"]
     assert item["evidence"]["findings"] == [1, 2, 3]
     assert item["evidence"]["sessions"] == ["a", "b", "c"]
 
 
-def _pref_event(conn, scope, qid, pref, source, free_text=None, ts="2026-01-02T00:00:00.000Z",
-                key=None):
-    conn.execute("INSERT INTO preference_events (event_key, scope, ts, event_type, question_id,"
-                 " preference, source, free_text) VALUES (?, ?, ?, 'preference-set', ?, ?, ?, ?)",
-                 (key or f"{scope}-{qid}-{ts}", scope, ts, qid, pref, source, free_text))
-    conn.execute("INSERT OR REPLACE INTO preferences (scope, question_id, preference, source,"
-                 " updated_at) VALUES (?, ?, ?, ?, ?)", (scope, qid, pref, source, ts))
+def _pref_event(
+    conn, scope, qid, pref, source, free_text=None, ts="2026-01-02T00:00:00.000Z", key=None
+):
+    conn.execute(
+        "INSERT INTO preference_events (event_key, scope, ts, event_type, question_id,"
+        " preference, source, free_text) VALUES (?, ?, ?, 'preference-set', ?, ?, ?, ?)",
+        (key or f"{scope}-{qid}-{ts}", scope, ts, qid, pref, source, free_text),
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO preferences (scope, question_id, preference, source,"
+        " updated_at) VALUES (?, ?, ?, ?, ?)",
+        (scope, qid, pref, source, ts),
+    )
 
 
 def test_explicit_tune_preference_is_restated_from_one_event(conn, project):
@@ -235,7 +270,8 @@ def _run(conn, slug, run_id, session, missing, created):
     conn.execute(
         "INSERT INTO trace_runs (run_id, project, session_id, created_at, guidance_mode,"
         " required_outputs_json, missing_outputs_json) VALUES (?, ?, ?, ?, 'propose', ?, ?)",
-        (run_id, slug, session, created, json.dumps(["docs/report.md"]), json.dumps(missing)))
+        (run_id, slug, session, created, json.dumps(["docs/report.md"]), json.dumps(missing)),
+    )
 
 
 def test_output_missing_in_three_runs_proposes_artifact_policy(conn, project):
@@ -280,10 +316,18 @@ def test_apply_writes_guidance_preferences_events_and_history(conn, project):
     assert out["status"] == "applied"
     pref = conn.execute("SELECT * FROM preferences").fetchone()
     assert (pref["scope"], pref["question_id"], pref["preference"], pref["source"]) == (
-        slug, TWO_WAY, "never-ask", "plan-tune")
+        slug,
+        TWO_WAY,
+        "never-ask",
+        "plan-tune",
+    )
     ev = conn.execute("SELECT * FROM preference_events").fetchone()
     assert (ev["scope"], ev["question_id"], ev["preference"], ev["source"]) == (
-        slug, TWO_WAY, "never-ask", "plan-tune")
+        slug,
+        TWO_WAY,
+        "never-ask",
+        "plan-tune",
+    )
     assert json.loads(ev["extra_json"])["proposal_id"] == p["id"]
     text = open(lay.local_file).read()
     assert f"- `{TWO_WAY}`: never-ask" in text
@@ -344,8 +388,10 @@ def test_apply_fails_closed_when_guidance_changed(conn, project):
     before = snapshot(conn, project)
     with pytest.raises(files.GuidanceError) as err:
         apply.apply_proposal(conn, p["id"])
-    assert str(err.value) == (f".plantune/local_guidance.md changed after proposal {p['id']} was "
-                              "generated; nothing applied (run `plantune guidance propose` again)")
+    assert str(err.value) == (
+        f".plantune/local_guidance.md changed after proposal {p['id']} was "
+        "generated; nothing applied (run `plantune guidance propose` again)"
+    )
     assert snapshot(conn, project) == before
 
 
@@ -366,11 +412,15 @@ def test_apply_fails_closed_when_an_affected_preference_changed(conn, project, s
     write_local(project)
     repeated(conn, slug, n=5)
     p = save(conn, project, propose(conn, project))
-    conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
-                 " VALUES (?, ?, 'always-ask', 'inline-user', 't')",
-                 (slug if scope == "project" else db.GLOBAL_SCOPE, TWO_WAY))
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
+        " VALUES (?, ?, 'always-ask', 'inline-user', 't')",
+        (slug if scope == "project" else db.GLOBAL_SCOPE, TWO_WAY),
+    )
     before = snapshot(conn, project)
-    with pytest.raises(files.GuidanceError, match=f"preferences for {TWO_WAY} changed after proposal"):
+    with pytest.raises(
+        files.GuidanceError, match=f"preferences for {TWO_WAY} changed after proposal"
+    ):
         apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
@@ -379,8 +429,11 @@ def test_unrelated_preference_change_does_not_block_apply(conn, project):
     slug = slug_of(project)
     repeated(conn, slug, n=5)
     p = save(conn, project, propose(conn, project))
-    conn.execute("INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
-                 " VALUES (?, 'ship-x', 'always-ask', 'inline-user', 't')", (slug,))
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
+        " VALUES (?, 'ship-x', 'always-ask', 'inline-user', 't')",
+        (slug,),
+    )
     assert apply.apply_proposal(conn, p["id"])["status"] == "applied"
 
 
@@ -389,7 +442,9 @@ def test_apply_refuses_when_the_id_became_one_way(conn, project):
     p = save(conn, project, propose(conn, project))
     conn.execute("UPDATE registry_questions SET door_type = 'one-way' WHERE id = ?", (TWO_WAY,))
     before = snapshot(conn, project)
-    with pytest.raises(files.GuidanceError, match=f'cannot set never-ask on one-way question "{TWO_WAY}"'):
+    with pytest.raises(
+        files.GuidanceError, match=f'cannot set never-ask on one-way question "{TWO_WAY}"'
+    ):
         apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before
 
@@ -416,33 +471,61 @@ def test_proposal_without_changes_is_not_stored(conn, project):
 # ---------------------------------------------------------------------------
 # property: no proposal ever suppresses a one-way id
 
-QIDS = [TWO_WAY, ONE_WAY, "ship-pre-landing-review-fix", "land-and-deploy-rollback",
-        "adhoc-notes", "adhoc-danger", "cso-finding-fix"]
-SUMMARIES = ["Polish it?", "Tidy the notes?", "Drop table users?", "Force-push main?",
-             "Rotate the API keys?", "Rename the helper?"]
-event = st.fixed_dictionaries({
-    "qid": st.sampled_from(QIDS),
-    "choice": st.sampled_from(["accept", "skip", "fix-now"]),
-    "recommended": st.sampled_from(["accept", "fix-now", None]),
-    "session": st.sampled_from(["s1", "s2", "s3"]),
-    "source": st.sampled_from(["agent", "hook", "auq-other", "transcript-import", "auto-decided"]),
-    "summary": st.sampled_from(SUMMARIES),
-    "door_type": st.sampled_from([None, "one-way", "two-way"]),
-})
-pref_event = st.tuples(st.sampled_from(QIDS),
-                       st.sampled_from(["never-ask", "ask-only-for-one-way", "always-ask"]),
-                       st.sampled_from(["plan-tune", "inline-user"]))
+QIDS = [
+    TWO_WAY,
+    ONE_WAY,
+    "ship-pre-landing-review-fix",
+    "land-and-deploy-rollback",
+    "adhoc-notes",
+    "adhoc-danger",
+    "cso-finding-fix",
+]
+SUMMARIES = [
+    "Polish it?",
+    "Tidy the notes?",
+    "Drop table users?",
+    "Force-push main?",
+    "Rotate the API keys?",
+    "Rename the helper?",
+]
+event = st.fixed_dictionaries(
+    {
+        "qid": st.sampled_from(QIDS),
+        "choice": st.sampled_from(["accept", "skip", "fix-now"]),
+        "recommended": st.sampled_from(["accept", "fix-now", None]),
+        "session": st.sampled_from(["s1", "s2", "s3"]),
+        "source": st.sampled_from(
+            ["agent", "hook", "auq-other", "transcript-import", "auto-decided"]
+        ),
+        "summary": st.sampled_from(SUMMARIES),
+        "door_type": st.sampled_from([None, "one-way", "two-way"]),
+    }
+)
+pref_event = st.tuples(
+    st.sampled_from(QIDS),
+    st.sampled_from(["never-ask", "ask-only-for-one-way", "always-ask"]),
+    st.sampled_from(["plan-tune", "inline-user"]),
+)
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(events=st.lists(event, min_size=0, max_size=40),
-       prefs=st.lists(pref_event, max_size=3),
-       guidance_lines=st.lists(st.tuples(st.sampled_from(QIDS),
-                                         st.sampled_from(["never-ask", "always-ask"])), max_size=3))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    events=st.lists(event, min_size=0, max_size=40),
+    prefs=st.lists(pref_event, max_size=3),
+    guidance_lines=st.lists(
+        st.tuples(st.sampled_from(QIDS), st.sampled_from(["never-ask", "always-ask"])), max_size=3
+    ),
+)
 def test_no_proposal_suppresses_a_one_way_id(conn, project, events, prefs, guidance_lines):
-    for t in ("question_log", "preferences", "preference_events", "guidance_proposals",
-              "trace_runs"):
+    for t in (
+        "question_log",
+        "preferences",
+        "preference_events",
+        "guidance_proposals",
+        "trace_runs",
+    ):
         conn.execute(f"DELETE FROM {t}")
     local = project / ".plantune" / "local_guidance.md"
     if local.exists():
@@ -450,42 +533,65 @@ def test_no_proposal_suppresses_a_one_way_id(conn, project, events, prefs, guida
     slug = slug_of(project)
     for i, e in enumerate(events):
         extra = {"door_type": e["door_type"]} if e["door_type"] else {}
-        log(conn, slug, qid=e["qid"], choice=e["choice"], recommended=e["recommended"],
-            session=e["session"], source=e["source"], summary=e["summary"], **extra)
+        log(
+            conn,
+            slug,
+            qid=e["qid"],
+            choice=e["choice"],
+            recommended=e["recommended"],
+            session=e["session"],
+            source=e["source"],
+            summary=e["summary"],
+            **extra,
+        )
     for i, (qid, pref, source) in enumerate(prefs):
-        _pref_event(conn, slug, qid, pref, source, ts=f"2026-02-01T00:00:{i:02d}.000Z",
-                    key=f"k{i}")
+        _pref_event(conn, slug, qid, pref, source, ts=f"2026-02-01T00:00:{i:02d}.000Z", key=f"k{i}")
     if guidance_lines:
         write_local(project, prefs="\n".join(f"- `{q}`: {p} — x" for q, p in guidance_lines))
 
     registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
-    rows = conn.execute("SELECT question_id, skill, category, question_summary, door_type,"
-                        " door_class FROM question_log").fetchall()
+    rows = conn.execute(
+        "SELECT question_id, skill, category, question_summary, door_type,"
+        " door_class FROM question_log"
+    ).fetchall()
 
     def one_way(qid):
         if registry.get(qid) == "one-way":
             return True
         from toolkit.core import doors
-        return any(r[0] == qid and ("one-way" in (r[4], r[5]) or doors.is_one_way(
-            r[0], r[1], r[2], r[3], registry)) for r in rows) or doors.is_one_way(qid,
-                                                                                registry=registry)
+
+        return any(
+            r[0] == qid
+            and ("one-way" in (r[4], r[5]) or doors.is_one_way(r[0], r[1], r[2], r[3], registry))
+            for r in rows
+        ) or doors.is_one_way(qid, registry=registry)
 
     p = propose(conn, project)
     for item in p["items"]:
-        if item.get("preference") in ("never-ask", "ask-only-for-one-way") and \
-                item["kind"] == "preference":
+        if (
+            item.get("preference") in ("never-ask", "ask-only-for-one-way")
+            and item["kind"] == "preference"
+        ):
             assert not one_way(item["question_id"]), item
             ev = item["evidence"]
             assert len(ev["sessions"]) >= 2 and len(ev["question_events"]) >= 5
-    before = {r[0] for r in conn.execute(
-        "SELECT question_id FROM preferences WHERE preference IN ('never-ask',"
-        " 'ask-only-for-one-way')")}
+    before = {
+        r[0]
+        for r in conn.execute(
+            "SELECT question_id FROM preferences WHERE preference IN ('never-ask',"
+            " 'ask-only-for-one-way')"
+        )
+    }
     if p["items"]:
         save(conn, project, p)
         apply.apply_proposal(conn, p["id"])
-    after = {r[0] for r in conn.execute(
-        "SELECT question_id FROM preferences WHERE preference IN ('never-ask',"
-        " 'ask-only-for-one-way')")}
+    after = {
+        r[0]
+        for r in conn.execute(
+            "SELECT question_id FROM preferences WHERE preference IN ('never-ask',"
+            " 'ask-only-for-one-way')"
+        )
+    }
     assert not any(one_way(q) for q in after - before)
     if local.exists():
         # A hand-written suppressing line for a one-way id is proposed for removal, so
@@ -503,6 +609,8 @@ def test_apply_refuses_a_malformed_guidance_file(conn, project):
     p = save(conn, project, propose(conn, project))
     assert "is malformed" in p["guidance_malformed"]
     before = snapshot(conn, project)
-    with pytest.raises(files.GuidanceError, match=r"is malformed \(missing sections .*\); nothing applied"):
+    with pytest.raises(
+        files.GuidanceError, match=r"is malformed \(missing sections .*\); nothing applied"
+    ):
         apply.apply_proposal(conn, p["id"])
     assert snapshot(conn, project) == before

@@ -24,34 +24,59 @@ def install(*args):
 
 
 def ours(settings, event):
-    return [h for g in settings["hooks"][event] for h in g["hooks"]
-            if "plantune" in h.get("command", "")]
+    return [
+        h
+        for g in settings["hooks"][event]
+        for h in g["hooks"]
+        if "plantune" in h.get("command", "")
+    ]
 
 
 def test_prints_the_entries_for_both_events():
     r = install()
     assert r.exit_code == 0
     data = json.loads(r.stdout)
-    assert data == {"hooks": {
-        "PreToolUse": [{"matcher": MATCHER, "hooks": [
-            {"type": "command", "command": f"{RUNNING} hook pre-tool-use", "timeout": 5}]}],
-        "PostToolUse": [{"matcher": MATCHER, "hooks": [
-            {"type": "command", "command": f"{RUNNING} hook post-tool-use", "timeout": 5}]}],
-    }}
+    assert data == {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": MATCHER,
+                    "hooks": [
+                        {"type": "command", "command": f"{RUNNING} hook pre-tool-use", "timeout": 5}
+                    ],
+                }
+            ],
+            "PostToolUse": [
+                {
+                    "matcher": MATCHER,
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f"{RUNNING} hook post-tool-use",
+                            "timeout": 5,
+                        }
+                    ],
+                }
+            ],
+        }
+    }
 
 
 def test_creates_a_missing_settings_file_and_is_idempotent(tmp_path):
     path = tmp_path / ".claude" / "settings.json"
     r = install("--settings", str(path))
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines() == [f"PreToolUse: added ({RUNNING} hook pre-tool-use)",
-                                     f"PostToolUse: added ({RUNNING} hook post-tool-use)"]
+    assert r.stdout.splitlines() == [
+        f"PreToolUse: added ({RUNNING} hook pre-tool-use)",
+        f"PostToolUse: added ({RUNNING} hook post-tool-use)",
+    ]
     first = path.read_bytes()
     assert json.loads(first) == json.loads(install().stdout)
     r = install("--settings", str(path))
     assert r.stdout.splitlines() == [
         f"PreToolUse: already installed ({RUNNING} hook pre-tool-use)",
-        f"PostToolUse: already installed ({RUNNING} hook post-tool-use)"]
+        f"PostToolUse: already installed ({RUNNING} hook post-tool-use)",
+    ]
     assert path.read_bytes() == first
 
 
@@ -61,7 +86,9 @@ def test_merge_keeps_other_keys_and_hooks(tmp_path):
         "permissions": {"allow": ["Bash(npm test)"]},
         "model": "opus",
         "hooks": {
-            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}
+            ],
             "Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}],
         },
     }
@@ -80,16 +107,38 @@ def test_merge_keeps_other_keys_and_hooks(tmp_path):
 
 def test_stale_plantune_path_is_repointed_not_duplicated(tmp_path):
     path = tmp_path / "settings.json"
-    path.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": MATCHER, "hooks": [
-        {"type": "command", "command": "/old/venv/bin/plantune hook post-tool-use", "timeout": 5}]}]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUse": [
+                        {
+                            "matcher": MATCHER,
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "/old/venv/bin/plantune hook post-tool-use",
+                                    "timeout": 5,
+                                }
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     r = install("--settings", str(path), "--executable", "/opt/plantune/bin/plantune")
     assert r.exit_code == 0
-    assert "PostToolUse: command updated (/opt/plantune/bin/plantune hook post-tool-use)" in r.stdout
+    assert (
+        "PostToolUse: command updated (/opt/plantune/bin/plantune hook post-tool-use)" in r.stdout
+    )
     after = json.loads(path.read_text())
     assert [h["command"] for h in ours(after, "PostToolUse")] == [
-        "/opt/plantune/bin/plantune hook post-tool-use"]
+        "/opt/plantune/bin/plantune hook post-tool-use"
+    ]
     assert [h["command"] for h in ours(after, "PreToolUse")] == [
-        "/opt/plantune/bin/plantune hook pre-tool-use"]
+        "/opt/plantune/bin/plantune hook pre-tool-use"
+    ]
 
 
 def test_invalid_json_is_refused_and_left_alone(tmp_path):
@@ -104,9 +153,11 @@ def test_invalid_json_is_refused_and_left_alone(tmp_path):
 
 def test_wrong_shapes_are_refused(tmp_path):
     path = tmp_path / "settings.json"
-    for text, why in (("[]", "the settings file must hold a JSON object"),
-                      ('{"hooks": []}', '"hooks" must be a JSON object'),
-                      ('{"hooks": {"PreToolUse": {}}}', '"hooks.PreToolUse" must be a JSON array')):
+    for text, why in (
+        ("[]", "the settings file must hold a JSON object"),
+        ('{"hooks": []}', '"hooks" must be a JSON object'),
+        ('{"hooks": {"PreToolUse": {}}}', '"hooks.PreToolUse" must be a JSON array'),
+    ):
         path.write_text(text)
         r = install("--settings", str(path))
         assert r.exit_code == 1
@@ -123,8 +174,25 @@ def test_empty_file_counts_as_empty_settings(tmp_path):
 
 def test_gstack_hooks_still_present_get_a_note(tmp_path):
     path = tmp_path / "settings.json"
-    path.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": MATCHER, "hooks": [
-        {"type": "command", "command": "~/.claude/skills/gstack/hosts/claude/hooks/question-log-hook"}]}]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUse": [
+                        {
+                            "matcher": MATCHER,
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "~/.claude/skills/gstack/hosts/claude/hooks/question-log-hook",
+                                }
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     r = install("--settings", str(path))
     assert r.exit_code == 0
     assert "still runs gstack's own question hooks" in r.stderr
@@ -132,15 +200,21 @@ def test_gstack_hooks_still_present_get_a_note(tmp_path):
 
 def test_db_option_pins_the_database_and_the_installed_command_works(tmp_path):
     """The installed command line, run by a shell as Claude Code runs it, writes to --db."""
-    import subprocess
     import sqlite3
+    import subprocess
 
     from tests.helpers import BIN_DIR
 
     target = tmp_path / "my dir" / "pinned.db"  # a space: the path must be quoted
     path = tmp_path / "settings.json"
-    r = install("--settings", str(path), "--executable", os.path.join(BIN_DIR, "plantune"),
-                "--db", str(target))
+    r = install(
+        "--settings",
+        str(path),
+        "--executable",
+        os.path.join(BIN_DIR, "plantune"),
+        "--db",
+        str(target),
+    )
     assert r.exit_code == 0, r.output
     settings = json.loads(path.read_text())
     post = ours(settings, "PostToolUse")
@@ -149,23 +223,44 @@ def test_db_option_pins_the_database_and_the_installed_command_works(tmp_path):
     r = install("--settings", str(path), "--executable", os.path.join(BIN_DIR, "plantune"))
     assert "PostToolUse: command updated" in r.stdout
     assert len(ours(json.loads(path.read_text()), "PostToolUse")) == 1
-    install("--settings", str(path), "--executable", os.path.join(BIN_DIR, "plantune"),
-            "--db", str(target))
+    install(
+        "--settings",
+        str(path),
+        "--executable",
+        os.path.join(BIN_DIR, "plantune"),
+        "--db",
+        str(target),
+    )
     command = ours(json.loads(path.read_text()), "PostToolUse")[0]["command"]
     target.parent.mkdir()
-    subprocess.run([os.path.join(BIN_DIR, "plantune"), "init", "--db", str(target)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [os.path.join(BIN_DIR, "plantune"), "init", "--db", str(target)],
+        check=True,
+        capture_output=True,
+    )
     question = "Create the TODOs? <gstack-qid:ship-todos-create>"
-    payload = json.dumps({
-        "session_id": "s-pin", "cwd": str(tmp_path), "hook_event_name": "PostToolUse",
-        "tool_name": "AskUserQuestion", "tool_use_id": "tu-pin",
-        "tool_input": {"questions": [{"question": question,
-                                      "options": ["A) Accept (recommended)", "B) Skip"]}]},
-        "tool_response": {"answers": {question: "A) Accept"}},
-    })
+    payload = json.dumps(
+        {
+            "session_id": "s-pin",
+            "cwd": str(tmp_path),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "AskUserQuestion",
+            "tool_use_id": "tu-pin",
+            "tool_input": {
+                "questions": [
+                    {"question": question, "options": ["A) Accept (recommended)", "B) Skip"]}
+                ]
+            },
+            "tool_response": {"answers": {question: "A) Accept"}},
+        }
+    )
     p = subprocess.run(command, shell=True, input=payload, capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout == ""
-    rows = sqlite3.connect(target).execute("SELECT question_id, user_choice FROM question_log").fetchall()
+    rows = (
+        sqlite3.connect(target)
+        .execute("SELECT question_id, user_choice FROM question_log")
+        .fetchall()
+    )
     assert rows == [("ship-todos-create", "accept")]
 
 
@@ -175,18 +270,31 @@ ANSWER_QUESTION = "Create the TODOs? <gstack-qid:ship-todos-create>"
 
 
 def answer_payload(cwd):
-    return json.dumps({
-        "session_id": "s-any-path", "cwd": str(cwd), "hook_event_name": "PostToolUse",
-        "tool_name": "AskUserQuestion", "tool_use_id": "tu-any-path",
-        "tool_input": {"questions": [{"question": ANSWER_QUESTION,
-                                      "options": ["A) Accept (recommended)", "B) Skip"]}]},
-        "tool_response": {"answers": {ANSWER_QUESTION: "A) Accept"}},
-    })
+    return json.dumps(
+        {
+            "session_id": "s-any-path",
+            "cwd": str(cwd),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "AskUserQuestion",
+            "tool_use_id": "tu-any-path",
+            "tool_input": {
+                "questions": [
+                    {"question": ANSWER_QUESTION, "options": ["A) Accept (recommended)", "B) Skip"]}
+                ]
+            },
+            "tool_response": {"answers": {ANSWER_QUESTION: "A) Accept"}},
+        }
+    )
 
 
 def minimal_env(state_root):
-    return {"PATH": MINIMAL_PATH, "HOME": os.environ["HOME"], "GSTACK_STATE_ROOT": str(state_root),
-            "PLANTUNE_DB": str(state_root / "plantune.db"), "GSTACK_PROJECT_SLUG": "any-path"}
+    return {
+        "PATH": MINIMAL_PATH,
+        "HOME": os.environ["HOME"],
+        "GSTACK_STATE_ROOT": str(state_root),
+        "PLANTUNE_DB": str(state_root / "plantune.db"),
+        "GSTACK_PROJECT_SLUG": "any-path",
+    }
 
 
 @pytest.fixture
@@ -203,30 +311,54 @@ def test_installed_command_runs_from_a_minimal_path_and_records_the_answer(tmp_p
     """Installed by the console script itself: the entry names it absolutely, so a shell
     whose PATH lacks the venv still runs it (the bare name used to fail with exit 127)."""
     settings = tmp_path / "settings.json"
-    r = subprocess.run([script("plantune"), "hook", "install", "--settings", str(settings)],
-                       capture_output=True, text=True, env=minimal_env(state_root))
+    r = subprocess.run(
+        [script("plantune"), "hook", "install", "--settings", str(settings)],
+        capture_output=True,
+        text=True,
+        env=minimal_env(state_root),
+    )
     assert r.returncode == 0, r.stderr
     command = ours(json.loads(settings.read_text()), "PostToolUse")[0]["command"]
     assert shlex.split(command)[0] == script("plantune")
-    assert subprocess.run(["sh", "-c", "command -v plantune"], env=minimal_env(state_root),
-                          capture_output=True).returncode != 0  # really not on this PATH
-    p = subprocess.run(["sh", "-c", command], input=answer_payload(tmp_path), text=True,
-                       capture_output=True, env=minimal_env(state_root))
+    assert (
+        subprocess.run(
+            ["sh", "-c", "command -v plantune"], env=minimal_env(state_root), capture_output=True
+        ).returncode
+        != 0
+    )  # really not on this PATH
+    p = subprocess.run(
+        ["sh", "-c", command],
+        input=answer_payload(tmp_path),
+        text=True,
+        capture_output=True,
+        env=minimal_env(state_root),
+    )
     assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
     import sqlite3
 
-    rows = sqlite3.connect(state_root / "plantune.db").execute(
-        "SELECT question_id, user_choice FROM question_log").fetchall()
+    rows = (
+        sqlite3.connect(state_root / "plantune.db")
+        .execute("SELECT question_id, user_choice FROM question_log")
+        .fetchall()
+    )
     assert rows == [("ship-todos-create", "accept")]
 
 
 def test_path_with_spaces_is_quoted_idempotent_and_checks_ok(tmp_path, state_root, spaced_plantune):
     settings = tmp_path / "settings.json"
-    args = ["hook", "install", "--settings", str(settings), "--executable", spaced_plantune,
-            "--check"]
+    args = [
+        "hook",
+        "install",
+        "--settings",
+        str(settings),
+        "--executable",
+        spaced_plantune,
+        "--check",
+    ]
     for _ in range(2):
-        r = subprocess.run([script("plantune"), *args], capture_output=True, text=True,
-                           env=minimal_env(state_root))
+        r = subprocess.run(
+            [script("plantune"), *args], capture_output=True, text=True, env=minimal_env(state_root)
+        )
         assert r.returncode == 0, r.stdout + r.stderr
         quoted = shlex.quote(spaced_plantune)
         assert f"check PreToolUse: OK ({quoted} hook pre-tool-use)" in r.stdout
@@ -248,24 +380,57 @@ def test_old_unquoted_spaced_entries_and_duplicates_collapse_into_one(tmp_path, 
     path = tmp_path / "settings.json"
     other = {"type": "command", "command": "othertool hook post-tool-use"}
     guard = {"type": "command", "command": "guard.sh --strict"}
-    path.write_text(json.dumps({"hooks": {"PostToolUse": [
-        {"matcher": MATCHER, "hooks": [
-            {"type": "command", "command": f"{spaced_plantune} hook post-tool-use", "timeout": 5},
-            guard]},
-        {"matcher": MATCHER, "hooks": [
-            {"type": "command", "command": "plantune hook post-tool-use", "timeout": 5}]},
-        {"matcher": "Bash", "hooks": [other]},
-        {"matcher": MATCHER, "hooks": [
-            {"type": "command",
-             "command": "/old/venv/bin/plantune hook post-tool-use --db /x.db"}]},
-    ]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUse": [
+                        {
+                            "matcher": MATCHER,
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": f"{spaced_plantune} hook post-tool-use",
+                                    "timeout": 5,
+                                },
+                                guard,
+                            ],
+                        },
+                        {
+                            "matcher": MATCHER,
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "plantune hook post-tool-use",
+                                    "timeout": 5,
+                                }
+                            ],
+                        },
+                        {"matcher": "Bash", "hooks": [other]},
+                        {
+                            "matcher": MATCHER,
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "/old/venv/bin/plantune hook post-tool-use --db /x.db",
+                                }
+                            ],
+                        },
+                    ]
+                }
+            }
+        )
+    )
     r = install("--settings", str(path), "--executable", spaced_plantune)
     assert r.exit_code == 0, r.output
     assert "PostToolUse: command updated" in r.stdout
     after = json.loads(path.read_text())["hooks"]["PostToolUse"]
     commands = [h["command"] for g in after for h in g["hooks"]]
-    assert commands == [f"{shlex.quote(spaced_plantune)} hook post-tool-use", "guard.sh --strict",
-                        "othertool hook post-tool-use"]
+    assert commands == [
+        f"{shlex.quote(spaced_plantune)} hook post-tool-use",
+        "guard.sh --strict",
+        "othertool hook post-tool-use",
+    ]
     assert after[0]["hooks"][1] == guard and after[1] == {"matcher": "Bash", "hooks": [other]}
 
 
@@ -281,7 +446,8 @@ def test_any_executable_name_is_replaced_not_duplicated(tmp_path):
     settings = json.loads(path.read_text())
     for event in ("PreToolUse", "PostToolUse"):
         assert [h["command"] for g in settings["hooks"][event] for h in g["hooks"]] == [
-            f"{launcher} hook {'pre' if event == 'PreToolUse' else 'post'}-tool-use"]
+            f"{launcher} hook {'pre' if event == 'PreToolUse' else 'post'}-tool-use"
+        ]
 
 
 def test_bare_and_relative_executables_become_absolute(tmp_path, monkeypatch):
@@ -291,16 +457,19 @@ def test_bare_and_relative_executables_become_absolute(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(folder) + os.pathsep + MINIMAL_PATH)
     data = json.loads(install("--executable", "plantune").stdout)
     assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == (
-        f"{folder / 'plantune'} hook pre-tool-use")
+        f"{folder / 'plantune'} hook pre-tool-use"
+    )
     monkeypatch.chdir(tmp_path)
     data = json.loads(install("--executable", "bin/plantune").stdout)
     assert data["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == (
-        f"{folder / 'plantune'} hook post-tool-use")
+        f"{folder / 'plantune'} hook post-tool-use"
+    )
     monkeypatch.setenv("PATH", MINIMAL_PATH)
     r = install("--executable", "no-such-plantune")
     assert r.exit_code == 1
     assert r.stderr.strip() == (
-        "Error: no-such-plantune is not on PATH; pass its absolute path to --executable")
+        "Error: no-such-plantune is not on PATH; pass its absolute path to --executable"
+    )
 
 
 def test_check_reports_a_command_that_cannot_run(tmp_path):
@@ -311,8 +480,7 @@ def test_check_reports_a_command_that_cannot_run(tmp_path):
     assert f"note: {missing} is not an executable file" in r.stderr
     assert "check PreToolUse: failed: exit 127" in r.stdout
     assert "check PostToolUse: failed: exit 127" in r.stdout
-    assert r.stderr.strip().endswith(
-        "Error: 2 of 2 hook commands failed from a minimal PATH")
+    assert r.stderr.strip().endswith("Error: 2 of 2 hook commands failed from a minimal PATH")
     # The entries are still installed (they start working once the executable is there).
     assert len(ours(json.loads(path.read_text()), "PostToolUse")) == 1
 

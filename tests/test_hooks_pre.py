@@ -36,7 +36,8 @@ def prefs(db_file):
             conn.execute(
                 "INSERT OR REPLACE INTO preferences (scope, question_id, preference, raw_value,"
                 " source, updated_at) VALUES (?, ?, ?, ?, 'plan-tune', ?)",
-                (scope, qid, value, raw, db.utc_now()))
+                (scope, qid, value, raw, db.utc_now()),
+            )
         conn.close()
 
     set_pref("zz-unused-seed", "always-ask")  # the database exists from here on
@@ -65,6 +66,7 @@ def auto_decided():
 
 # --- gstack's question-preference-hook.test.ts ------------------------------
 
+
 def test_168_marked_question_without_preference_passes_through(repo, prefs):
     assert pre(fix_payload(repo)) == ""
     assert auto_decided() == []
@@ -88,9 +90,11 @@ def test_171_empty_stdin_and_other_tools_pass_through(repo, prefs, state_root):
 
 
 def test_172_no_pass_through_ever_prints_a_permission_decision(repo, prefs):
-    outs = [pre(fix_payload(repo)),
-            pre(fix_payload(repo, tool="Bash")),
-            pre(payload([], cwd=repo, event="PreToolUse"))]
+    outs = [
+        pre(fix_payload(repo)),
+        pre(fix_payload(repo, tool="Bash")),
+        pre(payload([], cwd=repo, event="PreToolUse")),
+    ]
     assert all("permissionDecision" not in o for o in outs)
     assert outs == ["", "", ""]
 
@@ -100,10 +104,14 @@ def test_173_never_ask_auto_decides_with_the_recommended_label(repo, prefs):
     out = pre(fix_payload(repo))
     d = decision(out)
     assert d["hookEventName"] == "PreToolUse" and d["permissionDecision"] == "deny"
-    assert "plan-tune auto-decide" in d["permissionDecisionReason"] and "Fix now" in d["permissionDecisionReason"]
+    assert (
+        "plan-tune auto-decide" in d["permissionDecisionReason"]
+        and "Fix now" in d["permissionDecisionReason"]
+    )
     assert d["permissionDecisionReason"] == (
         "[plan-tune auto-decide] ship-pre-landing-review-fix → A) Fix now (your never-ask "
-        "preference). Proceed with that option without re-prompting. Change with /plan-tune.")
+        "preference). Proceed with that option without re-prompting. Change with /plan-tune."
+    )
     assert out.endswith("\n") and out.count("\n") == 1
 
 
@@ -116,7 +124,9 @@ def test_174_one_way_door_is_never_auto_decided(repo, prefs):
 
 def test_175_two_recommended_labels_pass_through(repo, prefs):
     prefs("ship-pre-landing-review-fix", "never-ask")
-    assert pre(fix_payload(repo, labels=["A) Fix now (recommended)", "B) Skip (recommended)"])) == ""
+    assert (
+        pre(fix_payload(repo, labels=["A) Fix now (recommended)", "B) Skip (recommended)"])) == ""
+    )
 
 
 def test_176_no_recommendation_passes_through(repo, prefs):
@@ -129,8 +139,10 @@ def test_176_prose_recommendation_must_match_exactly_one_label(repo, prefs):
     # The first 12 characters of the recommendation line must start exactly one label.
     one = FIX_TEXT + "\nRecommendation: B) Skip the guard, it is cosmetic."
     labels = ["A) Fix now", "B) Skip the guard for now"]
-    assert "→ B) Skip the guard for now" in decision(pre(fix_payload(repo, text=one, labels=labels)))[
-        "permissionDecisionReason"]
+    assert (
+        "→ B) Skip the guard for now"
+        in decision(pre(fix_payload(repo, text=one, labels=labels)))["permissionDecisionReason"]
+    )
     two = FIX_TEXT + "\nRecommendation: Fix"
     assert pre(fix_payload(repo, text=two, labels=["Fix now", "Fix later"])) == ""
 
@@ -164,10 +176,17 @@ def test_178_project_always_ask_beats_global_never_ask(repo, prefs):
 
 def test_179_mcp_tool_is_enforced_too(repo, prefs):
     prefs("ship-pre-landing-review-fix", "never-ask")
-    assert decision(pre(fix_payload(repo, tool="mcp__conductor__AskUserQuestion")))["permissionDecision"] == "deny"
+    assert (
+        decision(pre(fix_payload(repo, tool="mcp__conductor__AskUserQuestion")))[
+            "permissionDecision"
+        ]
+        == "deny"
+    )
 
 
-@pytest.mark.parametrize("var,value", [("CONDUCTOR_PORT", "4123"), ("CONDUCTOR_WORKSPACE_PATH", "/w")])
+@pytest.mark.parametrize(
+    "var,value", [("CONDUCTOR_PORT", "4123"), ("CONDUCTOR_WORKSPACE_PATH", "/w")]
+)
 def test_180_conductor_denies_with_a_prose_brief(repo, prefs, monkeypatch, var, value):
     monkeypatch.setenv(var, value)
     reason = decision(pre(fix_payload(repo)))["permissionDecisionReason"]
@@ -177,7 +196,9 @@ def test_180_conductor_denies_with_a_prose_brief(repo, prefs, monkeypatch, var, 
     assert "typed confirmation" not in reason.lower()
     unmarked = decision(pre(fix_payload(repo, text="Ship it?")))["permissionDecisionReason"]
     assert unmarked.startswith("[conductor]")
-    one_way = decision(pre(fix_payload(repo, text="Tests failed. <gstack-qid:ship-test-failure-triage>")))
+    one_way = decision(
+        pre(fix_payload(repo, text="Tests failed. <gstack-qid:ship-test-failure-triage>"))
+    )
     assert "typed confirmation" in one_way["permissionDecisionReason"].lower()
     assert pre(fix_payload(repo, tool="Bash")) == ""
 
@@ -209,6 +230,7 @@ def test_182_auto_decide_writes_the_session_marker(repo, prefs, state_root):
 
 
 # --- gstack's hook bugs, and plantune's safety rules ------------------------
+
 
 def test_preference_under_the_cli_slug_is_found(repo, prefs):
     """#2901: the checkout folder is 'web'; gstack's hook looked under projects/web."""
@@ -256,35 +278,58 @@ def test_upper_case_marker_is_understood(repo, prefs):
 def test_multi_question_call_logs_every_question(repo, prefs):
     prefs("ship-pre-landing-review-fix", "never-ask")
     prefs("qa-tier", "never-ask")
-    qs = [question(FIX_TEXT, FIX_LABELS),
-          question("QA depth? <gstack-qid:qa-tier>", ["Quick", "Standard (recommended)", "Deep"])]
+    qs = [
+        question(FIX_TEXT, FIX_LABELS),
+        question("QA depth? <gstack-qid:qa-tier>", ["Quick", "Standard (recommended)", "Deep"]),
+    ]
     reason = decision(pre(payload(qs, cwd=repo, event="PreToolUse")))["permissionDecisionReason"]
-    assert reason.splitlines()[0].startswith("[plan-tune auto-decide] ship-pre-landing-review-fix → A) Fix now")
+    assert reason.splitlines()[0].startswith(
+        "[plan-tune auto-decide] ship-pre-landing-review-fix → A) Fix now"
+    )
     assert reason.splitlines()[1].startswith("[plan-tune auto-decide] qa-tier → Standard")
     evs = auto_decided()
     assert [(e["question_id"], e["question_index"]) for e in evs] == [
-        ("ship-pre-landing-review-fix", 0), ("qa-tier", 1)]
+        ("ship-pre-landing-review-fix", 0),
+        ("qa-tier", 1),
+    ]
 
 
 def test_multi_question_call_is_all_or_nothing(repo, prefs):
     prefs("ship-pre-landing-review-fix", "never-ask")
-    qs = [question(FIX_TEXT, FIX_LABELS),
-          question("QA depth? <gstack-qid:qa-tier>", ["Quick", "Standard (recommended)", "Deep"])]
+    qs = [
+        question(FIX_TEXT, FIX_LABELS),
+        question("QA depth? <gstack-qid:qa-tier>", ["Quick", "Standard (recommended)", "Deep"]),
+    ]
     assert pre(payload(qs, cwd=repo, event="PreToolUse")) == ""
     assert auto_decided() == []
 
 
 def test_memory_context_on_pass_through_has_no_decision(repo, prefs, state_root):
-    (state_root / "free-text-memory.json").write_text(json.dumps({"nuggets": [
-        {"nugget": "prefers small guards", "applies_to_signal_keys": ["code-quality-care"],
-         "applied_at": "2026-01-02T00:00:00Z"},
-        {"nugget": "older note", "applies_to_signal_keys": ["code-quality-care"],
-         "applied_at": "2025-01-01T00:00:00Z"},
-        {"nugget": "unrelated", "applies_to_signal_keys": ["scope-appetite"]},
-    ]}))
+    (state_root / "free-text-memory.json").write_text(
+        json.dumps(
+            {
+                "nuggets": [
+                    {
+                        "nugget": "prefers small guards",
+                        "applies_to_signal_keys": ["code-quality-care"],
+                        "applied_at": "2026-01-02T00:00:00Z",
+                    },
+                    {
+                        "nugget": "older note",
+                        "applies_to_signal_keys": ["code-quality-care"],
+                        "applied_at": "2025-01-01T00:00:00Z",
+                    },
+                    {"nugget": "unrelated", "applies_to_signal_keys": ["scope-appetite"]},
+                ]
+            }
+        )
+    )
     d = decision(pre(fix_payload(repo)))
     assert "permissionDecision" not in d
-    assert d["additionalContext"] == "[plan-tune memory] Past answers suggest: prefers small guards | older note"
+    assert (
+        d["additionalContext"]
+        == "[plan-tune memory] Past answers suggest: prefers small guards | older note"
+    )
 
 
 def test_without_a_database_it_passes_through_and_creates_nothing(repo, db_file):

@@ -12,16 +12,28 @@ from hypothesis import strategies as st
 
 from tests.helpers import script
 from tests.helpers.hotpath import env
-from toolkit.core import jscompat
-from toolkit.core import doors, screening
+from toolkit.core import doors, jscompat, screening
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = {"pandas", "numpy", "datasette", "nbclient", "matplotlib"}
-EVENT = json.dumps({"skill": "ship", "question_id": "ship-changelog-voice-polish",
-                    "question_summary": "Polish the changelog voice?", "user_choice": "accept",
-                    "recommended": "accept", "tool_use_id": "t1"})
-PREF = json.dumps({"question_id": "ship-changelog-voice-polish", "preference": "never-ask",
-                   "source": "plan-tune", "free_text": "noise"})
+EVENT = json.dumps(
+    {
+        "skill": "ship",
+        "question_id": "ship-changelog-voice-polish",
+        "question_summary": "Polish the changelog voice?",
+        "user_choice": "accept",
+        "recommended": "accept",
+        "tool_use_id": "t1",
+    }
+)
+PREF = json.dumps(
+    {
+        "question_id": "ship-changelog-voice-polish",
+        "preference": "never-ask",
+        "source": "plan-tune",
+        "free_text": "noise",
+    }
+)
 
 COMMANDS = [
     ("gstack-question-log", [EVENT]),
@@ -42,7 +54,11 @@ def imported_modules(name, args, environ, stdin="Drop the users table?"):
     p = subprocess.run(
         # As the installed launcher starts it: isolated, without site.
         [script("python"), "-I", "-S", "-X", "importtime", script(name)] + args,
-        input=stdin, capture_output=True, text=True, env=environ, timeout=60,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
     )
     assert p.returncode in (0, 1), p.stderr
     mods = set()
@@ -58,9 +74,14 @@ def loaded(tmp_path_factory):
     """Modules loaded by each command, run in order against one fresh state root."""
     root = tmp_path_factory.mktemp("hot")
     # Module scope runs before conftest's per-test isolation, so isolate explicitly.
-    environ = env(HOME=str(root), GSTACK_STATE_ROOT=str(root), GSTACK_HOME=str(root),
-                  PLANTUNE_DB=str(root / "plantune.db"), GSTACK_QUESTION_LOG_NO_DERIVE="1",
-                  PLANTUNE_MIRROR=None)
+    environ = env(
+        HOME=str(root),
+        GSTACK_STATE_ROOT=str(root),
+        GSTACK_HOME=str(root),
+        PLANTUNE_DB=str(root / "plantune.db"),
+        GSTACK_QUESTION_LOG_NO_DERIVE="1",
+        PLANTUNE_MIRROR=None,
+    )
     subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
     return [(name, args, imported_modules(name, args, environ)) for name, args in COMMANDS]
 
@@ -85,8 +106,17 @@ def test_hot_path_stays_lean(loaded):
     # package is not needed either to log or to check (json_lite), only to write prefs.
     # Nor importlib.resources (pathlib, zipfile, tempfile): toolkit.store.resources finds the
     # bundled schema from the package's own folder instead.
-    lean = {"hashlib", "datetime", "sqlite3", "subprocess", "typing", "decimal",
-            "importlib.resources", "pathlib", "zipfile"}
+    lean = {
+        "hashlib",
+        "datetime",
+        "sqlite3",
+        "subprocess",
+        "typing",
+        "decimal",
+        "importlib.resources",
+        "pathlib",
+        "zipfile",
+    }
     for i, (name, args, mods) in enumerate(loaded):
         banned = lean | ({"json"} if i in (0, 1, 4, 5, 9, 10) else set())
         # Nor is ``re`` (several ms to import) to check without a summary or to spot a
@@ -112,10 +142,18 @@ QUESTION = "Polish it (the changelog: v1.2 -> v1.3)? <gstack-qid:ship-changelog-
 
 
 def hook_payload(event, tool_use_id):
-    payload = {"session_id": "s1", "cwd": ".", "hook_event_name": event,
-               "tool_name": "AskUserQuestion", "tool_use_id": tool_use_id,
-               "tool_input": {"questions": [{"question": QUESTION, "options": [
-                   "A) Polish it (recommended)", "B) Ship as is"]}]}}
+    payload = {
+        "session_id": "s1",
+        "cwd": ".",
+        "hook_event_name": event,
+        "tool_name": "AskUserQuestion",
+        "tool_use_id": tool_use_id,
+        "tool_input": {
+            "questions": [
+                {"question": QUESTION, "options": ["A) Polish it (recommended)", "B) Ship as is"]}
+            ]
+        },
+    }
     if event == "PostToolUse":
         payload["tool_response"] = {"answers": {QUESTION: "A) Polish it"}}
     return json.dumps(payload)
@@ -124,13 +162,19 @@ def hook_payload(event, tool_use_id):
 def test_hooks_import_no_functools_collections_enum_or_re(tmp_path):
     # Run from this checkout (a git repository, as an agent's project is): the developer's
     # email is read from its config, and the question's punctuation goes to the tokenizer.
-    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path),
-                  GSTACK_HOME=str(tmp_path), PLANTUNE_DB=str(tmp_path / "plantune.db"),
-                  GSTACK_QUESTION_LOG_NO_DERIVE="1", PLANTUNE_MIRROR=None)
+    environ = env(
+        HOME=str(tmp_path),
+        GSTACK_STATE_ROOT=str(tmp_path),
+        GSTACK_HOME=str(tmp_path),
+        PLANTUNE_DB=str(tmp_path / "plantune.db"),
+        GSTACK_QUESTION_LOG_NO_DERIVE="1",
+        PLANTUNE_MIRROR=None,
+    )
     subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
     for event, sub in (("PreToolUse", "pre-tool-use"), ("PostToolUse", "post-tool-use")):
-        mods = imported_modules("plantune", ["hook", sub], environ,
-                                stdin=hook_payload(event, "tu-1"))
+        mods = imported_modules(
+            "plantune", ["hook", sub], environ, stdin=hook_payload(event, "tu-1")
+        )
         # The answer's text is read for the record; a pass-through (no preference) cannot
         # depend on the question's door, so it spares itself the classifier.
         assert ("toolkit.core.door_rules" in mods) == (sub == "post-tool-use"), sub
@@ -154,18 +198,34 @@ def test_sqlite3_loads_without_functools_and_keeps_its_statement_cache():
         "assert functools.reduce(int.__add__, [1, 2, 3]) == 6\n"
         "print('ok')\n"
     )
-    p = subprocess.run([script("python"), "-I", "-S", "-c",
-                        f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + code],
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [
+            script("python"),
+            "-I",
+            "-S",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + code,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.stdout.strip() == "ok", p.stderr
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.one_of(
-    st.lists(st.sampled_from(list("abuvgorwxz09 -.?!;,$%#+=/:()'\"\t\u00e9\u0663\u00b2\u2028")
-                             + ["--", "o+w", "-rf", "v1.2.3", "::/0", "$ 5", "ug+rw", "/3"]),
-             max_size=16).map("".join),
-    st.text(max_size=30)))
+@given(
+    st.one_of(
+        st.lists(
+            st.sampled_from(
+                list("abuvgorwxz09 -.?!;,$%#+=/:()'\"\t\u00e9\u0663\u00b2\u2028")
+                + ["--", "o+w", "-rf", "v1.2.3", "::/0", "$ 5", "ug+rw", "/3"]
+            ),
+            max_size=16,
+        ).map("".join),
+        st.text(max_size=30),
+    )
+)
 def test_door_tokenizer_follows_the_token_pattern(text):
     from toolkit.core import door_rules
 
@@ -173,12 +233,22 @@ def test_door_tokenizer_follows_the_token_pattern(text):
 
 
 CONFIG_PIECES = list('[]" \t\\.-aZ09=x#;\u00a0\u00e9\r') + [
-    "remote", '"origin"', "url", " = ", '\\"', "[user]", "email"]
+    "remote",
+    '"origin"',
+    "url",
+    " = ",
+    '\\"',
+    "[user]",
+    "email",
+]
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.one_of(st.lists(st.sampled_from(CONFIG_PIECES), max_size=14).map("".join),
-                 st.text(max_size=20)))
+@given(
+    st.one_of(
+        st.lists(st.sampled_from(CONFIG_PIECES), max_size=14).map("".join), st.text(max_size=20)
+    )
+)
 def test_git_config_reader_follows_its_patterns(line):
     from toolkit.store import paths
 
@@ -196,8 +266,7 @@ def test_the_launcher_starts_without_site(loaded):
 
 
 def test_other_commands_still_go_through_click():
-    p = subprocess.run([script("plantune"), "--version"], capture_output=True, text=True,
-                       env=env())
+    p = subprocess.run([script("plantune"), "--version"], capture_output=True, text=True, env=env())
     assert p.returncode == 0 and p.stdout.startswith("plantune, version")
 
 
@@ -227,17 +296,57 @@ def test_leading_word_rules():
         screening._leading_word(r"\s+x")
 
 
-WORDS = sorted({k for lazy in LISTS for k in lazy.keys} | {
-    "all", "previous", "instructions", "now", "are", "table", "-rf", "--force", "--hard", "-f",
-    "-D", ".", "--", "api key", "tokens", "secret", "output no findings", "security", "report",
-    "every", "this", "the rules", "change", "fork", "model change", "migration", "destroy", ":",
-    "from", "on", "not", "push", "directory", "files", "DELETE", "Rm", "SYSTEM", "K\u212aX"})
+WORDS = sorted(
+    {k for lazy in LISTS for k in lazy.keys}
+    | {
+        "all",
+        "previous",
+        "instructions",
+        "now",
+        "are",
+        "table",
+        "-rf",
+        "--force",
+        "--hard",
+        "-f",
+        "-D",
+        ".",
+        "--",
+        "api key",
+        "tokens",
+        "secret",
+        "output no findings",
+        "security",
+        "report",
+        "every",
+        "this",
+        "the rules",
+        "change",
+        "fork",
+        "model change",
+        "migration",
+        "destroy",
+        ":",
+        "from",
+        "on",
+        "not",
+        "push",
+        "directory",
+        "files",
+        "DELETE",
+        "Rm",
+        "SYSTEM",
+        "K\u212aX",
+    }
+)
 SEPARATORS = [" ", "  ", "\n", "\t", "\u00a0", "", "-", ":", "x", "\u2028", "é"]
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)), max_size=8),
-       st.booleans())
+@given(
+    st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)), max_size=8),
+    st.booleans(),
+)
 def test_lazy_lists_agree_with_eager_compilation(parts, upper):
     text = "".join(w + s for w, s in parts)
     if upper:
@@ -263,8 +372,9 @@ def test_lazy_list_behaves_like_a_tuple():
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -274,9 +384,9 @@ JSON_VALUES = st.recursive(
 def test_json_lite_dumps_is_json_dumps(value, ensure_ascii, sort_keys, separators):
     from toolkit.store import json_lite
 
-    assert json_lite.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys,
-                           separators=separators) == json.dumps(
-        value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators)
+    assert json_lite.dumps(
+        value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators
+    ) == json.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators)
 
 
 def _outcome(fn, text):
@@ -287,30 +397,35 @@ def _outcome(fn, text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(
-    JSON_VALUES.map(json.dumps),
-    st.text(alphabet='{}[]":,. \t\n\r\ufeff0123456789-+eEaltrufnsINfinityNa\\u', max_size=30),
-    st.tuples(JSON_VALUES.map(json.dumps), st.sampled_from(["", " ", "x", "}", "\n", " 1"])).map(
-        "".join),
-))
+@given(
+    st.one_of(
+        JSON_VALUES.map(json.dumps),
+        st.text(alphabet='{}[]":,. \t\n\r\ufeff0123456789-+eEaltrufnsINfinityNa\\u', max_size=30),
+        st.tuples(
+            JSON_VALUES.map(json.dumps), st.sampled_from(["", " ", "x", "}", "\n", " 1"])
+        ).map("".join),
+    )
+)
 def test_json_lite_loads_is_json_loads(text):
     from toolkit.store import json_lite
 
     def reject(name):
         raise ValueError(name)
 
-    assert _outcome(lambda t: json_lite.loads(t, object_pairs_hook=dict, parse_constant=reject),
-                    text) == _outcome(
-        lambda t: json.loads(t, object_pairs_hook=dict, parse_constant=reject), text)
+    assert _outcome(
+        lambda t: json_lite.loads(t, object_pairs_hook=dict, parse_constant=reject), text
+    ) == _outcome(lambda t: json.loads(t, object_pairs_hook=dict, parse_constant=reject), text)
     assert _outcome(json_lite.loads, text) == _outcome(json.loads, text)
 
 
 def test_json_lite_errors_before_json_is_imported():
     # the C scanner needs json.decoder in sys.modules to raise; json_lite must still raise
-    code = ("import sys\nfrom toolkit.store import json_lite\nassert 'json' not in sys.modules\n"
-            "for bad in ('{bad', '[1,', '{\"a\" 1}', 'nul'):\n"
-            "    try:\n        json_lite.loads(bad)\n    except ValueError:\n        pass\n"
-            "    else:\n        raise SystemExit(bad)\n")
+    code = (
+        "import sys\nfrom toolkit.store import json_lite\nassert 'json' not in sys.modules\n"
+        "for bad in ('{bad', '[1,', '{\"a\" 1}', 'nul'):\n"
+        "    try:\n        json_lite.loads(bad)\n    except ValueError:\n        pass\n"
+        "    else:\n        raise SystemExit(bad)\n"
+    )
     p = subprocess.run([script("python"), "-c", code], capture_output=True, text=True, env=env())
     assert p.returncode == 0, p.stderr
 
@@ -332,20 +447,36 @@ def test_json_lite_edges():
         json_lite.dumps({"a": object()})
 
 
-HOOK_PAYLOAD = json.dumps({
-    "session_id": "s1", "cwd": "/", "hook_event_name": "PostToolUse",
-    "tool_name": "AskUserQuestion", "tool_use_id": "tu-imports",
-    "tool_input": {"questions": [{"question": "Ship it? <gstack-qid:ship-todos-create>",
-                                  "options": ["A) Accept (recommended)", "B) Skip"]}]},
-    "tool_response": {"answers": {"Ship it? <gstack-qid:ship-todos-create>": "A) Accept"}},
-})
+HOOK_PAYLOAD = json.dumps(
+    {
+        "session_id": "s1",
+        "cwd": "/",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "AskUserQuestion",
+        "tool_use_id": "tu-imports",
+        "tool_input": {
+            "questions": [
+                {
+                    "question": "Ship it? <gstack-qid:ship-todos-create>",
+                    "options": ["A) Accept (recommended)", "B) Skip"],
+                }
+            ]
+        },
+        "tool_response": {"answers": {"Ship it? <gstack-qid:ship-todos-create>": "A) Accept"}},
+    }
+)
 
 
 @pytest.mark.parametrize("event", ["pre-tool-use", "post-tool-use"])
 def test_agent_hooks_load_neither_click_nor_heavy_libraries(tmp_path, event):
-    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path), GSTACK_HOME=str(tmp_path),
-                  PLANTUNE_DB=str(tmp_path / "plantune.db"), PLANTUNE_MIRROR=None,
-                  GSTACK_PROJECT_SLUG="imports")
+    environ = env(
+        HOME=str(tmp_path),
+        GSTACK_STATE_ROOT=str(tmp_path),
+        GSTACK_HOME=str(tmp_path),
+        PLANTUNE_DB=str(tmp_path / "plantune.db"),
+        PLANTUNE_MIRROR=None,
+        GSTACK_PROJECT_SLUG="imports",
+    )
     subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
     mods = _top(imported_modules("plantune", ["hook", event], environ, stdin=HOOK_PAYLOAD))
     assert not (mods & (HEAVY | {"click"})), mods & (HEAVY | {"click"})
@@ -365,12 +496,30 @@ def _marker_by_regex(text):
     m = _MARKER_RE.search(text)
     if not m:
         return None, jscompat.js_trim(text)
-    return m.group(1).lower(), jscompat.js_trim(text[: m.start()] + text[m.end():])
+    return m.group(1).lower(), jscompat.js_trim(text[: m.start()] + text[m.end() :])
 
 
-_marker_bits = st.sampled_from(["<gstack-qid:", "<GSTACK-QID:", "<gstack-qid", ">", "<", ":",
-                                "ship-x", "A", "9", "-", " ", "\n", "x" * 63, "y" * 65,
-                                "\u212a", "\u017f", "é"])
+_marker_bits = st.sampled_from(
+    [
+        "<gstack-qid:",
+        "<GSTACK-QID:",
+        "<gstack-qid",
+        ">",
+        "<",
+        ":",
+        "ship-x",
+        "A",
+        "9",
+        "-",
+        " ",
+        "\n",
+        "x" * 63,
+        "y" * 65,
+        "\u212a",
+        "\u017f",
+        "é",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -383,26 +532,51 @@ def test_marker_search_matches_the_regex(text):
 
 def test_pre_tool_use_needs_neither_json_nor_hashlib(tmp_path):
     """(``re`` comes in with the door classifier, which reads the question's text.)"""
-    payload = json.dumps({
-        "session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse",
-        "tool_name": "AskUserQuestion", "tool_use_id": "t",
-        "tool_input": {"questions": [{
-            "question": "Polish the changelog? <gstack-qid:ship-changelog-voice-polish>",
-            "options": ["A) Polish it (recommended)", "B) Ship as is"]}]}})
-    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path), GSTACK_HOME=str(tmp_path),
-                  PLANTUNE_DB=str(tmp_path / "plantune.db"))
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": "/",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "AskUserQuestion",
+            "tool_use_id": "t",
+            "tool_input": {
+                "questions": [
+                    {
+                        "question": "Polish the changelog? <gstack-qid:ship-changelog-voice-polish>",
+                        "options": ["A) Polish it (recommended)", "B) Ship as is"],
+                    }
+                ]
+            },
+        }
+    )
+    environ = env(
+        HOME=str(tmp_path),
+        GSTACK_STATE_ROOT=str(tmp_path),
+        GSTACK_HOME=str(tmp_path),
+        PLANTUNE_DB=str(tmp_path / "plantune.db"),
+    )
     subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
     mods = imported_modules("plantune", ["hook", "pre-tool-use"], environ, stdin=payload)
     assert not (mods & {"json", "hashlib"}), mods & {"json", "hashlib"}
 
 
 HOOK_PIECES = list(" \t\n\u00a0aZk9_.-():]/\u00e9\u212a") + [
-    "A)", "12.", "123:", "mcp__", "__AskUserQuestion", "(recommended)", "x" * 70]
+    "A)",
+    "12.",
+    "123:",
+    "mcp__",
+    "__AskUserQuestion",
+    "(recommended)",
+    "x" * 70,
+]
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.one_of(st.lists(st.sampled_from(HOOK_PIECES), max_size=10).map("".join),
-                 st.text(max_size=20)))
+@given(
+    st.one_of(
+        st.lists(st.sampled_from(HOOK_PIECES), max_size=10).map("".join), st.text(max_size=20)
+    )
+)
 def test_hook_string_readers_follow_their_patterns(text):
     from toolkit.claude import hooks
     from toolkit.claude import payload as claude_payload
@@ -416,7 +590,8 @@ def test_hook_string_readers_follow_their_patterns(text):
     assert claude_payload._letter_prefix_end(text) == (m.end() if m else None), text
     assert claude_payload._slug_words(text) == pattern("non_slug").sub("-", text), text
     assert hooks._safe_component(text) == (
-        bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")), text
+        bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")
+    ), text
 
 
 def test_word_index_cache_loads_in_shards_and_replaces_other_formats(tmp_path, monkeypatch):
@@ -449,13 +624,14 @@ def test_json_lite_indented_dumps_is_json_dumps(value, ensure_ascii):
     from toolkit.store import json_lite
 
     assert json_lite.dumps(value, indent=2, ensure_ascii=ensure_ascii) == json.dumps(
-        value, indent=2, ensure_ascii=ensure_ascii)
+        value, indent=2, ensure_ascii=ensure_ascii
+    )
 
 
 def test_json_lite_indented_dumps_keys_and_refusals():
     from toolkit.store import json_lite
 
-    value = {1: [], 2.5: {}, True: None, None: [1.0, float("inf")], "k": (1, "é")}
+    value = {1: None, 2.5: {}, None: [1.0, float("inf")], "k": (1, "é")}
     assert json_lite.dumps(value, indent=2) == json.dumps(value, indent=2)
     loop = []
     loop.append(loop)
@@ -468,9 +644,14 @@ def test_json_lite_indented_dumps_keys_and_refusals():
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10**6, 10**6),
-                 st.integers(-10**9, 10**9).map(lambda n: n / 2000),
-                 st.integers(-10**9, 10**9).map(lambda n: n / 1000)))
+@given(
+    st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.integers(-(10**6), 10**6),
+        st.integers(-(10**9), 10**9).map(lambda n: n / 2000),
+        st.integers(-(10**9), 10**9).map(lambda n: n / 1000),
+    )
+)
 def test_round3_is_decimal_half_up(x):
     from decimal import ROUND_HALF_UP, Decimal
 
@@ -487,13 +668,20 @@ def test_round3_is_decimal_half_up(x):
 
 
 def test_derive_imports_no_json_hashlib_decimal_or_re(tmp_path):
-    environ = env(HOME=str(tmp_path), GSTACK_STATE_ROOT=str(tmp_path),
-                  GSTACK_HOME=str(tmp_path), PLANTUNE_DB=str(tmp_path / "plantune.db"),
-                  GSTACK_QUESTION_LOG_NO_DERIVE="1", PLANTUNE_MIRROR=None)
+    environ = env(
+        HOME=str(tmp_path),
+        GSTACK_STATE_ROOT=str(tmp_path),
+        GSTACK_HOME=str(tmp_path),
+        PLANTUNE_DB=str(tmp_path / "plantune.db"),
+        GSTACK_QUESTION_LOG_NO_DERIVE="1",
+        PLANTUNE_MIRROR=None,
+    )
     subprocess.run([script("plantune"), "init"], env=environ, check=True, capture_output=True)
-    subprocess.run([script("gstack-question-log"), EVENT], env=environ, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [script("gstack-question-log"), EVENT], env=environ, check=True, capture_output=True
+    )
     mods = imported_modules("gstack-developer-profile", ["--derive"], environ)
     assert "toolkit.gstack.compat_profile" in mods
     assert not (mods & {"json", "hashlib", "decimal", "re"}), sorted(
-        mods & {"json", "hashlib", "decimal", "re"})
+        mods & {"json", "hashlib", "decimal", "re"}
+    )

@@ -27,8 +27,19 @@ ALLOWED = {
 }
 # The package's own top-level modules: launch.py starts the command line.
 TOP_LEVEL = {"__init__": set(), "launch": {"cli"}}
-HEAVY = {"numpy", "pandas", "datasette", "nbclient", "nbformat", "matplotlib", "duckdb",
-         "pyarrow", "pyspark", "uvicorn", "papermill"}
+HEAVY = {
+    "numpy",
+    "pandas",
+    "datasette",
+    "nbclient",
+    "nbformat",
+    "matplotlib",
+    "duckdb",
+    "pyarrow",
+    "pyspark",
+    "uvicorn",
+    "papermill",
+}
 CLICK_ROOMS = {"cli"}
 
 
@@ -129,7 +140,7 @@ def test_no_import_circles_between_modules():
         state[node] = "open"
         for dep in sorted(graph[node]):
             if state.get(dep) == "open":
-                cycles.append(stack[stack.index(dep):] + [dep])
+                cycles.append(stack[stack.index(dep) :] + [dep])
             elif dep not in state:
                 visit(dep, stack + [dep])
         state[node] = "done"
@@ -148,8 +159,12 @@ def test_no_circles_between_rooms():
             continue
         for _, target in _imports(tree):
             parts = target.split(".")
-            if parts[0] == "toolkit" and len(parts) > 1 and parts[1] in ALLOWED \
-                    and parts[1] != room:
+            if (
+                parts[0] == "toolkit"
+                and len(parts) > 1
+                and parts[1] in ALLOWED
+                and parts[1] != room
+            ):
                 edges[room].add(parts[1])
     for room, deps in edges.items():
         for dep in deps:

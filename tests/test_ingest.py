@@ -7,20 +7,23 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.ingest import count, dump, line, write
-from toolkit.core import database
-from toolkit.store import db
-from toolkit.gstack import ingest
-from toolkit.gstack import ingest_jsonl
-from toolkit.gstack import ingest_state
-from toolkit.core import jscompat, questions
 from toolkit.cli.app import cli
+from toolkit.core import database, questions
+from toolkit.gstack import ingest, ingest_jsonl, ingest_state
+from toolkit.store import db
 
 
 def event(i, **kw):
-    rec = {"skill": "ship", "question_id": "ship-test-failure-triage",
-           "question_summary": f"tests failed ({i})", "user_choice": "fix-now",
-           "recommended": "fix-now", "source": "agent", "followed_recommendation": True,
-           "ts": f"2026-03-01T10:00:{i % 60:02d}.000Z"}
+    rec = {
+        "skill": "ship",
+        "question_id": "ship-test-failure-triage",
+        "question_summary": f"tests failed ({i})",
+        "user_choice": "fix-now",
+        "recommended": "fix-now",
+        "source": "agent",
+        "followed_recommendation": True,
+        "ts": f"2026-03-01T10:00:{i % 60:02d}.000Z",
+    }
     rec.update(kw)
     return rec
 
@@ -38,21 +41,45 @@ def three_projects(state_root):
     """alpha: a corrupt line and a truncated last line; beta: a pretty-printed record,
     preferences and events; gamma: a line with a wrong type."""
     root = str(state_root)
-    write(log_path(root, "alpha"),
-          line(event(1)) + line(event(2)) + '{"skill": "ship", "question_id": \n'
-          + line(event(3)) + '{"skill":"ship","question_id":"ship-x","quest')
-    pretty = json.dumps(event(9, question_id="plan-ceo-review-mode", user_choice="expand",
-                              recommended="hold", followed_recommendation=False), indent=2)
-    write(log_path(root, "beta"),
-          line(event(4)) + line(event(5)) + pretty + "\n" + line(event(6)))
-    write(os.path.join(root, "projects", "beta", "question-preferences.json"),
-          json.dumps({"ship-test-failure-triage": "never-ask", "x-y": "sometimes"}, indent=2))
-    write(os.path.join(root, "projects", "beta", "question-events.jsonl"),
-          line({"ts": "2026-03-01T09:00:00.000Z", "event_type": "preference-set",
-                "question_id": "ship-test-failure-triage", "preference": "never-ask",
-                "source": "plan-tune"}))
-    write(log_path(root, "gamma"),
-          line(event(7)) + line(event(8, options_count="many")) + line(event(10)))
+    write(
+        log_path(root, "alpha"),
+        line(event(1))
+        + line(event(2))
+        + '{"skill": "ship", "question_id": \n'
+        + line(event(3))
+        + '{"skill":"ship","question_id":"ship-x","quest',
+    )
+    pretty = json.dumps(
+        event(
+            9,
+            question_id="plan-ceo-review-mode",
+            user_choice="expand",
+            recommended="hold",
+            followed_recommendation=False,
+        ),
+        indent=2,
+    )
+    write(log_path(root, "beta"), line(event(4)) + line(event(5)) + pretty + "\n" + line(event(6)))
+    write(
+        os.path.join(root, "projects", "beta", "question-preferences.json"),
+        json.dumps({"ship-test-failure-triage": "never-ask", "x-y": "sometimes"}, indent=2),
+    )
+    write(
+        os.path.join(root, "projects", "beta", "question-events.jsonl"),
+        line(
+            {
+                "ts": "2026-03-01T09:00:00.000Z",
+                "event_type": "preference-set",
+                "question_id": "ship-test-failure-triage",
+                "preference": "never-ask",
+                "source": "plan-tune",
+            }
+        ),
+    )
+    write(
+        log_path(root, "gamma"),
+        line(event(7)) + line(event(8, options_count="many")) + line(event(10)),
+    )
     return root
 
 
@@ -63,20 +90,24 @@ def test_three_projects_counts_skips_rerun_and_append(three_projects, conn):
     alpha, beta, gamma = (log_path(root, s) for s in ("alpha", "beta", "gamma"))
     # each skip is reported as file:line: reason
     assert f"{alpha}:3: invalid JSON\n" in r.stderr
-    assert (f"{alpha}:5: truncated last line (no newline at end of file); left for the next run"
-            in r.stderr)
+    assert (
+        f"{alpha}:5: truncated last line (no newline at end of file); left for the next run"
+        in r.stderr
+    )
     assert f"{gamma}:2: options_count must be integer in [1, 26]\n" in r.stderr
     assert f"{beta}:3: note: multi-line JSON record (lines 3-" in r.stderr
     assert "projects/alpha/question-log.jsonl: 3 imported, 0 duplicate, 2 skipped" in r.stdout
     assert "projects/beta/question-log.jsonl: 4 imported, 0 duplicate, 0 skipped" in r.stdout
     assert "projects/gamma/question-log.jsonl: 2 imported, 0 duplicate, 1 skipped" in r.stdout
     assert r.stdout.rstrip().splitlines()[-1] == (
-        "Ingested 5 files from 3 projects: 12 imported, 0 duplicate, 3 skipped.")
+        "Ingested 5 files from 3 projects: 12 imported, 0 duplicate, 3 skipped."
+    )
     assert count(conn) == 9
     assert count(conn, where="project = 'beta'") == 4
     pretty = conn.execute(
         "SELECT user_choice, followed_recommendation, raw_json FROM question_log"
-        " WHERE question_id = 'plan-ceo-review-mode'").fetchone()
+        " WHERE question_id = 'plan-ceo-review-mode'"
+    ).fetchone()
     assert pretty["user_choice"] == "expand" and pretty["followed_recommendation"] == 0
     assert "\n" not in pretty["raw_json"]
     before = dump(conn)
@@ -115,9 +146,16 @@ def test_second_run_reads_nothing_and_a_full_rescan_changes_nothing(three_projec
 
 def test_imported_rows_keep_original_fields_and_say_where_they_came_from(state_root, conn):
     path = log_path(state_root, "p")
-    hand = {"skill": "ship", "question_id": "ship-adhoc", "question_summary": "Ship it?",
-            "user_choice": "yes", "ts": "2025-12-24T08:00:00.000Z", "distilled_at": "x",
-            "custom": {"a": [1, 2]}, "phase": "ENG"}
+    hand = {
+        "skill": "ship",
+        "question_id": "ship-adhoc",
+        "question_summary": "Ship it?",
+        "user_choice": "yes",
+        "ts": "2025-12-24T08:00:00.000Z",
+        "distilled_at": "x",
+        "custom": {"a": [1, 2]},
+        "phase": "ENG",
+    }
     # spaces after separators: not how gstack writes, kept as written anyway
     write(path, json.dumps(hand) + "\n")
     ingest.ingest_state_root(conn, state_root)
@@ -151,8 +189,9 @@ def test_an_event_recorded_live_is_a_duplicate_when_its_mirror_line_is_imported(
 
 
 def test_numbers_written_the_js_way_still_match_the_live_key(state_root, conn):
-    rec = questions.validate_event(event(1, confidence=2.0, big=12345678901234567890,
-                                         nested=[1.0, {"x": 0.5}]))
+    rec = questions.validate_event(
+        event(1, confidence=2.0, big=12345678901234567890, nested=[1.0, {"x": 0.5}])
+    )
     questions.record_event(conn, rec, "p")
     mirrored = line(rec)
     assert '"confidence":2,' in mirrored and '"big":12345678901234567000' in mirrored
@@ -189,8 +228,10 @@ def test_skips_each_kind_of_bad_line(state_root, conn):
 
 def test_an_over_long_line_is_skipped_without_reading_it_whole(state_root, conn, monkeypatch):
     monkeypatch.setattr(ingest_jsonl, "MAX_LINE_BYTES", 64)
-    write(log_path(state_root, "p"),
-          line(event(1, question_summary="x" * 300)) + line({"skill": "a"}) + "{}\n")
+    write(
+        log_path(state_root, "p"),
+        line(event(1, question_summary="x" * 300)) + line({"skill": "a"}) + "{}\n",
+    )
     report = ingest.ingest_state_root(conn, state_root).files[0]
     first = [(i.line, i.message) for i in report.issues if i.skip][0]
     assert first[0] == 1 and first[1].startswith("line longer than")
@@ -198,12 +239,18 @@ def test_an_over_long_line_is_skipped_without_reading_it_whole(state_root, conn,
 
 
 def test_an_unfinished_block_reports_its_first_line_and_reads_the_rest(state_root, conn):
-    write(log_path(state_root, "p"),
-          '{"skill": "ship",\n' + line(event(1)) + '{\n  "skill": "ship"\n' + "garbage\n")
+    write(
+        log_path(state_root, "p"),
+        '{"skill": "ship",\n' + line(event(1)) + '{\n  "skill": "ship"\n' + "garbage\n",
+    )
     report = ingest.ingest_state_root(conn, state_root).files[0]
     assert report.imported == 1
     assert [(i.line, i.message) for i in report.issues if i.skip] == [
-        (1, "invalid JSON"), (3, "invalid JSON"), (4, "invalid JSON"), (5, "invalid JSON")]
+        (1, "invalid JSON"),
+        (3, "invalid JSON"),
+        (4, "invalid JSON"),
+        (5, "invalid JSON"),
+    ]
 
 
 def test_a_partial_last_line_is_read_once_it_is_complete(state_root, conn):
@@ -255,8 +302,10 @@ def test_strict_fails_on_the_first_skip_and_keeps_nothing_from_that_file(state_r
     write(path, "".join(line(event(i)) for i in range(3)) + "not json\n" + line(event(9)))
     r = invoke(str(state_root), "--strict")
     assert r.exit_code == 1
-    assert (f"Error: {path}:4: invalid JSON (--strict: stopped, this run imported nothing"
-            " from this file)") in r.stderr
+    assert (
+        f"Error: {path}:4: invalid JSON (--strict: stopped, this run imported nothing"
+        " from this file)"
+    ) in r.stderr
     assert count(conn) == 0
     assert count(conn, "ingest_state") == 0
     r = invoke(str(state_root))
@@ -320,8 +369,9 @@ def test_progress_bar_on_a_terminal(monkeypatch, state_root, conn):
     monkeypatch.setattr(cli_ingest, "PROGRESS_MIN_BYTES", 1)
     ticks = []
     bar = cli_ingest._Progress(enabled=True)
-    monkeypatch.setattr(cli_ingest.click, "progressbar",
-                        lambda **kw: ticks.append(kw["length"]) or _FakeBar(ticks))
+    monkeypatch.setattr(
+        cli_ingest.click, "progressbar", lambda **kw: ticks.append(kw["length"]) or _FakeBar(ticks)
+    )
     ingest.ingest_state_root(conn, state_root, progress=bar)
     bar.close()
     size = os.path.getsize(log_path(state_root, "p"))
@@ -375,22 +425,29 @@ def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monke
     serial = ingest.ingest_state_root(other, state_root).files[0]
     # Transaction counts and lock times depend on the clock, not on the input.
     timing = ("transactions", "lock_max_ms")
-    assert ({k: v for k, v in parallel.as_dict().items() if k not in timing}
-            == {k: v for k, v in serial.as_dict().items() if k not in timing})
+    assert {k: v for k, v in parallel.as_dict().items() if k not in timing} == {
+        k: v for k, v in serial.as_dict().items() if k not in timing
+    }
     assert parallel.imported == 4_000 - 5 - 4
     cols = "event_key, project, ts, question_summary, door_class, door_reason, raw_json"
-    assert (conn.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall()
-            == other.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall())
+    assert (
+        conn.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall()
+        == other.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall()
+    )
 
 
 def test_unpaired_surrogates_from_js_are_stored_as_replacement_characters(state_root, conn):
     # JS slicing a summary in the middle of an emoji leaves half of it; JSON.stringify
     # writes it as an escape.
-    text = ('{"skill":"ship","question_id":"ship-x","question_summary":"Ship \\ud83d",'
-            '"user_choice":"yes","ts":"2026-03-01T10:00:00.000Z","note":"\\udc00"}')
+    text = (
+        '{"skill":"ship","question_id":"ship-x","question_summary":"Ship \\ud83d",'
+        '"user_choice":"yes","ts":"2026-03-01T10:00:00.000Z","note":"\\udc00"}'
+    )
     write(log_path(state_root, "p"), text + "\n")
-    write(os.path.join(str(state_root), "projects", "p", "question-preferences.json"),
-          '{"a-\\ud800": "never-ask"}')
+    write(
+        os.path.join(str(state_root), "projects", "p", "question-preferences.json"),
+        '{"a-\\ud800": "never-ask"}',
+    )
     summary = ingest.ingest_state_root(conn, state_root)
     assert summary.imported == 2 and summary.skipped == 0
     row = conn.execute("SELECT question_summary, extra_json, raw_json FROM question_log").fetchone()
@@ -406,8 +463,11 @@ def test_imports_classify_doors_like_every_other_writer(tmp_path):
 
     registry = doors.bundled_door_types()
     for qid, skill, category, summary in [
-            ("hook-abc", "unknown", None, "Drop Table users"),
-            ("ship-release-pipeline-missing", "ship", "approval", "fix the test"),
-            ("x-y", "cso", "approval", "ship it"), ("x-y", "ship", "routing", "Ｄelete it")]:
+        ("hook-abc", "unknown", None, "Drop Table users"),
+        ("ship-release-pipeline-missing", "ship", "approval", "fix the test"),
+        ("x-y", "cso", "approval", "ship it"),
+        ("x-y", "ship", "routing", "Ｄelete it"),
+    ]:
         assert ingest_jsonl._classify(qid, skill, category, summary, registry) == doors.decide(
-            qid, skill, category, summary, registry)
+            qid, skill, category, summary, registry
+        )

@@ -7,10 +7,8 @@ import sqlite3
 import subprocess
 import time
 
-from toolkit.core import database
-from toolkit.store import db
-
 from tests.helpers import script
+from toolkit.core import database
 
 LINES = 25_000  # five batches
 
@@ -55,13 +53,18 @@ def test_sigkill_halfway_then_rerun(state_root, db_file):
                 '{"skill":"ship","question_id":"ship-test-failure-triage","question_summary":'
                 f'"tests failed in shard {i}","user_choice":"fix-now","recommended":"fix-now",'
                 f'"session_id":"s-{i // 50}","source":"agent","followed_recommendation":true,'
-                f'"ts":"2026-03-01T10:{i // 1000 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"}}\n')
+                f'"ts":"2026-03-01T10:{i // 1000 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"}}\n'
+            )
     database.connect(db_file).close()  # schema in place before the race starts
 
     # Worker processes prepare the rows (the way a file over 8 MB is read).
     env = dict(os.environ, PLANTUNE_INGEST_WORKERS="1")
-    proc = subprocess.Popen([script("plantune"), "ingest", str(state_root)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("plantune"), "ingest", str(state_root)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     workers = []
     at_kill = 0
     deadline = time.monotonic() + 120
@@ -86,12 +89,14 @@ def test_sigkill_halfway_then_rerun(state_root, db_file):
         assert offset == len(b"".join(fh.readline() for _ in range(line_no)))
     conn.close()
 
-    rerun = subprocess.run([script("plantune"), "ingest", str(state_root), "--json"],
-                           capture_output=True, text=True)
+    rerun = subprocess.run(
+        [script("plantune"), "ingest", str(state_root), "--json"], capture_output=True, text=True
+    )
     assert rerun.returncode == 0, rerun.stderr
     conn = sqlite3.connect(db_file)
-    assert conn.execute("SELECT count(*), count(DISTINCT event_key) FROM question_log"
-                        ).fetchone() == (LINES, LINES)
+    assert conn.execute(
+        "SELECT count(*), count(DISTINCT event_key) FROM question_log"
+    ).fetchone() == (LINES, LINES)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     assert f'"imported": {LINES - committed},' in rerun.stdout

@@ -12,10 +12,8 @@ import pytest
 from tests.helpers import script
 from tests.helpers.hooks import make_repo, payload, question
 from toolkit.core import database
+from toolkit.gstack import ingest, ingest_state
 from toolkit.store import db
-from toolkit.gstack import ingest
-from toolkit.gstack import ingest_state
-
 
 
 def write_log(state_root, lines, project="bulk"):
@@ -23,13 +21,24 @@ def write_log(state_root, lines, project="bulk"):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
         for i in range(lines):
-            fh.write(json.dumps({
-                "skill": "ship", "question_id": "ship-test-failure-triage" if i % 3 else
-                f"hook-{i:010x}", "question_summary": f"Tests failed in shard {i}; fix now?",
-                "user_choice": "fix-now", "recommended": "fix-now", "session_id": f"s-{i // 40}",
-                "source": "agent", "followed_recommendation": True,
-                "ts": f"2026-03-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}"
-                      f":{i % 60:02d}.000Z"}, separators=(",", ":")) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "skill": "ship",
+                        "question_id": "ship-test-failure-triage" if i % 3 else f"hook-{i:010x}",
+                        "question_summary": f"Tests failed in shard {i}; fix now?",
+                        "user_choice": "fix-now",
+                        "recommended": "fix-now",
+                        "session_id": f"s-{i // 40}",
+                        "source": "agent",
+                        "followed_recommendation": True,
+                        "ts": f"2026-03-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}"
+                        f":{i % 60:02d}.000Z",
+                    },
+                    separators=(",", ":"),
+                )
+                + "\n"
+            )
     return path
 
 
@@ -42,8 +51,12 @@ def count(db_file, where=""):
 
 
 def start_ingest(state_root):
-    return subprocess.Popen([script("plantune"), "ingest", str(state_root), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [script("plantune"), "ingest", str(state_root), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_rows(proc, db_file):
@@ -64,11 +77,20 @@ def hooks_during_ingest(tmp_path, state_root, db_file, lines, hooks=8):
     started = []
     for i in range(hooks):
         text = f"Hook question {i}: ship it?"
-        data = payload([question(text, ["Yes", "No"])], {"answers": {text: "Yes"}},
-                       cwd=repo, tool_use_id=f"tu-{i}")
-        started.append(subprocess.Popen(
-            [script("plantune"), "hook", "post-tool-use"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        data = payload(
+            [question(text, ["Yes", "No"])],
+            {"answers": {text: "Yes"}},
+            cwd=repo,
+            tool_use_id=f"tu-{i}",
+        )
+        started.append(
+            subprocess.Popen(
+                [script("plantune"), "hook", "post-tool-use"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        )
         started[-1].stdin.write(json.dumps(data).encode())
         started[-1].stdin.close()
     results = [(p.wait(timeout=60), p.stdout.read(), p.stderr.read()) for p in started]
@@ -86,8 +108,7 @@ def check_hooks(state_root, db_file, results, hooks=8):
     assert not errors.exists() or "locked" not in errors.read_text(), errors.read_text()
     # Every answer reached the database directly: nothing had to wait in the spool.
     spool_dir = state_root / "spool"
-    assert not spool_dir.exists() or not [n for n in os.listdir(spool_dir)
-                                          if n.endswith(".json")]
+    assert not spool_dir.exists() or not [n for n in os.listdir(spool_dir) if n.endswith(".json")]
     assert count(db_file, "WHERE source = 'hook'") == hooks
     with open(state_root / "projects" / "acme-web" / "question-log.jsonl") as fh:
         assert len(fh.readlines()) == hooks
@@ -126,11 +147,10 @@ def test_batches_follow_the_lock_target(state_root, conn, monkeypatch):
     assert report.transactions >= 1 + 2_000 // ingest_state.MIN_WRITE_ROWS
     assert [n for _, n in saved] == sorted(n for _, n in saved)
     assert saved[-1][1] == 3_000
-    with open(os.path.join(str(state_root), "projects", "bulk", "question-log.jsonl"),
-              "rb") as fh:
+    with open(os.path.join(str(state_root), "projects", "bulk", "question-log.jsonl"), "rb") as fh:
         data = fh.read()
     for offset, line_no in saved:  # every saved offset ends exactly its line
-        assert data[:offset].count(b"\n") == line_no and data[offset - 1:offset] == b"\n"
+        assert data[:offset].count(b"\n") == line_no and data[offset - 1 : offset] == b"\n"
 
 
 def test_next_chunk_adapts_to_the_measured_rate():

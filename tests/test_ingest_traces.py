@@ -13,7 +13,9 @@ def invoke(*args):
 
 def test_ingest_traces_finds_projects_and_is_idempotent(conn, project, tmp_path):
     for s in ("a", "b"):
-        assert invoke("guidance", "run", "--session", s, "--project-dir", str(project)).exit_code == 0
+        assert (
+            invoke("guidance", "run", "--session", s, "--project-dir", str(project)).exit_code == 0
+        )
     index = project / ".plantune" / "trace" / "index.jsonl"
     with open(index, "a") as f:
         f.write("{broken\n")

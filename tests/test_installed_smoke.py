@@ -15,17 +15,41 @@ import pytest
 
 from tests.helpers import script
 
-PAYLOAD = {"skill": "ship", "question_id": "ship-todos-create",
-           "question_summary": "Create TODOS.md?", "user_choice": "accept", "source": "agent"}
+PAYLOAD = {
+    "skill": "ship",
+    "question_id": "ship-todos-create",
+    "question_summary": "Create TODOS.md?",
+    "user_choice": "accept",
+    "source": "agent",
+}
 RANK_REQUEST = {
-    "session_id": "smoke", "chain_id": "smoke", "phase": "eng", "budget": 6,
+    "session_id": "smoke",
+    "chain_id": "smoke",
+    "phase": "eng",
+    "budget": 6,
     "findings": [
-        {"id": "eng-missing-index", "summary": "Add an index on orders.user_id", "severity": 2,
-         "irreversibility": 0, "decision_matters": 2, "door_type": None, "kind": "finding",
-         "recommended": "fix-now", "options": ["fix-now", "defer"]},
-        {"id": "eng-cache-ttl", "summary": "Cache TTL is short", "severity": 0,
-         "irreversibility": 1, "decision_matters": 1, "door_type": None, "kind": "finding",
-         "recommended": "defer", "options": ["fix-now", "defer"]},
+        {
+            "id": "eng-missing-index",
+            "summary": "Add an index on orders.user_id",
+            "severity": 2,
+            "irreversibility": 0,
+            "decision_matters": 2,
+            "door_type": None,
+            "kind": "finding",
+            "recommended": "fix-now",
+            "options": ["fix-now", "defer"],
+        },
+        {
+            "id": "eng-cache-ttl",
+            "summary": "Cache TTL is short",
+            "severity": 0,
+            "irreversibility": 1,
+            "decision_matters": 1,
+            "door_type": None,
+            "kind": "finding",
+            "recommended": "defer",
+            "options": ["fix-now", "defer"],
+        },
     ],
 }
 
@@ -38,8 +62,15 @@ def sh(tmp_path, state_root):
     env = dict(os.environ, GSTACK_PROJECT_SLUG="smoke-project")
 
     def run(name, *args, input=None, ok=True, timeout=300):
-        p = subprocess.run([script(name), *args], input=input, capture_output=True, text=True,
-                           cwd=work, env=env, timeout=timeout)
+        p = subprocess.run(
+            [script(name), *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            cwd=work,
+            env=env,
+            timeout=timeout,
+        )
         if ok:
             assert p.returncode == 0, f"{name} {' '.join(args)}: {p.stderr}"
             assert "Traceback" not in p.stderr
@@ -55,14 +86,30 @@ def test_first_run_of_every_console_script(sh, state_root, tmp_path):
 
     # The question log, through the compat script and the plantune command.
     sh("gstack-question-log", json.dumps(PAYLOAD))
-    sh("plantune", "log", json.dumps({**PAYLOAD, "question_id": "ship-changelog-voice",
-                                      "question_summary": "Changelog voice?", "phase": "eng"}))
+    sh(
+        "plantune",
+        "log",
+        json.dumps(
+            {
+                **PAYLOAD,
+                "question_id": "ship-changelog-voice",
+                "question_summary": "Changelog voice?",
+                "phase": "eng",
+            }
+        ),
+    )
     # Preferences and checks.
     assert sh("plantune", "check", "ship-todos-create").stdout.strip() == "ASK_NORMALLY"
-    sh("gstack-question-preference", "--write", json.dumps(
-        {"question_id": "ship-todos-create", "preference": "never-ask", "source": "plan-tune"}))
+    sh(
+        "gstack-question-preference",
+        "--write",
+        json.dumps(
+            {"question_id": "ship-todos-create", "preference": "never-ask", "source": "plan-tune"}
+        ),
+    )
     assert sh("gstack-question-preference", "--check", "ship-todos-create").stdout.startswith(
-        "AUTO_DECIDE")
+        "AUTO_DECIDE"
+    )
     assert "ship-todos-create" in sh("plantune", "pref", "list").stdout
     assert sh("plantune", "pref", "stats").returncode == 0
     assert "NEVER_ASK: 1" in sh("gstack-question-preference", "--stats").stdout
@@ -70,27 +117,38 @@ def test_first_run_of_every_console_script(sh, state_root, tmp_path):
     # The profile scripts.
     assert sh("gstack-developer-profile", "--derive").stdout.startswith("DERIVE: ok")
     assert set(json.loads(sh("gstack-developer-profile", "--gap").stdout)) == {
-        "declared", "inferred", "gap"}
+        "declared",
+        "inferred",
+        "gap",
+    }
     assert "TIER: introduction" in sh("gstack-builder-profile").stdout
     assert sh("plantune", "profile", "show").stdout.startswith("Profile for smoke-project")
 
     # Pacing, through the hook-side script and the plantune command.
     ranked = json.loads(sh("gstack-pacing-rank", input=json.dumps(RANK_REQUEST)).stdout)
     assert {"surface", "silent_decisions", "budget"} <= set(ranked)
-    again = sh("plantune", "pacing", "rank", input=json.dumps({**RANK_REQUEST, "session_id": "s2",
-                                                              "chain_id": "s2"}))
+    again = sh(
+        "plantune",
+        "pacing",
+        "rank",
+        input=json.dumps({**RANK_REQUEST, "session_id": "s2", "chain_id": "s2"}),
+    )
     assert "surface" in json.loads(again.stdout)
 
     # A simulated history, a calibration, the notebooks and the server.
     sh("plantune", "simulate", "--days", "30", "--seed", "3")
     assert "Stored as calibration 1" in sh("plantune", "calibrate", "--include-synthetic").stdout
     nb_out = tmp_path / "executed"
-    ran = sh("plantune", "notebooks", "run", "--include-synthetic", "--out", str(nb_out),
-             timeout=900).stdout
+    ran = sh(
+        "plantune", "notebooks", "run", "--include-synthetic", "--out", str(nb_out), timeout=900
+    ).stdout
     assert "2 notebooks executed" in ran
     assert sorted(p.name for p in nb_out.iterdir()) == [
-        "01_question_log_distributions.html", "01_question_log_distributions.ipynb",
-        "02_calibrate_surface_threshold.html", "02_calibrate_surface_threshold.ipynb"]
+        "01_question_log_distributions.html",
+        "01_question_log_distributions.ipynb",
+        "02_calibrate_surface_threshold.html",
+        "02_calibrate_surface_threshold.ipynb",
+    ]
     page = sh("plantune", "serve", "--get", "/plantune/question_events.json?_shape=array").stdout
     assert any(row["question_id"] == "ship-todos-create" for row in json.loads(page))
 

@@ -20,8 +20,14 @@ pytestmark = pytest.mark.slow(reason="installs plantune into new environments")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
 PYVER = "python%d.%d" % sys.version_info[:2]
-COMMANDS = ("plantune", "gstack-question-log", "gstack-question-preference",
-            "gstack-developer-profile", "gstack-builder-profile", "gstack-pacing-rank")
+COMMANDS = (
+    "plantune",
+    "gstack-question-log",
+    "gstack-question-preference",
+    "gstack-developer-profile",
+    "gstack-builder-profile",
+    "gstack-pacing-rank",
+)
 SITECUSTOMIZE = (
     "import os\n"
     "if os.environ.get('SITE_MARKER'):\n"
@@ -56,16 +62,19 @@ def bare_wheel(wheel, tmp_path_factory):
         metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
         record = next(n for n in names if n.endswith(".dist-info/RECORD"))
         text = src.read(metadata).decode()
-        text = "".join(line for line in text.splitlines(keepends=True)
-                       if not line.startswith("Requires-Dist:"))
+        text = "".join(
+            line for line in text.splitlines(keepends=True) if not line.startswith("Requires-Dist:")
+        )
         data = text.encode()
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
         for name in names:
             if name == metadata:
                 dst.writestr(src.getinfo(name), data)
             elif name == record:
-                rows = [f"{metadata},sha256={digest},{len(data)}" if r.startswith(metadata + ",")
-                        else r for r in src.read(name).decode().splitlines()]
+                rows = [
+                    f"{metadata},sha256={digest},{len(data)}" if r.startswith(metadata + ",") else r
+                    for r in src.read(name).decode().splitlines()
+                ]
                 dst.writestr(src.getinfo(name), "\n".join(rows) + "\n")
             else:
                 dst.writestr(src.getinfo(name), src.read(name))
@@ -79,8 +88,9 @@ def _venv(path):
 
 
 def _pip_into(python, *args):
-    r = _run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet",
-              "--no-deps", *args])
+    r = _run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps", *args]
+    )
     assert r.returncode == 0, r.stderr
 
 
@@ -91,8 +101,12 @@ def _check_commands(bin_dir, site_packages, tmp_path):
     for name in COMMANDS:
         assert os.access(os.path.join(bin_dir, name), os.X_OK), name
     marker = tmp_path / "site-ran"
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SITE_MARKER": str(marker),
-           "GSTACK_STATE_ROOT": str(tmp_path / "state")}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "SITE_MARKER": str(marker),
+        "GSTACK_STATE_ROOT": str(tmp_path / "state"),
+    }
     pref = os.path.join(bin_dir, "gstack-question-preference")
     fast = _run([pref, "--help"], env=env)
     assert fast.returncode == 0, fast.stderr
@@ -108,8 +122,11 @@ def _check_commands(bin_dir, site_packages, tmp_path):
 def test_pip_install_into_a_venv(wheel, tmp_path):
     python = _venv(tmp_path / "venv")
     _pip_into(python, wheel)
-    _check_commands(str(tmp_path / "venv" / "bin"),
-                    str(tmp_path / "venv" / "lib" / PYVER / "site-packages"), tmp_path)
+    _check_commands(
+        str(tmp_path / "venv" / "bin"),
+        str(tmp_path / "venv" / "lib" / PYVER / "site-packages"),
+        tmp_path,
+    )
 
 
 def test_editable_install(tmp_path):
@@ -125,28 +142,39 @@ def test_pipx_install(bare_wheel, tmp_path):
     pipx = os.path.join(BIN, "pipx")
     if not os.access(pipx, os.X_OK):
         pytest.skip("pipx is not installed (pip install -e '.[test]' installs it)")
-    env = dict(os.environ, PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"),
-               PIPX_MAN_DIR=str(tmp_path / "man"))
+    env = dict(
+        os.environ,
+        PIPX_HOME=str(tmp_path / "pipx"),
+        PIPX_BIN_DIR=str(tmp_path / "bin"),
+        PIPX_MAN_DIR=str(tmp_path / "man"),
+    )
     r = _run([pipx, "install", "--python", sys.executable, bare_wheel], env=env)
     assert r.returncode == 0, r.stderr
-    _check_commands(str(tmp_path / "bin"),
-                    str(tmp_path / "pipx" / "venvs" / "plantune" / "lib" / PYVER / "site-packages"),
-                    tmp_path)
+    _check_commands(
+        str(tmp_path / "bin"),
+        str(tmp_path / "pipx" / "venvs" / "plantune" / "lib" / PYVER / "site-packages"),
+        tmp_path,
+    )
 
 
 def test_uv_tool_install(bare_wheel, tmp_path):
     uv = os.path.join(BIN, "uv")
     if not os.access(uv, os.X_OK):
         pytest.skip("uv is not installed (pip install -e '.[test]' installs it)")
-    env = dict(os.environ, UV_TOOL_DIR=str(tmp_path / "tools"),
-               UV_TOOL_BIN_DIR=str(tmp_path / "bin"), UV_CACHE_DIR=str(tmp_path / "cache"),
-               UV_PYTHON_DOWNLOADS="never")
-    r = _run([uv, "tool", "install", "--offline", "--python", sys.executable, bare_wheel],
-             env=env)
+    env = dict(
+        os.environ,
+        UV_TOOL_DIR=str(tmp_path / "tools"),
+        UV_TOOL_BIN_DIR=str(tmp_path / "bin"),
+        UV_CACHE_DIR=str(tmp_path / "cache"),
+        UV_PYTHON_DOWNLOADS="never",
+    )
+    r = _run([uv, "tool", "install", "--offline", "--python", sys.executable, bare_wheel], env=env)
     assert r.returncode == 0, r.stderr
-    _check_commands(str(tmp_path / "bin"),
-                    str(tmp_path / "tools" / "plantune" / "lib" / PYVER / "site-packages"),
-                    tmp_path)
+    _check_commands(
+        str(tmp_path / "bin"),
+        str(tmp_path / "tools" / "plantune" / "lib" / PYVER / "site-packages"),
+        tmp_path,
+    )
 
 
 def test_launcher_outside_any_venv_uses_python3_from_path(tmp_path):

@@ -14,9 +14,14 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def make(*args, env=None, timeout=60):
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, **(env or {})))
+    return subprocess.run(
+        ["make", "--no-print-directory", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ, **(env or {})),
+    )
 
 
 def test_building_the_venv_shows_pip_progress():
@@ -36,8 +41,10 @@ def test_make_notebooks_passes_allow_root_only_for_root():
 
 
 @pytest.mark.slow(reason="runs the whole demo")
-@pytest.mark.skipif(not os.path.exists(os.path.join(REPO_ROOT, ".venv", ".installed")),
-                    reason="make demo runs from the checkout's .venv")
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(REPO_ROOT, ".venv", ".installed")),
+    reason="make demo runs from the checkout's .venv",
+)
 def test_make_demo_prints_each_step_and_where_everything_is(tmp_path):
     root = tmp_path / "demo root"
     r = make("demo", f"DEMO_ROOT={root}", "DEMO_SERVE=0", "DEMO_DAYS=20", timeout=900)
@@ -52,5 +59,9 @@ def test_make_demo_prints_each_step_and_where_everything_is(tmp_path):
         "on port 8001",
     ]
     assert (root / "plantune.db").exists()
-    assert sorted(p.suffix for p in (root / "notebooks").iterdir()) == [".html", ".html",
-                                                                       ".ipynb", ".ipynb"]
+    assert sorted(p.suffix for p in (root / "notebooks").iterdir()) == [
+        ".html",
+        ".html",
+        ".ipynb",
+        ".ipynb",
+    ]

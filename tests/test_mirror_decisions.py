@@ -11,29 +11,50 @@ import pytest
 
 from tests.helpers import hotpath as hp
 from tests.helpers import script
-from toolkit.guidance import proposals as g
-from toolkit.guidance import apply
-from toolkit.guidance import files
-from toolkit.gstack import ingest, mirror
-from toolkit.pacing import rank as pacing
-from toolkit.pacing import decisions
 from toolkit.core import questions
+from toolkit.gstack import ingest, mirror
+from toolkit.guidance import apply, files
+from toolkit.guidance import proposals as g
+from toolkit.pacing import decisions
+from toolkit.pacing import rank as pacing
 
 PROJECT = "pacing-proj"
 TWO_WAY = "ship-changelog-voice-polish"  # registry: two-way, options accept|skip
 
 REQUEST = {
-    "session_id": "s1", "chain_id": "c1", "phase": "eng", "budget": 6, "skill": "plan-eng-review",
+    "session_id": "s1",
+    "chain_id": "c1",
+    "phase": "eng",
+    "budget": 6,
+    "skill": "plan-eng-review",
     "findings": [
-        {"id": "eng-missing-index", "summary": "Add an index on orders.user_id", "severity": 2,
-         "irreversibility": 0, "decision_matters": 2, "recommended": "fix-now",
-         "options": ["fix-now", "defer"]},
-        {"id": "test-coverage-bookclub-form", "summary": "Bookclub form has no tests",
-         "severity": 1, "irreversibility": 1, "decision_matters": 0, "recommended": "defer",
-         "options": ["add-tests", "defer"]},
-        {"id": "eng-cache-ttl", "summary": "Cache TTL is short", "severity": 0,
-         "irreversibility": 1, "decision_matters": 1, "recommended": "defer",
-         "options": ["fix-now", "defer"]},
+        {
+            "id": "eng-missing-index",
+            "summary": "Add an index on orders.user_id",
+            "severity": 2,
+            "irreversibility": 0,
+            "decision_matters": 2,
+            "recommended": "fix-now",
+            "options": ["fix-now", "defer"],
+        },
+        {
+            "id": "test-coverage-bookclub-form",
+            "summary": "Bookclub form has no tests",
+            "severity": 1,
+            "irreversibility": 1,
+            "decision_matters": 0,
+            "recommended": "defer",
+            "options": ["add-tests", "defer"],
+        },
+        {
+            "id": "eng-cache-ttl",
+            "summary": "Cache TTL is short",
+            "severity": 0,
+            "irreversibility": 1,
+            "decision_matters": 1,
+            "recommended": "defer",
+            "options": ["fix-now", "defer"],
+        },
     ],
 }
 
@@ -60,8 +81,9 @@ def test_silent_decisions_and_flips_reach_gstacks_question_log(state_root, conn)
     silent = [d["id"] for d in out["silent_decisions"]]
     assert silent  # the request makes Silent Decisions
     got = lines(log_path(state_root))
-    assert [(line["question_id"], line["source"], line["phase"], line["user_choice"])
-            for line in got] == [(qid, "auto-decided", "eng", "defer") for qid in silent]
+    assert [
+        (line["question_id"], line["source"], line["phase"], line["user_choice"]) for line in got
+    ] == [(qid, "auto-decided", "eng", "defer") for qid in silent]
     for line in got:
         # gstack's own writer would accept each line as it is (its readers count them).
         assert questions.validate_event(line) == line
@@ -76,7 +98,11 @@ def test_silent_decisions_and_flips_reach_gstacks_question_log(state_root, conn)
     assert "warning" not in flipped
     last = lines(log_path(state_root))[-1]
     assert (last["question_id"], last["source"], last["user_choice"], last["phase"]) == (
-        silent[0], "flip", "add-tests", "eng")
+        silent[0],
+        "flip",
+        "add-tests",
+        "eng",
+    )
     before = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
     assert ingest.ingest_state_root(conn, str(state_root)).imported == 0
 
@@ -89,8 +115,13 @@ def test_silent_decisions_and_flips_reach_gstacks_question_log(state_root, conn)
 
 def test_gstack_pacing_rank_mirrors_with_the_script(state_root, db_file):
     env = hp.env(GSTACK_PROJECT_SLUG=PROJECT)
-    p = subprocess.run([script("gstack-pacing-rank")], input=json.dumps(REQUEST),
-                       capture_output=True, text=True, env=env)
+    p = subprocess.run(
+        [script("gstack-pacing-rank")],
+        input=json.dumps(REQUEST),
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert p.returncode == 0, p.stderr
     silent = json.loads(p.stdout)["silent_decisions"]
     got = lines(log_path(state_root))
@@ -109,7 +140,8 @@ def test_a_mirror_failure_is_a_note_and_the_decisions_stay(state_root, conn):
     ranking = pacing.rank(conn, json.loads(json.dumps(REQUEST)), PROJECT)
     assert any("could not update" in n for n in ranking.notes), ranking.notes
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == len(
-        ranking.output["silent_decisions"])
+        ranking.output["silent_decisions"]
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -126,10 +158,17 @@ def project(tmp_path):
 
 def _history(conn, slug, n=5):
     for i in range(n):
-        rec = questions.validate_event({
-            "skill": "ship", "question_id": TWO_WAY, "question_summary": "Polish the voice?",
-            "user_choice": "accept", "recommended": "accept", "session_id": f"s{i % 2}",
-            "ts": f"2026-01-01T00:00:0{i}.000Z"})
+        rec = questions.validate_event(
+            {
+                "skill": "ship",
+                "question_id": TWO_WAY,
+                "question_summary": "Polish the voice?",
+                "user_choice": "accept",
+                "recommended": "accept",
+                "session_id": f"s{i % 2}",
+                "ts": f"2026-01-01T00:00:0{i}.000Z",
+            }
+        )
         assert questions.record_event(conn, rec, slug).status == "inserted"
 
 
@@ -151,27 +190,35 @@ def test_guidance_apply_is_seen_by_gstacks_files(state_root, conn, project):
         assert json.load(f) == {TWO_WAY: "never-ask"}
     assert oct(os.stat(prefs_path).st_mode & 0o777) == "0o600"
     events = lines(os.path.join(str(state_root), "projects", slug, "question-events.jsonl"))
-    assert [(e["event_type"], e["question_id"], e["preference"], e["source"]) for e in events] \
-        == [("preference-set", TWO_WAY, "never-ask", "plan-tune")]
+    assert [(e["event_type"], e["question_id"], e["preference"], e["source"]) for e in events] == [
+        ("preference-set", TWO_WAY, "never-ask", "plan-tune")
+    ]
     assert events[0]["proposal_id"] == applied["id"]
 
     # gstack's own check (here, the compat script reading through the database and the
     # files) answers from the applied preference.
     env = hp.env(GSTACK_PROJECT_SLUG=slug)
-    check = subprocess.run([script("gstack-question-preference"), "--check", TWO_WAY],
-                           capture_output=True, text=True, env=env)
+    check = subprocess.run(
+        [script("gstack-question-preference"), "--check", TWO_WAY],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert check.stdout.splitlines()[0] == "AUTO_DECIDE", check.stdout + check.stderr
 
     # A later hand edit of the file (another id added) keeps the applied preference: the
     # file held it, so the pickup of the edit does not delete it.
     with open(prefs_path, "w") as f:
         json.dump({TWO_WAY: "never-ask", "qa-tier": "always-ask"}, f)
-    read = subprocess.run([script("gstack-question-preference"), "--read"],
-                          capture_output=True, text=True, env=env)
+    read = subprocess.run(
+        [script("gstack-question-preference"), "--read"], capture_output=True, text=True, env=env
+    )
     assert json.loads(read.stdout) == {TWO_WAY: "never-ask", "qa-tier": "always-ask"}
     conn2 = sqlite3.connect(os.environ["PLANTUNE_DB"])
     assert dict(conn2.execute("SELECT question_id, preference FROM preferences")) == {
-        TWO_WAY: "never-ask", "qa-tier": "always-ask"}
+        TWO_WAY: "never-ask",
+        "qa-tier": "always-ask",
+    }
     conn2.close()
 
     # The events line is the database's own event: a rescan adds nothing.
@@ -200,4 +247,5 @@ def test_guidance_apply_keeps_a_hand_edit_made_just_before(state_root, conn, pro
     # Nothing was applied (the pickup went with the refusal); the next pickup has the edit.
     assert mirror.pickup(conn, slug) is None
     assert dict(conn.execute("SELECT question_id, preference FROM preferences")) == {
-        TWO_WAY: "always-ask"}
+        TWO_WAY: "always-ask"
+    }

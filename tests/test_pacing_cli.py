@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import script
-from toolkit.core import questions
 from toolkit.cli.app import cli
+from toolkit.core import questions
 
 PROJECT = "pacing-proj"
 
@@ -20,23 +20,55 @@ def project_slug(monkeypatch):
 
 
 def fnd(fid, s=1, i=1, d=1, **kw):
-    base = {"id": fid, "summary": f"Summary of {fid}", "severity": s, "irreversibility": i,
-            "decision_matters": d, "recommended": "fix-now", "options": ["fix-now", "defer"]}
+    base = {
+        "id": fid,
+        "summary": f"Summary of {fid}",
+        "severity": s,
+        "irreversibility": i,
+        "decision_matters": d,
+        "recommended": "fix-now",
+        "options": ["fix-now", "defer"],
+    }
     base.update(kw)
     return base
 
 
 REQUEST = {
-    "session_id": "s1", "chain_id": "c1", "phase": "eng", "budget": 6,
+    "session_id": "s1",
+    "chain_id": "c1",
+    "phase": "eng",
+    "budget": 6,
     "findings": [
-        fnd("eng-drop-legacy", 1, 2, 1, summary="Drop table legacy_orders after the move",
-            recommended="keep", options=["keep", "drop"]),
+        fnd(
+            "eng-drop-legacy",
+            1,
+            2,
+            1,
+            summary="Drop table legacy_orders after the move",
+            recommended="keep",
+            options=["keep", "drop"],
+        ),
         fnd("eng-missing-index", 2, 0, 2, summary="Add an index on orders.user_id"),
-        fnd("test-coverage-bookclub-form", 1, 1, 0, summary="Bookclub form has no tests",
-            recommended="defer", options=["add-tests", "defer"]),
+        fnd(
+            "test-coverage-bookclub-form",
+            1,
+            1,
+            0,
+            summary="Bookclub form has no tests",
+            recommended="defer",
+            options=["add-tests", "defer"],
+        ),
         fnd("eng-cache-ttl", 0, 1, 1, summary="Cache TTL is short", recommended="defer"),
-        fnd("eng-approve", 0, 0, 0, kind="approval", summary="Approve the eng plan",
-            recommended="approve", options=["approve", "revise"]),
+        fnd(
+            "eng-approve",
+            0,
+            0,
+            0,
+            kind="approval",
+            summary="Approve the eng plan",
+            recommended="approve",
+            options=["approve", "revise"],
+        ),
     ],
 }
 
@@ -55,26 +87,49 @@ def rows(db_file, sql, params=()):
 
 
 def counts(db_file):
-    return {t: rows(db_file, f"SELECT count(*) AS n FROM {t}")[0]["n"]
-            for t in ("findings", "question_log", "pacing_runs", "pacing_chains")}
+    return {
+        t: rows(db_file, f"SELECT count(*) AS n FROM {t}")[0]["n"]
+        for t in ("findings", "question_log", "pacing_runs", "pacing_chains")
+    }
 
 
 def test_rank_prints_the_contract(db_file):
     r = invoke(["pacing", "rank"], json.dumps(REQUEST))
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert list(out) == ["session_id", "chain_id", "phase", "threshold", "calibration_id",
-                         "calibration", "surface", "silent_decisions", "budget"]
+    assert list(out) == [
+        "session_id",
+        "chain_id",
+        "phase",
+        "threshold",
+        "calibration_id",
+        "calibration",
+        "surface",
+        "silent_decisions",
+        "budget",
+    ]
     assert out["calibration"] is None  # the default rule: no calibration stored yet
     assert [(s["id"], s["reason"]) for s in out["surface"]] == [
-        ("eng-drop-legacy", "one-way"), ("eng-missing-index", "rank"), ("eng-approve", "gate")]
+        ("eng-drop-legacy", "one-way"),
+        ("eng-missing-index", "rank"),
+        ("eng-approve", "gate"),
+    ]
     assert out["silent_decisions"] == [
-        {"id": "test-coverage-bookclub-form", "choice": "defer", "score": 2,
-         "flip": "flip test-coverage-bookclub-form"},
+        {
+            "id": "test-coverage-bookclub-form",
+            "choice": "defer",
+            "score": 2,
+            "flip": "flip test-coverage-bookclub-form",
+        },
         {"id": "eng-cache-ttl", "choice": "defer", "score": 2, "flip": "flip eng-cache-ttl"},
     ]
-    assert out["budget"] == {"chain_budget": 6, "spent_before": 0, "spent_this_phase": 1,
-                             "remaining": 5, "phase_cap": 3}
+    assert out["budget"] == {
+        "chain_budget": 6,
+        "spent_before": 0,
+        "spent_this_phase": 1,
+        "remaining": 5,
+        "phase_cap": 3,
+    }
     assert {r["project"] for r in rows(db_file, "SELECT project FROM findings")} == {PROJECT}
 
 
@@ -87,15 +142,22 @@ def test_rank_notes_an_ignored_budget_on_stderr(db_file):
     assert json.loads(r.stdout)["budget"]["chain_budget"] == 6
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "Error: no input: expected a JSON object"),
-    ("{not json", "Error: invalid JSON"),
-    (json.dumps(dict(REQUEST, phase="qa")), 'Error: unknown phase "qa"'),
-    (json.dumps(dict(REQUEST, findings=[fnd("eng-a", s=5)])),
-     "Error: finding eng-a: severity must be an integer 0-2 (got 5)"),
-    (json.dumps(dict(REQUEST, findings=[fnd("eng-a"), fnd("eng-a")])),
-     "Error: duplicate finding id eng-a"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "Error: no input: expected a JSON object"),
+        ("{not json", "Error: invalid JSON"),
+        (json.dumps(dict(REQUEST, phase="qa")), 'Error: unknown phase "qa"'),
+        (
+            json.dumps(dict(REQUEST, findings=[fnd("eng-a", s=5)])),
+            "Error: finding eng-a: severity must be an integer 0-2 (got 5)",
+        ),
+        (
+            json.dumps(dict(REQUEST, findings=[fnd("eng-a"), fnd("eng-a")])),
+            "Error: duplicate finding id eng-a",
+        ),
+    ],
+)
 def test_rank_bad_input_is_one_line_exit_1_nothing_stored(db_file, text, message):
     invoke(["init"])
     before = counts(db_file)
@@ -120,8 +182,10 @@ def test_flip_round_trip(db_file):
     assert invoke(["pacing", "rank"], json.dumps(REQUEST)).exit_code == 0
     block = invoke(["pacing", "silent", "s1"]).output
     assert "### Silent Decisions (2)" in block
-    assert ("- **eng** Bookclub form has no tests → `defer` · `flip test-coverage-bookclub-form`"
-            in block)
+    assert (
+        "- **eng** Bookclub form has no tests → `defer` · `flip test-coverage-bookclub-form`"
+        in block
+    )
 
     # 1. flip prints the re-opened question, ready for AskUserQuestion, and changes nothing
     before = counts(db_file)
@@ -129,10 +193,16 @@ def test_flip_round_trip(db_file):
     assert r.exit_code == 0, r.output
     q = json.loads(r.output)
     assert (q["question"], q["options"], q["recommended"], q["auto_chosen"]) == (
-        "Bookclub form has no tests", ["add-tests", "defer"], "defer", "defer")
+        "Bookclub form has no tests",
+        ["add-tests", "defer"],
+        "defer",
+        "defer",
+    )
     auq = q["ask_user_question"]["questions"][0]
-    assert auq["options"] == [{"label": "add-tests", "description": ""},
-                              {"label": "defer", "description": "recommended, auto-chosen"}]
+    assert auq["options"] == [
+        {"label": "add-tests", "description": ""},
+        {"label": "defer", "description": "recommended, auto-chosen"},
+    ]
     assert counts(db_file) == before
 
     # 2. the user's new choice is recorded as a flip event and the block shows it
@@ -141,19 +211,34 @@ def test_flip_round_trip(db_file):
     assert "test-coverage-bookclub-form → add-tests" in r.output
     flip_ev = rows(db_file, "SELECT * FROM question_log WHERE source = 'flip'")
     assert len(flip_ev) == 1
-    assert (flip_ev[0]["user_choice"], flip_ev[0]["recommended"], flip_ev[0]["phase"],
-            flip_ev[0]["session_id"], flip_ev[0]["followed_recommendation"]) == (
-        "add-tests", "defer", "eng", "s1", 0)
+    assert (
+        flip_ev[0]["user_choice"],
+        flip_ev[0]["recommended"],
+        flip_ev[0]["phase"],
+        flip_ev[0]["session_id"],
+        flip_ev[0]["followed_recommendation"],
+    ) == ("add-tests", "defer", "eng", "s1", 0)
     block = invoke(["pacing", "silent", "s1"]).output
-    assert ("Bookclub form has no tests → `add-tests` (flipped from `defer`)"
-            " · `flip test-coverage-bookclub-form`") in block
-    d = rows(db_file, "SELECT * FROM pacing_decisions WHERE finding_id = ?",
-             ("test-coverage-bookclub-form",))[0]
+    assert (
+        "Bookclub form has no tests → `add-tests` (flipped from `defer`)"
+        " · `flip test-coverage-bookclub-form`"
+    ) in block
+    d = rows(
+        db_file,
+        "SELECT * FROM pacing_decisions WHERE finding_id = ?",
+        ("test-coverage-bookclub-form",),
+    )[0]
     assert (d["disposition"], d["flipped"], d["choice_in_force"], d["answer_source"]) == (
-        "silent", 1, "add-tests", "flip")
+        "silent",
+        1,
+        "add-tests",
+        "flip",
+    )
     silent_json = json.loads(invoke(["pacing", "silent", "s1", "--json"]).output)
     assert [(x["finding_id"], x["choice"], x["flipped"]) for x in silent_json] == [
-        ("test-coverage-bookclub-form", "add-tests", True), ("eng-cache-ttl", "defer", False)]
+        ("test-coverage-bookclub-form", "add-tests", True),
+        ("eng-cache-ttl", "defer", False),
+    ]
 
     # 3. --surface takes it out of the block; it counts as surfaced, not against the budget
     r = invoke(["flip", "eng-cache-ttl", "--surface"])
@@ -162,28 +247,44 @@ def test_flip_round_trip(db_file):
     assert "eng-cache-ttl" not in block and "### Silent Decisions (1)" in block
     pc = rows(db_file, "SELECT * FROM pacing_phase_counts WHERE session_id = 's1'")[0]
     assert (pc["surfaced"], pc["surfaced_flip"], pc["silent"], pc["flipped"], pc["answered"]) == (
-        4, 1, 1, 2, 0)
+        4,
+        1,
+        1,
+        2,
+        0,
+    )
     assert rows(db_file, "SELECT spent FROM pacing_chain_budgets")[0]["spent"] == 1
 
     # 4. the user answers the surfaced question; the agent logs it and it links back
     conn = sqlite3.connect(db_file)
-    rec = questions.validate_event({
-        "skill": "plan-eng-review", "question_id": "eng-cache-ttl", "question_summary": "TTL?",
-        "user_choice": "fix-now", "session_id": "s1", "phase": "eng"}, allow_phase=True)
+    rec = questions.validate_event(
+        {
+            "skill": "plan-eng-review",
+            "question_id": "eng-cache-ttl",
+            "question_summary": "TTL?",
+            "user_choice": "fix-now",
+            "session_id": "s1",
+            "phase": "eng",
+        },
+        allow_phase=True,
+    )
     ev = questions.record_event(conn, rec, PROJECT).id
     conn.close()
     show = json.loads(invoke(["pacing", "show", "s1", "--json"]).output)
     eng = show["phases"][0]
     assert (eng["surfaced"], eng["silent"], eng["answered"]) == (4, 1, 1)
-    f = rows(db_file, "SELECT answer_event_id, choice FROM findings WHERE finding_id = 'eng-cache-ttl'")
+    f = rows(
+        db_file, "SELECT answer_event_id, choice FROM findings WHERE finding_id = 'eng-cache-ttl'"
+    )
     assert f == [{"answer_event_id": ev, "choice": "fix-now"}]
 
 
 def test_flip_state_survives_a_new_process(db_file):
     invoke(["pacing", "rank"], json.dumps(REQUEST))
     invoke(["flip", "eng-cache-ttl", "--choice", "fix-now"])
-    out = subprocess.run([script("plantune"), "pacing", "silent", "s1"], capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [script("plantune"), "pacing", "silent", "s1"], capture_output=True, text=True
+    )
     assert out.returncode == 0
     assert "Cache TTL is short → `fix-now` (flipped from `defer`)" in out.stdout
 
@@ -196,23 +297,38 @@ def test_flip_choice_is_checked_against_the_options(db_file):
     # a "(Recommended)" marker is tolerated
     assert invoke(["flip", "eng-cache-ttl", "--choice", "defer (Recommended)"]).exit_code == 0
     after = rows(db_file, "SELECT user_choice FROM question_log WHERE source = 'flip'")
-    assert after == [{"user_choice": "defer"}] and counts(db_file)["question_log"] == \
-        before["question_log"] + 1
+    assert (
+        after == [{"user_choice": "defer"}]
+        and counts(db_file)["question_log"] == before["question_log"] + 1
+    )
     block = invoke(["pacing", "silent", "s1"]).output
     assert "Cache TTL is short → `defer` (confirmed)" in block
 
 
-@pytest.mark.parametrize("args,message", [
-    (["flip", "no-such-id"], "Error: no pacing decision with id no-such-id\n"),
-    (["flip", "eng-cache-ttl", "--session", "s9"],
-     "Error: no pacing decision with id eng-cache-ttl in session s9\n"),
-    (["flip", "eng-cache-ttl", "--choice", "defer", "--surface"],
-     "Error: use either --choice or --surface, not both\n"),
-    (["flip", "eng-missing-index", "--surface"], "Error: eng-missing-index is already surfaced (rank)\n"),
-    (["pacing", "show", "s9"], "Error: no pacing decisions for session s9\n"),
-    (["pacing", "silent", "s9"], "Error: no pacing decisions for session s9\n"),
-    (["pacing", "silent", "s1", "--phase", "qa"], 'Error: unknown phase "qa", must be one of: ceo, design, eng, dx, other\n'),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["flip", "no-such-id"], "Error: no pacing decision with id no-such-id\n"),
+        (
+            ["flip", "eng-cache-ttl", "--session", "s9"],
+            "Error: no pacing decision with id eng-cache-ttl in session s9\n",
+        ),
+        (
+            ["flip", "eng-cache-ttl", "--choice", "defer", "--surface"],
+            "Error: use either --choice or --surface, not both\n",
+        ),
+        (
+            ["flip", "eng-missing-index", "--surface"],
+            "Error: eng-missing-index is already surfaced (rank)\n",
+        ),
+        (["pacing", "show", "s9"], "Error: no pacing decisions for session s9\n"),
+        (["pacing", "silent", "s9"], "Error: no pacing decisions for session s9\n"),
+        (
+            ["pacing", "silent", "s1", "--phase", "qa"],
+            'Error: unknown phase "qa", must be one of: ceo, design, eng, dx, other\n',
+        ),
+    ],
+)
 def test_flip_and_report_errors(db_file, args, message):
     invoke(["pacing", "rank"], json.dumps(REQUEST))
     before = counts(db_file)
@@ -231,7 +347,9 @@ def test_flip_without_session_takes_the_newest_decision(db_file):
 
 def test_show_text(db_file):
     invoke(["pacing", "rank"], json.dumps(REQUEST))
-    invoke(["pacing", "rank"], json.dumps(dict(REQUEST, phase="dx", findings=[fnd("dx-a", 2, 2, 2)])))
+    invoke(
+        ["pacing", "rank"], json.dumps(dict(REQUEST, phase="dx", findings=[fnd("dx-a", 2, 2, 2)]))
+    )
     r = invoke(["pacing", "show", "s1"])
     assert r.exit_code == 0
     lines = r.output.splitlines()
@@ -244,7 +362,9 @@ def test_show_text(db_file):
 
 def test_silent_block_for_one_phase_and_when_empty(db_file):
     invoke(["pacing", "rank"], json.dumps(REQUEST))
-    invoke(["pacing", "rank"], json.dumps(dict(REQUEST, phase="dx", findings=[fnd("dx-a", 2, 2, 2)])))
+    invoke(
+        ["pacing", "rank"], json.dumps(dict(REQUEST, phase="dx", findings=[fnd("dx-a", 2, 2, 2)]))
+    )
     assert "None" in invoke(["pacing", "silent", "s1", "--phase", "dx"]).output
     assert "### Silent Decisions (2)" in invoke(["pacing", "silent", "s1", "--phase", "ENG"]).output
 
@@ -253,26 +373,36 @@ def test_silent_block_for_one_phase_and_when_empty(db_file):
 
 
 def run_script(args, stdin):
-    return subprocess.run([script("gstack-pacing-rank"), *args], input=stdin,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [script("gstack-pacing-rank"), *args], input=stdin, capture_output=True, text=True
+    )
 
 
 def test_console_script_ranks_like_the_cli(db_file):
     p = run_script([], json.dumps(REQUEST))
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert [s["id"] for s in out["surface"]] == ["eng-drop-legacy", "eng-missing-index", "eng-approve"]
+    assert [s["id"] for s in out["surface"]] == [
+        "eng-drop-legacy",
+        "eng-missing-index",
+        "eng-approve",
+    ]
     assert rows(db_file, "SELECT DISTINCT project FROM findings") == [{"project": PROJECT}]
     # the CLI replays the very same answer
     assert json.loads(invoke(["pacing", "rank"], json.dumps(REQUEST)).output) == out
 
 
-@pytest.mark.parametrize("stdin,message", [
-    ("", "gstack-pacing-rank: no input: expected a JSON object"),
-    ("[]", "gstack-pacing-rank: invalid input"),
-    (json.dumps(dict(REQUEST, findings=[fnd("eng-a", i=3)])),
-     "gstack-pacing-rank: finding eng-a: irreversibility must be an integer 0-2 (got 3)"),
-])
+@pytest.mark.parametrize(
+    "stdin,message",
+    [
+        ("", "gstack-pacing-rank: no input: expected a JSON object"),
+        ("[]", "gstack-pacing-rank: invalid input"),
+        (
+            json.dumps(dict(REQUEST, findings=[fnd("eng-a", i=3)])),
+            "gstack-pacing-rank: finding eng-a: irreversibility must be an integer 0-2 (got 3)",
+        ),
+    ],
+)
 def test_console_script_errors(db_file, stdin, message):
     p = run_script([], stdin)
     assert p.returncode == 1 and p.stdout == ""

@@ -14,22 +14,35 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import script
-from toolkit.pacing import rank as pacing
-from toolkit.pacing import decisions
-from toolkit.pacing import request as pacing_request
 from toolkit.cli.app import cli
+from toolkit.pacing import decisions
+from toolkit.pacing import rank as pacing
+from toolkit.pacing import request as pacing_request
 
 PROJECT = "proj"
 T0 = "2026-11-30T08:00:00.000Z"
 
 
 def fnd(fid, s=2, i=1, d=2):
-    return {"id": fid, "summary": f"Finding {fid}", "severity": s, "irreversibility": i, "decision_matters": d,
-            "recommended": "fix-now", "options": ["fix-now", "defer"]}
+    return {
+        "id": fid,
+        "summary": f"Finding {fid}",
+        "severity": s,
+        "irreversibility": i,
+        "decision_matters": d,
+        "recommended": "fix-now",
+        "options": ["fix-now", "defer"],
+    }
 
 
 def request(findings, session="s1", chain="c1", phase="eng", budget=2):
-    return {"session_id": session, "chain_id": chain, "phase": phase, "budget": budget, "findings": findings}
+    return {
+        "session_id": session,
+        "chain_id": chain,
+        "phase": phase,
+        "budget": budget,
+        "findings": findings,
+    }
 
 
 def at(minutes):
@@ -49,8 +62,12 @@ def rows(conn, table, where="1"):
 
 
 def test_epoch_ms_matches_the_calendar():
-    for ts in ("1970-01-01T00:00:00.000Z", "2000-02-29T12:34:56.789Z", "2026-11-30T23:59:59Z",
-               "2100-03-01T00:00:00.001Z"):
+    for ts in (
+        "1970-01-01T00:00:00.000Z",
+        "2000-02-29T12:34:56.789Z",
+        "2026-11-30T23:59:59Z",
+        "2100-03-01T00:00:00.001Z",
+    ):
         expected = datetime.fromisoformat(ts).astimezone(UTC)
         assert pacing._epoch_ms(ts) == round(expected.timestamp() * 1000)
 
@@ -74,7 +91,9 @@ def test_replay_after_expiry_starts_a_fresh_chain_and_keeps_the_old_state(conn):
     assert not later.replayed
     assert out["fresh_chain"] is True
     assert {(e["kind"], e["original_id"], e["archived_as"]) for e in out["expired"]} == {
-        ("session", "s1", "s1~closed-1"), ("chain", "c1", "c1~closed-1")}
+        ("session", "s1", "s1~closed-1"),
+        ("chain", "c1", "c1~closed-1"),
+    }
     assert any("idle for 121 minutes" in n and "fresh chain" in n for n in later.notes)
     # A fresh budget: the new chain spends from zero again.
     assert out["budget"]["spent_before"] == 0 and out["budget"]["chain_budget"] == 2
@@ -85,15 +104,17 @@ def test_replay_after_expiry_starts_a_fresh_chain_and_keeps_the_old_state(conn):
     assert len(old) == len(before)
     for a, b in zip(before, old):
         assert a["chain_id"] == "c1" and b["chain_id"] == "c1~closed-1"
-        assert {k: v for k, v in a.items() if k not in ("session_id", "chain_id")} == \
-               {k: v for k, v in b.items() if k not in ("session_id", "chain_id")}
+        assert {k: v for k, v in a.items() if k not in ("session_id", "chain_id")} == {
+            k: v for k, v in b.items() if k not in ("session_id", "chain_id")
+        }
     assert len(rows(conn, "findings", "session_id = 's1'")) == 3
     assert [r["session_id"] for r in rows(conn, "pacing_runs")] == ["s1~closed-1", "s1"]
     chains = {r["chain_id"]: r["budget"] for r in rows(conn, "pacing_chain_budgets")}
     assert chains == {"c1~closed-1": 2, "c1": 2}
     expiries = rows(conn, "pacing_expiries")
-    assert [(e["kind"], e["last_activity"], e["closed_at"], e["ttl_minutes"]) for e in expiries] == [
-        ("session", T0, at(121), 120.0), ("chain", T0, at(121), 120.0)]
+    assert [
+        (e["kind"], e["last_activity"], e["closed_at"], e["ttl_minutes"]) for e in expiries
+    ] == [("session", T0, at(121), 120.0), ("chain", T0, at(121), 120.0)]
 
     # The fresh state replays like any other within the limit; the archive stays queryable.
     again = pacing.rank(conn, json.loads(json.dumps(req)), PROJECT, now=at(150))
@@ -113,7 +134,9 @@ def test_a_second_expiry_gets_the_next_archive_number(conn):
 def test_activity_on_the_chain_from_another_session_keeps_it_open(conn):
     rank(conn, request([fnd("a"), fnd("b")], session="s1", budget=3), T0)
     rank(conn, request([fnd("c")], session="s2", phase="ceo", budget=3), at(100))
-    out = rank(conn, request([fnd("d"), fnd("e")], session="s1", phase="design", budget=3), at(150)).output
+    out = rank(
+        conn, request([fnd("d"), fnd("e")], session="s1", phase="design", budget=3), at(150)
+    ).output
     # s1 was idle for 150 minutes and is closed; chain c1 was active 50 minutes ago and is not.
     assert [(e["kind"], e["original_id"]) for e in out["expired"]] == [("session", "s1")]
     assert out["fresh_chain"] is False
@@ -135,26 +158,46 @@ def test_the_limit_comes_from_the_environment(conn, monkeypatch):
     assert "expired" in rank(conn, request([fnd("a")]), at(31)).output
     for bad in ("0", "-5", "soon", "nan", "inf"):
         monkeypatch.setenv(pacing_request.TTL_ENV, bad)
-        with pytest.raises(pacing_request.PacingError, match="PLANTUNE_PACING_TTL_MINUTES must be a positive number"):
+        with pytest.raises(
+            pacing_request.PacingError,
+            match="PLANTUNE_PACING_TTL_MINUTES must be a positive number",
+        ):
             rank(conn, request([fnd("z")], session="s9", chain="c9"), at(40))
     assert conn.execute("SELECT count(*) FROM findings WHERE session_id = 's9'").fetchone()[0] == 0
 
 
 def test_compat_script_says_so_and_exits_zero(db_file):
     env_req = json.dumps(request([fnd("a")]))
-    run = subprocess.run([script("gstack-pacing-rank")], input=env_req, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [script("gstack-pacing-rank")], input=env_req, capture_output=True, text=True, check=False
+    )
     assert run.returncode == 0, run.stderr
     env = dict(os.environ, PLANTUNE_PACING_TTL_MINUTES="0.0001")
     time.sleep(0.05)
-    run = subprocess.run([script("gstack-pacing-rank")], input=env_req, capture_output=True, text=True, env=env, check=False)
+    run = subprocess.run(
+        [script("gstack-pacing-rank")],
+        input=env_req,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["fresh_chain"] is True and "starting a fresh chain" in run.stderr
-    bad = subprocess.run([script("gstack-pacing-rank")], input=env_req, capture_output=True, text=True,
-                         env=dict(os.environ, PLANTUNE_PACING_TTL_MINUTES="never"), check=False)
+    bad = subprocess.run(
+        [script("gstack-pacing-rank")],
+        input=env_req,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PLANTUNE_PACING_TTL_MINUTES="never"),
+        check=False,
+    )
     assert bad.returncode == 1
-    assert bad.stderr.strip() == ("gstack-pacing-rank: PLANTUNE_PACING_TTL_MINUTES must be a positive number "
-                                  "of minutes, got 'never'")
+    assert bad.stderr.strip() == (
+        "gstack-pacing-rank: PLANTUNE_PACING_TTL_MINUTES must be a positive number "
+        "of minutes, got 'never'"
+    )
 
 
 def test_cli_rank_prints_the_note(db_file, monkeypatch):
@@ -173,6 +216,9 @@ def test_pacing_show_points_at_the_closed_session(db_file, conn):
     rank(conn, request([fnd("a")]), at(300))
     r = CliRunner().invoke(cli, ["pacing", "show", "s1"])
     assert r.exit_code == 0, r.output
-    assert f"Closed earlier after a quiet spell (last active {T0}): kept as session s1~closed-1." in r.output
+    assert (
+        f"Closed earlier after a quiet spell (last active {T0}): kept as session s1~closed-1."
+        in r.output
+    )
     r = CliRunner().invoke(cli, ["pacing", "show", "s1~closed-1"])
     assert r.exit_code == 0 and "1 findings" in r.output

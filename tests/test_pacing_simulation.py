@@ -15,17 +15,37 @@ PHASES = ("ceo", "design", "eng", "dx")
 # Two one-way findings per phase, each made one-way a different way: the registry, the
 # finding's own door type, or the keyword net on its summary.
 ONE_WAY = {
-    "ceo": [("plan-ceo-review-premise-revise", "Revise the premise: target teams, not solo devs", None),
-            ("ceo-drop-free-tier", "Remove the free tier: a breaking change for current users", None)],
-    "design": [("design-rename-public-routes", "Rename every public route", "one-way"),
-               ("design-wipe-onboarding", "Wipe the onboarding flow and start over", None)],
-    "eng": [("plan-eng-review-arch-finding", "Move sessions from Redis to Postgres", None),
-            ("eng-drop-legacy-table", "Drop table legacy_orders once the backfill is done", None)],
-    "dx": [("dx-rotate-keys", "Rotate the api keys that ship in the examples", None),
-           ("dx-cli-flags", "Change the CLI flags (scripts in the wild break)", "one-way")],
+    "ceo": [
+        ("plan-ceo-review-premise-revise", "Revise the premise: target teams, not solo devs", None),
+        ("ceo-drop-free-tier", "Remove the free tier: a breaking change for current users", None),
+    ],
+    "design": [
+        ("design-rename-public-routes", "Rename every public route", "one-way"),
+        ("design-wipe-onboarding", "Wipe the onboarding flow and start over", None),
+    ],
+    "eng": [
+        ("plan-eng-review-arch-finding", "Move sessions from Redis to Postgres", None),
+        ("eng-drop-legacy-table", "Drop table legacy_orders once the backfill is done", None),
+    ],
+    "dx": [
+        ("dx-rotate-keys", "Rotate the api keys that ship in the examples", None),
+        ("dx-cli-flags", "Change the CLI flags (scripts in the wild break)", "one-way"),
+    ],
 }
-TWO_WAY_TOPICS = ["naming", "error message", "retry policy", "log level", "test gap", "docs",
-                  "config default", "cache ttl", "copy", "spacing", "timeout", "metric"]
+TWO_WAY_TOPICS = [
+    "naming",
+    "error message",
+    "retry policy",
+    "log level",
+    "test gap",
+    "docs",
+    "config default",
+    "cache ttl",
+    "copy",
+    "spacing",
+    "timeout",
+    "metric",
+]
 
 
 def four_phase_review(seed=2026):
@@ -36,16 +56,31 @@ def four_phase_review(seed=2026):
     for phase in PHASES:
         findings = []
         for fid, summary, door in ONE_WAY[phase]:
-            findings.append({"id": fid, "summary": summary, "severity": factor(),
-                             "irreversibility": 2, "decision_matters": factor(),
-                             "door_type": door, "recommended": "keep", "options": ["keep", "change"]})
+            findings.append(
+                {
+                    "id": fid,
+                    "summary": summary,
+                    "severity": factor(),
+                    "irreversibility": 2,
+                    "decision_matters": factor(),
+                    "door_type": door,
+                    "recommended": "keep",
+                    "options": ["keep", "change"],
+                }
+            )
         for k in range(8):
             topic = rng.choice(TWO_WAY_TOPICS)
-            findings.append({"id": f"{phase}-{topic.replace(' ', '-')}-{k}",
-                             "summary": f"{phase.upper()}: adjust the {topic}",
-                             "severity": factor(), "irreversibility": factor(),
-                             "decision_matters": factor(), "recommended": "fix-now",
-                             "options": ["fix-now", "defer"]})
+            findings.append(
+                {
+                    "id": f"{phase}-{topic.replace(' ', '-')}-{k}",
+                    "summary": f"{phase.upper()}: adjust the {topic}",
+                    "severity": factor(),
+                    "irreversibility": factor(),
+                    "decision_matters": factor(),
+                    "recommended": "fix-now",
+                    "options": ["fix-now", "defer"],
+                }
+            )
         out.append((phase, findings))
     return out
 
@@ -79,15 +114,22 @@ def test_pacing_shows_at_most_half_of_ask_all_and_every_one_way(conn, budget):
     asked = shown(outputs)
     one_way = {fid for phase in PHASES for fid, _, _ in ONE_WAY[phase]}
     assert one_way <= set(asked)
-    assert all(o["surface"][i]["reason"] == "one-way"
-               for o in outputs for i, s in enumerate(o["surface"]) if s["id"] in one_way)
+    assert all(
+        o["surface"][i]["reason"] == "one-way"
+        for o in outputs
+        for i, s in enumerate(o["surface"])
+        if s["id"] in one_way
+    )
     assert len(asked) <= baseline * 0.5
     rank_surfaced = [s for o in outputs for s in o["surface"] if s["reason"] == "rank"]
     if budget is not None:
         assert len(rank_surfaced) <= budget
     # everything else is a Silent Decision in the question log, with its phase
-    logged = dict(conn.execute(
-        "SELECT phase, count(*) FROM question_log WHERE source = 'auto-decided' GROUP BY phase"))
+    logged = dict(
+        conn.execute(
+            "SELECT phase, count(*) FROM question_log WHERE source = 'auto-decided' GROUP BY phase"
+        )
+    )
     assert sum(logged.values()) == baseline - len(asked)
     per_phase = {r["phase"]: dict(r) for r in conn.execute("SELECT * FROM pacing_phase_counts")}
     assert {p: per_phase[p]["silent"] for p in PHASES} == {p: logged.get(p, 0) for p in PHASES}

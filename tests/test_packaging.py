@@ -23,16 +23,25 @@ from toolkit.store.db import RENAMED_MIGRATIONS
 
 PROJECT_FILES = ("pyproject.toml", "README.md", "datasette-metadata.json")
 PROJECT_DIRS = ("toolkit", "sql", "notebooks", "launchers")
-CONSOLE_SCRIPTS = ("plantune", "gstack-question-log", "gstack-question-preference",
-                   "gstack-developer-profile", "gstack-builder-profile", "gstack-pacing-rank")
+CONSOLE_SCRIPTS = (
+    "plantune",
+    "gstack-question-log",
+    "gstack-question-preference",
+    "gstack-developer-profile",
+    "gstack-builder-profile",
+    "gstack-pacing-rank",
+)
 
 
 def _source_files(folder, suffix):
     out = []
     for dirpath, dirnames, names in os.walk(os.path.join(REPO_ROOT, folder)):
         dirnames[:] = [d for d in dirnames if d not in ("out", ".ipynb_checkpoints", "__pycache__")]
-        out += [os.path.relpath(os.path.join(dirpath, n), REPO_ROOT) for n in names
-                if n.endswith(suffix)]
+        out += [
+            os.path.relpath(os.path.join(dirpath, n), REPO_ROOT)
+            for n in names
+            if n.endswith(suffix)
+        ]
     return sorted(out)
 
 
@@ -45,17 +54,34 @@ def wheel(tmp_path_factory):
     for name in PROJECT_FILES:
         shutil.copy(os.path.join(REPO_ROOT, name), src / name)
     for name in PROJECT_DIRS:
-        shutil.copytree(os.path.join(REPO_ROOT, name), src / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "out", ".ipynb_checkpoints"))
+        shutil.copytree(
+            os.path.join(REPO_ROOT, name),
+            src / name,
+            ignore=shutil.ignore_patterns("__pycache__", "out", ".ipynb_checkpoints"),
+        )
     (src / "notebooks" / "out").mkdir()
     (src / "notebooks" / "out" / "01_question_log_distributions.html").write_text("<p>old run</p>")
     (src / "notebooks" / ".ipynb_checkpoints").mkdir()
     (src / "notebooks" / ".ipynb_checkpoints" / "x-checkpoint.ipynb").write_text("{}")
     dist = work / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "-q", "-w", str(dist), str(src)],
-        check=True, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(dist),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     (path,) = dist.glob("plantune-*.whl")
     return path
@@ -66,9 +92,22 @@ def installed(wheel, tmp_path_factory):
     """The wheel installed (its files only; dependencies come from this venv) into a folder."""
     target = tmp_path_factory.mktemp("installed") / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--disable-pip-version-check",
-         "-q", "--target", str(target), str(wheel)],
-        check=True, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     return target
 
@@ -79,11 +118,19 @@ def run_installed(site, *args, cwd, env=None, input=None):
     A --target folder has no Python beside its scripts, so the launcher runs python3 from
     PATH: this venv's, as for a user who installed with it.
     """
-    full = dict(os.environ, PYTHONPATH=str(site),
-                PATH=BIN_DIR + os.pathsep + os.environ.get("PATH", ""))
+    full = dict(
+        os.environ, PYTHONPATH=str(site), PATH=BIN_DIR + os.pathsep + os.environ.get("PATH", "")
+    )
     full.update(env or {})
-    return subprocess.run([str(site / "bin" / args[0]), *args[1:]], capture_output=True,
-                          text=True, cwd=cwd, env=full, input=input, timeout=120)
+    return subprocess.run(
+        [str(site / "bin" / args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full,
+        input=input,
+        timeout=120,
+    )
 
 
 def test_wheel_maps_schema_notebooks_and_metadata_into_the_package(wheel):
@@ -105,19 +152,28 @@ def test_wheel_maps_schema_notebooks_and_metadata_into_the_package(wheel):
 
 
 def test_installed_copy_finds_its_bundled_files_inside_the_package(installed, tmp_path):
-    code = ("import importlib.resources, json, toolkit, toolkit.store.resources as r\n"
-            "print(json.dumps({'pkg': toolkit.__file__, 'files': str(importlib.resources.files("
-            "'toolkit')), 'dir': r.package_dir(), 'paths': [r.path(n) for n in r.BUNDLED]}))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                       env=dict(os.environ, PYTHONPATH=str(installed)), check=True)
+    code = (
+        "import importlib.resources, json, toolkit, toolkit.store.resources as r\n"
+        "print(json.dumps({'pkg': toolkit.__file__, 'files': str(importlib.resources.files("
+        "'toolkit')), 'dir': r.package_dir(), 'paths': [r.path(n) for n in r.BUNDLED]}))"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(installed)),
+        check=True,
+    )
     import json
 
     found = json.loads(r.stdout)
     pkg = str(installed / "toolkit")
     assert found["pkg"] == os.path.join(pkg, "__init__.py")
     assert found["files"] == found["dir"] == pkg
-    assert found["paths"] == [os.path.join(pkg, n) for n in ("sql", "notebooks",
-                                                              "datasette-metadata.json")]
+    assert found["paths"] == [
+        os.path.join(pkg, n) for n in ("sql", "notebooks", "datasette-metadata.json")
+    ]
 
 
 def test_installed_copy_creates_a_complete_database(installed, tmp_path):
@@ -132,8 +188,14 @@ def test_installed_copy_creates_a_complete_database(installed, tmp_path):
     assert sorted(migrations) == sorted(expected + list(RENAMED_MIGRATIONS))
     views = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
     assert views == {os.path.basename(p)[:-4] for p in _source_files("sql/views", ".sql")}
-    r = run_installed(installed, "gstack-question-preference", "--check", "ship-todos-create",
-                      cwd=tmp_path, env={"PLANTUNE_DB": str(db), "GSTACK_PROJECT_SLUG": "p"})
+    r = run_installed(
+        installed,
+        "gstack-question-preference",
+        "--check",
+        "ship-todos-create",
+        cwd=tmp_path,
+        env={"PLANTUNE_DB": str(db), "GSTACK_PROJECT_SLUG": "p"},
+    )
     assert (r.returncode, r.stdout.strip()) == (0, "ASK_NORMALLY"), r.stderr
 
 
@@ -212,14 +274,20 @@ def test_every_declared_dependency_is_used():
         dist = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower()
         module = IMPORT_NAMES.get(dist, dist.replace("-", "_"))
         assert module in imported or dist in USED_WITHOUT_IMPORT, (
-            f"{dist} is declared but never imported")
+            f"{dist} is declared but never imported"
+        )
     assert not any(r.startswith("sqlite-utils") for r in project["dependencies"])
 
 
 def test_console_scripts_under_test_are_the_installation_asked_for():
     """With PLANTUNE_TEST_BIN (CI's non-editable install) the scripts must not run this checkout."""
-    r = subprocess.run([script("python"), "-c", "import toolkit; print(toolkit.__file__)"],
-                       capture_output=True, text=True, cwd=os.path.expanduser("~"), check=True)
+    r = subprocess.run(
+        [script("python"), "-c", "import toolkit; print(toolkit.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=os.path.expanduser("~"),
+        check=True,
+    )
     location = os.path.realpath(r.stdout.strip())
     if os.environ.get("PLANTUNE_TEST_BIN"):
         assert not location.startswith(os.path.realpath(REPO_ROOT) + os.sep), location

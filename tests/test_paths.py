@@ -28,7 +28,6 @@ from toolkit.store.paths import (
     state_root,
 )
 
-
 # ---------------------------------------------------------------- helpers
 
 
@@ -57,7 +56,10 @@ def git(tmp_path):
     def run(*args, cwd):
         subprocess.run(
             ["git", "-c", "init.defaultBranch=main", *args],
-            cwd=str(cwd), env=genv, check=True, capture_output=True,
+            cwd=str(cwd),
+            env=genv,
+            check=True,
+            capture_output=True,
         )
 
     return run
@@ -589,7 +591,9 @@ def test_module_imports_stay_minimal():
     # Run in a fresh interpreter: this test process has already imported them.
     out = subprocess.run(
         [sys.executable, "-S", "-c", code],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     ).stdout.strip()
     assert out == "[]"
@@ -597,5 +601,11 @@ def test_module_imports_stay_minimal():
 
 def test_reasons_are_documented():
     assert set(paths.SLUG_REASONS) == {
-        "env", "cache", "remote", "strong-marker", "weak-marker", "cwd", "unknown",
+        "env",
+        "cache",
+        "remote",
+        "strong-marker",
+        "weak-marker",
+        "cwd",
+        "unknown",
     }

@@ -7,15 +7,28 @@ import os
 import pytest
 
 from tests.helpers.hotpath import (
-    SLUG, count, db_rows, log, log_lines, one_line_error, pref, prefs_file, prefs_text,
-    project_dir, run,
+    SLUG,
+    count,
+    db_rows,
+    log,
+    log_lines,
+    one_line_error,
+    pref,
+    prefs_file,
+    prefs_text,
+    project_dir,
+    run,
 )
 
 pytest.importorskip("toolkit.gstack.ingest")
 
 TWO_WAY = "ship-changelog-voice-polish"
-EVENT = {"skill": "ship", "question_id": TWO_WAY, "question_summary": "Polish it?",
-         "user_choice": "accept"}
+EVENT = {
+    "skill": "ship",
+    "question_id": TWO_WAY,
+    "question_summary": "Polish it?",
+    "user_choice": "accept",
+}
 
 
 def _path(root, name):
@@ -34,22 +47,34 @@ def test_lines_appended_by_gstack_are_imported(state_root):
     _hand_write(state_root, "question-log.jsonl", json.dumps(line) + "\n", "a")
     assert pref("--check", TWO_WAY).returncode == 0  # any compat call picks it up
     rows = db_rows("SELECT user_choice, source, ingested_from FROM question_log ORDER BY id")
-    assert [(r["user_choice"], r["source"]) for r in rows] == [("accept", "agent"),
-                                                               ("skip", "hook")]
+    assert [(r["user_choice"], r["source"]) for r in rows] == [
+        ("accept", "agent"),
+        ("skip", "hook"),
+    ]
     assert rows[0]["ingested_from"] is None and rows[1]["ingested_from"]
 
 
 def test_hand_edit_of_preferences_is_honoured(state_root):
     assert pref("--check", TWO_WAY).stdout == "ASK_NORMALLY\n"
-    _hand_write(state_root, "question-preferences.json",
-                json.dumps({TWO_WAY: "never-ask", "qa-tier": "always-ask"}, indent=2))
+    _hand_write(
+        state_root,
+        "question-preferences.json",
+        json.dumps({TWO_WAY: "never-ask", "qa-tier": "always-ask"}, indent=2),
+    )
     assert pref("--check", TWO_WAY).stdout == "AUTO_DECIDE\n"
     # a later write keeps the hand-edited entries
-    w = pref("--write", json.dumps({"question_id": "ship-todos-create", "preference": "never-ask",
-                                    "source": "plan-tune"}))
+    w = pref(
+        "--write",
+        json.dumps(
+            {"question_id": "ship-todos-create", "preference": "never-ask", "source": "plan-tune"}
+        ),
+    )
     assert w.returncode == 0
-    assert prefs_file(state_root) == {TWO_WAY: "never-ask", "qa-tier": "always-ask",
-                                      "ship-todos-create": "never-ask"}
+    assert prefs_file(state_root) == {
+        TWO_WAY: "never-ask",
+        "qa-tier": "always-ask",
+        "ship-todos-create": "never-ask",
+    }
     # removing an entry by hand removes it from the database too
     _hand_write(state_root, "question-preferences.json", json.dumps({"qa-tier": "always-ask"}))
     assert pref("--check", TWO_WAY).stdout == "ASK_NORMALLY\n"
@@ -57,23 +82,41 @@ def test_hand_edit_of_preferences_is_honoured(state_root):
 
 
 def test_events_written_by_gstack_are_imported(state_root):
-    event = {"ts": "2026-01-01T00:00:00.000Z", "event_type": "preference-set",
-             "question_id": "qa-tier", "preference": "never-ask", "source": "inline-user"}
+    event = {
+        "ts": "2026-01-01T00:00:00.000Z",
+        "event_type": "preference-set",
+        "question_id": "qa-tier",
+        "preference": "never-ask",
+        "source": "inline-user",
+    }
     _hand_write(state_root, "question-events.jsonl", json.dumps(event) + "\n")
     assert pref("--stats").returncode == 0
     assert db_rows("SELECT question_id, source FROM preference_events") == [
-        {"question_id": "qa-tier", "source": "inline-user"}]
+        {"question_id": "qa-tier", "source": "inline-user"}
+    ]
 
 
 def test_own_writes_leave_the_importer_nothing_to_do(state_root):
     from toolkit.core import database
-    from toolkit.store import db
     from toolkit.gstack import ingest
+    from toolkit.store import db
 
     assert log(EVENT).returncode == 0
     assert log(dict(EVENT, tool_use_id="t")).returncode == 0
-    assert pref("--write", json.dumps({"question_id": "a", "preference": "never-ask",
-                                       "source": "plan-tune", "free_text": "meh"})).returncode == 0
+    assert (
+        pref(
+            "--write",
+            json.dumps(
+                {
+                    "question_id": "a",
+                    "preference": "never-ask",
+                    "source": "plan-tune",
+                    "free_text": "meh",
+                }
+            ),
+        ).returncode
+        == 0
+    )
     assert pref("--clear", "a").returncode == 0
     assert pref("--check", TWO_WAY).returncode == 0
     conn = database.connect(os.environ["PLANTUNE_DB"])
@@ -87,7 +130,8 @@ def test_own_writes_leave_the_importer_nothing_to_do(state_root):
     before = dict(db.table_counts(conn), ingest_state=3)
     ingest.sync_project(conn, str(state_root), SLUG)
     assert [tuple(r) for r in conn.execute(f"SELECT {cols} FROM ingest_state ORDER BY path")] == [
-        tuple(r) for r in ours]
+        tuple(r) for r in ours
+    ]
     assert db.table_counts(conn) == before
     conn.close()
 
@@ -96,18 +140,28 @@ def test_a_racing_append_is_left_to_the_importer(state_root):
     # a line appended outside our lock between two of our calls is imported, ours is not
     # read back twice, and nothing is duplicated
     assert log(EVENT).returncode == 0
-    _hand_write(state_root, "question-log.jsonl",
-                json.dumps(dict(EVENT, user_choice="x", ts="2026-01-01T00:00:00.000Z")) + "\n", "a")
+    _hand_write(
+        state_root,
+        "question-log.jsonl",
+        json.dumps(dict(EVENT, user_choice="x", ts="2026-01-01T00:00:00.000Z")) + "\n",
+        "a",
+    )
     assert log(dict(EVENT, user_choice="y")).returncode == 0
     assert log(dict(EVENT, user_choice="z")).returncode == 0
-    assert [r["user_choice"] for r in db_rows("SELECT user_choice FROM question_log ORDER BY id")
-            ] == ["accept", "x", "y", "z"]
+    assert [
+        r["user_choice"] for r in db_rows("SELECT user_choice FROM question_log ORDER BY id")
+    ] == ["accept", "x", "y", "z"]
     assert [l["user_choice"] for l in log_lines(state_root)] == ["accept", "x", "y", "z"]
 
 
 def test_corrupt_preferences_file_warns_and_answers_from_the_database(state_root):
-    assert pref("--write", json.dumps({"question_id": TWO_WAY, "preference": "never-ask",
-                                       "source": "plan-tune"})).returncode == 0
+    assert (
+        pref(
+            "--write",
+            json.dumps({"question_id": TWO_WAY, "preference": "never-ask", "source": "plan-tune"}),
+        ).returncode
+        == 0
+    )
     _hand_write(state_root, "question-preferences.json", '{"oops": ')
     p = pref("--check", TWO_WAY)
     assert p.returncode == 0 and p.stdout == "AUTO_DECIDE\n"
@@ -121,8 +175,14 @@ def test_mirror_off_ignores_the_files(state_root):
 
 
 def test_turning_mirroring_on_keeps_preferences_set_while_it_was_off(state_root):
-    assert pref("--write", json.dumps({"question_id": TWO_WAY, "preference": "never-ask",
-                                       "source": "plan-tune"}), PLANTUNE_MIRROR="0").returncode == 0
+    assert (
+        pref(
+            "--write",
+            json.dumps({"question_id": TWO_WAY, "preference": "never-ask", "source": "plan-tune"}),
+            PLANTUNE_MIRROR="0",
+        ).returncode
+        == 0
+    )
     assert not os.path.exists(_path(state_root, "question-preferences.json"))
     # the first mirrored call creates the file from the database, not as an empty {}
     assert pref("--check", TWO_WAY).stdout == "AUTO_DECIDE\n"

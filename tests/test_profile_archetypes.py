@@ -15,17 +15,28 @@ def test_names_unique_centres_in_range_tightness_positive():
 
 def test_name_list_is_archetypes_plus_polymath():
     assert archetypes.NAMES == tuple(a[0] for a in archetypes.ARCHETYPES) + ("Polymath",)
-    assert set(archetypes.NAMES) == {"Cathedral Builder", "Ship-It Pragmatist", "Deep Craft",
-                                     "Taste Maker", "Solo Operator", "Consultant", "Wedge Hunter",
-                                     "Builder-Coach", "Polymath"}
+    assert set(archetypes.NAMES) == {
+        "Cathedral Builder",
+        "Ship-It Pragmatist",
+        "Deep Craft",
+        "Taste Maker",
+        "Solo Operator",
+        "Consultant",
+        "Wedge Hunter",
+        "Builder-Coach",
+        "Polymath",
+    }
 
 
-@pytest.mark.parametrize("vector,name", [
-    ((0.5, 0.5, 0.5, 0.5, 0.5), "Builder-Coach"),
-    ((0.88, 0.55, 0.5, 0.5, 0.85), "Cathedral Builder"),
-    ((0.22, 0.78, 0.25, 0.7, 0.38), "Ship-It Pragmatist"),
-    ((0.05, 0.95, 0.95, 0.05, 0.05), "Polymath"),
-])
+@pytest.mark.parametrize(
+    "vector,name",
+    [
+        ((0.5, 0.5, 0.5, 0.5, 0.5), "Builder-Coach"),
+        ((0.88, 0.55, 0.5, 0.5, 0.85), "Cathedral Builder"),
+        ((0.22, 0.78, 0.25, 0.7, 0.38), "Ship-It Pragmatist"),
+        ((0.05, 0.95, 0.95, 0.05, 0.05), "Polymath"),
+    ],
+)
 def test_upstream_vectors(vector, name):
     assert archetypes.classify(vector)[0] == name
 
@@ -36,8 +47,13 @@ def test_every_centre_classifies_as_itself():
 
 
 def test_dict_input_and_cutoff():
-    values = {"scope_appetite": 0.5, "risk_tolerance": 0.5, "detail_preference": 0.5,
-              "autonomy": 0.5, "architecture_care": 0.5}
+    values = {
+        "scope_appetite": 0.5,
+        "risk_tolerance": 0.5,
+        "detail_preference": 0.5,
+        "autonomy": 0.5,
+        "architecture_care": 0.5,
+    }
     assert archetypes.classify(values)[0] == "Builder-Coach"
     nearest = archetypes.scores((1, 0, 1, 0, 1))[0][1]
     assert nearest > archetypes.MAX_DISTANCE

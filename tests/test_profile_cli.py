@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers.profile import PROJECT, add_event, add_events
+from toolkit.cli.app import cli
 from toolkit.core import database
 from toolkit.store import db
-from toolkit.cli.app import cli
 
 
 @pytest.fixture(autouse=True)
@@ -32,8 +32,10 @@ def test_show_below_the_gate_explains_what_is_missing(conn):
     assert r.exit_code == 0, r.output
     assert f"Profile for {PROJECT}" in r.output
     assert "scope_appetite" in r.output and "0.711" in r.output
-    assert ("Not enough observed data yet — need 15 more events across 2 more skills, "
-            "7 more different questions and 2 more days") in r.output
+    assert (
+        "Not enough observed data yet — need 15 more events across 2 more skills, "
+        "7 more different questions and 2 more days"
+    ) in r.output
     assert "Nothing declared yet" in r.output
 
 
@@ -71,7 +73,6 @@ def test_a_demo_database_shows_its_simulated_profile_unless_asked_for_the_real_o
     assert data["synthetic"] is False and data["diversity"]["sample_size"] == 2
 
 
-
 def test_show_never_sets_declared_values_of_one_history_against_the_other(conn):
     """Declared values come from the same history as the inferred ones they are compared
     with: a real declaration in a demo database is not part of its simulated profile, and a
@@ -80,7 +81,8 @@ def test_show_never_sets_declared_values_of_one_history_against_the_other(conn):
         conn.executemany(
             "INSERT INTO declared_profile (scope, dimension, value, source, synthetic,"
             " declared_at) VALUES (?, ?, ?, 'test', ?, '2026-10-01T00:00:00.000Z')",
-            [(db.GLOBAL_SCOPE, "scope_appetite", 0.67, 1), (db.GLOBAL_SCOPE, "autonomy", 0.9, 0)])
+            [(db.GLOBAL_SCOPE, "scope_appetite", 0.67, 1), (db.GLOBAL_SCOPE, "autonomy", 0.9, 0)],
+        )
         db.mark_demo(conn)
     simulated = json.loads(invoke("show", "--json").output)
     assert simulated["synthetic"] is True
@@ -94,10 +96,11 @@ def test_show_never_sets_declared_values_of_one_history_against_the_other(conn):
     synthetic = json.loads(invoke("show", "--synthetic", "--json").output)
     assert synthetic["declared"] == {"scope_appetite": 0.67}
 
+
 def test_derive_json(conn):
     add_events(conn, [("plan-eng-review-arch-finding", "fix-now")] * 2)
     data = json.loads(invoke("derive", "--json").output)
-    assert data["values"]["architecture_care"] == round(1 / (1 + 2.718281828459045 ** -0.3), 3)
+    assert data["values"]["architecture_care"] == round(1 / (1 + 2.718281828459045**-0.3), 3)
     assert data["totals"]["risk_tolerance"] == -0.04 and data["events"]["risk_tolerance"] == 2
     r = invoke("derive")
     assert "2 events, 1 skills, 1 questions" in r.output
@@ -109,22 +112,48 @@ def test_declare_then_gap(conn, state_root):
     assert r.exit_code == 0 and "Declared scope_appetite = 0.3" in r.output
     assert declared_rows(conn) == {"scope_appetite": 0.3}
     # gstack's file follows, so the /plan-tune skill sees the new value.
-    assert json.loads((state_root / "developer-profile.json").read_text())["declared"] == \
-        {"scope_appetite": 0.3}
+    assert json.loads((state_root / "developer-profile.json").read_text())["declared"] == {
+        "scope_appetite": 0.3
+    }
     data = json.loads(invoke("gap", "--json").output)
-    assert data == [{"dimension": "scope_appetite", "declared": 0.3, "inferred": 0.711,
-                     "gap": 0.411, "gap_word": "mismatch"}]
+    assert data == [
+        {
+            "dimension": "scope_appetite",
+            "declared": 0.3,
+            "inferred": 0.711,
+            "gap": 0.411,
+            "gap_word": "mismatch",
+        }
+    ]
     assert "mismatch" in invoke("gap").output
 
 
-@pytest.mark.parametrize("args,message", [
-    (["scope_appetite", "1.5"], "Error: value for scope_appetite must be between 0 and 1, got 1.5"),
-    (["scope_appetite", "-0.1"], "Error: value for scope_appetite must be between 0 and 1, got -0.1"),
-    (["scope_appetite", "high"], "Error: value for scope_appetite must be a number between 0 and 1, got 'high'"),
-    (["scope_appetite", "nan"], "Error: value for scope_appetite must be between 0 and 1, got nan"),
-    (["happiness", "0.5"], "Error: unknown dimension 'happiness' (expected one of: scope_appetite, "
-                           "risk_tolerance, detail_preference, autonomy, architecture_care)"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (
+            ["scope_appetite", "1.5"],
+            "Error: value for scope_appetite must be between 0 and 1, got 1.5",
+        ),
+        (
+            ["scope_appetite", "-0.1"],
+            "Error: value for scope_appetite must be between 0 and 1, got -0.1",
+        ),
+        (
+            ["scope_appetite", "high"],
+            "Error: value for scope_appetite must be a number between 0 and 1, got 'high'",
+        ),
+        (
+            ["scope_appetite", "nan"],
+            "Error: value for scope_appetite must be between 0 and 1, got nan",
+        ),
+        (
+            ["happiness", "0.5"],
+            "Error: unknown dimension 'happiness' (expected one of: scope_appetite, "
+            "risk_tolerance, detail_preference, autonomy, architecture_care)",
+        ),
+    ],
+)
 def test_declare_refuses_bad_values_and_writes_nothing(conn, state_root, args, message):
     r = invoke("declare", *args)
     assert r.exit_code == 1
@@ -136,9 +165,13 @@ def test_declare_refuses_bad_values_and_writes_nothing(conn, state_root, args, m
 def test_setup_with_answers(conn):
     r = invoke("setup", "--answers", "a,B,c,b,A")
     assert r.exit_code == 0, r.output
-    assert declared_rows(conn) == {"scope_appetite": 0.25, "risk_tolerance": 0.5,
-                                   "detail_preference": 0.85, "autonomy": 0.5,
-                                   "architecture_care": 0.25}
+    assert declared_rows(conn) == {
+        "scope_appetite": 0.25,
+        "risk_tolerance": 0.5,
+        "detail_preference": 0.85,
+        "autonomy": 0.5,
+        "architecture_care": 0.25,
+    }
 
 
 @pytest.mark.parametrize("answers", ["a,b,c", "a,b,c,d,a", "", "a,b,c,b,a,a"])
@@ -205,12 +238,15 @@ MARKER = "zebra-quartz-7c1f0e"
 
 def plant_marked(conn, db_file):
     add_event(conn, "plan-ceo-review-mode", "expand", summary=f"about {MARKER} one")
-    add_event(conn, "plan-ceo-review-mode", "reduce", project="other", summary=f"about {MARKER} two")
+    add_event(
+        conn, "plan-ceo-review-mode", "reduce", project="other", summary=f"about {MARKER} two"
+    )
     with db.transaction(conn):
         conn.execute(
             "INSERT INTO office_hours_sessions (session_key, mode, project_slug, assignment, raw_json,"
             " origin, recorded_at) VALUES ('k:0', 'builder', 'x', ?, ?, 't', 't')",
-            (f"assign {MARKER}", json.dumps({"mode": "builder", "assignment": MARKER})))
+            (f"assign {MARKER}", json.dumps({"mode": "builder", "assignment": MARKER})),
+        )
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     with open(db_file, "rb") as f:
         assert MARKER.encode() in f.read()
@@ -229,9 +265,14 @@ def test_delete_refuses_without_yes(conn, db_file):
     plant_marked(conn, db_file)
     r = invoke("delete", "--all")
     assert r.exit_code == 1
-    assert r.output.strip() == "Error: refusing to delete everything (2 question events) without --yes"
+    assert (
+        r.output.strip() == "Error: refusing to delete everything (2 question events) without --yes"
+    )
     r = invoke("delete")
-    assert r.output.strip() == f"Error: refusing to delete project {PROJECT} (1 question events) without --yes"
+    assert (
+        r.output.strip()
+        == f"Error: refusing to delete project {PROJECT} (1 question events) without --yes"
+    )
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 2
 
 
@@ -254,11 +295,16 @@ def test_delete_all_leaves_no_bytes_behind(conn, db_file, state_root):
     conn.close()
     r = invoke("delete", "--all", "--yes")
     assert r.exit_code == 0, r.output
-    assert "Deleted all projects: 2 question_log, 1 declared_profile, 1 office_hours_sessions." in r.output
+    assert (
+        "Deleted all projects: 2 question_log, 1 declared_profile, 1 office_hours_sessions."
+        in r.output
+    )
     assert MARKER.encode() not in raw_bytes(db_file)
     c = database.connect(db_file)
     assert c.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
-    assert c.execute("SELECT count(*) FROM registry_questions").fetchone()[0] == 53  # not profile data
+    assert (
+        c.execute("SELECT count(*) FROM registry_questions").fetchone()[0] == 53
+    )  # not profile data
     c.close()
     doc = json.loads((state_root / "developer-profile.json").read_text())
     assert doc["declared"] == {} and doc["sessions"] == []

@@ -44,12 +44,26 @@ def log_session(entry):
     return r
 
 
-READ_KEYS = ["SESSION_COUNT", "TIER", "LAST_PROJECT", "LAST_ASSIGNMENT", "LAST_DESIGN_TITLE",
-             "DESIGN_COUNT", "DESIGN_TITLES", "ACCUMULATED_SIGNALS", "TOTAL_SIGNAL_COUNT",
-             "CROSS_PROJECT", "NUDGE_ELIGIBLE", "RESOURCES_SHOWN", "RESOURCES_SHOWN_COUNT", "TOPICS"]
+READ_KEYS = [
+    "SESSION_COUNT",
+    "TIER",
+    "LAST_PROJECT",
+    "LAST_ASSIGNMENT",
+    "LAST_DESIGN_TITLE",
+    "DESIGN_COUNT",
+    "DESIGN_TITLES",
+    "ACCUMULATED_SIGNALS",
+    "TOTAL_SIGNAL_COUNT",
+    "CROSS_PROJECT",
+    "NUDGE_ELIGIBLE",
+    "RESOURCES_SHOWN",
+    "RESOURCES_SHOWN_COUNT",
+    "TOPICS",
+]
 
 
 # 79, 80 ---------------------------------------------------------------------------------
+
 
 def test_79_read_on_empty_state_creates_stub(state_root):
     r = dev("--read")
@@ -61,9 +75,16 @@ def test_79_read_on_empty_state_creates_stub(state_root):
     assert "LAST_PROJECT: " in lines  # one space after the colon even when empty
     doc = profile_file(state_root)
     assert doc["schema_version"] == 1
-    assert doc["inferred"]["values"] == {d: 0.5 for d in
-                                         ("scope_appetite", "risk_tolerance", "detail_preference",
-                                          "autonomy", "architecture_care")}
+    assert doc["inferred"]["values"] == {
+        d: 0.5
+        for d in (
+            "scope_appetite",
+            "risk_tolerance",
+            "detail_preference",
+            "autonomy",
+            "architecture_care",
+        )
+    }
     assert doc["sessions"] == [] and doc["declared"] == {} and doc["gap"] == {}
 
 
@@ -75,13 +96,30 @@ def test_80_no_arguments_reads():
 # 81–84 migration --------------------------------------------------------------------------
 
 LEGACY_3 = [
-    {"date": "2026-01-01", "mode": "builder", "project_slug": "alpha", "signals": ["taste", "agency"],
-     "resources_shown": ["https://a"], "topics": ["onboarding"]},
-    {"date": "2026-01-02", "mode": "startup", "project_slug": "beta",
-     "signals": ["named_users", "pushback", "taste"], "resources_shown": ["https://b"],
-     "topics": ["fit", "onboarding"]},
-    {"date": "2026-01-03", "mode": "builder", "project_slug": "alpha", "signals": ["agency"],
-     "resources_shown": ["https://a"], "topics": ["iter"]},
+    {
+        "date": "2026-01-01",
+        "mode": "builder",
+        "project_slug": "alpha",
+        "signals": ["taste", "agency"],
+        "resources_shown": ["https://a"],
+        "topics": ["onboarding"],
+    },
+    {
+        "date": "2026-01-02",
+        "mode": "startup",
+        "project_slug": "beta",
+        "signals": ["named_users", "pushback", "taste"],
+        "resources_shown": ["https://b"],
+        "topics": ["fit", "onboarding"],
+    },
+    {
+        "date": "2026-01-03",
+        "mode": "builder",
+        "project_slug": "alpha",
+        "signals": ["agency"],
+        "resources_shown": ["https://a"],
+        "topics": ["iter"],
+    },
 ]
 
 
@@ -97,7 +135,9 @@ def test_81_to_83_migrate_legacy_sessions_once(state_root):
     assert doc["topics"] == ["onboarding", "fit", "iter"]
     assert "migrated_at" in doc
     # 83: the source is archived under gstack's name, exactly once.
-    archived = [p.name for p in state_root.iterdir() if p.name.startswith("builder-profile.jsonl.migrated-")]
+    archived = [
+        p.name for p in state_root.iterdir() if p.name.startswith("builder-profile.jsonl.migrated-")
+    ]
     assert len(archived) == 1
     assert re.fullmatch(r"builder-profile\.jsonl\.migrated-\d{4}-\d\d-\d\d-\d{6}", archived[0])
     assert not (state_root / "builder-profile.jsonl").exists()
@@ -134,15 +174,22 @@ def test_empty_legacy_file_migrates_zero_sessions(state_root):
 
 # 85 tiers ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("n,tier", [(3, "welcome_back"), (5, "regular"), (9, "inner_circle")])
 def test_85_tiers(state_root, n, tier):
-    write_legacy(state_root, [{"date": f"2026-01-{i + 1:02d}", "mode": "builder",
-                               "project_slug": "p"} for i in range(n)])
+    write_legacy(
+        state_root,
+        [
+            {"date": f"2026-01-{i + 1:02d}", "mode": "builder", "project_slug": "p"}
+            for i in range(n)
+        ],
+    )
     lines = read_lines(dev("--read").stdout)
     assert lines["SESSION_COUNT"] == str(n) and lines["TIER"] == tier
 
 
 # 86–90 derive -----------------------------------------------------------------------------
+
 
 def derive_ok(expected_events):
     r = dev("--derive")
@@ -177,8 +224,14 @@ def test_88_three_reduces(state_root, conn):
 
 
 def test_89_derive_is_deterministic(state_root, conn):
-    add_events(conn, [("plan-ceo-review-mode", "expand"), ("ship-pre-landing-review-fix", "fix-now"),
-                      ("land-and-deploy-merge-confirm", "reject")])
+    add_events(
+        conn,
+        [
+            ("plan-ceo-review-mode", "expand"),
+            ("ship-pre-landing-review-fix", "fix-now"),
+            ("land-and-deploy-merge-confirm", "reject"),
+        ],
+    )
     derive_ok(3)
     first = profile_file(state_root)["inferred"]
     derive_ok(3)
@@ -193,7 +246,9 @@ def test_90_adhoc_event_counts_but_moves_nothing(state_root, conn):
     assert inferred["values"]["scope_appetite"] == 0.5
 
 
-def test_derive_counts_unknown_auto_decided_and_hook_events_but_skips_empty_choice(state_root, conn):
+def test_derive_counts_unknown_auto_decided_and_hook_events_but_skips_empty_choice(
+    state_root, conn
+):
     add_event(conn, "plan-ceo-review-mode", "__unknown__", source="hook")
     add_event(conn, "plan-ceo-review-mode", "expand", source="auto-decided")
     add_event(conn, "hook-0123456789", "A) Accept", skill="unknown", source="hook")
@@ -221,6 +276,7 @@ def test_derive_fails_without_signal_map(conn):
 
 
 # 91–93 trace ------------------------------------------------------------------------------
+
 
 def test_91_trace_lists_contributing_events(conn):
     for day in (1, 2, 3):
@@ -269,6 +325,7 @@ def test_trace_does_not_create_the_profile_file(state_root, conn):
 
 # 94–95 gap --------------------------------------------------------------------------------
 
+
 def declare_in_file(root, declared):
     """Edit `declared` inside developer-profile.json the way gstack's /plan-tune skill does."""
     path = root / "developer-profile.json"
@@ -290,7 +347,10 @@ def test_94_gap_with_nothing_declared():
 
 
 def test_95_gap_against_declared_in_the_file(state_root, conn):
-    add_events(conn, [("office-hours-approach-choose", "ideal"), ("office-hours-approach-choose", "creative")])
+    add_events(
+        conn,
+        [("office-hours-approach-choose", "ideal"), ("office-hours-approach-choose", "creative")],
+    )
     declare_in_file(state_root, {"scope_appetite": 0.8})
     data = json.loads(dev("--gap").stdout)
     assert data["declared"] == {"scope_appetite": 0.8}
@@ -300,6 +360,7 @@ def test_95_gap_against_declared_in_the_file(state_root, conn):
 
 
 # 96–99 vibe, mismatch ---------------------------------------------------------------------
+
 
 def test_96_vibe_prints_an_archetype():
     r = dev("--vibe")
@@ -322,9 +383,12 @@ def test_98_mismatch_none(state_root, conn):
 
 
 def test_99_mismatch_two_dimensions(state_root, conn):
-    pairs = [("plan-ceo-review-mode", "reduce")] * 2 + [("plan-ceo-review-mode", "hold")] \
-        + [("land-and-deploy-merge-confirm", "accept")] * 12 \
+    pairs = (
+        [("plan-ceo-review-mode", "reduce")] * 2
+        + [("plan-ceo-review-mode", "hold")]
+        + [("land-and-deploy-merge-confirm", "accept")] * 12
         + [(f"adhoc-q-{i}", "ok") for i in range(10)]
+    )
     add_events(conn, pairs)
     declare_in_file(state_root, {"scope_appetite": 0.9, "autonomy": 0.2})
     r = dev("--check-mismatch")
@@ -344,33 +408,56 @@ def test_mismatch_threshold_is_strict_and_needs_ten_events(state_root, conn):
 
 # 100 --------------------------------------------------------------------------------------
 
+
 def test_100_unknown_subcommand():
     r = dev("--frobnicate")
     assert r.returncode == 1
-    assert r.stderr.splitlines() == ["gstack-developer-profile: unknown subcommand '--frobnicate'",
-                                     "run --help for usage"]
+    assert r.stderr.splitlines() == [
+        "gstack-developer-profile: unknown subcommand '--frobnicate'",
+        "run --help for usage",
+    ]
     assert "Traceback" not in r.stderr
 
 
 def test_help_lists_every_subcommand():
     r = dev("--help")
     assert r.returncode == 0
-    for sub in ("--read", "--profile", "--gap", "--derive", "--trace", "--check-mismatch",
-                "--migrate", "--log-session", "--vibe", "--narrative"):
+    for sub in (
+        "--read",
+        "--profile",
+        "--gap",
+        "--derive",
+        "--trace",
+        "--check-mismatch",
+        "--migrate",
+        "--log-session",
+        "--vibe",
+        "--narrative",
+    ):
         assert sub in r.stdout
 
 
 def test_narrative():
     r = dev("--narrative")
-    assert r.stdout.strip() == "NARRATIVE: (v2 — not yet implemented; use /plan-tune profile for now)"
+    assert (
+        r.stdout.strip() == "NARRATIVE: (v2 — not yet implemented; use /plan-tune profile for now)"
+    )
 
 
 # 101–117 log-session and --read -------------------------------------------------------------
 
+
 def test_101_log_session_then_read():
     assert read_lines(dev("--read").stdout)["SESSION_COUNT"] == "0"
-    log_session({"date": "2026-05-01", "mode": "startup", "project_slug": "test",
-                 "signal_count": 2, "signals": ["s1", "s2"]})
+    log_session(
+        {
+            "date": "2026-05-01",
+            "mode": "startup",
+            "project_slug": "test",
+            "signal_count": 2,
+            "signals": ["s1", "s2"],
+        }
+    )
     lines = read_lines(dev("--read").stdout)
     assert lines["SESSION_COUNT"] == "1" and lines["TIER"] == "welcome_back"
     assert lines["LAST_PROJECT"] == "test" and lines["TOTAL_SIGNAL_COUNT"] == "2"
@@ -386,17 +473,38 @@ def test_102_signals_accumulate(state_root):
 
 
 def test_103_resources_and_topics_union():
-    log_session({"date": "2026-05-01", "mode": "builder", "resources_shown": ["url1", "url2"],
-                 "topics": ["ai"]})
-    log_session({"date": "2026-05-02", "mode": "builder", "resources_shown": ["url2", "url3"],
-                 "topics": ["ai", "eng"]})
+    log_session(
+        {
+            "date": "2026-05-01",
+            "mode": "builder",
+            "resources_shown": ["url1", "url2"],
+            "topics": ["ai"],
+        }
+    )
+    log_session(
+        {
+            "date": "2026-05-02",
+            "mode": "builder",
+            "resources_shown": ["url2", "url3"],
+            "topics": ["ai", "eng"],
+        }
+    )
     doc = json.loads(dev("--profile").stdout)
     assert sorted(doc["resources_shown"]) == ["url1", "url2", "url3"]
     assert sorted(doc["topics"]) == ["ai", "eng"]
 
 
-@pytest.mark.parametrize("arg", ["not-json", '{"foo":"bar"}', '{"date":"2026-01-01"}',
-                                 '{"mode":"builder","date":""}', "[1]", "null"])
+@pytest.mark.parametrize(
+    "arg",
+    [
+        "not-json",
+        '{"foo":"bar"}',
+        '{"date":"2026-01-01"}',
+        '{"mode":"builder","date":""}',
+        "[1]",
+        "null",
+    ],
+)
 def test_104_105_log_session_unusable_input_is_a_silent_noop(state_root, conn, arg):
     log_session(arg)
     assert not (state_root / "developer-profile.json").exists()
@@ -421,10 +529,25 @@ def test_107_provided_ts_is_preserved(state_root):
 
 
 def test_108_resources_rows_do_not_hide_the_last_real_session():
-    log_session({"date": "2026-05-01", "mode": "startup", "project_slug": "realproj",
-                 "assignment": "real assignment text", "design_doc": "plans/real.md"})
-    log_session({"date": "2026-05-01", "mode": "resources", "project_slug": "realproj",
-                 "assignment": "", "design_doc": "", "resources_shown": ["url1"]})
+    log_session(
+        {
+            "date": "2026-05-01",
+            "mode": "startup",
+            "project_slug": "realproj",
+            "assignment": "real assignment text",
+            "design_doc": "plans/real.md",
+        }
+    )
+    log_session(
+        {
+            "date": "2026-05-01",
+            "mode": "resources",
+            "project_slug": "realproj",
+            "assignment": "",
+            "design_doc": "",
+            "resources_shown": ["url1"],
+        }
+    )
     lines = read_lines(dev("--read").stdout)
     assert lines["LAST_PROJECT"] == "realproj"
     assert lines["LAST_ASSIGNMENT"] == "real assignment text"
@@ -443,44 +566,64 @@ def sessions_of(modes, signals=None, project="p"):
     return out
 
 
-@pytest.mark.parametrize("modes,count,tier", [
-    (["startup"] + ["resources"] * 3, 1, "welcome_back"),                      # 109
-    (["startup"] * 3 + ["resources"] * 4, 3, "welcome_back"),                  # 110
-    (["startup"] * 4 + ["resources"] * 5, 4, "regular"),                       # 115
-    (["startup"] * 7 + ["resources"] * 6, 7, "regular"),                       # 116
-    (["startup"] * 7 + ["resources"] * 6 + ["startup"], 8, "inner_circle"),    # 116
-])
+@pytest.mark.parametrize(
+    "modes,count,tier",
+    [
+        (["startup"] + ["resources"] * 3, 1, "welcome_back"),  # 109
+        (["startup"] * 3 + ["resources"] * 4, 3, "welcome_back"),  # 110
+        (["startup"] * 4 + ["resources"] * 5, 4, "regular"),  # 115
+        (["startup"] * 7 + ["resources"] * 6, 7, "regular"),  # 116
+        (["startup"] * 7 + ["resources"] * 6 + ["startup"], 8, "inner_circle"),  # 116
+    ],
+)
 def test_109_110_115_116_resources_rows_do_not_count(state_root, modes, count, tier):
     write_legacy(state_root, sessions_of(modes))
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == str(count) and lines["TIER"] == tier
 
 
-@pytest.mark.parametrize("modes,signals,eligible", [
-    (["startup", "resources", "resources", "resources"], [["a"] * 5, [], [], []], "false"),   # 111
-    (["builder"] * 3 + ["resources"], [["a", "b"], ["c", "d"], ["e"], []], "true"),          # 112
-    (["builder"] * 2 + ["resources"], [["a", "b", "c"], ["d", "e", "f"], []], "false"),      # 113
-    (["builder"] * 3, [["a", "b"], ["c"], ["d"]], "false"),                                  # 114
-    (["builder"] * 3 + ["resources"], [["a"], ["b"], ["c"], ["d", "e"]], "true"),            # resources signals count
-])
+@pytest.mark.parametrize(
+    "modes,signals,eligible",
+    [
+        (
+            ["startup", "resources", "resources", "resources"],
+            [["a"] * 5, [], [], []],
+            "false",
+        ),  # 111
+        (["builder"] * 3 + ["resources"], [["a", "b"], ["c", "d"], ["e"], []], "true"),  # 112
+        (["builder"] * 2 + ["resources"], [["a", "b", "c"], ["d", "e", "f"], []], "false"),  # 113
+        (["builder"] * 3, [["a", "b"], ["c"], ["d"]], "false"),  # 114
+        (
+            ["builder"] * 3 + ["resources"],
+            [["a"], ["b"], ["c"], ["d", "e"]],
+            "true",
+        ),  # resources signals count
+    ],
+)
 def test_111_to_114_nudge_eligibility(state_root, modes, signals, eligible):
     write_legacy(state_root, sessions_of(modes, signals))
     assert builder(state_root)["NUDGE_ELIGIBLE"] == eligible
 
 
 def test_117_trailing_resources_row_does_not_make_cross_project(state_root):
-    write_legacy(state_root, sessions_of(["startup", "startup"], project="samep")
-                 + sessions_of(["resources"], project="otherp"))
+    write_legacy(
+        state_root,
+        sessions_of(["startup", "startup"], project="samep")
+        + sessions_of(["resources"], project="otherp"),
+    )
     lines = builder(state_root)
     assert lines["CROSS_PROJECT"] == "false" and lines["LAST_PROJECT"] == "samep"
 
 
 def test_118_end_to_end_migrate_then_builder_profile(state_root):
-    write_legacy(state_root, [
-        {"date": "2026-01-01", "mode": "builder", "project_slug": "x"},
-        {"date": "2026-01-02", "mode": "startup", "project_slug": "x"},
-        {"date": "2026-01-03", "mode": "builder", "project_slug": "y"},
-    ])
+    write_legacy(
+        state_root,
+        [
+            {"date": "2026-01-01", "mode": "builder", "project_slug": "x"},
+            {"date": "2026-01-02", "mode": "startup", "project_slug": "x"},
+            {"date": "2026-01-03", "mode": "builder", "project_slug": "y"},
+        ],
+    )
     assert "migrated 3 sessions" in dev("--migrate").stdout
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == "3" and lines["TIER"] == "welcome_back"
@@ -497,6 +640,7 @@ def test_119_log_derive_profile(conn):
 
 # 120–131 the legacy builder-profile shim ----------------------------------------------------
 
+
 def test_120_no_file(state_root):
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == "0" and lines["TIER"] == "introduction"
@@ -510,9 +654,18 @@ def test_121_empty_legacy_file(state_root):
     assert lines["SESSION_COUNT"] == "0" and lines["TIER"] == "introduction"
 
 
-@pytest.mark.parametrize("n,tier", [(1, "welcome_back"), (2, "welcome_back"), (3, "welcome_back"),
-                                    (4, "regular"), (7, "regular"), (8, "inner_circle"),
-                                    (15, "inner_circle")])
+@pytest.mark.parametrize(
+    "n,tier",
+    [
+        (1, "welcome_back"),
+        (2, "welcome_back"),
+        (3, "welcome_back"),
+        (4, "regular"),
+        (7, "regular"),
+        (8, "inner_circle"),
+        (15, "inner_circle"),
+    ],
+)
 def test_122_tiers_from_identical_legacy_lines(state_root, n, tier):
     # Identical lines are distinct sessions: none may be lost to deduplication.
     write_legacy(state_root, [{"date": "2026-01-01", "mode": "builder", "project_slug": "p"}] * n)
@@ -521,8 +674,12 @@ def test_122_tiers_from_identical_legacy_lines(state_root, n, tier):
 
 
 def test_123_signals(state_root):
-    write_legacy(state_root, sessions_of(["builder"] * 3, [["named_users", "pushback"], ["taste"],
-                                                           ["named_users", "agency"]]))
+    write_legacy(
+        state_root,
+        sessions_of(
+            ["builder"] * 3, [["named_users", "pushback"], ["taste"], ["named_users", "agency"]]
+        ),
+    )
     lines = builder(state_root)
     assert lines["TOTAL_SIGNAL_COUNT"] == "5"
     assert lines["ACCUMULATED_SIGNALS"] == "named_users:2,pushback:1,taste:1,agency:1"
@@ -534,18 +691,24 @@ def test_124_no_signals(state_root):
     assert lines["TOTAL_SIGNAL_COUNT"] == "0" and lines["ACCUMULATED_SIGNALS"] == ""
 
 
-@pytest.mark.parametrize("projects,cross", [(["a", "a"], "false"), (["a", "b"], "true"), (["a"], "false")])
+@pytest.mark.parametrize(
+    "projects,cross", [(["a", "a"], "false"), (["a", "b"], "true"), (["a"], "false")]
+)
 def test_125_cross_project(state_root, projects, cross):
-    write_legacy(state_root, [{"date": "2026-01-01", "mode": "builder", "project_slug": p}
-                              for p in projects])
+    write_legacy(
+        state_root, [{"date": "2026-01-01", "mode": "builder", "project_slug": p} for p in projects]
+    )
     assert builder(state_root)["CROSS_PROJECT"] == cross
 
 
-@pytest.mark.parametrize("mode,signals,eligible", [
-    ("builder", [["a", "b"], ["c", "d"], ["e"]], "true"),
-    ("startup", [["a", "b", "c"]] * 3, "false"),
-    ("builder", [["a"], ["b"], ["c"]], "false"),
-])
+@pytest.mark.parametrize(
+    "mode,signals,eligible",
+    [
+        ("builder", [["a", "b"], ["c", "d"], ["e"]], "true"),
+        ("startup", [["a", "b", "c"]] * 3, "false"),
+        ("builder", [["a"], ["b"], ["c"]], "false"),
+    ],
+)
 def test_126_nudge(state_root, mode, signals, eligible):
     write_legacy(state_root, sessions_of([mode] * len(signals), signals))
     assert builder(state_root)["NUDGE_ELIGIBLE"] == eligible
@@ -556,51 +719,76 @@ def test_126_two_builders_with_six_signals(state_root):
     assert builder(state_root)["NUDGE_ELIGIBLE"] == "false"
 
 
-@pytest.mark.parametrize("resources,count", [([["u1", "u2"], ["u3"]], "3"), ([["u1"], ["u1"]], "1"),
-                                             ([[], []], "0")])
+@pytest.mark.parametrize(
+    "resources,count", [([["u1", "u2"], ["u3"]], "3"), ([["u1"], ["u1"]], "1"), ([[], []], "0")]
+)
 def test_127_resources_union(state_root, resources, count):
-    write_legacy(state_root, [{"date": "2026-01-01", "mode": "builder", "resources_shown": r}
-                              for r in resources])
+    write_legacy(
+        state_root,
+        [{"date": "2026-01-01", "mode": "builder", "resources_shown": r} for r in resources],
+    )
     assert builder(state_root)["RESOURCES_SHOWN_COUNT"] == count
 
 
 def test_128_topics_union(state_root):
-    write_legacy(state_root, [
-        {"date": "2026-01-01", "mode": "builder", "topics": ["fintech", "payments"]},
-        {"date": "2026-01-02", "mode": "builder", "topics": ["payments", "ai-product"]},
-    ])
+    write_legacy(
+        state_root,
+        [
+            {"date": "2026-01-01", "mode": "builder", "topics": ["fintech", "payments"]},
+            {"date": "2026-01-02", "mode": "builder", "topics": ["payments", "ai-product"]},
+        ],
+    )
     topics = builder(state_root)["TOPICS"].split(",")
     assert topics == ["fintech", "payments", "ai-product"]
 
 
 def test_129_last_fields_come_from_the_last_session(state_root):
-    write_legacy(state_root, [
-        {"date": "2026-01-01", "mode": "builder", "project_slug": "first", "assignment": "one",
-         "design_doc": "d1.md"},
-        {"date": "2026-01-02", "mode": "builder", "project_slug": "second", "assignment": "two",
-         "design_doc": "d2.md"},
-    ])
+    write_legacy(
+        state_root,
+        [
+            {
+                "date": "2026-01-01",
+                "mode": "builder",
+                "project_slug": "first",
+                "assignment": "one",
+                "design_doc": "d1.md",
+            },
+            {
+                "date": "2026-01-02",
+                "mode": "builder",
+                "project_slug": "second",
+                "assignment": "two",
+                "design_doc": "d2.md",
+            },
+        ],
+    )
     lines = builder(state_root)
     assert lines["LAST_PROJECT"] == "second" and lines["LAST_ASSIGNMENT"] == "two"
     assert lines["LAST_DESIGN_TITLE"] == "d2.md"
 
 
 def test_130_malformed_lines_skipped(state_root):
-    write_legacy(state_root, sessions_of(["builder"] * 2),
-                 extra_lines=["this is not json", "{broken json"])
+    write_legacy(
+        state_root, sessions_of(["builder"] * 2), extra_lines=["this is not json", "{broken json"]
+    )
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == "2" and lines["TIER"] == "welcome_back"
 
 
 def test_131_design_count(state_root):
-    write_legacy(state_root, [{"date": "2026-01-01", "mode": "builder", "project_slug": f"p{i}",
-                               "design_doc": d}
-                              for i, d in enumerate(["path/design-1.md", "", "path/design-2.md"])])
+    write_legacy(
+        state_root,
+        [
+            {"date": "2026-01-01", "mode": "builder", "project_slug": f"p{i}", "design_doc": d}
+            for i, d in enumerate(["path/design-1.md", "", "path/design-2.md"])
+        ],
+    )
     lines = builder(state_root)
     assert lines["DESIGN_COUNT"] == "2" and lines["DESIGN_TITLES"] == '["p0","p2"]'
 
 
 # hot path ---------------------------------------------------------------------------------
+
 
 def test_compat_script_imports_no_heavy_modules(state_root):
     code = (
@@ -612,8 +800,12 @@ def test_compat_script_imports_no_heavy_modules(state_root):
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in heavy)\n"
         "print('LOADED', loaded)\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env={**os.environ, "GSTACK_PROJECT_SLUG": PROJECT})
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GSTACK_PROJECT_SLUG": PROJECT},
+    )
     assert r.returncode == 0, r.stderr
     assert "LOADED []" in r.stdout
 
@@ -638,15 +830,23 @@ def test_derive_picks_up_lines_gstack_appended_to_the_question_log(state_root, m
     log = state_root / "projects" / "switchover" / "question-log.jsonl"
     log.parent.mkdir(parents=True)
     lines = [
-        {"skill": "plan-ceo-review", "question_id": "plan-ceo-review-mode",
-         "question_summary": "Mode?", "user_choice": "expand", "source": "agent",
-         "ts": f"2026-04-0{d}T10:00:00.000Z"}
+        {
+            "skill": "plan-ceo-review",
+            "question_id": "plan-ceo-review-mode",
+            "question_summary": "Mode?",
+            "user_choice": "expand",
+            "source": "agent",
+            "ts": f"2026-04-0{d}T10:00:00.000Z",
+        }
         for d in range(1, 6)
     ]
     log.write_text("".join(_json.dumps(x, separators=(",", ":")) + "\n" for x in lines))
     r = _sp.run([_script("gstack-developer-profile"), "--derive"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "DERIVE: ok — 5 events, 1 skills, 1 questions"
-    r = _sp.run([_script("gstack-developer-profile"), "--trace", "scope_appetite"],
-                capture_output=True, text=True)
+    r = _sp.run(
+        [_script("gstack-developer-profile"), "--trace", "scope_appetite"],
+        capture_output=True,
+        text=True,
+    )
     assert "5 events for scope_appetite" in r.stdout

@@ -7,11 +7,12 @@ the whole question log gives, exactly (sums in integer millionths).
 
 import json
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolkit.core import database
-from toolkit.store import db
 from toolkit.gstack import ingest
+from toolkit.store import db
 
 # The full recomputation, written straight from the definition of a counted event.
 # Every counted event belongs to its project and to '__all__' (all projects together).
@@ -40,12 +41,20 @@ GROUP BY q.key, q.synthetic, m.dimension
 
 def maintained(conn):
     """What the views read: the running totals per project, and '__all__' made from them."""
-    totals = {tuple(r[:2]): tuple(r[2:]) for r in conn.execute(
-        "SELECT project, synthetic, sample_size, skills_covered, question_ids_covered,"
-        " distinct_days, first_day, last_day FROM profile_diversity")}
-    sums = {tuple(r[:3]): (int(round(r[3] * 1000000)), r[4]) for r in conn.execute(
-        "SELECT project, synthetic, dimension, total_delta, events FROM inferred_profile"
-        " WHERE events > 0")}
+    totals = {
+        tuple(r[:2]): tuple(r[2:])
+        for r in conn.execute(
+            "SELECT project, synthetic, sample_size, skills_covered, question_ids_covered,"
+            " distinct_days, first_day, last_day FROM profile_diversity"
+        )
+    }
+    sums = {
+        tuple(r[:3]): (int(round(r[3] * 1000000)), r[4])
+        for r in conn.execute(
+            "SELECT project, synthetic, dimension, total_delta, events FROM inferred_profile"
+            " WHERE events > 0"
+        )
+    }
     return totals, sums
 
 
@@ -58,8 +67,12 @@ def recomputed(conn):
 def assert_exact(conn):
     assert maintained(conn) == recomputed(conn)
     # The stored sums themselves, in integer millionths.
-    stored = {tuple(r[:3]): tuple(r[3:]) for r in conn.execute(
-        "SELECT project, synthetic, dimension, micros, events FROM profile_sums")}
+    stored = {
+        tuple(r[:3]): tuple(r[3:])
+        for r in conn.execute(
+            "SELECT project, synthetic, dimension, micros, events FROM profile_sums"
+        )
+    }
     assert stored == {k: v for k, v in recomputed(conn)[1].items() if k[0] != "__all__"}
     # The feeds only carry changes: nothing is ever stored in them.
     assert conn.execute("SELECT count(*) FROM profile_feed").fetchone()[0] == 0
@@ -71,13 +84,21 @@ DAYS = ["2026-03-01", "2026-03-02", "2026-04-09", ""]
 
 
 def _signal_questions(conn):
-    return [r[0] for r in conn.execute(
-        "SELECT id FROM registry_questions WHERE signal_key IS NOT NULL ORDER BY id LIMIT 6")]
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM registry_questions WHERE signal_key IS NOT NULL ORDER BY id LIMIT 6"
+        )
+    ]
 
 
 def _choices(conn):
-    return [r[0] for r in conn.execute(
-        "SELECT DISTINCT user_choice FROM signal_map ORDER BY user_choice LIMIT 6")]
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT user_choice FROM signal_map ORDER BY user_choice LIMIT 6"
+        )
+    ]
 
 
 _seq = [0]
@@ -90,7 +111,8 @@ def _insert(conn, project, synthetic, qid, choice, day, skill):
         "INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary,"
         " user_choice, source, raw_json, synthetic, recorded_at)"
         " VALUES (?, ?, ?, ?, ?, 'q', ?, 'agent', '{}', ?, ?)",
-        (f"k{_seq[0]}", project, ts, skill, qid, choice, synthetic, db.utc_now()))
+        (f"k{_seq[0]}", project, ts, skill, qid, choice, synthetic, db.utc_now()),
+    )
 
 
 def _import(conn, root, project, lines):
@@ -99,22 +121,49 @@ def _import(conn, root, project, lines):
     with open(path, "a") as f:
         for qid, choice, day in lines:
             _seq[0] += 1
-            f.write(json.dumps({"skill": "ship", "question_id": qid, "question_summary": "q",
-                                "user_choice": choice, "ts": f"{day or '2026-05-05'}T09:00:00Z",
-                                "session_id": f"s{_seq[0]}"}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "skill": "ship",
+                        "question_id": qid,
+                        "question_summary": "q",
+                        "user_choice": choice,
+                        "ts": f"{day or '2026-05-05'}T09:00:00Z",
+                        "session_id": f"s{_seq[0]}",
+                    }
+                )
+                + "\n"
+            )
     ingest.sync_project(conn, str(root), project)
 
 
 step = st.one_of(
-    st.tuples(st.just("insert"), st.sampled_from(PROJECTS), st.sampled_from([0, 0, 1]),
-              st.integers(0, 7), st.integers(0, 7), st.sampled_from(DAYS),
-              st.sampled_from(["ship", "review", "qa"])),
+    st.tuples(
+        st.just("insert"),
+        st.sampled_from(PROJECTS),
+        st.sampled_from([0, 0, 1]),
+        st.integers(0, 7),
+        st.integers(0, 7),
+        st.sampled_from(DAYS),
+        st.sampled_from(["ship", "review", "qa"]),
+    ),
     st.tuples(st.just("delete"), st.integers(0, 1000)),
-    st.tuples(st.just("update"), st.integers(0, 1000), st.integers(0, 7),
-              st.sampled_from(PROJECTS), st.sampled_from(DAYS)),
-    st.tuples(st.just("import"), st.sampled_from(PROJECTS),
-              st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), st.sampled_from(DAYS)),
-                       min_size=1, max_size=5)),
+    st.tuples(
+        st.just("update"),
+        st.integers(0, 1000),
+        st.integers(0, 7),
+        st.sampled_from(PROJECTS),
+        st.sampled_from(DAYS),
+    ),
+    st.tuples(
+        st.just("import"),
+        st.sampled_from(PROJECTS),
+        st.lists(
+            st.tuples(st.integers(0, 7), st.integers(0, 7), st.sampled_from(DAYS)),
+            min_size=1,
+            max_size=5,
+        ),
+    ),
     st.tuples(st.just("registry"), st.integers(0, 7), st.booleans()),
     st.tuples(st.just("signal"), st.integers(0, 7), st.integers(-90000, 90000)),
 )
@@ -125,7 +174,9 @@ def _pick(conn, index):
     return ids[index % len(ids)] if ids else None
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(step, min_size=1, max_size=25))
 def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
     with db.transaction(conn):
@@ -141,14 +192,25 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
     for s in steps:
         kind = s[0]
         if kind == "import":
-            _import(conn, state_root, s[1], [(qids[q % len(qids)], choices[c % len(choices)] or
-                                              "x", d) for q, c, d in s[2]])
+            _import(
+                conn,
+                state_root,
+                s[1],
+                [(qids[q % len(qids)], choices[c % len(choices)] or "x", d) for q, c, d in s[2]],
+            )
         else:
             with db.transaction(conn):
                 if kind == "insert":
                     _, project, synthetic, q, c, day, skill = s
-                    _insert(conn, project, synthetic, qids[q % len(qids)],
-                            choices[c % len(choices)], day, skill)
+                    _insert(
+                        conn,
+                        project,
+                        synthetic,
+                        qids[q % len(qids)],
+                        choices[c % len(choices)],
+                        day,
+                        skill,
+                    )
                 elif kind == "delete":
                     row = _pick(conn, s[1])
                     if row is not None:
@@ -159,19 +221,28 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
                         ts = f"{s[4]}T11:00:00.000Z" if s[4] else ""
                         conn.execute(
                             "UPDATE question_log SET user_choice = ?, project = ?, ts = ?"
-                            " WHERE id = ?", (choices[s[2] % len(choices)], s[3], ts, row))
+                            " WHERE id = ?",
+                            (choices[s[2] % len(choices)], s[3], ts, row),
+                        )
                 elif kind == "registry":
                     qid = qids[s[1] % len(qids)]
-                    key = conn.execute("SELECT signal_key FROM signal_map ORDER BY signal_key"
-                                       " LIMIT 1 OFFSET ?", (s[1],)).fetchone()
-                    conn.execute("UPDATE registry_questions SET signal_key = ? WHERE id = ?",
-                                 (key[0] if s[2] and key else None, qid))
+                    key = conn.execute(
+                        "SELECT signal_key FROM signal_map ORDER BY signal_key LIMIT 1 OFFSET ?",
+                        (s[1],),
+                    ).fetchone()
+                    conn.execute(
+                        "UPDATE registry_questions SET signal_key = ? WHERE id = ?",
+                        (key[0] if s[2] and key else None, qid),
+                    )
                 elif kind == "signal":
-                    row = conn.execute("SELECT rowid FROM signal_map ORDER BY rowid"
-                                       " LIMIT 1 OFFSET ?", (s[1],)).fetchone()
+                    row = conn.execute(
+                        "SELECT rowid FROM signal_map ORDER BY rowid LIMIT 1 OFFSET ?", (s[1],)
+                    ).fetchone()
                     if row:
-                        conn.execute("UPDATE signal_map SET delta = ? WHERE rowid = ?",
-                                     (s[2] / 1000000, row[0]))
+                        conn.execute(
+                            "UPDATE signal_map SET delta = ? WHERE rowid = ?",
+                            (s[2] / 1000000, row[0]),
+                        )
         assert_exact(conn)
 
 
@@ -180,7 +251,9 @@ def test_registry_replaced_wholesale_keeps_sums_exact(conn):
     qid = _signal_questions(conn)[0]
     choice = conn.execute(
         "SELECT m.user_choice FROM signal_map m JOIN registry_questions r"
-        " ON r.signal_key = m.signal_key WHERE r.id = ? LIMIT 1", (qid,)).fetchone()[0]
+        " ON r.signal_key = m.signal_key WHERE r.id = ? LIMIT 1",
+        (qid,),
+    ).fetchone()[0]
     with db.transaction(conn):
         for _ in range(3):
             _insert(conn, "alpha", 0, qid, choice, "2026-03-01", "ship")
@@ -191,15 +264,16 @@ def test_registry_replaced_wholesale_keeps_sums_exact(conn):
         conn.execute("DELETE FROM registry_questions")
         assert not [k for k in maintained(conn)[1]]
         marks = ",".join("?" * len(saved[0]))
-        conn.executemany(f"INSERT INTO registry_questions VALUES ({marks})",
-                         [tuple(r) for r in saved])
+        conn.executemany(
+            f"INSERT INTO registry_questions VALUES ({marks})", [tuple(r) for r in saved]
+        )
     assert maintained(conn) == before
     assert_exact(conn)
 
 
 def test_migration_backfills_existing_events(tmp_path):
     """A database written before 0014 gets its totals from the rows already there."""
-    from toolkit.store.db import Schema, MIGRATIONS_DIR, VIEWS_DIR
+    from toolkit.store.db import MIGRATIONS_DIR, VIEWS_DIR, Schema
 
     old = tmp_path / "old"
     old.mkdir()
@@ -223,11 +297,14 @@ def test_removing_the_last_days_event_moves_the_day_range_in(conn):
     with db.transaction(conn):
         for day in ("2026-03-01", "2026-03-05", "2026-03-09"):
             _insert(conn, "alpha", 0, qid, "accept", day, "ship")
-    for day, expected in (("2026-03-09", ("2026-03-01", "2026-03-05")),
-                          ("2026-03-01", ("2026-03-05", "2026-03-05"))):
+    for day, expected in (
+        ("2026-03-09", ("2026-03-01", "2026-03-05")),
+        ("2026-03-01", ("2026-03-05", "2026-03-05")),
+    ):
         with db.transaction(conn):
             conn.execute("DELETE FROM question_log WHERE substr(ts, 1, 10) = ?", (day,))
-        row = conn.execute("SELECT first_day, last_day, distinct_days FROM profile_totals"
-                           " WHERE project = 'alpha'").fetchone()
+        row = conn.execute(
+            "SELECT first_day, last_day, distinct_days FROM profile_totals WHERE project = 'alpha'"
+        ).fetchone()
         assert tuple(row[:2]) == expected
         assert_exact(conn)

@@ -8,9 +8,9 @@ import pytest
 
 from tests.helpers import script
 from tests.helpers.profile import PROJECT, dev, read_lines
-from toolkit.store import db
 from toolkit.core import jscompat, profile
 from toolkit.gstack import profile_sync
+from toolkit.store import db
 
 
 @pytest.fixture(autouse=True)
@@ -58,7 +58,9 @@ def test_existing_gstack_profile_is_adopted_not_overwritten(state_root, conn):
     assert doc["overrides"] == {"note": "kept"} and doc["future_field"] == [1, 2]
     assert doc["migrated_at"] == "2026-01-01T00:00:00.000Z"
     # inferred comes from the question log, never from the file.
-    assert doc["inferred"]["sample_size"] == 0 and doc["inferred"]["values"]["scope_appetite"] == 0.5
+    assert (
+        doc["inferred"]["sample_size"] == 0 and doc["inferred"]["values"]["scope_appetite"] == 0.5
+    )
     assert list(doc)[-1] == "future_field"
     assert conn.execute("SELECT count(*) FROM office_hours_sessions").fetchone()[0] == 3
 
@@ -77,8 +79,13 @@ def test_declared_edited_in_the_file_is_picked_up_before_answering(state_root):
 
 
 def test_declared_values_from_the_file_are_clamped_or_ignored(state_root, conn):
-    write_profile(state_root, {"declared": {"scope_appetite": 1.4, "autonomy": "high",
-                                            "risk_tolerance": -0.2}, "sessions": []})
+    write_profile(
+        state_root,
+        {
+            "declared": {"scope_appetite": 1.4, "autonomy": "high", "risk_tolerance": -0.2},
+            "sessions": [],
+        },
+    )
     r = dev("--gap")
     assert json.loads(r.stdout)["declared"] == {"scope_appetite": 1, "risk_tolerance": 0}
     assert "declared.autonomy is not a number; ignored" in r.stderr
@@ -87,7 +94,8 @@ def test_declared_values_from_the_file_are_clamped_or_ignored(state_root, conn):
 def test_builder_profile_that_appears_later_is_picked_up(state_root):
     dev("--log-session", json.dumps({"date": "2026-03-01", "mode": "builder", "project_slug": "a"}))
     (state_root / "builder-profile.jsonl").write_text(
-        json.dumps({"date": "2026-01-01", "mode": "startup", "project_slug": "old"}) + "\n")
+        json.dumps({"date": "2026-01-01", "mode": "startup", "project_slug": "old"}) + "\n"
+    )
     lines = read_lines(dev("--read").stdout)
     assert lines["SESSION_COUNT"] == "2"
     assert lines["LAST_PROJECT"] == "old"  # appended after what was already there
@@ -139,7 +147,9 @@ def test_mirror_off_writes_no_file(state_root, conn):
 
 def test_mirror_failure_still_succeeds_and_says_so(state_root, conn):
     (state_root / "developer-profile.json").mkdir()  # rename onto a folder fails
-    r = dev("--log-session", json.dumps({"date": "2026-03-01", "mode": "builder", "project_slug": "z"}))
+    r = dev(
+        "--log-session", json.dumps({"date": "2026-03-01", "mode": "builder", "project_slug": "z"})
+    )
     assert r.returncode == 0
     assert "could not update developer-profile.json" in r.stderr
     assert "the database has the change" in r.stderr
@@ -159,10 +169,19 @@ def test_corrupt_profile_file_is_rewritten_from_the_database(state_root):
 def test_concurrent_derives_and_session_writes(state_root, conn):
     procs = []
     for i in range(6):
-        args = ["--derive"] if i % 2 else ["--log-session",
-                                           json.dumps({"date": "2026-03-01", "mode": "builder", "n": i})]
-        procs.append(subprocess.Popen([script("gstack-developer-profile"), *args],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        args = (
+            ["--derive"]
+            if i % 2
+            else ["--log-session", json.dumps({"date": "2026-03-01", "mode": "builder", "n": i})]
+        )
+        procs.append(
+            subprocess.Popen(
+                [script("gstack-developer-profile"), *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     results = [p.communicate(timeout=60) + (p.returncode,) for p in procs]
     assert all(code == 0 for _, _, code in results), results
     assert all(err == "" for _, err, _ in results), results
@@ -182,8 +201,19 @@ def test_identical_log_sessions_are_both_kept(conn):
 
 
 def test_js_formatting_helpers():
-    assert [jscompat.number_string_exact_ints(x) for x in (1.0, 0.5, -0.01, 1e-7, 1e21, 123456789.0, 5)] == \
-        ["1", "0.5", "-0.01", "1e-7", "1e+21", "123456789", "5"]
-    assert jscompat.in_property_order({"b": 1, "10": 2, "a": 3, "2": 4}) == {"2": 4, "10": 2, "b": 1, "a": 3}
-    assert list(jscompat.in_property_order({"b": 1, "10": 2, "a": 3, "2": 4})) == ["2", "10", "b", "a"]
+    assert [
+        jscompat.number_string_exact_ints(x) for x in (1.0, 0.5, -0.01, 1e-7, 1e21, 123456789.0, 5)
+    ] == ["1", "0.5", "-0.01", "1e-7", "1e+21", "123456789", "5"]
+    assert jscompat.in_property_order({"b": 1, "10": 2, "a": 3, "2": 4}) == {
+        "2": 4,
+        "10": 2,
+        "b": 1,
+        "a": 3,
+    }
+    assert list(jscompat.in_property_order({"b": 1, "10": 2, "a": 3, "2": 4})) == [
+        "2",
+        "10",
+        "b",
+        "a",
+    ]
     assert jscompat.stringify_indented({"x": 1.0, "y": []}) == '{\n  "x": 1,\n  "y": []\n}'

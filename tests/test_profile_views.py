@@ -7,12 +7,13 @@ from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.helpers.profile import add_event
-from toolkit.store import db
 from toolkit.core import profile
 from toolkit.core.registry import REGISTRY_FILE, SIGNAL_MAP_FILE
+from toolkit.store import db
 
 DIMS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
 
@@ -64,15 +65,23 @@ event = st.tuples(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(event, max_size=60))
 def test_inferred_profile_equals_python_recomputation(conn, events):
     with db.transaction(conn):
         conn.execute("DELETE FROM question_log")
     for i, (project, synthetic, qid, choice) in enumerate(events):
-        add_event(conn, qid, choice, project=project, synthetic=synthetic,
-                  skill=REGISTRY.get(qid, {}).get("skill", "adhoc"),
-                  ts=f"2026-03-{i % 28 + 1:02d}T08:00:00.000Z")
+        add_event(
+            conn,
+            qid,
+            choice,
+            project=project,
+            synthetic=synthetic,
+            skill=REGISTRY.get(qid, {}).get("skill", "adhoc"),
+            ts=f"2026-03-{i % 28 + 1:02d}T08:00:00.000Z",
+        )
     expected = recompute(events)
     rows = conn.execute(
         "SELECT project, synthetic, dimension, total_delta, value, events FROM inferred_profile"
@@ -84,8 +93,10 @@ def test_inferred_profile_equals_python_recomputation(conn, events):
         if qid and choice:
             sizes[(project, synthetic)] += 1
             sizes[(db.ALL_PROJECTS, synthetic)] += 1
-    assert dict(sizes) == {(r[0], r[1]): r[2] for r in conn.execute(
-        "SELECT project, synthetic, sample_size FROM profile_diversity")}
+    assert dict(sizes) == {
+        (r[0], r[1]): r[2]
+        for r in conn.execute("SELECT project, synthetic, sample_size FROM profile_diversity")
+    }
     # The library reads the same rows, and falls back to neutral for unseen projects.
     for (project, synthetic, dim), (_, value, _) in expected.items():
         assert profile.inferred(conn, project, synthetic)["values"][dim] == value
@@ -133,7 +144,9 @@ def midpoint_neighbours():
     return st.tuples(k, steps).map(near)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(declared=st.one_of(st.floats(0, 1), midpoint_neighbours()))
 def test_gap_view_rounds_half_up_on_the_exact_binary_value(conn, declared):
     # With no signal events the inferred value is 0.5, so gap = |declared - 0.5|: every
@@ -157,8 +170,10 @@ def test_sqlite_round_alone_would_be_wrong(conn):
     assert conn.execute("SELECT round(1.0005, 3)").fetchone()[0] == 1.001
 
 
-@pytest.mark.parametrize("gap_value,word", [(0.0, "close"), (0.099, "close"), (0.1, "drift"),
-                                            (0.3, "drift"), (0.301, "mismatch")])
+@pytest.mark.parametrize(
+    "gap_value,word",
+    [(0.0, "close"), (0.099, "close"), (0.1, "drift"), (0.3, "drift"), (0.301, "mismatch")],
+)
 def test_gap_words(conn, gap_value, word):
     add_event(conn, "adhoc-q", "ok", project="p")
     with db.transaction(conn):
@@ -172,11 +187,15 @@ def test_gap_view_has_rows_only_for_declared_dimensions(conn):
     assert conn.execute("SELECT count(*) FROM profile_gap").fetchone()[0] == 0
     with db.transaction(conn):
         profile.set_declared(conn, {"scope_appetite": 0.8, "autonomy": 0.2}, source="test")
-    rows = conn.execute("SELECT project, dimension, declared, inferred, gap FROM profile_gap"
-                        " ORDER BY project, position").fetchall()
+    rows = conn.execute(
+        "SELECT project, dimension, declared, inferred, gap FROM profile_gap"
+        " ORDER BY project, position"
+    ).fetchall()
     assert [tuple(r) for r in rows] == [
-        ("__all__", "scope_appetite", 0.8, 0.545, 0.255), ("__all__", "autonomy", 0.2, 0.5, 0.3),
-        ("p", "scope_appetite", 0.8, 0.545, 0.255), ("p", "autonomy", 0.2, 0.5, 0.3),
+        ("__all__", "scope_appetite", 0.8, 0.545, 0.255),
+        ("__all__", "autonomy", 0.2, 0.5, 0.3),
+        ("p", "scope_appetite", 0.8, 0.545, 0.255),
+        ("p", "autonomy", 0.2, 0.5, 0.3),
     ]
 
 
@@ -191,8 +210,14 @@ def plant(conn, events=20, skills=3, qids=8, days=7, project="gate"):
     for i in range(events):
         q = i % qids
         skill = SKILLS[q % skills]
-        add_event(conn, f"{skill}-question-{q}", "ok", skill=skill, project=project,
-                  ts=f"2026-05-{(i % days) * 2 + 1:02d}T12:00:00.000Z")
+        add_event(
+            conn,
+            f"{skill}-question-{q}",
+            "ok",
+            skill=skill,
+            project=project,
+            ts=f"2026-05-{(i % days) * 2 + 1:02d}T12:00:00.000Z",
+        )
 
 
 def gate_row(conn, project="gate"):
@@ -202,8 +227,12 @@ def gate_row(conn, project="gate"):
 def test_gate_open_exactly_at_the_thresholds(conn):
     plant(conn)
     row = gate_row(conn)
-    assert (row["sample_size"], row["skills_covered"], row["question_ids_covered"],
-            row["distinct_days"]) == (20, 3, 8, 7)
+    assert (
+        row["sample_size"],
+        row["skills_covered"],
+        row["question_ids_covered"],
+        row["distinct_days"],
+    ) == (20, 3, 8, 7)
     assert row["enough_data"] is True
     assert profile.gate_message(row) is None
 
@@ -240,7 +269,8 @@ def test_gate_message_lists_every_shortfall(conn):
     plant(conn, events=8, skills=1, qids=8, days=2)
     message = profile.gate_message(gate_row(conn))
     assert message.startswith(
-        "Not enough observed data yet — need 12 more events across 2 more skills and 5 more days")
+        "Not enough observed data yet — need 12 more events across 2 more skills and 5 more days"
+    )
 
 
 def test_empty_question_id_or_choice_never_counts(conn):
@@ -262,18 +292,27 @@ def test_all_projects_row_and_synthetic_kept_apart(conn):
     plant(conn, events=10, project="one")
     plant(conn, events=10, project="two")
     add_event(conn, "ship-sim", "ok", project="one", synthetic=1)
-    rows = {(r[0], r[1]): r[2] for r in conn.execute(
-        "SELECT project, synthetic, sample_size FROM profile_diversity")}
-    assert rows == {("one", 0): 10, ("two", 0): 10, (db.ALL_PROJECTS, 0): 20,
-                    ("one", 1): 1, (db.ALL_PROJECTS, 1): 1}
+    rows = {
+        (r[0], r[1]): r[2]
+        for r in conn.execute("SELECT project, synthetic, sample_size FROM profile_diversity")
+    }
+    assert rows == {
+        ("one", 0): 10,
+        ("two", 0): 10,
+        (db.ALL_PROJECTS, 0): 20,
+        ("one", 1): 1,
+        (db.ALL_PROJECTS, 1): 1,
+    }
 
 
 def test_dimension_trace_rows(conn):
-    add_event(conn, "plan-eng-review-arch-finding", "fix-now", project="t")   # two dimensions
-    add_event(conn, "plan-ceo-review-mode", "nonsense", project="t")           # moves nothing
-    add_event(conn, "ship-todos-create", "accept", project="t")                # no signal_key
-    rows = conn.execute("SELECT question_id, dimension, delta FROM dimension_trace"
-                        " WHERE project = 't' ORDER BY event_id, dimension").fetchall()
+    add_event(conn, "plan-eng-review-arch-finding", "fix-now", project="t")  # two dimensions
+    add_event(conn, "plan-ceo-review-mode", "nonsense", project="t")  # moves nothing
+    add_event(conn, "ship-todos-create", "accept", project="t")  # no signal_key
+    rows = conn.execute(
+        "SELECT question_id, dimension, delta FROM dimension_trace"
+        " WHERE project = 't' ORDER BY event_id, dimension"
+    ).fetchall()
     assert [tuple(r) for r in rows] == [
         ("plan-eng-review-arch-finding", "architecture_care", 0.05),
         ("plan-eng-review-arch-finding", "risk_tolerance", -0.02),
@@ -281,9 +320,15 @@ def test_dimension_trace_rows(conn):
 
 
 def test_project_filter_reads_the_running_totals_only(conn):
-    for view, table in (("inferred_profile", "profile_totals"),
-                        ("profile_diversity", "profile_totals")):
-        plan = " ".join(r[3] for r in conn.execute(
-            f"EXPLAIN QUERY PLAN SELECT * FROM {view} WHERE project = 'x' AND synthetic = 0"))
+    for view, table in (
+        ("inferred_profile", "profile_totals"),
+        ("profile_diversity", "profile_totals"),
+    ):
+        plan = " ".join(
+            r[3]
+            for r in conn.execute(
+                f"EXPLAIN QUERY PLAN SELECT * FROM {view} WHERE project = 'x' AND synthetic = 0"
+            )
+        )
         assert "question_log" not in plan
         assert "USING PRIMARY KEY (project=? AND synthetic=?)" in plan

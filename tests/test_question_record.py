@@ -4,8 +4,12 @@ from toolkit.core import questions
 
 
 def ev(**kw):
-    base = {"skill": "ship", "question_id": "ship-changelog-voice-polish",
-            "question_summary": "Polish the changelog voice?", "user_choice": "accept"}
+    base = {
+        "skill": "ship",
+        "question_id": "ship-changelog-voice-polish",
+        "question_summary": "Polish the changelog voice?",
+        "user_choice": "accept",
+    }
     base.update(kw)
     return questions.validate_event(base, allow_phase=True)
 
@@ -40,11 +44,19 @@ def test_same_record_twice_is_a_duplicate(conn):
 def test_dedup_uses_source_tool_use_id_and_question_index(conn):
     a = ev(tool_use_id="tu-1", source="hook")
     assert questions.record_event(conn, a, "p", question_index=0).status == "inserted"
-    assert questions.record_event(conn, ev(tool_use_id="tu-1", source="hook", user_choice="skip"),
-                                  "p", question_index=0).status == "dedup"
+    assert (
+        questions.record_event(
+            conn, ev(tool_use_id="tu-1", source="hook", user_choice="skip"), "p", question_index=0
+        ).status
+        == "dedup"
+    )
     # the second question of the same call is kept
-    assert questions.record_event(conn, ev(tool_use_id="tu-1", source="hook", user_choice="skip"),
-                                  "p", question_index=1).status == "inserted"
+    assert (
+        questions.record_event(
+            conn, ev(tool_use_id="tu-1", source="hook", user_choice="skip"), "p", question_index=1
+        ).status
+        == "inserted"
+    )
     # another project is another log
     assert questions.record_event(conn, a, "other", question_index=0).status == "inserted"
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 3
@@ -54,5 +66,9 @@ def test_dedup_window_is_the_last_100_events(conn):
     questions.record_event(conn, ev(tool_use_id="old", source="hook"), "p")
     for i in range(100):
         questions.record_event(conn, ev(tool_use_id=f"t{i}", source="hook"), "p")
-    assert questions.record_event(conn, ev(tool_use_id="old", source="hook", user_choice="x"),
-                                  "p").status == "inserted"
+    assert (
+        questions.record_event(
+            conn, ev(tool_use_id="old", source="hook", user_choice="x"), "p"
+        ).status
+        == "inserted"
+    )

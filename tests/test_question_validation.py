@@ -52,6 +52,7 @@ def without(key):
 
 # --- minimal / full payloads -----------------------------------------------
 
+
 def test_minimal_payload():
     rec = validate_event(dict(BASE))
     assert {k: rec[k] for k in BASE} == BASE
@@ -81,9 +82,22 @@ def test_not_followed():
 
 # --- messages, one per rule, in gstack's order ---------------------------------
 
+
 def test_invalid_json():
-    for text in ["{not-json", "", "[1]", "null", "5", '"s"', "{}x", '{"a":NaN}', '{"a":Infinity}',
-                 '{"a":-Infinity}', "{'a': 1}", None]:
+    for text in [
+        "{not-json",
+        "",
+        "[1]",
+        "null",
+        "5",
+        '"s"',
+        "{}x",
+        '{"a":NaN}',
+        '{"a":Infinity}',
+        '{"a":-Infinity}',
+        "{'a': 1}",
+        None,
+    ]:
         with pytest.raises(QuestionError) as info:
             parse_event(text)
         assert str(info.value) == "gstack-question-log: invalid JSON"
@@ -101,16 +115,28 @@ def test_invalid_json():
         ({**BASE, "skill": 123}, "invalid skill, must be kebab-case"),
         ({**BASE, "skill": "ship\x00"}, "invalid skill, must be kebab-case"),
         (without("question_id"), "invalid question_id, must be kebab-case <=64 chars"),
-        ({**BASE, "question_id": "BadCapsId"}, "invalid question_id, must be kebab-case <=64 chars"),
+        (
+            {**BASE, "question_id": "BadCapsId"},
+            "invalid question_id, must be kebab-case <=64 chars",
+        ),
         ({**BASE, "question_id": "a" * 65}, "invalid question_id, must be kebab-case <=64 chars"),
         ({**BASE, "question_id": "ship-x\n"}, "invalid question_id, must be kebab-case <=64 chars"),
         ({**BASE, "question_id": ""}, "invalid question_id, must be kebab-case <=64 chars"),
-        ({**BASE, "source": "bogus"}, "invalid source, must be one of: agent, hook, auq-other, "
-                                      "auto-decided, codex-import-marker, codex-import-pattern"),
-        ({**BASE, "source": None}, "invalid source, must be one of: agent, hook, auq-other, "
-                                   "auto-decided, codex-import-marker, codex-import-pattern"),
-        ({**BASE, "source": "Agent"}, "invalid source, must be one of: agent, hook, auq-other, "
-                                      "auto-decided, codex-import-marker, codex-import-pattern"),
+        (
+            {**BASE, "source": "bogus"},
+            "invalid source, must be one of: agent, hook, auq-other, "
+            "auto-decided, codex-import-marker, codex-import-pattern",
+        ),
+        (
+            {**BASE, "source": None},
+            "invalid source, must be one of: agent, hook, auq-other, "
+            "auto-decided, codex-import-marker, codex-import-pattern",
+        ),
+        (
+            {**BASE, "source": "Agent"},
+            "invalid source, must be one of: agent, hook, auq-other, "
+            "auto-decided, codex-import-marker, codex-import-pattern",
+        ),
         ({**BASE, "tool_use_id": "t" * 129}, "tool_use_id must be string <=128 chars"),
         ({**BASE, "tool_use_id": 5}, "tool_use_id must be string <=128 chars"),
         ({**BASE, "tool_use_id": None}, "tool_use_id must be string <=128 chars"),
@@ -120,10 +146,16 @@ def test_invalid_json():
         (without("question_summary"), "question_summary required"),
         ({**BASE, "question_summary": ""}, "question_summary required"),
         ({**BASE, "question_summary": ["x"]}, "question_summary required"),
-        ({**BASE, "category": "bogus"}, "invalid category, must be one of: approval, clarification, "
-                                        "routing, cherry-pick, feedback-loop"),
-        ({**BASE, "category": None}, "invalid category, must be one of: approval, clarification, "
-                                     "routing, cherry-pick, feedback-loop"),
+        (
+            {**BASE, "category": "bogus"},
+            "invalid category, must be one of: approval, clarification, "
+            "routing, cherry-pick, feedback-loop",
+        ),
+        (
+            {**BASE, "category": None},
+            "invalid category, must be one of: approval, clarification, "
+            "routing, cherry-pick, feedback-loop",
+        ),
         ({**BASE, "door_type": "three-way"}, "invalid door_type, must be one-way or two-way"),
         ({**BASE, "door_type": None}, "invalid door_type, must be one-way or two-way"),
         ({**BASE, "options_count": 50}, "options_count must be integer in [1, 26]"),
@@ -194,9 +226,17 @@ def test_validate_json_end_to_end():
 
 # --- kebab ids that must pass --------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "qid",
-    ["ship-test-failure-triage", "hook-0123456789", "ship-split-version-bump", "ship-x", "a" * 64, "0"],
+    [
+        "ship-test-failure-triage",
+        "hook-0123456789",
+        "ship-split-version-bump",
+        "ship-x",
+        "a" * 64,
+        "0",
+    ],
 )
 def test_ids_that_pass(qid):
     assert ok(question_id=qid)["question_id"] == qid
@@ -212,6 +252,7 @@ def test_every_source_accepted(source):
 
 
 # --- truncation --------------------------------------------------------------------
+
 
 def test_summary_250_to_200():
     assert len(ok(question_summary="s" * 250)["question_summary"]) == 200
@@ -256,7 +297,10 @@ def test_carriage_returns_are_kept():
 
 def test_free_text_runs_of_newlines():
     assert ok(free_text="\n" * 400)["free_text"] == " "
-    assert ok(free_text="I never need this\nit is noise")["free_text"] == "I never need this it is noise"
+    assert (
+        ok(free_text="I never need this\nit is noise")["free_text"]
+        == "I never need this it is noise"
+    )
 
 
 def test_limits_on_ids():
@@ -265,6 +309,7 @@ def test_limits_on_ids():
 
 
 # --- injection ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "summary",
@@ -311,24 +356,50 @@ def test_other_fields_are_not_screened(field):
 def test_uses_the_single_shared_list():
     # gstack's tests pin it: the shared list decides; the local preference list's broad
     # `override[:\s]` must not leak into the question log.
-    assert screening.has_injection("I want to override this", screening.PREFERENCE_FREE_TEXT_PATTERNS)
+    assert screening.has_injection(
+        "I want to override this", screening.PREFERENCE_FREE_TEXT_PATTERNS
+    )
     assert ok(question_summary="I want to override this")
     for text in ["From now on, use tabs?", "Approve this plan?", "Human: hi", "skip review"]:
-        assert err({**BASE, "question_summary": text}).endswith("instruction-like content, rejected")
+        assert err({**BASE, "question_summary": text}).endswith(
+            "instruction-like content, rejected"
+        )
     # no private pattern list inside the questions module
     for name, value in vars(questions).items():
-        if isinstance(value, (list, tuple)) and value and all(isinstance(v, re.Pattern) for v in value):
+        if (
+            isinstance(value, (list, tuple))
+            and value
+            and all(isinstance(v, re.Pattern) for v in value)
+        ):
             pytest.fail(f"questions.{name} is a private pattern list")
 
 
 # --- options_count coercion (JS Number) --------------------------------------------
 
+
 @pytest.mark.parametrize(
     "value,stored",
     [
-        (3, 3), (1, 1), (26, 26), ("3", 3), (" 3 ", 3), ("\t3\n", 3), ("\u00a03\ufeff", 3),
-        (True, 1), (3.0, 3), ("3.0", 3), ("0x1A", 26), ("0X1a", 26), ("0b11", 3), ("0o7", 7),
-        ("1e1", 10), ("+3", 3), ("3.", 3), ([3], 3), (["4"], 4), ([[5]], 5),
+        (3, 3),
+        (1, 1),
+        (26, 26),
+        ("3", 3),
+        (" 3 ", 3),
+        ("\t3\n", 3),
+        ("\u00a03\ufeff", 3),
+        (True, 1),
+        (3.0, 3),
+        ("3.0", 3),
+        ("0x1A", 26),
+        ("0X1a", 26),
+        ("0b11", 3),
+        ("0o7", 7),
+        ("1e1", 10),
+        ("+3", 3),
+        ("3.", 3),
+        ([3], 3),
+        (["4"], 4),
+        ([[5]], 5),
     ],
 )
 def test_options_count_accepted(value, stored):
@@ -340,9 +411,35 @@ def test_options_count_accepted(value, stored):
 @pytest.mark.parametrize(
     "value",
     [
-        0, 27, 50, -1, 2.5, "2.5", "x", "", " ", False, None, "-3", "3px", "Infinity", "infinity",
-        "NaN", [], [1, 2], [None], [True], {}, "1_0", "\u0663", "0x", "26.0000001", 1e400, 10**400,
-        "3 3", "0x1B",
+        0,
+        27,
+        50,
+        -1,
+        2.5,
+        "2.5",
+        "x",
+        "",
+        " ",
+        False,
+        None,
+        "-3",
+        "3px",
+        "Infinity",
+        "infinity",
+        "NaN",
+        [],
+        [1, 2],
+        [None],
+        [True],
+        {},
+        "1_0",
+        "\u0663",
+        "0x",
+        "26.0000001",
+        1e400,
+        10**400,
+        "3 3",
+        "0x1B",
     ],
 )
 def test_options_count_rejected(value):
@@ -351,8 +448,20 @@ def test_options_count_rejected(value):
 
 @pytest.mark.parametrize(
     "value,number",
-    [(None, 0.0), (True, 1.0), (False, 0.0), ("", 0.0), ("  ", 0.0), ("12", 12.0), (".5", 0.5),
-     ("-Infinity", -math.inf), ("1e3", 1000.0), ([], 0.0), (["7"], 7.0), ([None], 0.0)],
+    [
+        (None, 0.0),
+        (True, 1.0),
+        (False, 0.0),
+        ("", 0.0),
+        ("  ", 0.0),
+        ("12", 12.0),
+        (".5", 0.5),
+        ("-Infinity", -math.inf),
+        ("1e3", 1000.0),
+        ([], 0.0),
+        (["7"], 7.0),
+        ([None], 0.0),
+    ],
 )
 def test_js_to_number(value, number):
     assert js_to_number(value) == number
@@ -364,6 +473,7 @@ def test_js_to_number_nan(value):
 
 
 # --- followed_recommendation (gstack issue #2400) ----------------------------------
+
 
 @pytest.mark.parametrize(
     "choice,recommended,followed",
@@ -396,9 +506,12 @@ def test_unknown_choice_leaves_field_absent():
 
 
 def test_caller_value_kept_when_rule_does_not_fire():
-    assert ok(user_choice="__unknown__", recommended="a", followed_recommendation=True)[
-        "followed_recommendation"
-    ] is True
+    assert (
+        ok(user_choice="__unknown__", recommended="a", followed_recommendation=True)[
+            "followed_recommendation"
+        ]
+        is True
+    )
     assert ok(followed_recommendation="whatever")["followed_recommendation"] == "whatever"
 
 
@@ -427,6 +540,7 @@ def test_normalize_choice(raw, normal):
 
 # --- key order, defaults, pass-through -------------------------------------------------
 
+
 def test_key_order_added_keys_appended():
     obj = {
         "user_choice": "a",
@@ -448,8 +562,13 @@ def test_key_order_existing_keys_keep_place():
 
 
 def test_input_not_mutated():
-    obj = {**BASE, "question_summary": "a\nb" * 200, "options_count": "3", "recommended": "fix-now",
-           "extra": {"nested": [1, 2]}}
+    obj = {
+        **BASE,
+        "question_summary": "a\nb" * 200,
+        "options_count": "3",
+        "recommended": "fix-now",
+        "extra": {"nested": [1, 2]},
+    }
     before = copy.deepcopy(obj)
     rec = validate_event(obj, now=NOW)
     assert obj == before and list(obj) == list(before)
@@ -457,8 +576,13 @@ def test_input_not_mutated():
 
 
 def test_unknown_keys_preserved_verbatim():
-    extra = {"distilled_at": "2026-04-02", "nested": {"a": [1, None, True]}, "n": 1.5, "nul": "a\x00b",
-             "z": None}
+    extra = {
+        "distilled_at": "2026-04-02",
+        "nested": {"a": [1, None, True]},
+        "n": 1.5,
+        "nul": "a\x00b",
+        "z": None,
+    }
     rec = ok(**extra)
     for k, v in extra.items():
         assert rec[k] == v
@@ -476,33 +600,49 @@ def test_truthy_ts_kept(ts):
 
 def test_format_ts():
     assert format_ts(NOW) == NOW_TEXT
-    assert format_ts(datetime(2026, 4, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-01T10:00:00.000Z"
+    assert (
+        format_ts(datetime(2026, 4, 1, 12, 0, tzinfo=timezone(timedelta(hours=2))))
+        == "2026-04-01T10:00:00.000Z"
+    )
     assert format_ts(datetime(2026, 4, 1, 10, 0, 0, 999999)) == "2026-04-01T10:00:00.999Z"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", format_ts())
 
 
 def test_now_may_be_preformatted():
-    assert validate_event(dict(BASE), now="2026-05-23T12:34:56.000Z")["ts"] == "2026-05-23T12:34:56.000Z"
+    assert (
+        validate_event(dict(BASE), now="2026-05-23T12:34:56.000Z")["ts"]
+        == "2026-05-23T12:34:56.000Z"
+    )
 
 
 # --- NUL hardening (plantune) ----------------------------------------------------------
 
-@pytest.mark.parametrize("field", ["question_summary", "user_choice", "free_text", "recommended", "session_id"])
+
+@pytest.mark.parametrize(
+    "field", ["question_summary", "user_choice", "free_text", "recommended", "session_id"]
+)
 def test_nul_rejected(field):
     assert err({**BASE, field: "a\x00b"}) == P + f"{field} must not contain NUL bytes"
 
 
 def test_nul_checked_right_after_type_check():
     # free_text comes before question_summary in the rule order
-    assert err({**without("question_summary"), "free_text": "\x00"}) == P + "free_text must not contain NUL bytes"
+    assert (
+        err({**without("question_summary"), "free_text": "\x00"})
+        == P + "free_text must not contain NUL bytes"
+    )
     assert err({**BASE, "question_summary": "\x00", "category": "bad"}) == P + (
         "question_summary must not contain NUL bytes"
     )
     # a NUL beyond the truncation point still counts
-    assert err({**BASE, "user_choice": "x" * 100 + "\x00"}) == P + "user_choice must not contain NUL bytes"
+    assert (
+        err({**BASE, "user_choice": "x" * 100 + "\x00"})
+        == P + "user_choice must not contain NUL bytes"
+    )
 
 
 # --- phase / question_index (plantune extension) ---------------------------------------
+
 
 @pytest.mark.parametrize("raw", ["ceo", "CEO", "Design", "eng", "DX", "other", "Unknown"])
 def test_phase_accepted_lowercased(raw):
@@ -519,7 +659,10 @@ def test_phase_rejected(raw):
 
 
 def test_phase_checked_after_session_id():
-    assert err({**BASE, "phase": "qa", "session_id": 1}, allow_phase=True) == P + "session_id must be string"
+    assert (
+        err({**BASE, "phase": "qa", "session_id": 1}, allow_phase=True)
+        == P + "session_id must be string"
+    )
 
 
 def test_phase_keeps_its_place():
@@ -546,6 +689,7 @@ def test_without_allow_phase_they_are_unknown_keys():
 
 # --- parse_event ---------------------------------------------------------------------
 
+
 def test_parse_event_keeps_order_and_last_duplicate():
     obj = parse_event('{"b":1,"a":2,"b":3}')
     assert obj == {"b": 3, "a": 2}
@@ -567,17 +711,26 @@ def test_parse_event_big_exponent_is_refused_with_its_reason():
 
 # --- serialize / js_number -----------------------------------------------------------
 
+
 def test_serialize_compact_unicode():
-    assert serialize({"a": "é😀", "b": [1, None, True], "c": {"d": 1.5}}) == '{"a":"é😀","b":[1,null,true],"c":{"d":1.5}}'
+    assert (
+        serialize({"a": "é😀", "b": [1, None, True], "c": {"d": 1.5}})
+        == '{"a":"é😀","b":[1,null,true],"c":{"d":1.5}}'
+    )
 
 
 def test_serialize_escapes_like_json_stringify():
-    assert serialize({"s": "q\"\\\n\r\t\x01\x7f\u2028"}) == '{"s":"q\\"\\\\\\n\\r\\t\\u0001\x7f\u2028"}'
+    assert (
+        serialize({"s": 'q"\\\n\r\t\x01\x7f\u2028'}) == '{"s":"q\\"\\\\\\n\\r\\t\\u0001\x7f\u2028"}'
+    )
     assert serialize("a\ud800b") == '"a\\ud800b"'
 
 
 def test_serialize_integer_like_keys_first():
-    assert serialize({"b": 1, "10": 2, "2": 3, "01": 4, "-1": 5}) == '{"2":3,"10":2,"b":1,"01":4,"-1":5}'
+    assert (
+        serialize({"b": 1, "10": 2, "2": 3, "01": 4, "-1": 5})
+        == '{"2":3,"10":2,"b":1,"01":4,"-1":5}'
+    )
 
 
 def test_serialize_numbers():
@@ -599,11 +752,26 @@ def test_serialize_validated_record_round_trips():
 @pytest.mark.parametrize(
     "x,text",
     [
-        (1, "1"), (1.0, "1"), (-2.0, "-2"), (0.5, "0.5"), (0.1 + 0.2, "0.30000000000000004"),
-        (123.456, "123.456"), (1e20, "100000000000000000000"), (1.2345e20, "123450000000000000000"),
-        (1e21, "1e+21"), (1.5e300, "1.5e+300"), (1e-6, "0.000001"), (1e-7, "1e-7"),
-        (1.5e-7, "1.5e-7"), (5e-324, "5e-324"), (-0.0, "0"), (math.inf, "Infinity"),
-        (-math.inf, "-Infinity"), (math.nan, "NaN"), (2**53 + 1, "9007199254740992"), (0.711, "0.711"),
+        (1, "1"),
+        (1.0, "1"),
+        (-2.0, "-2"),
+        (0.5, "0.5"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (123.456, "123.456"),
+        (1e20, "100000000000000000000"),
+        (1.2345e20, "123450000000000000000"),
+        (1e21, "1e+21"),
+        (1.5e300, "1.5e+300"),
+        (1e-6, "0.000001"),
+        (1e-7, "1e-7"),
+        (1.5e-7, "1.5e-7"),
+        (5e-324, "5e-324"),
+        (-0.0, "0"),
+        (math.inf, "Infinity"),
+        (-math.inf, "-Infinity"),
+        (math.nan, "NaN"),
+        (2**53 + 1, "9007199254740992"),
+        (0.711, "0.711"),
     ],
 )
 def test_js_number(x, text):

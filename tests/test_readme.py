@@ -94,8 +94,9 @@ def user_home(tmp_path, monkeypatch):
     (project / ".git").mkdir()
     (project / "pyproject.toml").write_text("[project]\nname = 'acme-web'\n")
     claude = home / ".claude"
-    shutil.copytree(os.path.join(REPO_ROOT, "tests", "fixtures", "transcripts"),
-                    claude / "projects")
+    shutil.copytree(
+        os.path.join(REPO_ROOT, "tests", "fixtures", "transcripts"), claude / "projects"
+    )
     scripts_dir = claude / "skills" / "gstack" / "scripts"
     scripts_dir.mkdir(parents=True)
     registry_ts = os.path.join(REPO_ROOT, "tests", "fixtures", "question-registry.ts")
@@ -116,17 +117,27 @@ def test_every_readme_shell_example_runs(user_home, tmp_path):
     home, project = user_home
     skipped_file = tmp_path / "skipped.txt"
     env = {
-        "HOME": str(home), "PATH": f"{BIN_DIR}:/usr/bin:/bin", "LANG": "C.UTF-8",
-        "README_SKIPPED": str(skipped_file), "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
+        "HOME": str(home),
+        "PATH": f"{BIN_DIR}:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "README_SKIPPED": str(skipped_file),
+        "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
     }
     for n, (lang, body) in enumerate(readme_blocks(), 1):
         if lang != "bash":
             continue
-        p = subprocess.run(["bash", "-c", PRELUDE + body], cwd=project, env=env,
-                           capture_output=True, text=True, timeout=600)
+        p = subprocess.run(
+            ["bash", "-c", PRELUDE + body],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert p.returncode == 0, (
             f"README block {n} failed (exit {p.returncode}):\n{body}\n--- stdout\n"
-            f"{p.stdout[-3000:]}\n--- stderr\n{p.stderr[-3000:]}")
+            f"{p.stdout[-3000:]}\n--- stderr\n{p.stderr[-3000:]}"
+        )
         assert "Traceback" not in p.stderr, body
     skipped = skipped_file.read_text().replace(str(home), "~").splitlines()
     assert skipped == EXPECTED_SKIPPED

@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import script
+from toolkit.cli.app import cli
 from toolkit.core import database
 from toolkit.store import db
-from toolkit.cli.app import cli
 
 READ_ONLY = [
     ["status"],
@@ -41,19 +41,33 @@ READ_ONLY = [
 
 
 def everything_under(folder):
-    return sorted(os.path.relpath(os.path.join(d, n), folder)
-                  for d, dirs, names in os.walk(folder) for n in dirs + names)
+    return sorted(
+        os.path.relpath(os.path.join(d, n), folder)
+        for d, dirs, names in os.walk(folder)
+        for n in dirs + names
+    )
 
 
 @pytest.mark.parametrize("args", READ_ONLY, ids=lambda a: " ".join(a))
 def test_a_missing_db_is_refused_and_nothing_is_created(tmp_path, state_root, args):
     missing = tmp_path / "typo" / "plantuen.db"
-    args = [str(tmp_path / "out" / "x.json") if a == "EXPORT" else
-            str(tmp_path / "out") if a == "OUT" else a for a in args]
+    args = [
+        str(tmp_path / "out" / "x.json")
+        if a == "EXPORT"
+        else str(tmp_path / "out")
+        if a == "OUT"
+        else a
+        for a in args
+    ]
     before = everything_under(tmp_path)
-    p = subprocess.run([script("plantune"), *args, "--db", str(missing)], input="",
-                       capture_output=True, text=True, cwd=tmp_path,
-                       env=dict(os.environ, GSTACK_PROJECT_SLUG=""))
+    p = subprocess.run(
+        [script("plantune"), *args, "--db", str(missing)],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ, GSTACK_PROJECT_SLUG=""),
+    )
     assert (p.returncode, p.stdout) == (1, "")
     assert p.stderr == f"Error: no database at {missing} (plantune init creates one)\n"
     assert everything_under(tmp_path) == before
@@ -61,8 +75,19 @@ def test_a_missing_db_is_refused_and_nothing_is_created(tmp_path, state_root, ar
 
 def test_commands_that_write_still_create_their_database(tmp_path):
     target = tmp_path / "new" / "plantune.db"
-    r = CliRunner().invoke(cli, ["pref", "set", "ship-todos-create", "never-ask", "--source",
-                                 "plan-tune", "--db", str(target)])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "pref",
+            "set",
+            "ship-todos-create",
+            "never-ask",
+            "--source",
+            "plan-tune",
+            "--db",
+            str(target),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert target.exists()
 
@@ -102,45 +127,71 @@ def live_and_copy(tmp_path, state_root):
     project = state_root / "projects" / "acme"
     project.mkdir(parents=True)
     (project / "question-preferences.json").write_text(
-        json.dumps({"ship-todos-create": "never-ask"}))
+        json.dumps({"ship-todos-create": "never-ask"})
+    )
     return copy
 
 
-READERS = [["profile", "show"], ["profile", "gap"], ["pref", "list"], ["pref", "stats"],
-           ["check", "ship-todos-create"], ["status"], ["profile", "export", "EXPORT"]]
+READERS = [
+    ["profile", "show"],
+    ["profile", "gap"],
+    ["pref", "list"],
+    ["pref", "stats"],
+    ["check", "ship-todos-create"],
+    ["status"],
+    ["profile", "export", "EXPORT"],
+]
 
 
 @pytest.mark.parametrize("args", READERS, ids=lambda a: " ".join(a))
 def test_reading_a_backup_leaves_it_unchanged(live_and_copy, tmp_path, state_root, args):
     args = [str(tmp_path / "me.json") if a == "EXPORT" else a for a in args]
     before, rows = sha1(live_and_copy), dump(live_and_copy)
-    p = subprocess.run([script("plantune"), *args, "--db", str(live_and_copy)],
-                       capture_output=True, text=True,
-                       env=dict(os.environ, GSTACK_PROJECT_SLUG="acme"))
+    p = subprocess.run(
+        [script("plantune"), *args, "--db", str(live_and_copy)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, GSTACK_PROJECT_SLUG="acme"),
+    )
     assert p.returncode == 0, p.stderr
     assert dump(live_and_copy) == rows
     assert sha1(live_and_copy) == before
     # The live files were neither rewritten nor extended from the copy.
     assert json.loads((state_root / "developer-profile.json").read_text()) == {
-        "declared": {"autonomy": 0.9}}
+        "declared": {"autonomy": 0.9}
+    }
     assert not (state_root / "projects" / "acme" / "question-log.jsonl").exists()
 
 
 def test_the_copy_answers_from_its_own_rows(live_and_copy):
-    r = CliRunner().invoke(cli, ["check", "ship-todos-create", "--project", "acme",
-                                 "--db", str(live_and_copy)])
+    r = CliRunner().invoke(
+        cli, ["check", "ship-todos-create", "--project", "acme", "--db", str(live_and_copy)]
+    )
     assert r.stdout.strip() == "ASK_NORMALLY"  # the live file's never-ask did not leak in
     r = CliRunner().invoke(cli, ["profile", "show", "--json", "--db", str(live_and_copy)])
     assert json.loads(r.stdout)["declared"] == {}
 
 
 def test_state_root_option_picks_up_into_another_database(live_and_copy, state_root):
-    r = CliRunner().invoke(cli, ["--state-root", str(state_root), "profile", "show", "--json",
-                                 "--db", str(live_and_copy)])
+    r = CliRunner().invoke(
+        cli,
+        ["--state-root", str(state_root), "profile", "show", "--json", "--db", str(live_and_copy)],
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["declared"] == {"autonomy": 0.9}
-    r = CliRunner().invoke(cli, ["--state-root", str(state_root), "check", "ship-todos-create",
-                                 "--project", "acme", "--db", str(live_and_copy)])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "--state-root",
+            str(state_root),
+            "check",
+            "ship-todos-create",
+            "--project",
+            "acme",
+            "--db",
+            str(live_and_copy),
+        ],
+    )
     assert r.stdout.startswith("AUTO_DECIDE")
     # The flag does not outlive its command.
     r = CliRunner().invoke(cli, ["profile", "show", "--json", "--db", str(live_and_copy)])
@@ -157,11 +208,19 @@ def test_the_own_database_named_explicitly_still_picks_up(live_and_copy, state_r
 
 def test_writing_to_a_scratch_database_leaves_the_live_files_alone(tmp_path, state_root):
     scratch = tmp_path / "scratch.db"
-    record = {"skill": "ship", "question_id": "ship-todos-create",
-              "question_summary": "Create TODOS.md?", "user_choice": "accept", "source": "agent"}
-    p = subprocess.run([script("plantune"), "log", json.dumps(record), "--db", str(scratch)],
-                       capture_output=True, text=True,
-                       env=dict(os.environ, GSTACK_PROJECT_SLUG="acme"))
+    record = {
+        "skill": "ship",
+        "question_id": "ship-todos-create",
+        "question_summary": "Create TODOS.md?",
+        "user_choice": "accept",
+        "source": "agent",
+    }
+    p = subprocess.run(
+        [script("plantune"), "log", json.dumps(record), "--db", str(scratch)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, GSTACK_PROJECT_SLUG="acme"),
+    )
     assert p.returncode == 0, p.stderr
     assert not (state_root / "projects").exists()
     import sqlite3

@@ -11,10 +11,17 @@ SIGNALS = registry.bundled_signal_map()
 MAP = SIGNALS["map"]
 KEBAB = re.compile(r"[a-z0-9-]+")
 SAFETY_IDS = [
-    "ship-test-failure-triage", "review-sql-safety", "review-llm-trust-boundary",
-    "office-hours-landscape-privacy-gate", "plan-ceo-review-premise-revise",
-    "plan-eng-review-arch-finding", "investigate-fix-apply", "land-and-deploy-merge-confirm",
-    "land-and-deploy-rollback", "cso-global-scan-approval", "cso-finding-fix",
+    "ship-test-failure-triage",
+    "review-sql-safety",
+    "review-llm-trust-boundary",
+    "office-hours-landscape-privacy-gate",
+    "plan-ceo-review-premise-revise",
+    "plan-eng-review-arch-finding",
+    "investigate-fix-apply",
+    "land-and-deploy-merge-confirm",
+    "land-and-deploy-rollback",
+    "cso-global-scan-approval",
+    "cso-finding-fix",
     "autoplan-user-challenge",
 ]
 
@@ -26,8 +33,13 @@ def test_entry_shape():
     for e in ENTRIES:
         assert KEBAB.fullmatch(e["id"]) and len(e["id"]) <= 64
         assert e["id"].startswith(e["skill"] + "-")
-        assert e["category"] in ("approval", "clarification", "routing", "cherry-pick",
-                                 "feedback-loop")
+        assert e["category"] in (
+            "approval",
+            "clarification",
+            "routing",
+            "cherry-pick",
+            "feedback-loop",
+        )
         assert e["door_type"] in ("one-way", "two-way")
         if e.get("options") is not None:
             assert e["options"] and all(isinstance(o, str) and o for o in e["options"])
@@ -46,8 +58,11 @@ def test_lookup():
 def test_one_way_set():
     # 148
     one_way = registry.one_way_ids(ENTRIES)
-    assert {"ship-test-failure-triage", "review-sql-safety",
-            "land-and-deploy-merge-confirm"} <= one_way
+    assert {
+        "ship-test-failure-triage",
+        "review-sql-safety",
+        "land-and-deploy-merge-confirm",
+    } <= one_way
     assert "ship-changelog-voice-polish" not in one_way
     assert set(SAFETY_IDS) <= one_way and len(one_way) >= 10
     assert one_way == set(SAFETY_IDS)
@@ -59,22 +74,36 @@ def test_stats_are_consistent():
     assert s["total"] == len(ENTRIES) == s["one_way"] + s["two_way"]
     assert s["total"] == sum(s["by_skill"].values()) == sum(s["by_category"].values())
     assert (s["one_way"], s["two_way"]) == (12, 41)
-    assert s["by_category"] == {"approval": 41, "routing": 8, "cherry-pick": 2,
-                                "clarification": 2}
+    assert s["by_category"] == {"approval": 41, "routing": 8, "cherry-pick": 2, "clarification": 2}
 
 
 def test_skill_coverage():
     # 150
     skills = {e["skill"] for e in ENTRIES}
-    for skill in ("ship", "review", "office-hours", "plan-ceo-review", "plan-eng-review",
-                  "plan-design-review", "plan-devex-review", "qa", "investigate",
-                  "land-and-deploy", "cso"):
+    for skill in (
+        "ship",
+        "review",
+        "office-hours",
+        "plan-ceo-review",
+        "plan-eng-review",
+        "plan-design-review",
+        "plan-devex-review",
+        "qa",
+        "investigate",
+        "land-and-deploy",
+        "cso",
+    ):
         assert skill in skills
     assert len(skills) >= 10
     ids = {e["id"] for e in ENTRIES}
-    assert {"preamble-telemetry-consent", "preamble-proactive-behavior",
-            "preamble-routing-injection", "plan-tune-enable-setup", "plan-tune-declared-dimension",
-            "plan-tune-confirm-mutation"} <= ids
+    assert {
+        "preamble-telemetry-consent",
+        "preamble-proactive-behavior",
+        "preamble-routing-injection",
+        "plan-tune-enable-setup",
+        "plan-tune-declared-dimension",
+        "plan-tune-confirm-mutation",
+    } <= ids
 
 
 def test_signal_keys_and_map():
@@ -89,7 +118,8 @@ def test_apply_signal():
     # 152
     totals = {}
     assert registry.apply_signal(MAP, "scope-appetite", "expand", totals) == [
-        ("scope_appetite", 0.06)]
+        ("scope_appetite", 0.06)
+    ]
     assert totals == {"scope_appetite": 0.06}
     assert registry.apply_signal(MAP, "no-such-key", "expand", totals) == []
     assert registry.apply_signal(MAP, "scope-appetite", "no-such-choice", totals) == []
@@ -98,8 +128,10 @@ def test_apply_signal():
     assert totals == {"scope_appetite": 0.06, "architecture_care": 0.05, "risk_tolerance": -0.02}
 
 
-@pytest.mark.parametrize("total, value", [(0, 0.5), (0.06, 0.545), (0.12, 0.589), (0.3, 0.711),
-                                          (-0.18, 0.368), (1, 0.953), (-1, 0.047)])
+@pytest.mark.parametrize(
+    "total, value",
+    [(0, 0.5), (0.06, 0.545), (0.12, 0.589), (0.3, 0.711), (-0.18, 0.368), (1, 0.953), (-1, 0.047)],
+)
 def test_normalize_worked_values(total, value):
     # normalise(0) = 0.5, outputs in [0, 1], and gstack's worked values
     assert registry.normalize(total) == value

@@ -20,8 +20,13 @@ SPEC_CITATION = re.compile(r"SPEC-gstack|\bSPEC\s*(?:§|section\s*)?\d", re.IGNO
 def repo_text_files():
     """``(relative path, text)`` of every text file of the repository."""
     for top, dirs, files in os.walk(REPO_ROOT):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info")
-                         and (not d.startswith(".") or d == ".ci"))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIPPED_DIRS
+            and not d.endswith(".egg-info")
+            and (not d.startswith(".") or d == ".ci")
+        )
         for name in sorted(files):
             path = os.path.join(top, name)
             try:
@@ -36,9 +41,12 @@ def repo_text_files():
 
 def test_no_file_cites_the_private_gstack_specification():
     here = os.path.relpath(os.path.abspath(__file__), REPO_ROOT)
-    found = [f"{path}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
-             for path, text in repo_text_files() if path != here
-             for m in SPEC_CITATION.finditer(text)]
+    found = [
+        f"{path}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
+        for path, text in repo_text_files()
+        if path != here
+        for m in SPEC_CITATION.finditer(text)
+    ]
     assert found == []
 
 
@@ -48,8 +56,12 @@ def test_the_citation_rule_catches_what_it_is_meant_to():
     for fine in ("gstack's question-log-hook.ts", "specification", "SPECIAL 2"):
         assert not SPEC_CITATION.search(fine), fine
     scanned = {path for path, _ in repo_text_files()}
-    for path in ("README.md", "Makefile", os.path.join(".ci", "run"),
-                 os.path.join("sql", "views", "inferred_profile.sql")):
+    for path in (
+        "README.md",
+        "Makefile",
+        os.path.join(".ci", "run"),
+        os.path.join("sql", "views", "inferred_profile.sql"),
+    ):
         assert path in scanned, path
 
 
@@ -68,8 +80,7 @@ def forbidden_imports(source, package="tests"):
                 found += [f"tests.{a.name}" for a in node.names]
             else:
                 found.append(base)
-    return [m for m in found
-            if m.startswith("tests.") and m.split(".")[1] != "helpers"]
+    return [m for m in found if m.startswith("tests.") and m.split(".")[1] != "helpers"]
 
 
 def test_no_test_module_imports_another():
@@ -83,8 +94,9 @@ def test_no_test_module_imports_another():
             if name.endswith(".py"):
                 with open(os.path.join(top, name), encoding="utf-8") as f:
                     source = f.read()
-                wrong += [f"{package}.{name[:-3]} imports {m}"
-                          for m in forbidden_imports(source, package)]
+                wrong += [
+                    f"{package}.{name[:-3]} imports {m}" for m in forbidden_imports(source, package)
+                ]
     assert wrong == []
 
 

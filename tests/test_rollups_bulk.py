@@ -4,10 +4,9 @@ the per-row trigger builds them, and every later write must still run the trigge
 import json
 import random
 
-from toolkit.core import database
-from toolkit.store import db, rollups
+from toolkit.core import database, questions
 from toolkit.gstack import ingest
-from toolkit.core import questions
+from toolkit.store import db, rollups
 
 ROLLUPS = ("rollup_phase", "rollup_session", "rollup_day", "rollup_question", "rollup_choice")
 
@@ -16,18 +15,27 @@ def write_log(root, project, n, seed):
     rng = random.Random(seed)
     path = root / "projects" / project / "question-log.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    ids = ["ship-todos-create", "review-sql-safety", "plan-ceo-review-mode", "hook-0123456789",
-           "adhoc-delete-the-cache", "qa-tier"]
+    ids = [
+        "ship-todos-create",
+        "review-sql-safety",
+        "plan-ceo-review-mode",
+        "hook-0123456789",
+        "adhoc-delete-the-cache",
+        "qa-tier",
+    ]
     with open(path, "a") as f:
         for i in range(n):
-            rec = {"skill": "ship", "question_id": rng.choice(ids),
-                   "question_summary": rng.choice(["Ship it?", "Drop table users?", "Mode?"]),
-                   "user_choice": rng.choice(["accept", "skip", "expand"]),
-                   "source": rng.choice(["agent", "hook", "auto-decided", "auq-other"]),
-                   "session_id": f"s{rng.randrange(40)}",
-                   # few distinct stamps, so first/last ties are decided by id
-                   "ts": f"2026-0{rng.randrange(1, 4)}-1{rng.randrange(3)}T10:00:00.000Z",
-                   "n": i}
+            rec = {
+                "skill": "ship",
+                "question_id": rng.choice(ids),
+                "question_summary": rng.choice(["Ship it?", "Drop table users?", "Mode?"]),
+                "user_choice": rng.choice(["accept", "skip", "expand"]),
+                "source": rng.choice(["agent", "hook", "auto-decided", "auq-other"]),
+                "session_id": f"s{rng.randrange(40)}",
+                # few distinct stamps, so first/last ties are decided by id
+                "ts": f"2026-0{rng.randrange(1, 4)}-1{rng.randrange(3)}T10:00:00.000Z",
+                "n": i,
+            }
             if rng.random() < 0.3:
                 rec["phase"] = rng.choice(["ceo", "eng", "dx"])
             if rng.random() < 0.5:
@@ -40,9 +48,17 @@ def write_log(root, project, n, seed):
 
 
 def live_event(conn, project, ts, qid="ship-todos-create"):
-    rec = questions.validate_event({
-        "skill": "ship", "question_id": qid, "question_summary": "Ship it?",
-        "user_choice": "accept", "session_id": "s1", "ts": ts, "recommended": "accept"})
+    rec = questions.validate_event(
+        {
+            "skill": "ship",
+            "question_id": qid,
+            "question_summary": "Ship it?",
+            "user_choice": "accept",
+            "session_id": "s1",
+            "ts": ts,
+            "recommended": "accept",
+        }
+    )
     assert questions.record_event(conn, rec, project).status == "inserted"
 
 
@@ -74,8 +90,9 @@ def _build(tmp_path, name):
 
 
 def dump(conn):
-    return {t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3")]
-            for t in ROLLUPS}
+    return {
+        t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3")] for t in ROLLUPS
+    }
 
 
 def test_bulk_rollups_equal_the_trigger_built_ones(tmp_path, monkeypatch):
@@ -93,8 +110,14 @@ def test_later_writes_on_the_same_connection_still_run_the_trigger(tmp_path, mon
     before = conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0]
     live_event(conn, "alpha", "2026-10-01T00:00:00.000Z", qid="qa-tier")
     # The importer's own statement text, outside bulk mode, keeps the trigger as well.
-    rec = questions.validate_event({"skill": "ship", "question_id": "qa-tier",
-                                    "question_summary": "Tier?", "user_choice": "quick"})
+    rec = questions.validate_event(
+        {
+            "skill": "ship",
+            "question_id": "qa-tier",
+            "question_summary": "Tier?",
+            "user_choice": "quick",
+        }
+    )
     conn.execute(questions.INSERT_SQL, questions.prepare_row(rec, "alpha", registry={}))
     assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == before + 2
     # A second connection (a hook) runs it too.
@@ -106,8 +129,9 @@ def test_later_writes_on_the_same_connection_still_run_the_trigger(tmp_path, mon
 
 def test_a_redefined_trigger_turns_bulk_upkeep_off(conn):
     assert rollups.bulk_ready(conn)
-    sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?",
-                       (rollups.INSERT_TRIGGER,)).fetchone()[0]
+    sql = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE name = ?", (rollups.INSERT_TRIGGER,)
+    ).fetchone()[0]
     with db.transaction(conn):
         conn.execute(f"DROP TRIGGER {rollups.INSERT_TRIGGER}")
         conn.execute(sql.replace("BEGIN", "BEGIN\n    SELECT 1;", 1))

@@ -3,6 +3,7 @@ import re
 import pytest
 
 from toolkit.core import screening
+from toolkit.core.jscompat import js_trim, truncate, utf16_len
 from toolkit.core.screening import (
     PREFERENCE_FREE_TEXT_PATTERNS,
     SHARED_PATTERNS,
@@ -10,7 +11,6 @@ from toolkit.core.screening import (
     flatten_newlines,
     has_injection,
 )
-from toolkit.core.jscompat import js_trim, truncate, utf16_len
 
 
 def test_list_sizes_and_flags():

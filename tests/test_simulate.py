@@ -4,14 +4,19 @@ from collections import defaultdict
 import pytest
 from click.testing import CliRunner
 
-from toolkit.core import database
-from toolkit.store import db
-from toolkit.core import scoring
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
+from toolkit.core import database, scoring
+from toolkit.store import db
 
 END = "2026-11-30"
-SYNTHETIC_TABLES = ("question_log", "findings", "preferences", "preference_events", "declared_profile")
+SYNTHETIC_TABLES = (
+    "question_log",
+    "findings",
+    "preferences",
+    "preference_events",
+    "declared_profile",
+)
 
 
 def _sim(conn, **kw):
@@ -60,7 +65,12 @@ def test_rerunning_the_same_simulation_adds_nothing(conn):
     again = _sim(conn)
     assert db.table_counts(conn) == counts
     assert sum(first["written"].values()) > 0
-    assert again["written"] == {"question_log": 0, "findings": 0, "preferences": 0, "declared_profile": 0}
+    assert again["written"] == {
+        "question_log": 0,
+        "findings": 0,
+        "preferences": 0,
+        "declared_profile": 0,
+    }
 
 
 def test_every_row_is_marked_synthetic(history):
@@ -105,7 +115,9 @@ def test_review_chains_have_the_expected_shape(history):
             per_phase[(r["session_id"], r["phase"])] += 1
     assert len(phases) == summary["sessions"] > 30
     assert all({"ceo", "eng"} <= p for p in phases.values())
-    assert any("design" in p for p in phases.values()) and not all("design" in p for p in phases.values())
+    assert any("design" in p for p in phases.values()) and not all(
+        "design" in p for p in phases.values()
+    )
     assert any("dx" in p for p in phases.values()) and not all("dx" in p for p in phases.values())
     assert all(5 <= n <= 10 for n in per_phase.values())
     days = conn.execute("SELECT count(DISTINCT substr(ts, 1, 10)) FROM question_log").fetchone()[0]
@@ -142,7 +154,12 @@ def test_dispositions_follow_the_uncalibrated_pacing_rule(history):
     assert ranked and all(len(v) <= 3 for v in ranked.values())
     # A silent two-way finding that reaches 4 only exists in a phase whose 3 slots were used.
     for f in rows:
-        if f["door_type"] == "two-way" and f["kind"] == "finding" and f["surface_reason"] is None and f["score"] >= 4:
+        if (
+            f["door_type"] == "two-way"
+            and f["kind"] == "finding"
+            and f["surface_reason"] is None
+            and f["score"] >= 4
+        ):
             slots = ranked[(f["session_id"], f["phase"])]
             assert len(slots) == 3
             assert all(s["score"] >= f["score"] for s in slots)
@@ -150,10 +167,12 @@ def test_dispositions_follow_the_uncalibrated_pacing_rule(history):
 
 def test_factors_are_skewed_and_correlated_and_overrides_follow_decision_matters(history):
     conn, _ = history
-    dist = dict(conn.execute(
-        "SELECT severity + irreversibility + decision_matters, count(*) FROM findings"
-        " WHERE door_type = 'two-way' AND kind = 'finding' GROUP BY 1"
-    ).fetchall())
+    dist = dict(
+        conn.execute(
+            "SELECT severity + irreversibility + decision_matters, count(*) FROM findings"
+            " WHERE door_type = 'two-way' AND kind = 'finding' GROUP BY 1"
+        ).fetchall()
+    )
     total = sum(dist.values())
     high = sum(n for s, n in dist.items() if s >= 5) / total
     assert high < 0.2, "high scores should be the minority"
@@ -163,11 +182,15 @@ def test_factors_are_skewed_and_correlated_and_overrides_follow_decision_matters
         " WHERE door_type = 'two-way'"
     ).fetchone()[0]
     assert corr > 0
-    rates = dict(conn.execute(
-        "SELECT decision_matters, avg(overridden) FROM finding_scores WHERE answered = 1 GROUP BY 1"
-    ).fetchall())
+    rates = dict(
+        conn.execute(
+            "SELECT decision_matters, avg(overridden) FROM finding_scores WHERE answered = 1 GROUP BY 1"
+        ).fetchall()
+    )
     assert rates[0] < rates[1] < rates[2]
-    followed = conn.execute("SELECT avg(1 - overridden) FROM finding_scores WHERE answered = 1").fetchone()[0]
+    followed = conn.execute(
+        "SELECT avg(1 - overridden) FROM finding_scores WHERE answered = 1"
+    ).fetchone()[0]
     assert followed > 0.6, "users follow the recommendation most of the time"
 
 
@@ -175,9 +198,13 @@ def test_preferences_and_declared_profile(history):
     conn, _ = history
     prefs = conn.execute("SELECT * FROM preferences").fetchall()
     assert prefs and all(p["source"] == "plan-tune" for p in prefs)
-    one_way = {r[0] for r in conn.execute("SELECT id FROM registry_questions WHERE door_type = 'one-way'")}
+    one_way = {
+        r[0] for r in conn.execute("SELECT id FROM registry_questions WHERE door_type = 'one-way'")
+    }
     assert all(p["preference"] == "always-ask" for p in prefs if p["question_id"] in one_way)
-    events = conn.execute("SELECT count(*) FROM preference_events WHERE source = 'plan-tune'").fetchone()[0]
+    events = conn.execute(
+        "SELECT count(*) FROM preference_events WHERE source = 'plan-tune'"
+    ).fetchone()[0]
     assert events >= len(prefs)
     declared = conn.execute("SELECT dimension, value, scope FROM declared_profile").fetchall()
     assert len(declared) == 5
@@ -196,14 +223,20 @@ def test_real_rows_are_never_overwritten_or_replaced(conn):
             " 'ship-todos-create', 'real question', 'accept', 'agent', '{}', '2026-01-01T00:00:00.000Z')"
         )
     _sim(conn)
-    assert conn.execute("SELECT value, synthetic FROM declared_profile WHERE dimension = 'autonomy'").fetchone()[:] == (
-        0.9, 0)
+    assert conn.execute(
+        "SELECT value, synthetic FROM declared_profile WHERE dimension = 'autonomy'"
+    ).fetchone()[:] == (0.9, 0)
     summary = _sim(conn, seed=99, replace=True)
     assert summary["cleared"]["findings"] > 0
     assert conn.execute("SELECT count(*) FROM question_log WHERE synthetic = 0").fetchone()[0] == 1
     # only seed 99 is left
     assert conn.execute("SELECT count(*) FROM findings").fetchone()[0] == summary["findings"]
-    assert conn.execute("SELECT value FROM declared_profile WHERE dimension = 'autonomy'").fetchone()[0] == 0.9
+    assert (
+        conn.execute("SELECT value FROM declared_profile WHERE dimension = 'autonomy'").fetchone()[
+            0
+        ]
+        == 0.9
+    )
 
 
 def test_progress_is_reported_per_day(conn):
@@ -220,13 +253,16 @@ def test_small_flushes_write_the_same_rows(tmp_path):
     assert _dump(a) == _dump(b)
 
 
-@pytest.mark.parametrize("kw,message", [
-    ({"days": 0}, "--days must be a whole number between 1 and 3650"),
-    ({"days": 1.5}, "--days must be a whole number between 1 and 3650"),
-    ({"projects": 13}, "--projects must be a whole number between 1 and 12"),
-    ({"seed": "x"}, "--seed must be a whole number"),
-    ({"end": "30/11/2026"}, "--end must be a date like 2026-01-31, got '30/11/2026'"),
-])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        ({"days": 0}, "--days must be a whole number between 1 and 3650"),
+        ({"days": 1.5}, "--days must be a whole number between 1 and 3650"),
+        ({"projects": 13}, "--projects must be a whole number between 1 and 12"),
+        ({"seed": "x"}, "--seed must be a whole number"),
+        ({"end": "30/11/2026"}, "--end must be a date like 2026-01-31, got '30/11/2026'"),
+    ],
+)
 def test_library_refuses_bad_settings(conn, kw, message):
     with pytest.raises(simulate.SimulationError) as e:
         _sim(conn, **kw)
@@ -235,34 +271,45 @@ def test_library_refuses_bad_settings(conn, kw, message):
 
 
 def test_cli_simulate_reports_and_writes(db_file):
-    r = CliRunner().invoke(cli, ["simulate", "--days", "14", "--seed", "3", "--projects", "2", "--end", END])
+    r = CliRunner().invoke(
+        cli, ["simulate", "--days", "14", "--seed", "3", "--projects", "2", "--end", END]
+    )
     assert r.exit_code == 0, r.output
-    assert "Simulated 14 days (2026-11-17 to 2026-11-30, seed 3) for 2 projects: acme-storefront, acme-billing-api." \
+    assert (
+        "Simulated 14 days (2026-11-17 to 2026-11-30, seed 3) for 2 projects: acme-storefront, acme-billing-api."
         in r.output
+    )
     assert "all marked synthetic" in r.output
     assert r.stderr == ""  # no progress bar when stderr is not a terminal
     conn = database.connect(db_file)
     n = conn.execute("SELECT count(*) FROM findings").fetchone()[0]
     assert n > 0
-    r = CliRunner().invoke(cli, ["simulate", "--days", "14", "--seed", "3", "--projects", "2", "--end", END, "--json"])
+    r = CliRunner().invoke(
+        cli, ["simulate", "--days", "14", "--seed", "3", "--projects", "2", "--end", END, "--json"]
+    )
     data = json.loads(r.output)
     assert data["findings"] == n and data["written"]["findings"] == 0
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--days", "0"], "Error: --days must be between 1 and 3650, got 0"),
-    (["--days", "ten"], "Error: --days must be a whole number, got 'ten'"),
-    (["--projects", "40"], "Error: --projects must be between 1 and 12, got 40"),
-    (["--seed", "1.5"], "Error: --seed must be a whole number, got '1.5'"),
-    (["--end", "yesterday"], "Error: --end must be a date like 2026-01-31, got 'yesterday'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--days", "0"], "Error: --days must be between 1 and 3650, got 0"),
+        (["--days", "ten"], "Error: --days must be a whole number, got 'ten'"),
+        (["--projects", "40"], "Error: --projects must be between 1 and 12, got 40"),
+        (["--seed", "1.5"], "Error: --seed must be a whole number, got '1.5'"),
+        (["--end", "yesterday"], "Error: --end must be a date like 2026-01-31, got 'yesterday'"),
+    ],
+)
 def test_cli_simulate_bad_input_writes_nothing(db_file, args, message):
     r = CliRunner().invoke(cli, ["simulate"] + args)
     assert r.exit_code == 1
     assert r.stderr.strip() == message
     assert r.stdout == ""
     conn = database.connect(db_file)
-    assert sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in SYNTHETIC_TABLES) == 0
+    assert (
+        sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in SYNTHETIC_TABLES) == 0
+    )
 
 
 def test_written_counts_are_rows_not_trigger_changes(conn):

@@ -14,14 +14,18 @@ import pytest
 
 from tests.helpers import hotpath as hp
 from tests.helpers import script
-from toolkit.core import database
+from toolkit.core import database, questions
 from toolkit.gstack import compat, ingest, spool
 from toolkit.store import db
-from toolkit.core import questions
 
-EVENT = {"skill": "ship", "question_id": "ship-changelog-voice-polish",
-         "question_summary": "Polish the changelog voice?", "user_choice": "accept",
-         "recommended": "accept", "session_id": "s1"}
+EVENT = {
+    "skill": "ship",
+    "question_id": "ship-changelog-voice-polish",
+    "question_summary": "Polish the changelog voice?",
+    "user_choice": "accept",
+    "recommended": "accept",
+    "session_id": "s1",
+}
 
 
 def event(i, **extra):
@@ -48,21 +52,26 @@ def short_wait(monkeypatch):
 
 def spooled(root):
     folder = os.path.join(str(root), "spool")
-    return sorted(n for n in os.listdir(folder) if n.endswith(".json")) if os.path.isdir(
-        folder) else []
+    return (
+        sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+        if os.path.isdir(folder)
+        else []
+    )
 
 
 def rows(db_file, where=""):
     conn = sqlite3.connect(db_file)
     try:
-        return conn.execute(f"SELECT event_key, question_summary FROM question_log {where}"
-                            " ORDER BY id").fetchall()
+        return conn.execute(
+            f"SELECT event_key, question_summary FROM question_log {where} ORDER BY id"
+        ).fetchall()
     finally:
         conn.close()
 
 
-def test_locked_compat_log_spools_then_next_writer_records_it_once(state_root, db_file,
-                                                                   short_wait, monkeypatch):
+def test_locked_compat_log_spools_then_next_writer_records_it_once(
+    state_root, db_file, short_wait, monkeypatch
+):
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", hp.SLUG)
     locker = Locker(db_file)
     try:
@@ -88,8 +97,7 @@ def test_locked_compat_log_spools_then_next_writer_records_it_once(state_root, d
     assert compat.question_log_main([json.dumps(event(3))]) == 0
     got = rows(db_file)
     assert sorted(s for _, s in got) == [f"Polish the changelog voice {i}?" for i in (1, 2, 3)]
-    assert [line["question_summary"] for line in hp.log_lines(state_root)] == [
-        s for _, s in got]
+    assert [line["question_summary"] for line in hp.log_lines(state_root)] == [s for _, s in got]
     assert spooled(state_root) == []
     # The drained rows carry the keys the events were acknowledged with.
     assert keys < {k for k, _ in got}
@@ -99,8 +107,12 @@ def test_hook_spools_when_locked_and_exits_0(state_root, db_file, tmp_path):
     from tests.helpers.hooks import make_repo, payload, question, run_hook
 
     repo = make_repo(tmp_path)
-    data = payload([question("Ship it now?", ["Yes", "No"])],
-                   {"answers": {"Ship it now?": "Yes"}}, cwd=repo, tool_use_id="tu-locked")
+    data = payload(
+        [question("Ship it now?", ["Yes", "No"])],
+        {"answers": {"Ship it now?": "Yes"}},
+        cwd=repo,
+        tool_use_id="tu-locked",
+    )
     locker = Locker(db_file)
     try:
         # The lock is held until the hook has exited: it gave up waiting and spooled.
@@ -110,12 +122,11 @@ def test_hook_spools_when_locked_and_exits_0(state_root, db_file, tmp_path):
     assert p.returncode == 0 and p.stdout == b""
     assert len(spooled(state_root)) == 1
     assert rows(db_file) == []
-    errors = (state_root / "hook-errors.log")
+    errors = state_root / "hook-errors.log"
     assert not errors.exists() or "lost" not in errors.read_text()
 
     # `plantune ingest` drains it; a second run finds nothing left.
-    out = subprocess.run([script("plantune"), "ingest", "--json"], capture_output=True,
-                         text=True)
+    out = subprocess.run([script("plantune"), "ingest", "--json"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["spool"]["recorded"] == 1
     got = rows(db_file)
@@ -123,8 +134,7 @@ def test_hook_spools_when_locked_and_exits_0(state_root, db_file, tmp_path):
     assert spooled(state_root) == []
     lines = hp.log_lines(state_root, "acme-web")
     assert [line["question_summary"] for line in lines] == ["Ship it now?"]
-    again = subprocess.run([script("plantune"), "ingest", "--json"], capture_output=True,
-                           text=True)
+    again = subprocess.run([script("plantune"), "ingest", "--json"], capture_output=True, text=True)
     assert json.loads(again.stdout)["spool"]["recorded"] == 0
     assert len(rows(db_file)) == 1 and len(hp.log_lines(state_root, "acme-web")) == 1
 
@@ -206,9 +216,15 @@ def test_odd_files_in_the_spool_are_set_aside_and_never_block(state_root, db_fil
     assert len(drained.failed) == 6, drained.failed
     assert spooled(state_root) == []
     assert sorted(os.listdir(os.path.join(folder, "failed"))) == sorted(
-        ["00000000000000000001-1-fifo.json", "00000000000000000002-1-link.json",
-         "00000000000000000003-1-junk.json", "00000000000000000004-1-big.json",
-         "00000000000000000005-1-injected.json", "00000000000000000006-1-escape.json"])
+        [
+            "00000000000000000001-1-fifo.json",
+            "00000000000000000002-1-link.json",
+            "00000000000000000003-1-junk.json",
+            "00000000000000000004-1-big.json",
+            "00000000000000000005-1-injected.json",
+            "00000000000000000006-1-escape.json",
+        ]
+    )
     assert outside.read_text()  # the link's target was neither read into the db nor moved
     assert [s for _, s in rows(db_file)] == ["Polish the changelog voice 1?"]
 
@@ -244,8 +260,9 @@ def test_ingest_drains_before_reading_files_and_reports_it(state_root, conn):
 
 def test_validated_records_survive_the_spool_unchanged(state_root):
     # The drained row must be the event the writer acknowledged: same key, same ts.
-    rec = questions.validate_event(event(1, free_text="naïve \ud83d text", phase="eng"),
-                                   allow_phase=True)
+    rec = questions.validate_event(
+        event(1, free_text="naïve \ud83d text", phase="eng"), allow_phase=True
+    )
     path = spool.put_question(rec, "p", os.environ["PLANTUNE_DB"])
     entry = json.loads(open(path, encoding="ascii").read())
     again = questions.validate_event(entry["record"], allow_phase=True)
@@ -287,8 +304,7 @@ def test_stale_wait_markers_are_ignored_and_removed(db_file):
     assert not os.path.exists(marker)
 
 
-def test_spool_then_mirror_off_keeps_files_untouched(state_root, db_file, short_wait,
-                                                     monkeypatch):
+def test_spool_then_mirror_off_keeps_files_untouched(state_root, db_file, short_wait, monkeypatch):
     monkeypatch.setenv("PLANTUNE_MIRROR", "0")
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", hp.SLUG)
     locker = Locker(db_file)
@@ -319,7 +335,8 @@ def test_an_event_spooled_for_another_database_waits_for_it(state_root, conn, tm
 
 
 def test_a_compat_event_with_an_odd_phase_field_drains_as_it_was_acknowledged(
-        state_root, db_file, short_wait, monkeypatch):
+    state_root, db_file, short_wait, monkeypatch
+):
     # gstack keeps unknown fields; "phase" is one for gstack-question-log (a plantune
     # extension only for `plantune log` and the hooks), so any value was acknowledged.
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", hp.SLUG)
@@ -340,8 +357,9 @@ def test_profile_delete_covers_events_still_in_the_spool(state_root, conn):
 
     from toolkit.cli.app import cli
 
-    spool.put_question(questions.validate_event(event(1, tool_use_id="tu-del")), "p",
-                       os.environ["PLANTUNE_DB"])
+    spool.put_question(
+        questions.validate_event(event(1, tool_use_id="tu-del")), "p", os.environ["PLANTUNE_DB"]
+    )
     r = CliRunner().invoke(cli, ["profile", "delete", "--all", "--yes"])
     assert r.exit_code == 0, r.output
     assert spooled(state_root) == []

@@ -11,11 +11,9 @@ import pytest
 
 from tests.helpers import query
 from tests.helpers.team import invoke, ok, team_db
-from toolkit.core import database
-from toolkit.analysis import calibrate, export
-from toolkit.analysis import fit
-from toolkit.core import identity
+from toolkit.analysis import calibrate, export, fit
 from toolkit.analysis import team as teams
+from toolkit.core import database, identity
 
 SQL_OF = {
     "question_events": "SELECT project, count(*) FROM question_log GROUP BY 1",
@@ -37,8 +35,12 @@ def read_dataset(directory, name):
     """A dataset read back with pyarrow's own hive partitioning (not through our reader)."""
     files = [f for f, _, _ in export.manifest_files(directory, name)]
     fmt = export.read_manifest(directory)["format"]
-    ds = pads.dataset(files, format="parquet" if fmt == "parquet" else fmt.replace(
-        "jsonl", "json"), partitioning="hive", partition_base_dir=os.path.join(directory, name))
+    ds = pads.dataset(
+        files,
+        format="parquet" if fmt == "parquet" else fmt.replace("jsonl", "json"),
+        partitioning="hive",
+        partition_base_dir=os.path.join(directory, name),
+    )
     return ds.to_table()
 
 
@@ -65,9 +67,13 @@ def test_parquet_round_trip_matches_sqlite(team, tmp_path):
             assert set(cols) <= set(table.column_names)
     # Values survive: every event key, developer and month, exactly.
     events = read_dataset(out, "question_events")
-    got = sorted(zip(events.column("event_key").to_pylist(),
-                     events.column("developer").to_pylist(),
-                     events.column("month").to_pylist()))
+    got = sorted(
+        zip(
+            events.column("event_key").to_pylist(),
+            events.column("developer").to_pylist(),
+            events.column("month").to_pylist(),
+        )
+    )
     want = sorted(query(team, "SELECT event_key, developer, substr(ts, 1, 7) FROM question_log"))
     assert got == want
     # Folders are hive partitions of project and month.
@@ -91,33 +97,51 @@ def test_export_is_deterministic(team, tmp_path):
         walk.extend(c.subdirs.values())
 
 
-def test_incremental_export_adds_only_new_rows_and_rewrites_changed_partitions(team, tmp_path,
-                                                                               monkeypatch):
+def test_incremental_export_adds_only_new_rows_and_rewrites_changed_partitions(
+    team, tmp_path, monkeypatch
+):
     out = str(tmp_path / "out")
     first = json.loads(ok(["export", out, "--db", team, "--json"]).output)
-    assert first["datasets"]["question_events"]["rows"] == query(
-        team, "SELECT count(*) FROM question_log")[0][0]
+    assert (
+        first["datasets"]["question_events"]["rows"]
+        == query(team, "SELECT count(*) FROM question_log")[0][0]
+    )
     # Nothing new: nothing written, the folder is left as it was.
     again = json.loads(ok(["export", out, "--db", team, "--json"]).output)
     assert all(d["rows"] == 0 for d in again["datasets"].values())
     # One new event in a partition that exists (the month of proj-a's latest event: some
     # rows are stamped with today's date): one new file holding exactly that row.
     latest = query(team, "SELECT max(ts) FROM question_log WHERE project = 'proj-a'")[0][0]
-    event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
-             "user_choice": "yes", "ts": latest, "session_id": "new-s"}
-    ok(["log", json.dumps(event), "--project", "proj-a", "--db", team],
-       developer="alice@example.com")
+    event = {
+        "skill": "ship",
+        "question_id": "ship-x",
+        "question_summary": "Ship?",
+        "user_choice": "yes",
+        "ts": latest,
+        "session_id": "new-s",
+    }
+    ok(
+        ["log", json.dumps(event), "--project", "proj-a", "--db", team],
+        developer="alice@example.com",
+    )
     third = json.loads(ok(["export", out, "--db", team, "--json"]).output)
     qe = third["datasets"]["question_events"]
     assert (qe["rows"], qe["files"], qe["appended"], qe["rewritten"]) == (1, 1, 1, 0)
-    assert len(read_dataset(out, "question_events")) == query(
-        team, "SELECT count(*) FROM question_log")[0][0]
+    assert (
+        len(read_dataset(out, "question_events"))
+        == query(team, "SELECT count(*) FROM question_log")[0][0]
+    )
     # A flip changes an old finding: its partition is rewritten, never duplicated.
-    silent = query(team, "SELECT finding_id, session_id, project FROM findings"
-                         " WHERE disposition = 'silent' AND synthetic = 0 LIMIT 1")[0]
+    silent = query(
+        team,
+        "SELECT finding_id, session_id, project FROM findings"
+        " WHERE disposition = 'silent' AND synthetic = 0 LIMIT 1",
+    )[0]
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", silent[2])
-    ok(["flip", silent[0], "--session", silent[1], "--choice", "skip", "--db", team],
-       developer="alice@example.com")
+    ok(
+        ["flip", silent[0], "--session", silent[1], "--choice", "skip", "--db", team],
+        developer="alice@example.com",
+    )
     fourth = json.loads(ok(["export", out, "--db", team, "--json"]).output)
     assert fourth["datasets"]["findings"]["rewritten"] == 1
     findings = read_dataset(out, "findings")
@@ -130,8 +154,10 @@ def test_incremental_export_adds_only_new_rows_and_rewrites_changed_partitions(t
     conn.commit()
     conn.close()
     ok(["export", out, "--db", team])
-    assert len(read_dataset(out, "question_events")) == query(
-        team, "SELECT count(*) FROM question_log")[0][0]
+    assert (
+        len(read_dataset(out, "question_events"))
+        == query(team, "SELECT count(*) FROM question_log")[0][0]
+    )
 
 
 def test_files_a_killed_run_left_are_never_read(team, tmp_path):
@@ -143,8 +169,10 @@ def test_files_a_killed_run_left_are_never_read(team, tmp_path):
         dst.write(src.read())
     report = team_report(out)
     assert report == team_report(out)  # the reader took the manifest's list, not the glob
-    assert sum(r["questions"] for r in report["phases"]) == query(
-        team, "SELECT count(*) FROM question_log")[0][0]
+    assert (
+        sum(r["questions"] for r in report["phases"])
+        == query(team, "SELECT count(*) FROM question_log")[0][0]
+    )
     ok(["export", out, "--db", team])
     assert not os.path.exists(stray)
 
@@ -167,8 +195,10 @@ def test_pseudonymised_export_hides_developers_stably(team, tmp_path):
     out = str(tmp_path / "out")
     ok(["export", out, "--pseudonymise", "s3cret", "--db", team])
     devs = set(read_dataset(out, "question_events").column("developer").to_pylist())
-    assert devs == {identity.pseudonym(d, "s3cret") for (d,) in query(
-        team, "SELECT DISTINCT developer FROM question_log")}
+    assert devs == {
+        identity.pseudonym(d, "s3cret")
+        for (d,) in query(team, "SELECT DISTINCT developer FROM question_log")
+    }
     for name in export.BY_NAME:
         for f, _, _ in export.manifest_files(out, name):
             with open(f, "rb") as fh:
@@ -209,8 +239,17 @@ def _sqlite_rows(path, sql):
         conn.close()
 
 
-PHASE_COLUMNS = ("questions", "asked", "auto_decided", "one_way", "followed", "overridden",
-                 "findings_surfaced", "findings_silent", "budget_spent")
+PHASE_COLUMNS = (
+    "questions",
+    "asked",
+    "auto_decided",
+    "one_way",
+    "followed",
+    "overridden",
+    "findings_surfaced",
+    "findings_silent",
+    "budget_spent",
+)
 
 
 def test_team_report_equals_the_sqlite_views(team, tmp_path):
@@ -219,8 +258,12 @@ def test_team_report_equals_the_sqlite_views(team, tmp_path):
     report = team_report(out)
     # Per-phase interruptions: phase_counts, row for row.
     sums = ", ".join(f"sum({c}) AS {c}" for c in PHASE_COLUMNS)
-    want = _sqlite_rows(team, f"SELECT project, session_id, phase, {sums} FROM phase_counts"
-                              " GROUP BY project, session_id, phase")
+    want = _sqlite_rows(
+        team,
+        f"SELECT project, session_id, phase, {sums} FROM phase_counts"
+        " GROUP BY project, session_id, phase",
+    )
+
     def key(r):
         return (r["project"], r["session_id"] or "", r["phase"])
 
@@ -228,48 +271,94 @@ def test_team_report_equals_the_sqlite_views(team, tmp_path):
     assert got == {key(r): {c: r[c] for c in PHASE_COLUMNS} for r in want}
     assert len(got) > 10
     # Override rates by question: question_review.
-    want = {(r["project"], r["question_id"]): (r["events"], r["followed"], r["overridden"],
-                                               r["override_rate"])
-            for r in _sqlite_rows(team, "SELECT * FROM question_review")}
-    got = {(r["project"], r["question_id"]): (r["events"], r["followed"], r["overridden"],
-                                              r["override_rate"]) for r in report["questions"]}
+    want = {
+        (r["project"], r["question_id"]): (
+            r["events"],
+            r["followed"],
+            r["overridden"],
+            r["override_rate"],
+        )
+        for r in _sqlite_rows(team, "SELECT * FROM question_review")
+    }
+    got = {
+        (r["project"], r["question_id"]): (
+            r["events"],
+            r["followed"],
+            r["overridden"],
+            r["override_rate"],
+        )
+        for r in report["questions"]
+    }
     assert got == want
     # By category: the question_events view's `overridden`.
-    want = {r["category"]: (r["events"], r["followed"], r["overridden"])
-            for r in _sqlite_rows(team, "SELECT category, count(*) AS events,"
-                                        " sum(overridden = 0) AS followed,"
-                                        " sum(overridden = 1) AS overridden"
-                                        " FROM question_events GROUP BY category")}
-    got = {r["category"]: (r["events"], r["followed"], r["overridden"])
-           for r in report["categories"]}
+    want = {
+        r["category"]: (r["events"], r["followed"], r["overridden"])
+        for r in _sqlite_rows(
+            team,
+            "SELECT category, count(*) AS events,"
+            " sum(overridden = 0) AS followed,"
+            " sum(overridden = 1) AS overridden"
+            " FROM question_events GROUP BY category",
+        )
+    }
+    got = {
+        r["category"]: (r["events"], r["followed"], r["overridden"]) for r in report["categories"]
+    }
     assert got == want
     # Diversity: profile_diversity's numbers, per project from the view ...
     duck = teams.duck_connect(out)
-    cols = ("sample_size", "skills_covered", "question_ids_covered", "distinct_days",
-            "calendar_span_days", "first_day", "last_day")
-    view = _sqlite_rows(team, "SELECT project, sum(sample_size) AS n FROM profile_diversity"
-                              " WHERE project != '__all__' GROUP BY project")
+    cols = (
+        "sample_size",
+        "skills_covered",
+        "question_ids_covered",
+        "distinct_days",
+        "calendar_span_days",
+        "first_day",
+        "last_day",
+    )
+    view = _sqlite_rows(
+        team,
+        "SELECT project, sum(sample_size) AS n FROM profile_diversity"
+        " WHERE project != '__all__' GROUP BY project",
+    )
     per_project = {r["project"]: r for r in teams.diversity(duck, "project", True)}
     assert {r["project"]: r["n"] for r in view} == {
-        p: r["sample_size"] for p, r in per_project.items()}
-    real = {r["project"]: r for r in _sqlite_rows(
-        team, "SELECT * FROM profile_diversity WHERE synthetic = 0 AND project != '__all__'")}
+        p: r["sample_size"] for p, r in per_project.items()
+    }
+    real = {
+        r["project"]: r
+        for r in _sqlite_rows(
+            team, "SELECT * FROM profile_diversity WHERE synthetic = 0 AND project != '__all__'"
+        )
+    }
     duck_real = {r["project"]: r for r in teams.diversity(duck, "project", False)}
-    assert {p: tuple(r[c] for c in cols) + (bool(r["enough_data"]),) for p, r in real.items()} \
-        == {p: tuple(r[c] for c in cols) + (r["enough_data"],) for p, r in duck_real.items()}
+    assert {p: tuple(r[c] for c in cols) + (bool(r["enough_data"]),) for p, r in real.items()} == {
+        p: tuple(r[c] for c in cols) + (r["enough_data"],) for p, r in duck_real.items()
+    }
     # ... and per developer, the same definition grouped by developer in SQLite.
-    by_dev = _sqlite_rows(team, "SELECT developer, count(*) AS sample_size,"
-                                " count(DISTINCT skill) AS skills_covered,"
-                                " count(DISTINCT question_id) AS question_ids_covered,"
-                                " count(DISTINCT substr(ts, 1, 10)) AS distinct_days"
-                                " FROM question_log WHERE question_id != '' AND user_choice != ''"
-                                " GROUP BY developer")
+    by_dev = _sqlite_rows(
+        team,
+        "SELECT developer, count(*) AS sample_size,"
+        " count(DISTINCT skill) AS skills_covered,"
+        " count(DISTINCT question_id) AS question_ids_covered,"
+        " count(DISTINCT substr(ts, 1, 10)) AS distinct_days"
+        " FROM question_log WHERE question_id != '' AND user_choice != ''"
+        " GROUP BY developer",
+    )
     assert {r["developer"]: r for r in by_dev} == {
-        r["developer"]: {k: r[k] for k in ("developer", "sample_size", "skills_covered",
-                                           "question_ids_covered", "distinct_days")}
-        for r in report["diversity"]}
-    assert {r["developer"] for r in report["diversity"]} == {"alice@example.com",
-                                                             "bob@example.com"}
+        r["developer"]: {
+            k: r[k]
+            for k in (
+                "developer",
+                "sample_size",
+                "skills_covered",
+                "question_ids_covered",
+                "distinct_days",
+            )
+        }
+        for r in report["diversity"]
+    }
+    assert {r["developer"] for r in report["diversity"]} == {"alice@example.com", "bob@example.com"}
 
 
 def test_team_report_text_and_errors(team, tmp_path):
@@ -307,8 +396,10 @@ def test_duckdb_calibration_equals_the_numpy_fit(team, tmp_path):
         want = calibrate.run(conn, target=target, include_synthetic=True, resamples=1)
         conn.close()
         got = teams.calibrate(out, "duckdb", target=target, include_synthetic=True)
-        assert (got["threshold"], got["tie_fraction"]) == (want["threshold"],
-                                                           want["tie_fraction"]), target
+        assert (got["threshold"], got["tie_fraction"]) == (
+            want["threshold"],
+            want["tie_fraction"],
+        ), target
     text = ok(["team", "calibrate", out, "--include-synthetic"]).output
     threshold, tie_fraction, n = numpy_fit(team, True)
     assert text.startswith(f"Threshold {threshold:g} with tie fraction {tie_fraction:.6f}")
@@ -339,10 +430,13 @@ def test_a_project_name_the_folder_must_encode_comes_back_exactly(tmp_path):
     ok(["init", "--db", path])
     conn = sqlite3.connect(path)
     for n, project in enumerate(["odd project/x", "plain"]):
-        conn.execute("INSERT INTO question_log (event_key, project, ts, skill, question_id,"
-                     " question_summary, user_choice, source, raw_json, recorded_at, developer)"
-                     " VALUES (?, ?, '2026-11-01T00:00:00Z', 'ship', 'ship-x', 'Ship?', 'y',"
-                     " 'agent', '{}', 'now', 'me@x')", (f"k{n}", project))
+        conn.execute(
+            "INSERT INTO question_log (event_key, project, ts, skill, question_id,"
+            " question_summary, user_choice, source, raw_json, recorded_at, developer)"
+            " VALUES (?, ?, '2026-11-01T00:00:00Z', 'ship', 'ship-x', 'Ship?', 'y',"
+            " 'agent', '{}', 'now', 'me@x')",
+            (f"k{n}", project),
+        )
     conn.commit()
     conn.close()
     out = str(tmp_path / "out")
@@ -354,21 +448,34 @@ def test_a_project_name_the_folder_must_encode_comes_back_exactly(tmp_path):
 
 def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
     from toolkit.pacing import rank as pacing
-    from toolkit.store import db
 
     out = str(tmp_path / "out")
     ok(["export", out, "--db", team])
     fresh = str(tmp_path / "fresh.db")
-    result = json.loads(ok(["team", "calibrate", out, "--store", "--db", fresh, "--json"])
-                        .output)
+    result = json.loads(ok(["team", "calibrate", out, "--store", "--db", fresh, "--json"]).output)
     cid = result["calibration_id"]
-    row = query(fresh, "SELECT project, developer, fitted_on, threshold, tie_fraction,"
-                       " n_findings, synthetic, json_extract(details_json, '$.engine')"
-                       " FROM calibrations WHERE id = ?", (cid,))
-    assert row == [("__global__", "team", "team", result["threshold"], result["tie_fraction"],
-                    result["n"], 0, "duckdb")]
-    listed = {r["id"]: r for r in json.loads(ok(["calibrations", "list", "--db", fresh,
-                                                   "--json"]).output)}
+    row = query(
+        fresh,
+        "SELECT project, developer, fitted_on, threshold, tie_fraction,"
+        " n_findings, synthetic, json_extract(details_json, '$.engine')"
+        " FROM calibrations WHERE id = ?",
+        (cid,),
+    )
+    assert row == [
+        (
+            "__global__",
+            "team",
+            "team",
+            result["threshold"],
+            result["tie_fraction"],
+            result["n"],
+            0,
+            "duckdb",
+        )
+    ]
+    listed = {
+        r["id"]: r for r in json.loads(ok(["calibrations", "list", "--db", fresh, "--json"]).output)
+    }
     assert listed[cid]["fitted_on"] == "team" and not listed[cid]["active"]
     assert "team" in ok(["calibrations", "list", "--db", fresh]).output
     conn = database.connect(fresh)
@@ -382,7 +489,11 @@ def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
     text = ok(["team", "calibrate", out, "--store", "--db", fresh]).output
     assert "ranks nothing until pinned" in text
     # A fit that may include simulated findings is stored synthetic.
-    again = json.loads(ok(["team", "calibrate", out, "--store", "--include-synthetic",
-                           "--db", fresh, "--json"]).output)
-    assert query(fresh, "SELECT synthetic FROM calibrations WHERE id = ?",
-                 (again["calibration_id"],)) == [(1,)]
+    again = json.loads(
+        ok(
+            ["team", "calibrate", out, "--store", "--include-synthetic", "--db", fresh, "--json"]
+        ).output
+    )
+    assert query(
+        fresh, "SELECT synthetic FROM calibrations WHERE id = ?", (again["calibration_id"],)
+    ) == [(1,)]

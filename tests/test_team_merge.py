@@ -9,10 +9,9 @@ import pytest
 
 from tests.helpers import query
 from tests.helpers.team import developer_db, invoke, ok, real_rows, team_db
-from toolkit.core import database
-from toolkit.store import db, paths
-from toolkit.core import identity
+from toolkit.core import database, identity
 from toolkit.pacing import rank as pacing
+from toolkit.store import db, paths
 
 ATTRIBUTED = ("question_log", "preference_events", "preferences", "findings", "calibrations")
 
@@ -94,12 +93,30 @@ def test_every_writer_records_the_developer(tmp_path, monkeypatch):
 def test_ingest_developer_option_names_the_imported_rows(tmp_path, state_root):
     project = state_root / "projects" / "p1"
     project.mkdir(parents=True)
-    (project / "question-log.jsonl").write_text(json.dumps(
-        {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
-         "user_choice": "yes", "ts": "2026-11-01T00:00:00Z"}) + "\n")
-    (project / "question-events.jsonl").write_text(json.dumps(
-        {"ts": "2026-11-01T00:00:00Z", "event_type": "preference-set", "question_id": "ship-x",
-         "preference": "never-ask", "source": "plan-tune"}) + "\n")
+    (project / "question-log.jsonl").write_text(
+        json.dumps(
+            {
+                "skill": "ship",
+                "question_id": "ship-x",
+                "question_summary": "Ship?",
+                "user_choice": "yes",
+                "ts": "2026-11-01T00:00:00Z",
+            }
+        )
+        + "\n"
+    )
+    (project / "question-events.jsonl").write_text(
+        json.dumps(
+            {
+                "ts": "2026-11-01T00:00:00Z",
+                "event_type": "preference-set",
+                "question_id": "ship-x",
+                "preference": "never-ask",
+                "source": "plan-tune",
+            }
+        )
+        + "\n"
+    )
     (project / "question-preferences.json").write_text('{"ship-x": "never-ask"}')
     team = str(tmp_path / "team.db")
     ok(["ingest", str(state_root), "--developer", "Gina@Example.com", "--db", team])
@@ -117,8 +134,10 @@ def test_merge_keeps_every_row_attributed_and_is_idempotent(tmp_path):
         want |= {("bob@example.com",) + r for r in query(b, f"SELECT count(*) FROM {table}")}
         got = set(query(team, f"SELECT developer, count(*) FROM {table} GROUP BY developer"))
         assert got == want, table
-    before = {t: query(team, f"SELECT * FROM {t} ORDER BY 1") for t in ATTRIBUTED + (
-        "developer_preferences",)}
+    before = {
+        t: query(team, f"SELECT * FROM {t} ORDER BY 1")
+        for t in ATTRIBUTED + ("developer_preferences",)
+    }
     again = ok(["merge", a, b, "--db", team, "--json"])
     results = json.loads(again.output)
     assert [r["tables"]["question_log"]["added"] for r in results] == [0, 0]
@@ -137,24 +156,33 @@ def test_merge_reports_counts_per_source_and_keeps_provenance(tmp_path):
     assert lines[0].startswith(f"{a}: {n_a:,} of {n_a:,} question events new")
     assert lines[1].startswith(f"{b}:")
     sources = query(team, "SELECT id, database_id, path FROM merge_sources ORDER BY id")
-    ids = [query(p, "SELECT value FROM plantune_meta WHERE key = 'database_id'")[0][0]
-           for p in (a, b)]
+    ids = [
+        query(p, "SELECT value FROM plantune_meta WHERE key = 'database_id'")[0][0] for p in (a, b)
+    ]
     assert [s[1] for s in sources] == ids and [s[2] for s in sources] == [a, b]
     # Each row names the source it came from.
     by_source = dict(query(team, "SELECT merged_from, count(*) FROM question_log GROUP BY 1"))
-    assert by_source == {sources[0][0]: n_a,
-                         sources[1][0]: query(b, "SELECT count(*) FROM question_log")[0][0]}
+    assert by_source == {
+        sources[0][0]: n_a,
+        sources[1][0]: query(b, "SELECT count(*) FROM question_log")[0][0],
+    }
 
 
 def test_merged_findings_point_at_the_team_copies_of_their_answers(tmp_path):
     a, b, team = team_db(tmp_path)
     for src in (a, b):
-        want = query(src, "SELECT f.session_id, f.finding_id, q.event_key FROM findings f"
-                          " JOIN question_log q ON q.id = f.answer_event_id ORDER BY 1, 2")
-        got = query(team, "SELECT f.session_id, f.finding_id, q.event_key FROM findings f"
-                          " JOIN question_log q ON q.id = f.answer_event_id"
-                          " WHERE f.session_id IN (SELECT session_id FROM findings f2"
-                          " WHERE f2.developer = q.developer) ORDER BY 1, 2")
+        want = query(
+            src,
+            "SELECT f.session_id, f.finding_id, q.event_key FROM findings f"
+            " JOIN question_log q ON q.id = f.answer_event_id ORDER BY 1, 2",
+        )
+        got = query(
+            team,
+            "SELECT f.session_id, f.finding_id, q.event_key FROM findings f"
+            " JOIN question_log q ON q.id = f.answer_event_id"
+            " WHERE f.session_id IN (SELECT session_id FROM findings f2"
+            " WHERE f2.developer = q.developer) ORDER BY 1, 2",
+        )
         assert set(want) <= set(got)
         assert want
 
@@ -162,14 +190,43 @@ def test_merged_findings_point_at_the_team_copies_of_their_answers(tmp_path):
 def test_preferences_stay_per_developer(tmp_path):
     a, b, team = team_db(tmp_path)
     # Both set the same question in their own databases; neither overwrites the other.
-    ok(["pref", "set", "plan-eng-review-q1", "always-ask", "--source", "plan-tune",
-        "--project", "proj-a", "--db", a], developer="alice@example.com")
-    ok(["pref", "set", "plan-eng-review-q1", "never-ask", "--source", "plan-tune",
-        "--project", "proj-a", "--db", b], developer="bob@example.com")
+    ok(
+        [
+            "pref",
+            "set",
+            "plan-eng-review-q1",
+            "always-ask",
+            "--source",
+            "plan-tune",
+            "--project",
+            "proj-a",
+            "--db",
+            a,
+        ],
+        developer="alice@example.com",
+    )
+    ok(
+        [
+            "pref",
+            "set",
+            "plan-eng-review-q1",
+            "never-ask",
+            "--source",
+            "plan-tune",
+            "--project",
+            "proj-a",
+            "--db",
+            b,
+        ],
+        developer="bob@example.com",
+    )
     ok(["merge", a, b, "--db", team])
-    rows = query(team, "SELECT developer, preference FROM developer_preferences"
-                       " WHERE scope = 'proj-a' AND question_id = 'plan-eng-review-q1'"
-                       " ORDER BY developer")
+    rows = query(
+        team,
+        "SELECT developer, preference FROM developer_preferences"
+        " WHERE scope = 'proj-a' AND question_id = 'plan-eng-review-q1'"
+        " ORDER BY developer",
+    )
     assert rows == [("alice@example.com", "always-ask"), ("bob@example.com", "never-ask")]
     # The team database's own preferences (what its user acts on) are not touched.
     assert query(team, "SELECT count(*) FROM preferences") == [(0,)]
@@ -177,21 +234,32 @@ def test_preferences_stay_per_developer(tmp_path):
 
 def test_a_cleared_preference_never_comes_back_through_a_merge(tmp_path):
     a, _, team = team_db(tmp_path)
-    assert query(team, "SELECT count(*) FROM developer_preferences WHERE developer ="
-                       " 'alice@example.com' AND question_id = 'plan-eng-review-q0'") == [(1,)]
-    ok(["pref", "clear", "plan-eng-review-q0", "--project", "proj-a", "--db", a],
-       developer="alice@example.com")
+    assert query(
+        team,
+        "SELECT count(*) FROM developer_preferences WHERE developer ="
+        " 'alice@example.com' AND question_id = 'plan-eng-review-q0'",
+    ) == [(1,)]
+    ok(
+        ["pref", "clear", "plan-eng-review-q0", "--project", "proj-a", "--db", a],
+        developer="alice@example.com",
+    )
     result = json.loads(ok(["merge", a, "--db", team, "--json"]).output)
     assert result[0]["tables"]["preferences"]["removed"] == 1
-    assert query(team, "SELECT count(*) FROM developer_preferences WHERE developer ="
-                       " 'alice@example.com' AND question_id = 'plan-eng-review-q0'") == [(0,)]
-    assert query(team, "SELECT count(*) FROM developer_preferences WHERE developer ="
-                       " 'bob@example.com'") == [(1,)]
+    assert query(
+        team,
+        "SELECT count(*) FROM developer_preferences WHERE developer ="
+        " 'alice@example.com' AND question_id = 'plan-eng-review-q0'",
+    ) == [(0,)]
+    assert query(
+        team, "SELECT count(*) FROM developer_preferences WHERE developer = 'bob@example.com'"
+    ) == [(1,)]
 
 
 def _counts(path):
-    return {t: query(path, f"SELECT count(*) FROM {t}")[0][0]
-            for t in ATTRIBUTED + ("developer_preferences", "merge_sources")}
+    return {
+        t: query(path, f"SELECT count(*) FROM {t}")[0][0]
+        for t in ATTRIBUTED + ("developer_preferences", "merge_sources")
+    }
 
 
 def test_a_newer_schema_is_refused_and_nothing_is_written(tmp_path):
@@ -208,15 +276,19 @@ def test_a_newer_schema_is_refused_and_nothing_is_written(tmp_path):
     assert result.exit_code == 1
     assert result.output.strip() == (
         f"Error: {newer}: schema is newer than this plantune or unknown to it (migration"
-        " 0099_future); upgrade plantune, then merge again")
+        " 0099_future); upgrade plantune, then merge again"
+    )
     assert _counts(team) == before  # not even the good source before it
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: Path(p).write_text("not a database"), "not a plantune database"),
-    (lambda p: sqlite3.connect(p).execute("CREATE TABLE t (x)"), "not a plantune database"),
-    (lambda p: None, "no such database"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: Path(p).write_text("not a database"), "not a plantune database"),
+        (lambda p: sqlite3.connect(p).execute("CREATE TABLE t (x)"), "not a plantune database"),
+        (lambda p: None, "no such database"),
+    ],
+)
 def test_bad_sources_get_one_line(tmp_path, make, message):
     src = str(tmp_path / "src.db")
     make(src)
@@ -252,10 +324,13 @@ def test_a_team_database_merges_into_another_with_its_developers(tmp_path):
     org = str(tmp_path / "org.db")
     ok(["merge", team, "--db", org])
     assert set(query(org, "SELECT developer, count(*) FROM question_log GROUP BY 1")) == set(
-        query(team, "SELECT developer, count(*) FROM question_log GROUP BY 1"))
-    assert sorted(query(org, "SELECT developer, scope, question_id, preference"
-                             " FROM developer_preferences")) == sorted(
-        query(team, "SELECT developer, scope, question_id, preference FROM developer_preferences"))
+        query(team, "SELECT developer, count(*) FROM question_log GROUP BY 1")
+    )
+    assert sorted(
+        query(org, "SELECT developer, scope, question_id, preference FROM developer_preferences")
+    ) == sorted(
+        query(team, "SELECT developer, scope, question_id, preference FROM developer_preferences")
+    )
 
 
 def test_real_rows_helper_writes_real_rows(tmp_path):
@@ -274,20 +349,38 @@ def test_compat_script_records_the_developer_from_git_config(tmp_path, db_file):
     (home / ".gitconfig").write_text("[user]\n\temail = Hook.User@Example.com\n")
     env = dict(os.environ, GSTACK_PROJECT_SLUG="p-hook")
     env.pop("PLANTUNE_DEVELOPER", None)
-    event = {"skill": "ship", "question_id": "ship-x", "question_summary": "Ship?",
-             "user_choice": "yes"}
-    p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
-                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60,
-                       check=False)
+    event = {
+        "skill": "ship",
+        "question_id": "ship-x",
+        "question_summary": "Ship?",
+        "user_choice": "yes",
+    }
+    p = subprocess.run(
+        [script("gstack-question-log"), json.dumps(event)],
+        env=env,
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     env["PLANTUNE_DEVELOPER"] = "override@example.com"
     event["tool_use_id"] = "t2"
-    p = subprocess.run([script("gstack-question-log"), json.dumps(event)], env=env,
-                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60,
-                       check=False)
+    p = subprocess.run(
+        [script("gstack-question-log"), json.dumps(event)],
+        env=env,
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     assert query(db_file, "SELECT developer FROM question_log ORDER BY id") == [
-        ("hook.user@example.com",), ("override@example.com",)]
+        ("hook.user@example.com",),
+        ("override@example.com",),
+    ]
 
 
 # ---------------------------------------------------------------- the rest of a history
@@ -297,16 +390,26 @@ def _history(path, developer, n):
     """A declared profile, an office-hours session, a trace run and a guidance proposal."""
     ok(["profile", "declare", "autonomy", f"0.{n}", "--db", path], developer=developer)
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO office_hours_sessions (session_key, ts, mode, raw_json, origin,"
-                 " recorded_at) VALUES (?, '2026-10-01T10:00:00Z', 'builder', '{}', 'test',"
-                 " '2026-10-01T10:00:00Z')", (f"oh-{developer}",))
-    conn.execute("INSERT INTO trace_runs (run_id, project, session_id, created_at,"
-                 " guidance_mode) VALUES (?, 'proj-a', 's1', '2026-10-01', 'propose')",
-                 (f"run-{developer}",))
-    conn.execute("INSERT INTO guidance_proposals (id, project, created_at, project_dir,"
-                 " items_json) VALUES (?, 'proj-a', '2026-10-01', ?, ?)",
-                 (f"prop{n}xxxxxx", os.path.dirname(path),
-                  json.dumps([{"id": "x", "section": "Preferences", "text": "t"}])))
+    conn.execute(
+        "INSERT INTO office_hours_sessions (session_key, ts, mode, raw_json, origin,"
+        " recorded_at) VALUES (?, '2026-10-01T10:00:00Z', 'builder', '{}', 'test',"
+        " '2026-10-01T10:00:00Z')",
+        (f"oh-{developer}",),
+    )
+    conn.execute(
+        "INSERT INTO trace_runs (run_id, project, session_id, created_at,"
+        " guidance_mode) VALUES (?, 'proj-a', 's1', '2026-10-01', 'propose')",
+        (f"run-{developer}",),
+    )
+    conn.execute(
+        "INSERT INTO guidance_proposals (id, project, created_at, project_dir,"
+        " items_json) VALUES (?, 'proj-a', '2026-10-01', ?, ?)",
+        (
+            f"prop{n}xxxxxx",
+            os.path.dirname(path),
+            json.dumps([{"id": "x", "section": "Preferences", "text": "t"}]),
+        ),
+    )
     conn.commit()
     conn.close()
 
@@ -320,27 +423,43 @@ def test_profile_office_hours_traces_and_proposals_merge_per_developer(tmp_path)
     _history(b, "bob@example.com", 9)
     ok(["merge", a, b, "--db", team])
     sa, sb = [r[0] for r in query(team, "SELECT id FROM merge_sources ORDER BY id")]
-    assert query(team, "SELECT developer, scope, value, synthetic, merged_from FROM"
-                       " developer_declared_profile WHERE dimension = 'autonomy'"
-                       " ORDER BY developer") == [
+    assert query(
+        team,
+        "SELECT developer, scope, value, synthetic, merged_from FROM"
+        " developer_declared_profile WHERE dimension = 'autonomy'"
+        " ORDER BY developer",
+    ) == [
         ("alice@example.com", "__global__", 0.2, 0, sa),
-        ("bob@example.com", "__global__", 0.9, 0, sb)]
+        ("bob@example.com", "__global__", 0.9, 0, sb),
+    ]
     # Neither profile is folded into the team database's own.
     assert query(team, "SELECT count(*) FROM declared_profile") == [(0,)]
     for table, key, alice, bob in (
-            ("office_hours_sessions", "session_key", f"merged:{sa}:oh-alice@example.com",
-             f"merged:{sb}:oh-bob@example.com"),
-            ("trace_runs", "run_id", "run-alice@example.com", "run-bob@example.com"),
-            ("guidance_proposals", "id", "prop2xxxxxx", "prop9xxxxxx")):
-        got = query(team, f"SELECT {key}, developer, merged_from FROM {table}"
-                          f" WHERE {key} IN (?, ?) ORDER BY 1", (alice, bob))
+        (
+            "office_hours_sessions",
+            "session_key",
+            f"merged:{sa}:oh-alice@example.com",
+            f"merged:{sb}:oh-bob@example.com",
+        ),
+        ("trace_runs", "run_id", "run-alice@example.com", "run-bob@example.com"),
+        ("guidance_proposals", "id", "prop2xxxxxx", "prop9xxxxxx"),
+    ):
+        got = query(
+            team,
+            f"SELECT {key}, developer, merged_from FROM {table} WHERE {key} IN (?, ?) ORDER BY 1",
+            (alice, bob),
+        )
         assert got == [(alice, "alice@example.com", sa), (bob, "bob@example.com", sb)], table
-    before = {t: query(team, f"SELECT * FROM {t} ORDER BY 1")
-              for t in OWNED + ("developer_declared_profile",)}
+    before = {
+        t: query(team, f"SELECT * FROM {t} ORDER BY 1")
+        for t in OWNED + ("developer_declared_profile",)
+    }
     again = json.loads(ok(["merge", a, b, "--db", team, "--json"]).output)
     for table in OWNED + ("declared_profile",):
-        assert [r["tables"][table]["added"] + r["tables"][table]["updated"]
-                for r in again] == [0, 0], table
+        assert [r["tables"][table]["added"] + r["tables"][table]["updated"] for r in again] == [
+            0,
+            0,
+        ], table
     assert {t: query(team, f"SELECT * FROM {t} ORDER BY 1") for t in before} == before
     # A merged proposal is evidence here: it is applied where it was made.
     result = invoke(["guidance", "apply", "prop2xxxxxx", "--db", team])
@@ -362,15 +481,20 @@ def test_later_changes_follow_and_deleted_rows_never_come_back(tmp_path):
     assert result["office_hours_sessions"]["removed"] == 1
     assert result["declared_profile"]["updated"] == 1
     assert query(team, "SELECT status, applied_at FROM guidance_proposals") == [
-        ("applied", "2026-10-02")]
+        ("applied", "2026-10-02")
+    ]
     assert query(team, "SELECT count(*) FROM office_hours_sessions") == [(0,)]
-    assert query(team, "SELECT value FROM developer_declared_profile WHERE developer ="
-                       " 'alice@example.com' AND dimension = 'autonomy'") == [(0.5,)]
+    assert query(
+        team,
+        "SELECT value FROM developer_declared_profile WHERE developer ="
+        " 'alice@example.com' AND dimension = 'autonomy'",
+    ) == [(0.5,)]
     # Another source's row with the same key is never overwritten by this one.
     _history(b, "bob@example.com", 2)
     ok(["merge", b, "--db", team])
     assert query(team, "SELECT developer, status FROM guidance_proposals") == [
-        ("alice@example.com", "applied")]
+        ("alice@example.com", "applied")
+    ]
 
 
 def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
@@ -383,7 +507,8 @@ def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
     assert query(team, "SELECT count(*) FROM merge_sources") == [(0,)]
     ok(["merge", lone, "--developer", "Lone@Example.com", "--db", team])
     assert query(team, "SELECT developer, value FROM developer_declared_profile") == [
-        ("lone@example.com", 0.4)]
+        ("lone@example.com", 0.4)
+    ]
 
 
 def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_path):
@@ -415,7 +540,9 @@ def test_the_same_office_hours_session_of_two_developers_is_kept_for_each(tmp_pa
         conn.close()
     ok(["merge", a, b, "--db", team])
     assert sorted(query(team, "SELECT developer, raw_json FROM office_hours_sessions")) == [
-        ("alice@example.com", json.dumps(session)), ("bob@example.com", json.dumps(session))]
+        ("alice@example.com", json.dumps(session)),
+        ("bob@example.com", json.dumps(session)),
+    ]
     conn = db.connect(team)
     try:
         # Theirs, not the profile of the team database's own user; and a session that user
@@ -440,25 +567,36 @@ def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp
             (mig / name).write_text(Path(path).read_text(encoding="utf-8"))
     (tmp_path / "no-views").mkdir()
     old = str(tmp_path / "old.db")
-    conn = database.connect(old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views")))
+    conn = database.connect(
+        old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
+    )
     with db.transaction(conn):
-        for created, include_synthetic in (("2026-10-01T00:00:00.000Z", 0), ("2026-10-02T00:00:00.000Z", 1)):
+        for created, include_synthetic in (
+            ("2026-10-01T00:00:00.000Z", 0),
+            ("2026-10-02T00:00:00.000Z", 1),
+        ):
             conn.execute(
                 "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction,"
                 " score_function, n_findings, include_synthetic)"
-                " VALUES ('proj-a', ?, 0.2, 3, 0.5, 'additive', 400, ?)", (created, include_synthetic))
+                " VALUES ('proj-a', ?, 0.2, 3, 0.5, 'additive', 400, ?)",
+                (created, include_synthetic),
+            )
     conn.close()
     team = str(tmp_path / "team.db")
     ok(["merge", old, "--developer", "old@example.com", "--db", team])
-    assert query(team, "SELECT include_synthetic, synthetic FROM calibrations ORDER BY created_at") == [
-        (0, 0), (1, 1)]
+    assert query(
+        team, "SELECT include_synthetic, synthetic FROM calibrations ORDER BY created_at"
+    ) == [(0, 0), (1, 1)]
     # Even pinned (a merged calibration ranks only when pinned), the simulated one is never
     # the calibration in force for real findings.
     (sim_id,) = query(team, "SELECT id FROM calibrations WHERE include_synthetic = 1")[0]
     conn = database.connect(team)
     with db.transaction(conn):
-        conn.execute("INSERT INTO calibration_pins (scope, calibration_id, pinned_at)"
-                     " VALUES ('proj-a', ?, '2026-10-03T00:00:00.000Z')", (sim_id,))
+        conn.execute(
+            "INSERT INTO calibration_pins (scope, calibration_id, pinned_at)"
+            " VALUES ('proj-a', ?, '2026-10-03T00:00:00.000Z')",
+            (sim_id,),
+        )
     in_force = pacing.calibration_in_force(conn, "proj-a")
     conn.close()
     assert in_force is None or in_force["id"] != sim_id, in_force

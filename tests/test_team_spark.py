@@ -25,7 +25,10 @@ def test_spark_calibration_equals_the_numpy_fit(spark, exported):
         conn.close()
         got = teams.calibrate_spark(out, target, include_synthetic=synthetic, spark=spark)
         assert (got["threshold"], got["tie_fraction"], got["n"]) == (
-            want["threshold"], want["tie_fraction"], want["n_findings"]), (target, synthetic)
+            want["threshold"],
+            want["tie_fraction"],
+            want["n_findings"],
+        ), (target, synthetic)
         assert got["n_tie_surfaced"] == want["n_tie_surfaced"]
     # The same job through the command line, on the running session.
     text = ok(["team", "calibrate", out, "--engine", "spark", "--include-synthetic"]).output

@@ -23,8 +23,11 @@ def _sources():
 
 
 def test_no_module_is_longer_than_800_lines():
-    long = {path: len(text.splitlines()) for path, text in _sources()
-            if len(text.splitlines()) > MODULE_LINES and path not in LONG_MODULES}
+    long = {
+        path: len(text.splitlines())
+        for path, text in _sources()
+        if len(text.splitlines()) > MODULE_LINES and path not in LONG_MODULES
+    }
     assert long == {}
 
 

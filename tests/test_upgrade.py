@@ -56,8 +56,11 @@ def release_columns():
     raw = sqlite3.connect(":memory:")
     raw.executescript(script)
     tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    columns = {t: [r[1] for r in raw.execute(f'PRAGMA table_info("{t}")')]
-               for t in db.HISTORY_TABLES if t in tables}
+    columns = {
+        t: [r[1] for r in raw.execute(f'PRAGMA table_info("{t}")')]
+        for t in db.HISTORY_TABLES
+        if t in tables
+    }
     raw.close()
     return columns
 
@@ -71,10 +74,11 @@ def snapshot(path):
         for table, columns in release_columns().items():
             counts[table] = raw.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
             names = ", ".join(f'"{c}"' for c in columns)
-            rows[table] = sorted(raw.execute(f'SELECT {names} FROM "{table}"').fetchall(),
-                                 key=repr)
-        totals = {t: raw.execute(f'SELECT {sums} FROM "{t}"').fetchone()
-                  for t, sums in ROLLUP_TOTALS.items()}
+            rows[table] = sorted(raw.execute(f'SELECT {names} FROM "{table}"').fetchall(), key=repr)
+        totals = {
+            t: raw.execute(f'SELECT {sums} FROM "{t}"').fetchone()
+            for t, sums in ROLLUP_TOTALS.items()
+        }
         return counts, rows, totals
     finally:
         raw.close()
@@ -136,7 +140,8 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
             " question_summary, user_choice, source, phase, raw_json, recorded_at)"
             " VALUES ('upgrade-test-1', 'acme-web', '2026-11-01T09:00:00.000Z', 'ship',"
             " 'ship-todos-create', 'Create TODOS.md?', 'accept', 'agent', 'eng', '{}',"
-            " '2026-11-01T09:00:00.000Z')")
+            " '2026-11-01T09:00:00.000Z')"
+        )
     assert conn.execute("SELECT sum(questions) FROM daily_activity").fetchone()[0] == logged + 1
     assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == logged + 1
     conn.close()
@@ -155,8 +160,9 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
     assert conn.execute("SELECT count(*) FROM phase_counts").fetchone()[0] > 0
     conn.close()
     assert recorded(release_db) == names
-    assert query(release_db,
-                    "SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema_sql
+    assert (
+        query(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema_sql
+    )
 
 
 def test_the_release_preferences_still_decide_after_the_upgrade(release_db):
@@ -188,12 +194,15 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
 
 # --- hostile histories of the migrations table ---------------------------------------------
 
+
 def test_a_database_recording_both_the_old_and_the_new_name_is_left_as_it_is(release_db):
     raw = sqlite3.connect(release_db)
     with raw:
         for old, new in db.RENAMED_MIGRATIONS.items():
-            raw.execute(f"INSERT INTO {db.MIGRATIONS_TABLE} VALUES (?, ?)",
-                        (new, "2026-12-01T00:00:00.000Z"))
+            raw.execute(
+                f"INSERT INTO {db.MIGRATIONS_TABLE} VALUES (?, ?)",
+                (new, "2026-12-01T00:00:00.000Z"),
+            )
     raw.close()
     before = recorded(release_db)
     snap = snapshot(release_db)
@@ -212,8 +221,10 @@ def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db
     raw = sqlite3.connect(release_db)
     with raw:
         for old in first:
-            raw.execute(f"UPDATE {db.MIGRATIONS_TABLE} SET name = ? WHERE name = ?",
-                        (db.RENAMED_MIGRATIONS[old], old))
+            raw.execute(
+                f"UPDATE {db.MIGRATIONS_TABLE} SET name = ? WHERE name = ?",
+                (db.RENAMED_MIGRATIONS[old], old),
+            )
     raw.close()
 
     database.connect(release_db).close()
@@ -254,7 +265,11 @@ db.connect(sys.argv[1])
 def open_and_get_killed(path, prefix, nth=1):
     proc = subprocess.run(
         [sys.executable, "-c", KILLED_OPEN.format(module=db.__name__), path, prefix, str(nth)],
-        check=False, capture_output=True, text=True, timeout=60)
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
 
 
@@ -296,6 +311,7 @@ def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release
 
 # --- the rename map itself ------------------------------------------------------------------
 
+
 def test_every_rename_points_at_a_current_migration_with_the_same_number():
     names = set(current_names())
     for old, new in db.RENAMED_MIGRATIONS.items():
@@ -306,6 +322,7 @@ def test_every_rename_points_at_a_current_migration_with_the_same_number():
 
 
 # --- an earlier release opening the database again ---------------------------------------
+
 
 def release_schema(tmp_path, names):
     """The schema the release ran: its migrations under the names it knew (the current files,
@@ -321,7 +338,8 @@ def release_schema(tmp_path, names):
 
 @pytest.mark.parametrize("made_by", ["release", "current"])
 def test_an_earlier_release_still_opens_the_database_after_an_upgrade(
-        release_db, tmp_path, made_by):
+    release_db, tmp_path, made_by
+):
     """A hook of the earlier release (a global install beside a newer copy) keeps working
     on a database the current release upgraded or created: nothing runs a second time."""
     release_names = sorted(recorded(release_db))

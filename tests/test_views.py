@@ -13,8 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.views import (
-    D4, EXPECTED, REFERENCE, VIEW_NAMES, assert_rollups_exact, build_history,
-    history_with_simulated_rows, insert_event, insert_finding, ordered, view_rows,
+    D4,
+    EXPECTED,
+    REFERENCE,
+    VIEW_NAMES,
+    assert_rollups_exact,
+    build_history,
+    history_with_simulated_rows,
+    insert_event,
+    insert_finding,
+    ordered,
+    view_rows,
 )
 from toolkit.core import database
 from toolkit.store import db
@@ -53,12 +62,30 @@ def test_views_are_empty_on_a_fresh_database(conn):
 
 def test_question_review_skill_falls_back_to_first_event_and_last_summary_wins_ties(conn):
     with db.transaction(conn):
-        insert_event(conn, id=1, question_id="qa-custom-thing", skill="qa", ts="2026-01-01T00:00:00.000Z",
-                     summary="first")
-        insert_event(conn, id=2, question_id="qa-custom-thing", skill="ship", ts="2026-01-01T00:00:00.000Z",
-                     summary="second, same instant")
-        insert_event(conn, id=3, question_id="qa-custom-thing", skill="ship", ts="2025-12-31T00:00:00.000Z",
-                     summary="older, recorded later")
+        insert_event(
+            conn,
+            id=1,
+            question_id="qa-custom-thing",
+            skill="qa",
+            ts="2026-01-01T00:00:00.000Z",
+            summary="first",
+        )
+        insert_event(
+            conn,
+            id=2,
+            question_id="qa-custom-thing",
+            skill="ship",
+            ts="2026-01-01T00:00:00.000Z",
+            summary="second, same instant",
+        )
+        insert_event(
+            conn,
+            id=3,
+            question_id="qa-custom-thing",
+            skill="ship",
+            ts="2025-12-31T00:00:00.000Z",
+            summary="older, recorded later",
+        )
     row = dict(conn.execute("SELECT * FROM question_review").fetchone())
     # first by time is event 3; among the two latest, the higher id wins
     assert row["skill"] == "ship" and row["first_ts"] == "2025-12-31T00:00:00.000Z"
@@ -74,7 +101,9 @@ def test_recent_auto_decisions_excludes_everything_else(history):
 def test_one_way_audit_is_empty_on_a_clean_log(conn):
     with db.transaction(conn):
         # one-way questions that were asked, and two-way ones auto-decided: all fine
-        insert_event(conn, question_id="ship-test-failure-triage", source="agent", door_class="one-way")
+        insert_event(
+            conn, question_id="ship-test-failure-triage", source="agent", door_class="one-way"
+        )
         insert_event(conn, question_id="beta-force-push", source="hook", door_class="one-way")
         insert_event(conn, question_id="ship-release-pipeline-missing", source="auto-decided")
     assert view_rows(conn, "one_way_audit") == []
@@ -82,7 +111,9 @@ def test_one_way_audit_is_empty_on_a_clean_log(conn):
 
 def test_one_way_audit_follows_a_registry_change(history):
     with db.transaction(history):
-        history.execute("UPDATE registry_questions SET door_type = 'one-way' WHERE id = 'plan-devex-review-friction-fix'")
+        history.execute(
+            "UPDATE registry_questions SET door_type = 'one-way' WHERE id = 'plan-devex-review-friction-fix'"
+        )
     rows = view_rows(history, "one_way_audit")
     assert [r["id"] for r in ordered("one_way_audit", rows)] == [10, 13, 14, 15]
     row10 = next(r for r in rows if r["id"] == 10)
@@ -91,8 +122,14 @@ def test_one_way_audit_follows_a_registry_change(history):
 
 def test_one_way_audit_names_every_rule_that_fires(conn):
     with db.transaction(conn):
-        insert_event(conn, id=7, question_id="ship-test-failure-triage", source="auto-decided",
-                     door_class="one-way", door_type="one-way")
+        insert_event(
+            conn,
+            id=7,
+            question_id="ship-test-failure-triage",
+            source="auto-decided",
+            door_class="one-way",
+            door_type="one-way",
+        )
     (row,) = view_rows(conn, "one_way_audit")
     assert row["flagged_by"] == "registry,classifier,logged"
 
@@ -127,13 +164,17 @@ def test_rollups_match_the_base_tables_for_the_history(history):
 def test_rollups_follow_updates_and_deletes(history):
     with db.transaction(history):
         # move event 16 into another session and phase, change its answer and source
-        history.execute("UPDATE question_log SET session_id = 's9', phase = 'dx', source = 'auto-decided',"
-                        " user_choice = 'skip', followed_recommendation = 0 WHERE id = 16")
+        history.execute(
+            "UPDATE question_log SET session_id = 's9', phase = 'dx', source = 'auto-decided',"
+            " user_choice = 'skip', followed_recommendation = 0 WHERE id = 16"
+        )
         # the first and the last events of a question disappear
         history.execute("DELETE FROM question_log WHERE id IN (3, 8)")
         # a silent decision flipped by the user, and a finding removed
-        history.execute("UPDATE findings SET disposition = 'surfaced', surface_reason = 'flip'"
-                        " WHERE finding_id = 'finding-b'")
+        history.execute(
+            "UPDATE findings SET disposition = 'surfaced', surface_reason = 'flip'"
+            " WHERE finding_id = 'finding-b'"
+        )
         history.execute("DELETE FROM findings WHERE finding_id = 'finding-d'")
     assert_rollups_exact(history)
     # the findings-only phase is gone with its last finding
@@ -152,7 +193,9 @@ def test_pacing_rollup_keeps_each_groups_first_ranking_and_reasons(conn):
     def group(chain):
         return conn.execute(
             "SELECT findings, surfaced, surfaced_one_way, surfaced_rank, silent, flipped, ranked_at"
-            " FROM pacing_phase_counts WHERE chain_id = ?", (chain,)).fetchone()
+            " FROM pacing_phase_counts WHERE chain_id = ?",
+            (chain,),
+        ).fetchone()
 
     with db.transaction(conn):
         insert_finding(conn, "p", "s1", "eng", "f1", "silent", None, "two-way", t[1], chain_id="c1")
@@ -160,7 +203,9 @@ def test_pacing_rollup_keeps_each_groups_first_ranking_and_reasons(conn):
     # a later finding keeps the first ranking time; no reason at all gives empty per-reason totals
     assert tuple(group("c1")) == (2, 0, None, None, 2, 0, t[1])
     with db.transaction(conn):
-        f0 = insert_finding(conn, "p", "s1", "eng", "f0", "surfaced", "rank", "two-way", t[0], chain_id="c1")
+        f0 = insert_finding(
+            conn, "p", "s1", "eng", "f0", "surfaced", "rank", "two-way", t[0], chain_id="c1"
+        )
     assert tuple(group("c1")) == (3, 1, 0, 1, 2, 0, t[0])
     assert_rollups_exact(conn)
     with db.transaction(conn):
@@ -193,36 +238,71 @@ PHASES = st.sampled_from(["ceo", "eng"])
 TIMES = st.sampled_from([f"2026-01-0{d}T10:00:00.000Z" for d in (1, 2, 3)])
 QIDS = st.sampled_from(["ship-test-failure-triage", "hook-0123456789"])
 SOURCES = st.sampled_from(["agent", "hook", "auto-decided"])
-EVENT = st.fixed_dictionaries({
-    "project": PROJECTS, "session_id": SESSIONS, "phase": PHASES, "ts": TIMES, "question_id": QIDS,
-    "source": SOURCES, "user_choice": st.sampled_from(["a", "b"]), "followed": st.sampled_from([None, 0, 1]),
-    "door_class": st.sampled_from([None, "one-way", "two-way"]), "door_type": st.sampled_from([None, "one-way"]),
-    "synthetic": st.sampled_from([0, 0, 1]),
-})
-DECISIONS = st.sampled_from([("surfaced", "rank"), ("surfaced", "flip"), ("surfaced", "one-way"),
-                             ("surfaced", "gate"), ("surfaced", None), ("silent", None)])
+EVENT = st.fixed_dictionaries(
+    {
+        "project": PROJECTS,
+        "session_id": SESSIONS,
+        "phase": PHASES,
+        "ts": TIMES,
+        "question_id": QIDS,
+        "source": SOURCES,
+        "user_choice": st.sampled_from(["a", "b"]),
+        "followed": st.sampled_from([None, 0, 1]),
+        "door_class": st.sampled_from([None, "one-way", "two-way"]),
+        "door_type": st.sampled_from([None, "one-way"]),
+        "synthetic": st.sampled_from([0, 0, 1]),
+    }
+)
+DECISIONS = st.sampled_from(
+    [
+        ("surfaced", "rank"),
+        ("surfaced", "flip"),
+        ("surfaced", "one-way"),
+        ("surfaced", "gate"),
+        ("surfaced", None),
+        ("silent", None),
+    ]
+)
 FINDING = st.builds(
     lambda project, session_id, phase, decision, created_at, synthetic, chain_id, flipped_at: dict(
-        project=project, session_id=session_id, phase=phase, disposition=decision[0],
-        surface_reason=decision[1], created_at=created_at, synthetic=synthetic, chain_id=chain_id,
-        flipped_at=flipped_at),
-    PROJECTS, st.sampled_from(["s1", "s1", ""]), PHASES, DECISIONS, TIMES, st.sampled_from([0, 0, 1]),
-    st.sampled_from(["c1", "c1", "c2"]), st.sampled_from([None, None, "2026-01-04T10:00:00.000Z"]),
+        project=project,
+        session_id=session_id,
+        phase=phase,
+        disposition=decision[0],
+        surface_reason=decision[1],
+        created_at=created_at,
+        synthetic=synthetic,
+        chain_id=chain_id,
+        flipped_at=flipped_at,
+    ),
+    PROJECTS,
+    st.sampled_from(["s1", "s1", ""]),
+    PHASES,
+    DECISIONS,
+    TIMES,
+    st.sampled_from([0, 0, 1]),
+    st.sampled_from(["c1", "c1", "c2"]),
+    st.sampled_from([None, None, "2026-01-04T10:00:00.000Z"]),
 )
 INSERT = st.tuples(st.just("insert"), EVENT)
 INSERT_FINDING = st.tuples(st.just("insert_finding"), FINDING)
 # Inserts are drawn more often so that groups fill up before rows are changed or removed.
 OPERATION = st.one_of(
-    INSERT, INSERT, INSERT,
+    INSERT,
+    INSERT,
+    INSERT,
     st.tuples(st.just("update"), st.integers(0, 50), EVENT),
     st.tuples(st.just("delete"), st.integers(0, 50)),
-    INSERT_FINDING, INSERT_FINDING,
+    INSERT_FINDING,
+    INSERT_FINDING,
     st.tuples(st.just("update_finding"), st.integers(0, 50), FINDING),
     st.tuples(st.just("delete_finding"), st.integers(0, 50)),
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(operations=st.lists(OPERATION, min_size=10, max_size=60))
 def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, operations):
     path = str(tmp_path_factory.mktemp("rollups") / "plantune.db")
@@ -246,16 +326,38 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
                         "UPDATE question_log SET project = ?, session_id = ?, phase = ?, ts = ?, question_id = ?,"
                         " source = ?, user_choice = ?, followed_recommendation = ?, door_class = ?, door_type = ?,"
                         " synthetic = ? WHERE id = ?",
-                        (e["project"], e["session_id"], e["phase"], e["ts"], e["question_id"], e["source"],
-                         e["user_choice"], e["followed"], e["door_class"], e["door_type"], e["synthetic"],
-                         target),
+                        (
+                            e["project"],
+                            e["session_id"],
+                            e["phase"],
+                            e["ts"],
+                            e["question_id"],
+                            e["source"],
+                            e["user_choice"],
+                            e["followed"],
+                            e["door_class"],
+                            e["door_type"],
+                            e["synthetic"],
+                            target,
+                        ),
                     )
             elif kind == "insert_finding":
                 f = op[1]
                 counter += 1
-                insert_finding(conn, f["project"], f["session_id"], f["phase"], f"f{counter}", f["disposition"],
-                               f["surface_reason"], "two-way", f["created_at"], f["synthetic"],
-                               chain_id=f["chain_id"], flipped_at=f["flipped_at"])
+                insert_finding(
+                    conn,
+                    f["project"],
+                    f["session_id"],
+                    f["phase"],
+                    f"f{counter}",
+                    f["disposition"],
+                    f["surface_reason"],
+                    "two-way",
+                    f["created_at"],
+                    f["synthetic"],
+                    chain_id=f["chain_id"],
+                    flipped_at=f["flipped_at"],
+                )
             else:
                 ids = [r[0] for r in conn.execute("SELECT id FROM findings ORDER BY id")]
                 if not ids:
@@ -269,8 +371,18 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
                         "UPDATE findings SET project = ?, session_id = ?, phase = ?, disposition = ?,"
                         " surface_reason = ?, created_at = ?, synthetic = ?, chain_id = ?, flipped_at = ?"
                         " WHERE id = ?",
-                        (f["project"], f["session_id"], f["phase"], f["disposition"], f["surface_reason"],
-                         f["created_at"], f["synthetic"], f["chain_id"], f["flipped_at"], target),
+                        (
+                            f["project"],
+                            f["session_id"],
+                            f["phase"],
+                            f["disposition"],
+                            f["surface_reason"],
+                            f["created_at"],
+                            f["synthetic"],
+                            f["chain_id"],
+                            f["flipped_at"],
+                            target,
+                        ),
                     )
             assert_rollups_exact(conn)
     conn.close()
@@ -300,12 +412,15 @@ def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path,
     for view in VIEW_NAMES:
         assert ordered(view, view_rows(conn, view)) == ordered(view, EXPECTED[view]), view
     with db.transaction(conn):
-        insert_event(conn, project="alpha", session_id="s1", phase="ceo", ts="2026-03-01T09:00:00.000Z")
+        insert_event(
+            conn, project="alpha", session_id="s1", phase="ceo", ts="2026-03-01T09:00:00.000Z"
+        )
     assert_rollups_exact(conn)
     conn.close()
 
 
 # --- the views stay cheap on a large log: they never walk the whole question log ---------
+
 
 def load_metadata():
     root = os.path.dirname(db.SQL_DIR)
@@ -381,8 +496,10 @@ def datasette_queries(view, meta):
     yield f"SELECT * FROM {view}{order} LIMIT 101"
     yield f"SELECT count(*) FROM {view}"
     for col in table.get("facets", []):
-        yield (f"SELECT {col} AS value, count(*) AS count FROM (SELECT * FROM {view}) WHERE {col} IS NOT NULL"
-               f" GROUP BY {col} ORDER BY count DESC, value LIMIT 31")
+        yield (
+            f"SELECT {col} AS value, count(*) AS count FROM (SELECT * FROM {view}) WHERE {col} IS NOT NULL"
+            f" GROUP BY {col} ORDER BY count DESC, value LIMIT 31"
+        )
 
 
 @pytest.mark.parametrize("view", VIEW_NAMES)
@@ -437,13 +554,20 @@ def test_simulated_rows_never_change_a_real_total(history):
         real = [r for r in rows if r["synthetic"] == 0]
         assert ordered(view, real) == before[view], view
     simulated = [r for r in view_rows(history, "phase_counts") if r["synthetic"] == 1]
-    assert sum(r["questions"] for r in simulated) == 4 and sum(r["findings_surfaced"] for r in simulated) == 1
+    assert (
+        sum(r["questions"] for r in simulated) == 4
+        and sum(r["findings_surfaced"] for r in simulated) == 1
+    )
 
 
 def test_recent_auto_decisions_keeps_only_the_last_30_days(history):
     with db.transaction(history):
-        old = insert_event(history, project="alpha", source="auto-decided", ts="2026-01-30T10:00:00.000Z")
-        edge = insert_event(history, project="alpha", source="auto-decided", ts="2026-02-01T08:00:00.000Z")
+        old = insert_event(
+            history, project="alpha", source="auto-decided", ts="2026-01-30T10:00:00.000Z"
+        )
+        edge = insert_event(
+            history, project="alpha", source="auto-decided", ts="2026-02-01T08:00:00.000Z"
+        )
     ids = {r["id"] for r in view_rows(history, "recent_auto_decisions")}
     # the newest auto-decision is 2026-03-03T08:00: 30 days back is 2026-02-01T08:00
     assert edge in ids and old not in ids
@@ -462,7 +586,14 @@ def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
     assert_rollups_exact(conn)
     assert conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0] > mixed
     with db.transaction(conn):
-        insert_event(conn, project="alpha", session_id="s1", phase="ceo", ts=D4 + "09:00:00.000Z", synthetic=1)
+        insert_event(
+            conn,
+            project="alpha",
+            session_id="s1",
+            phase="ceo",
+            ts=D4 + "09:00:00.000Z",
+            synthetic=1,
+        )
         conn.execute("DELETE FROM question_log WHERE id = 1")
     assert_rollups_exact(conn)
     conn.close()
@@ -471,7 +602,13 @@ def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
 # Views with one row per event or finding: the first page reads only the rows it shows (no
 # sort or grouping of the whole table), and the count and facets read each row once through
 # the table or an index, without looking up answers or the registry for every row.
-ROW_VIEWS = ["question_events", "finding_scores", "pacing_decisions", "pacing_phase_counts", "run_questions"]
+ROW_VIEWS = [
+    "question_events",
+    "finding_scores",
+    "pacing_decisions",
+    "pacing_phase_counts",
+    "run_questions",
+]
 
 
 @pytest.mark.parametrize("view", ROW_VIEWS)

@@ -6,8 +6,11 @@ import os
 from tests.helpers import REPO_ROOT
 from toolkit.core import vocabulary
 
-SHARED = {name: value for name, value in vars(vocabulary).items()
-          if name.isupper() and isinstance(value, tuple)}
+SHARED = {
+    name: value
+    for name, value in vars(vocabulary).items()
+    if name.isupper() and isinstance(value, tuple)
+}
 
 
 def _literal(node):
@@ -32,14 +35,13 @@ def test_no_module_spells_out_a_shared_word_list():
                     if value is None and isinstance(node.value, ast.Call) and node.value.args:
                         value = _literal(node.value.args[0])  # frozenset((...))
                     for name, shared in SHARED.items():
-                        if value is not None and len(value) > 1 and \
-                                value == shared:
+                        if value is not None and len(value) > 1 and value == shared:
                             copies.append(f"{n}:{node.lineno} copies {name}")
     assert copies == []
 
 
 def test_the_phase_lists_nest():
-    assert vocabulary.PHASES[:len(vocabulary.FINDING_PHASES)] == vocabulary.FINDING_PHASES
+    assert vocabulary.PHASES[: len(vocabulary.FINDING_PHASES)] == vocabulary.FINDING_PHASES
     assert vocabulary.FINDING_PHASES[:4] == vocabulary.REVIEW_PHASES
     assert set(vocabulary.SILENCING_PREFERENCES) < set(vocabulary.PREFERENCES)
     assert set(vocabulary.GATE_KINDS) < set(vocabulary.FINDING_KINDS)

@@ -37,8 +37,9 @@ def main():
     name = os.path.basename(sys.argv[0])
     entry = COMMANDS.get(name)
     if entry is None:
-        sys.stderr.write(f"plantune: unknown command name {name!r} (expected one of:"
-                         f" {', '.join(COMMANDS)})\n")
+        sys.stderr.write(
+            f"plantune: unknown command name {name!r} (expected one of: {', '.join(COMMANDS)})\n"
+        )
         sys.exit(2)
     module, function = entry
     if name == "plantune" and sys.flags.no_site:

@@ -36,8 +36,9 @@ def load(half):
             text = item["text"]
             if item.get("pad"):
                 text = padding(item["pad"]) + text
-            items.append({"door": item["door"], "text": text, "line": line_no,
-                          "pad": item.get("pad", 0)})
+            items.append(
+                {"door": item["door"], "text": text, "line": line_no, "pad": item.get("pad", 0)}
+            )
     return items
 
 

@@ -24,18 +24,32 @@ from toolkit.core import doors
 
 # What an ad-hoc question is about: one phrase per question id (a question keeps its
 # wording), none of them destructive, so no question becomes one-way by its text.
-WORDS = ("warm the cache", "rename the flag", "tighten auth checks", "reword the docs", "split the module",
-         "add a retry", "merge the branches", "hide the banner")
+WORDS = (
+    "warm the cache",
+    "rename the flag",
+    "tighten auth checks",
+    "reword the docs",
+    "split the module",
+    "add a retry",
+    "merge the branches",
+    "hide the banner",
+)
 AREAS = ("checkout", "search", "billing page", "settings", "onboarding", "export")
-PHASE_OF_SKILL = {"plan-ceo-review": "ceo", "plan-design-review": "design", "plan-eng-review": "eng",
-                  "plan-devex-review": "dx"}
+PHASE_OF_SKILL = {
+    "plan-ceo-review": "ceo",
+    "plan-design-review": "design",
+    "plan-eng-review": "eng",
+    "plan-devex-review": "dx",
+}
 
 
 def _write(root, project, records):
     folder = os.path.join(str(root), "projects", project)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "question-log.jsonl"), "a", encoding="utf-8") as fh:
-        fh.writelines(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records)
+        fh.writelines(
+            json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records
+        )
 
 
 def _answer(rng, p_override, options, source):
@@ -58,7 +72,13 @@ def registry_history(root, days=120, seed=1, end="2026-11-30", sessions_per_day=
         by_skill.setdefault(e["skill"], []).append(e)
     skills = sorted(by_skill)
     weights = [4 if s in PHASE_OF_SKILL else 1 for s in skills]
-    cat_effect = {"approval": -0.9, "routing": 1.4, "clarification": 2.0, "cherry-pick": 0.9, "feedback-loop": 0.0}
+    cat_effect = {
+        "approval": -0.9,
+        "routing": 1.4,
+        "clarification": 2.0,
+        "cherry-pick": 0.9,
+        "feedback-loop": 0.0,
+    }
     phase_effect = {"ceo": 1.5, "design": 0.4, "eng": 0.6, "dx": -1.0}
     end_day = datetime.fromisoformat(end).replace(tzinfo=UTC)
     written = 0
@@ -84,10 +104,16 @@ def registry_history(root, days=120, seed=1, end="2026-11-30", sessions_per_day=
                 rec, choice, followed = _answer(rng, _sigmoid(logit), options, source)
                 t += timedelta(seconds=rng.randint(20, 600))
                 record = {
-                    "skill": skill, "question_id": q["id"],
+                    "skill": skill,
+                    "question_id": q["id"],
                     "question_summary": f"{q['id'].replace('-', ' ')} for {project}",
-                    "category": q["category"], "door_type": q["door_type"], "options_count": len(options),
-                    "user_choice": choice, "recommended": rec, "session_id": sid, "source": source,
+                    "category": q["category"],
+                    "door_type": q["door_type"],
+                    "options_count": len(options),
+                    "user_choice": choice,
+                    "recommended": rec,
+                    "session_id": sid,
+                    "source": source,
                 }
                 if source == "hook":
                     record["tool_use_id"] = f"toolu_{rng.getrandbits(48):012x}"
@@ -105,19 +131,36 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
     rng = random.Random(seed)
     categories = ("approval", "clarification", "routing", "cherry-pick", "feedback-loop")
     phases = ("ceo", "design", "eng", "dx", "other")
-    skills = {"ceo": "autoplan", "design": "autoplan", "eng": "review", "dx": "autoplan", "other": "ship"}
+    skills = {
+        "ceo": "autoplan",
+        "design": "autoplan",
+        "eng": "review",
+        "dx": "autoplan",
+        "other": "ship",
+    }
     topics = []
     for phase in phases:
         for j in range(12):
             cat = rng.choice(categories)
-            topics.append({
-                "phase": phase, "category": cat, "skill": skills[phase],
-                "id": f"{skills[phase]}-{phase}-point-{j}",
-                "door": "one-way" if rng.random() < 0.12 else "two-way",
-                "effect": rng.gauss(0.0, 0.5), "options": rng.randint(2, 6),
-                "words": rng.choice(WORDS),
-            })
-    cat_effect = {"approval": 0.3, "clarification": -1.4, "routing": -0.4, "cherry-pick": 1.6, "feedback-loop": 1.0}
+            topics.append(
+                {
+                    "phase": phase,
+                    "category": cat,
+                    "skill": skills[phase],
+                    "id": f"{skills[phase]}-{phase}-point-{j}",
+                    "door": "one-way" if rng.random() < 0.12 else "two-way",
+                    "effect": rng.gauss(0.0, 0.5),
+                    "options": rng.randint(2, 6),
+                    "words": rng.choice(WORDS),
+                }
+            )
+    cat_effect = {
+        "approval": 0.3,
+        "clarification": -1.4,
+        "routing": -0.4,
+        "cherry-pick": 1.6,
+        "feedback-loop": 1.0,
+    }
     phase_effect = {"ceo": -1.2, "design": 1.4, "eng": 0.2, "dx": 0.7, "other": -0.8}
     end_day = datetime.fromisoformat(end).replace(tzinfo=UTC)
     written = 0
@@ -131,7 +174,12 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
             focus = rng.sample(topics, 6)
             for _ in range(rng.randint(1, 12)):
                 topic = rng.choice(focus)
-                logit = -2.2 + cat_effect[topic["category"]] + phase_effect[topic["phase"]] + topic["effect"]
+                logit = (
+                    -2.2
+                    + cat_effect[topic["category"]]
+                    + phase_effect[topic["phase"]]
+                    + topic["effect"]
+                )
                 if topic["door"] == "one-way":
                     logit += 0.8
                 if topic["phase"] == "eng" and topic["category"] == "approval":
@@ -141,11 +189,21 @@ def adhoc_history(root, days=100, seed=2, end="2026-11-30"):
                     source = "hook"
                 options = [f"option-{c}" for c in "abcdef"[: topic["options"]]]
                 rec, choice, followed = _answer(rng, _sigmoid(logit), options, source)
-                qid = topic["id"] if rng.random() > 0.08 else f"{topic['skill']}-split-{rng.getrandbits(24):06x}"
+                qid = (
+                    topic["id"]
+                    if rng.random() > 0.08
+                    else f"{topic['skill']}-split-{rng.getrandbits(24):06x}"
+                )
                 t += timedelta(milliseconds=rng.randint(5_000, 900_000))
-                record = {"skill": topic["skill"], "question_id": qid,
-                          "question_summary": f"{topic['words'].capitalize()} in the {rng.choice(AREAS)}",
-                          "user_choice": choice, "recommended": rec, "session_id": sid, "phase": topic["phase"]}
+                record = {
+                    "skill": topic["skill"],
+                    "question_id": qid,
+                    "question_summary": f"{topic['words'].capitalize()} in the {rng.choice(AREAS)}",
+                    "user_choice": choice,
+                    "recommended": rec,
+                    "session_id": sid,
+                    "phase": topic["phase"],
+                }
                 if rng.random() < 0.8:
                     record["category"] = topic["category"]
                 if rng.random() < 0.7 or topic["door"] == "one-way":

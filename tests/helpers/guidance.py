@@ -5,7 +5,6 @@ import os
 
 from toolkit.core import questions
 from toolkit.guidance import files
-from toolkit.guidance import proposals as g
 
 TWO_WAY = "ship-changelog-voice-polish"  # registry: two-way, options accept|skip
 
@@ -27,10 +26,26 @@ def ts(n=None):
     return f"2026-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
 
 
-def log(conn, slug, qid=TWO_WAY, choice="accept", recommended="accept", session="s1",
-        source="agent", summary="Polish the changelog voice?", **extra):
-    rec = {"skill": "ship", "question_id": qid, "question_summary": summary,
-           "user_choice": choice, "source": source, "session_id": session, "ts": ts()}
+def log(
+    conn,
+    slug,
+    qid=TWO_WAY,
+    choice="accept",
+    recommended="accept",
+    session="s1",
+    source="agent",
+    summary="Polish the changelog voice?",
+    **extra,
+):
+    rec = {
+        "skill": "ship",
+        "question_id": qid,
+        "question_summary": summary,
+        "user_choice": choice,
+        "source": source,
+        "session_id": session,
+        "ts": ts(),
+    }
     if recommended is not None:
         rec["recommended"] = recommended
     rec.update(extra)

@@ -12,22 +12,42 @@ def make_repo(parent, owner_repo="acme/web", name="web"):
     repo = parent / name
     (repo / ".git").mkdir(parents=True)
     (repo / ".git" / "config").write_text(
-        f'[remote "origin"]\n\turl = git@github.com:{owner_repo}.git\n')
+        f'[remote "origin"]\n\turl = git@github.com:{owner_repo}.git\n'
+    )
     return repo
 
 
 def question(text, labels, **extra):
-    q = {"question": text, "header": "H", "multiSelect": False,
-         "options": [{"label": lab, "description": ""} for lab in labels]}
+    q = {
+        "question": text,
+        "header": "H",
+        "multiSelect": False,
+        "options": [{"label": lab, "description": ""} for lab in labels],
+    }
     q.update(extra)
     return q
 
 
-def payload(questions, response=None, *, cwd, tool="AskUserQuestion", tool_use_id="tu-1",
-            session_id="sess1", event="PostToolUse"):
-    p = {"session_id": session_id, "transcript_path": "/dev/null", "cwd": str(cwd),
-         "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
-         "tool_use_id": tool_use_id, "tool_input": {"questions": questions}}
+def payload(
+    questions,
+    response=None,
+    *,
+    cwd,
+    tool="AskUserQuestion",
+    tool_use_id="tu-1",
+    session_id="sess1",
+    event="PostToolUse",
+):
+    p = {
+        "session_id": session_id,
+        "transcript_path": "/dev/null",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_use_id": tool_use_id,
+        "tool_input": {"questions": questions},
+    }
     if response is not None:
         p["tool_response"] = response
     return p
@@ -36,8 +56,14 @@ def payload(questions, response=None, *, cwd, tool="AskUserQuestion", tool_use_i
 def run_hook(which, data, env=None):
     """Run ``plantune hook <which>`` as Claude Code does; ``data`` is a dict or raw text."""
     text = data if isinstance(data, str) else json.dumps(data)
-    return subprocess.run([script("plantune"), "hook", which], input=text.encode(),
-                          capture_output=True, timeout=30, env=env, check=False)
+    return subprocess.run(
+        [script("plantune"), "hook", which],
+        input=text.encode(),
+        capture_output=True,
+        timeout=30,
+        env=env,
+        check=False,
+    )
 
 
 def events(where=""):

@@ -32,8 +32,13 @@ def run(name, *args, input=None, cwd=None, **env_extra):
     binary = isinstance(input, bytes) or any(isinstance(a, bytes) for a in args)
     argv = [script(name).encode() if binary else script(name)] + list(args)
     return subprocess.run(
-        argv, input=input, capture_output=True, text=not binary, cwd=cwd,
-        env=env(**env_extra), timeout=60,
+        argv,
+        input=input,
+        capture_output=True,
+        text=not binary,
+        cwd=cwd,
+        env=env(**env_extra),
+        timeout=60,
     )
 
 
@@ -64,8 +69,9 @@ def raw_log(root, slug=SLUG):
 
 
 def prefs_text(root, slug=SLUG):
-    with open(os.path.join(project_dir(root, slug), "question-preferences.json"),
-              encoding="utf-8") as f:
+    with open(
+        os.path.join(project_dir(root, slug), "question-preferences.json"), encoding="utf-8"
+    ) as f:
         return f.read()
 
 
@@ -105,8 +111,8 @@ def plant(root, prefs, slug=SLUG):
     """Plant preferences as an upgrade or a hand edit would leave them: in the database and
     in gstack's file (so an importer that syncs the file agrees with the database)."""
     from toolkit.core import database
-    from toolkit.store import db
     from toolkit.gstack import mirror
+    from toolkit.store import db
 
     conn = database.connect(os.environ["PLANTUNE_DB"])
     with db.transaction(conn):
@@ -115,8 +121,7 @@ def plant(root, prefs, slug=SLUG):
             conn.execute(
                 "INSERT OR REPLACE INTO preferences (scope, question_id, preference, raw_value,"
                 " source, updated_at) VALUES (?, ?, ?, ?, 'planted', ?)",
-                (slug, qid, value if known else "unknown", None if known else value,
-                 db.utc_now()),
+                (slug, qid, value if known else "unknown", None if known else value, db.utc_now()),
             )
     conn.close()
     if slug != db.GLOBAL_SCOPE:
@@ -125,8 +130,9 @@ def plant(root, prefs, slug=SLUG):
         with open(path, "w", encoding="utf-8") as f:
             f.write(json.dumps(prefs, indent=2))
     else:
-        mirror.write_atomic(os.path.join(str(root), mirror.GLOBAL_PREFERENCES),
-                            json.dumps(prefs, indent=2))
+        mirror.write_atomic(
+            os.path.join(str(root), mirror.GLOBAL_PREFERENCES), json.dumps(prefs, indent=2)
+        )
 
 
 def one_line_error(proc):

@@ -4,8 +4,13 @@ import os
 
 from toolkit.core import jscompat
 
-DATA_TABLES = ("question_log", "preferences", "preference_events", "declared_profile",
-               "office_hours_sessions")
+DATA_TABLES = (
+    "question_log",
+    "preferences",
+    "preference_events",
+    "declared_profile",
+    "office_hours_sessions",
+)
 
 
 def line(rec):
@@ -23,8 +28,12 @@ def dump(conn):
     out = {}
     for table in DATA_TABLES:
         cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-        out[table] = [tuple(r) for r in conn.execute(
-            f"SELECT {', '.join(cols)} FROM {table} ORDER BY {cols[0]}, {cols[1]}")]
+        out[table] = [
+            tuple(r)
+            for r in conn.execute(
+                f"SELECT {', '.join(cols)} FROM {table} ORDER BY {cols[0]}, {cols[1]}"
+            )
+        ]
     return out
 
 

@@ -17,22 +17,50 @@ _counter = itertools.count()
 
 
 def skill_of(conn, question_id):
-    row = conn.execute("SELECT skill FROM registry_questions WHERE id = ?", (question_id,)).fetchone()
+    row = conn.execute(
+        "SELECT skill FROM registry_questions WHERE id = ?", (question_id,)
+    ).fetchone()
     return row[0] if row else question_id.split("-")[0]
 
 
-def add_event(conn, question_id, user_choice, project=PROJECT, ts="2026-04-01T10:00:00.000Z",
-              skill=None, source="agent", synthetic=0, summary="a question"):
+def add_event(
+    conn,
+    question_id,
+    user_choice,
+    project=PROJECT,
+    ts="2026-04-01T10:00:00.000Z",
+    skill=None,
+    source="agent",
+    synthetic=0,
+    summary="a question",
+):
     skill = skill if skill is not None else skill_of(conn, question_id)
-    record = {"skill": skill, "question_id": question_id, "question_summary": summary,
-              "user_choice": user_choice, "source": source, "ts": ts}
+    record = {
+        "skill": skill,
+        "question_id": question_id,
+        "question_summary": summary,
+        "user_choice": user_choice,
+        "source": source,
+        "ts": ts,
+    }
     with db.transaction(conn):
         conn.execute(
             "INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary,"
             " user_choice, source, raw_json, synthetic, recorded_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (f"test-{next(_counter)}-{os.getpid()}", project, ts, skill, question_id, summary,
-             user_choice, source, json.dumps(record, separators=(",", ":")), synthetic, db.utc_now()),
+            (
+                f"test-{next(_counter)}-{os.getpid()}",
+                project,
+                ts,
+                skill,
+                question_id,
+                summary,
+                user_choice,
+                source,
+                json.dumps(record, separators=(",", ":")),
+                synthetic,
+                db.utc_now(),
+            ),
         )
 
 
@@ -47,8 +75,9 @@ def run(name, *args, env=None, input=None):
     full_env.setdefault("GSTACK_PROJECT_SLUG", PROJECT)
     if env:
         full_env.update(env)
-    return subprocess.run([script(name), *args], capture_output=True, text=True, env=full_env,
-                          input=input, timeout=60)
+    return subprocess.run(
+        [script(name), *args], capture_output=True, text=True, env=full_env, input=input, timeout=60
+    )
 
 
 def dev(*args, **kw):

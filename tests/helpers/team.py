@@ -42,24 +42,47 @@ def real_rows(db, developer, project, n=6, session="s-real"):
 
 def _real_rows(db, developer, project, n, session):
     for i in range(n):
-        event = {"skill": "plan-eng-review", "question_id": f"plan-eng-review-q{i % 3}",
-                 "question_summary": f"Real question {i}?", "user_choice": "a",
-                 "recommended": "a" if i % 2 else "b", "session_id": session,
-                 "phase": "eng", "category": "clarification", "ts": f"2026-10-0{1 + i % 5}T10:00:0{i}Z"}
+        event = {
+            "skill": "plan-eng-review",
+            "question_id": f"plan-eng-review-q{i % 3}",
+            "question_summary": f"Real question {i}?",
+            "user_choice": "a",
+            "recommended": "a" if i % 2 else "b",
+            "session_id": session,
+            "phase": "eng",
+            "category": "clarification",
+            "ts": f"2026-10-0{1 + i % 5}T10:00:0{i}Z",
+        }
         ok(["log", json.dumps(event), "--db", db], developer=developer)
-    findings = {"session_id": session, "phase": "eng", "skill": "plan-eng-review",
-                "findings": [{"id": f"{project}-f{i}", "summary": f"finding {i}",
-                              "severity": i % 3, "irreversibility": (i + 1) % 3,
-                              "decision_matters": 1, "recommended": "fix",
-                              "options": ["fix", "skip"]} for i in range(8)]}
+    findings = {
+        "session_id": session,
+        "phase": "eng",
+        "skill": "plan-eng-review",
+        "findings": [
+            {
+                "id": f"{project}-f{i}",
+                "summary": f"finding {i}",
+                "severity": i % 3,
+                "irreversibility": (i + 1) % 3,
+                "decision_matters": 1,
+                "recommended": "fix",
+                "options": ["fix", "skip"],
+            }
+            for i in range(8)
+        ],
+    }
     ok(["pacing", "rank", "--db", db], input=json.dumps(findings), developer=developer)
-    ok(["pref", "set", "plan-eng-review-q0", "never-ask", "--source", "plan-tune", "--db", db],
-       developer=developer)
+    ok(
+        ["pref", "set", "plan-eng-review-q0", "never-ask", "--source", "plan-tune", "--db", db],
+        developer=developer,
+    )
 
 
 def developer_db(path, developer, seed, project="proj-a", days=6, real=True):
-    ok(["simulate", "--days", str(days), "--seed", str(seed), "--end", "2026-11-20",
-        "--db", path], developer=developer)
+    ok(
+        ["simulate", "--days", str(days), "--seed", str(seed), "--end", "2026-11-20", "--db", path],
+        developer=developer,
+    )
     if real:
         real_rows(path, developer, project)
     return path

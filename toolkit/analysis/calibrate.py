@@ -22,11 +22,28 @@ import json
 
 import numpy as np
 
-from toolkit.store import db
+from toolkit.analysis.fit import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_TARGET,
+    MAX_HALF_WIDTH,
+    MIN_ANSWERED_FOR_RATE,
+    ROWS_KEY,
+    SCORE_FUNCTIONS,
+    CalibrationError,
+    _check_target,
+    bootstrap_rate,
+    decision_matters_from_override_rate,
+    fit_threshold,
+    fit_weights,
+    interruptions,
+    override_rates,
+    override_recall,
+    score_findings,
+    surfaced_mask,
+)
 from toolkit.core import identity
 from toolkit.core.vocabulary import GATE_KINDS
-from toolkit.analysis.fit import CalibrationError, DEFAULT_RESAMPLES, DEFAULT_TARGET, MAX_HALF_WIDTH, MIN_ANSWERED_FOR_RATE, ROWS_KEY, SCORE_FUNCTIONS, _check_target, bootstrap_rate, decision_matters_from_override_rate, fit_threshold, fit_weights, interruptions, override_rates, override_recall, score_findings, surfaced_mask
-
+from toolkit.store import db
 
 # --------------------------------------------------------------------------- data and runs
 
@@ -43,11 +60,36 @@ def load_findings(conn, project=None, since=None, include_synthetic=False):
         " ORDER BY created_at, id",
         {"project": project, "since": since, "synthetic": 1 if include_synthetic else 0},
     ).fetchall()
-    cols = ("project", "session_id", "phase", "finding_id", "question_id", "severity", "irreversibility",
-            "decision_matters", "door_type", "kind", "overridden", "answered", "synthetic", "created_at")
+    cols = (
+        "project",
+        "session_id",
+        "phase",
+        "finding_id",
+        "question_id",
+        "severity",
+        "irreversibility",
+        "decision_matters",
+        "door_type",
+        "kind",
+        "overridden",
+        "answered",
+        "synthetic",
+        "created_at",
+    )
     data = {c: [r[j] for r in rows] for j, c in enumerate(cols)}
-    out = {c: np.asarray(data[c], dtype=object) for c in ("project", "session_id", "phase", "finding_id",
-                                                          "question_id", "door_type", "kind", "created_at")}
+    out = {
+        c: np.asarray(data[c], dtype=object)
+        for c in (
+            "project",
+            "session_id",
+            "phase",
+            "finding_id",
+            "question_id",
+            "door_type",
+            "kind",
+            "created_at",
+        )
+    }
     for c in ("severity", "irreversibility", "decision_matters"):
         out[c] = np.asarray(data[c], dtype=np.int64)
     for c in ("overridden", "answered", "synthetic"):
@@ -65,12 +107,21 @@ def _describe_filters(project, since, include_synthetic, n_synthetic):
     return text
 
 
-def calibrate(findings, target=DEFAULT_TARGET, score_function="additive", weights=None, fit_score_weights=False,
-              resamples=DEFAULT_RESAMPLES, seed=0):
+def calibrate(
+    findings,
+    target=DEFAULT_TARGET,
+    score_function="additive",
+    weights=None,
+    fit_score_weights=False,
+    resamples=DEFAULT_RESAMPLES,
+    seed=0,
+):
     """Fit the threshold on loaded findings and measure it. Returns a report dict."""
     target = _check_target(target)
     if score_function not in SCORE_FUNCTIONS:
-        raise CalibrationError(f"unknown score function {score_function!r} (expected additive or weighted)")
+        raise CalibrationError(
+            f"unknown score function {score_function!r} (expected additive or weighted)"
+        )
     if resamples < 1:
         raise CalibrationError("resamples must be at least 1")
     one_way = findings["door_type"] == "one-way"
@@ -99,7 +150,9 @@ def calibrate(findings, target=DEFAULT_TARGET, score_function="additive", weight
     surfaced = eligible[two_way]
     low, high, _ = bootstrap_rate(surfaced, findings["session_id"][two_way], resamples, seed)
     recall = override_recall(surfaced, overridden[two_way])
-    rates = override_rates(findings["question_id"][two_way], overridden[two_way], findings["answered"][two_way])
+    rates = override_rates(
+        findings["question_id"][two_way], overridden[two_way], findings["answered"][two_way]
+    )
     values, counts = np.unique(scores, return_counts=True)
     created = findings["created_at"]
     return {
@@ -123,17 +176,25 @@ def calibrate(findings, target=DEFAULT_TARGET, score_function="additive", weight
         "window_start": str(min(created)) if created.size else None,
         "window_end": str(max(created)) if created.size else None,
         "score_counts": {_fmt_score(v): int(c) for v, c in zip(values, counts)},
-        "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate, eligible),
+        "interruptions": interruptions(
+            findings["session_id"], findings["phase"], one_way, gate, eligible
+        ),
         "most_overridden": [
             dict(r, decision_matters=int(decision_matters_from_override_rate(r["override_rate"])))
-            for r in rates if r["answered"] >= MIN_ANSWERED_FOR_RATE
+            for r in rates
+            if r["answered"] >= MIN_ANSWERED_FOR_RATE
         ][:5],
         "bootstrap": {"unit": "session", "resamples": resamples, "seed": seed, "level": 0.95},
         # The two-way rows the fit used, for notebook plots (never stored or printed).
         ROWS_KEY: {
-            "score": scores, "id": ids, "surfaced": surfaced, "overridden": overridden[two_way],
-            "session_id": findings["session_id"][two_way], "question_id": findings["question_id"][two_way],
-            "answered": findings["answered"][two_way], "decision_matters": dm[two_way],
+            "score": scores,
+            "id": ids,
+            "surfaced": surfaced,
+            "overridden": overridden[two_way],
+            "session_id": findings["session_id"][two_way],
+            "question_id": findings["question_id"][two_way],
+            "answered": findings["answered"][two_way],
+            "decision_matters": dm[two_way],
         },
     }
 
@@ -142,8 +203,19 @@ def _fmt_score(v):
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
-def run(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False, score_function="additive",
-        weights=None, fit_score_weights=False, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
+def run(
+    conn,
+    target=DEFAULT_TARGET,
+    project=None,
+    since=None,
+    include_synthetic=False,
+    score_function="additive",
+    weights=None,
+    fit_score_weights=False,
+    resamples=DEFAULT_RESAMPLES,
+    seed=0,
+    holdout_days=None,
+):
     """Load the findings that match the filters and calibrate on them.
 
     With ``holdout_days`` the fit uses the older findings and the report adds how the
@@ -166,17 +238,22 @@ def run(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic
                 {"project": project, "since": since},
             ).fetchone()[0]
         raise CalibrationError(
-            "no two-way findings to calibrate on" + _describe_filters(project, since, include_synthetic, n_synthetic)
+            "no two-way findings to calibrate on"
+            + _describe_filters(project, since, include_synthetic, n_synthetic)
         )
-    report = calibrate(findings, target, score_function, weights, fit_score_weights, resamples, seed)
-    report.update({
-        "project": project or db.GLOBAL_SCOPE,
-        "since": since,
-        "include_synthetic": bool(include_synthetic),
-        "calibration_id": None,
-        "source": "findings",
-        "holdout": None,
-    })
+    report = calibrate(
+        findings, target, score_function, weights, fit_score_weights, resamples, seed
+    )
+    report.update(
+        {
+            "project": project or db.GLOBAL_SCOPE,
+            "since": since,
+            "include_synthetic": bool(include_synthetic),
+            "calibration_id": None,
+            "source": "findings",
+            "holdout": None,
+        }
+    )
     if held is not None:
         report["holdout"] = evaluate_holdout(held, report, holdout_days, cut, resamples, seed)
     return report
@@ -195,8 +272,13 @@ def confidence(report):
     else:
         half = (high - low) / 2.0
     ok = half is not None and half < MAX_HALF_WIDTH
-    out = {"ok": bool(ok), "half_width": half, "max_half_width": MAX_HALF_WIDTH,
-           "sessions_needed": 0, "findings_needed": 0}
+    out = {
+        "ok": bool(ok),
+        "half_width": half,
+        "max_half_width": MAX_HALF_WIDTH,
+        "sessions_needed": 0,
+        "findings_needed": 0,
+    }
     if not ok:
         n = max(int(n_sessions or 0), 1)
         # Squared ratio of widths, with a little margin since the interval itself is noisy;
@@ -214,8 +296,10 @@ def guard_message(report, check):
     if check["half_width"] is None:
         width = "could not be measured"
     else:
-        width = (f"is {_pct(report['ci_low'])} to {_pct(report['ci_high'])} "
-                 f"(±{100 * check['half_width']:.1f} points)")
+        width = (
+            f"is {_pct(report['ci_low'])} to {_pct(report['ci_high'])} "
+            f"(±{100 * check['half_width']:.1f} points)"
+        )
     return (
         f"not stored: the 95% interval of the share asked {width}, wider than the "
         f"±{100 * MAX_HALF_WIDTH:.0f} points a calibration needs; fitted on "
@@ -245,27 +329,60 @@ def store(conn, report, fitted_on="own", developer=None):
     low_confidence = not team and not confidence(report)["ok"]
     from toolkit.pacing import rank as pacing
 
-    core = {"project", "target", "threshold", "tie_fraction", "score_function", "weights", "achieved_rate",
-            "ci_low", "ci_high", "n_findings", "n_sessions", "override_recall", "window_start", "window_end",
-            "include_synthetic", "calibration_id", "source"}
+    core = {
+        "project",
+        "target",
+        "threshold",
+        "tie_fraction",
+        "score_function",
+        "weights",
+        "achieved_rate",
+        "ci_low",
+        "ci_high",
+        "n_findings",
+        "n_sessions",
+        "override_recall",
+        "window_start",
+        "window_end",
+        "include_synthetic",
+        "calibration_id",
+        "source",
+    }
     details = {k: v for k, v in report.items() if k not in core and k != ROWS_KEY}
     synthetic = int(bool(report.get("n_synthetic")))
     now = db.utc_now()
     with db.transaction(conn):
-        before = pacing.calibration_in_force(conn, report["project"], include_synthetic=bool(synthetic))
+        before = pacing.calibration_in_force(
+            conn, report["project"], include_synthetic=bool(synthetic)
+        )
         cur = conn.execute(
             "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"
             " weights_json, achieved_rate, ci_low, ci_high, n_findings, n_sessions, override_recall,"
             " window_start, window_end, include_synthetic, details_json, source, synthetic, low_confidence,"
             " developer, fitted_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                report["project"], now, report["target"], report["threshold"], report["tie_fraction"],
-                report["score_function"], json.dumps(report["weights"], sort_keys=True), report["achieved_rate"],
-                report["ci_low"], report["ci_high"], report["n_findings"], report["n_sessions"],
-                report["override_recall"], report["window_start"], report["window_end"],
-                int(report["include_synthetic"]), json.dumps(details, sort_keys=True),
-                report.get("source", "findings"), synthetic, int(bool(low_confidence)),
-                developer or identity.developer(), fitted_on,
+                report["project"],
+                now,
+                report["target"],
+                report["threshold"],
+                report["tie_fraction"],
+                report["score_function"],
+                json.dumps(report["weights"], sort_keys=True),
+                report["achieved_rate"],
+                report["ci_low"],
+                report["ci_high"],
+                report["n_findings"],
+                report["n_sessions"],
+                report["override_recall"],
+                report["window_start"],
+                report["window_end"],
+                int(report["include_synthetic"]),
+                json.dumps(details, sort_keys=True),
+                report.get("source", "findings"),
+                synthetic,
+                int(bool(low_confidence)),
+                developer or identity.developer(),
+                fitted_on,
             ),
         )
         notes = ["team fit: in force only when pinned (calibrations use)"] if team else []
@@ -273,20 +390,38 @@ def store(conn, report, fitted_on="own", developer=None):
             notes.append("fitted on simulated findings: never ranks real ones")
         if low_confidence:
             notes.append("stored below the confidence guard (--force)")
-        record_event(conn, report["project"], "fitted", cur.lastrowid,
-                     before[0] if before else None, synthetic, "; ".join(notes), now)
+        record_event(
+            conn,
+            report["project"],
+            "fitted",
+            cur.lastrowid,
+            before[0] if before else None,
+            synthetic,
+            "; ".join(notes),
+            now,
+        )
     report["calibration_id"] = cur.lastrowid
     report["synthetic"] = bool(synthetic)
     report["low_confidence"] = bool(low_confidence)
     return cur.lastrowid
 
 
-def record_event(conn, scope, event_type, calibration_id, previous_id, synthetic=0, detail="", now=None):
+def record_event(
+    conn, scope, event_type, calibration_id, previous_id, synthetic=0, detail="", now=None
+):
     """Append one calibration_events row (the caller's transaction)."""
     conn.execute(
         "INSERT INTO calibration_events (ts, scope, event_type, calibration_id, previous_id, synthetic,"
         " detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (now or db.utc_now(), scope, event_type, calibration_id, previous_id, int(bool(synthetic)), detail),
+        (
+            now or db.utc_now(),
+            scope,
+            event_type,
+            calibration_id,
+            previous_id,
+            int(bool(synthetic)),
+            detail,
+        ),
     )
 
 
@@ -300,6 +435,7 @@ def _holdout_cut(days, holdout_days):
     newest = date.fromisoformat(max(valid))
     return (newest - timedelta(days=holdout_days)).isoformat()
 
+
 def _is_day(day):
     from datetime import date
 
@@ -309,11 +445,19 @@ def _is_day(day):
         return False
     return True
 
+
 def _subset_scores(scores, mask):
     from toolkit.analysis import question_scores as qs
 
-    return qs.Scores(scores.severity[mask], scores.irreversibility[mask], scores.decision_matters[mask],
-                     scores.override_estimate[mask], scores.matters_cuts, {})
+    return qs.Scores(
+        scores.severity[mask],
+        scores.irreversibility[mask],
+        scores.decision_matters[mask],
+        scores.override_estimate[mask],
+        scores.matters_cuts,
+        {},
+    )
+
 
 def evaluate_holdout(findings, report, days, after, resamples=DEFAULT_RESAMPLES, seed=0):
     """Apply a fitted rule, unchanged, to held-out rows (same shape as ``load_findings``)."""
@@ -322,27 +466,38 @@ def evaluate_holdout(findings, report, days, after, resamples=DEFAULT_RESAMPLES,
     two_way = ~one_way & ~gate
     out = {"days": days, "after": after, "n_findings": int(two_way.sum())}
     if not two_way.any():
-        raise CalibrationError(f"nothing to validate on in the last {days} days: choose another --holdout-days")
-    values = score_findings(findings["severity"][two_way], findings["irreversibility"][two_way],
-                            findings["decision_matters"][two_way], report["score_function"],
-                            report["weights"] or None)
+        raise CalibrationError(
+            f"nothing to validate on in the last {days} days: choose another --holdout-days"
+        )
+    values = score_findings(
+        findings["severity"][two_way],
+        findings["irreversibility"][two_way],
+        findings["decision_matters"][two_way],
+        report["score_function"],
+        report["weights"] or None,
+    )
     ids = findings["finding_id"][two_way]
     surfaced = surfaced_mask(values, report["threshold"], report["tie_fraction"], ids=ids)
     sessions = findings["session_id"][two_way]
     low, high, _ = bootstrap_rate(surfaced, sessions, resamples, seed)
     eligible = np.zeros(findings["n"], dtype=bool)
     eligible[two_way] = surfaced
-    out.update({
-        "n_sessions": int(np.unique(sessions.astype(str)).size),
-        "achieved_rate": float(surfaced.mean()),
-        "ci_low": low,
-        "ci_high": high,
-        "n_overridden": int(findings["overridden"][two_way].sum()),
-        "override_recall": override_recall(surfaced, findings["overridden"][two_way]),
-        "random_recall": float(surfaced.mean()),
-        "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate, eligible),
-    })
+    out.update(
+        {
+            "n_sessions": int(np.unique(sessions.astype(str)).size),
+            "achieved_rate": float(surfaced.mean()),
+            "ci_low": low,
+            "ci_high": high,
+            "n_overridden": int(findings["overridden"][two_way].sum()),
+            "override_recall": override_recall(surfaced, findings["overridden"][two_way]),
+            "random_recall": float(surfaced.mean()),
+            "interruptions": interruptions(
+                findings["session_id"], findings["phase"], one_way, gate, eligible
+            ),
+        }
+    )
     return out
+
 
 def split_days(days, holdout_days):
     """(mask of the older rows to fit on, last fitted day) for ``--holdout-days``."""
@@ -355,8 +510,10 @@ def split_days(days, holdout_days):
     # A row whose time is not a date (gstack does not check `ts`) stays with the older rows.
     older = np.asarray([d <= cut or not _is_day(d) for d in days], dtype=bool)
     if not older.any():
-        raise CalibrationError(f"the whole history is within the last {holdout_days} days: "
-                               "choose a smaller --holdout-days")
+        raise CalibrationError(
+            f"the whole history is within the last {holdout_days} days: "
+            "choose a smaller --holdout-days"
+        )
     return older, cut
 
 
@@ -372,8 +529,14 @@ def _rule(report):
     t_text = f"{t:g}"
     if report["score_function"] == "weighted":
         w = report["weights"]
-        what = "weighted score (" + " + ".join(f"{w.get(k, 1.0):g}×{k.replace('_', ' ')}"
-                                               for k in ("severity", "irreversibility", "decision_matters")) + ")"
+        what = (
+            "weighted score ("
+            + " + ".join(
+                f"{w.get(k, 1.0):g}×{k.replace('_', ' ')}"
+                for k in ("severity", "irreversibility", "decision_matters")
+            )
+            + ")"
+        )
     else:
         what = "score (severity + irreversibility + decision matters)"
     f = report["tie_fraction"]
@@ -381,26 +544,38 @@ def _rule(report):
         return f"a two-way finding is asked about when its {what} is {t_text} or more"
     if f <= 0.0:
         return f"a two-way finding is asked about when its {what} is above {t_text}"
-    return (f"a two-way finding is asked about when its {what} is above {t_text}, "
-            f"or exactly {t_text} and its id hashes under {f:.3f} (about {100 * f:.0f}% of those ties)")
+    return (
+        f"a two-way finding is asked about when its {what} is above {t_text}, "
+        f"or exactly {t_text} and its id hashes under {f:.3f} (about {100 * f:.0f}% of those ties)"
+    )
 
 
 def _noun(report):
-    return "answered two-way questions" if report.get("source") == "question-log" else "two-way findings"
+    return (
+        "answered two-way questions"
+        if report.get("source") == "question-log"
+        else "two-way findings"
+    )
 
 
 def summary_lines(report):
     """The report in plain English, one sentence per line (CLI and notebook 02)."""
-    where = "all projects" if report["project"] == db.GLOBAL_SCOPE else f"project {report['project']}"
+    where = (
+        "all projects" if report["project"] == db.GLOBAL_SCOPE else f"project {report['project']}"
+    )
     synthetic = "simulated data included" if report["include_synthetic"] else "real data only"
     window = f"{(report['window_start'] or '')[:10]} to {(report['window_end'] or '')[:10]}"
     source = report.get("source", "findings")
     lines = [
-        (f"Fitted on {report['n_findings']:,} {_noun(report)} from {report['n_sessions']:,} sessions "
-         f"({where}, {window}, {synthetic}; source: {source})."),
+        (
+            f"Fitted on {report['n_findings']:,} {_noun(report)} from {report['n_sessions']:,} sessions "
+            f"({where}, {window}, {synthetic}; source: {source})."
+        ),
         f"Rule: {_rule(report)}.",
-        (f"Share asked: {_pct(report['achieved_rate'])} (target {_pct(report['target'])}); "
-         f"95% interval over resampled sessions {_pct(report['ci_low'])} to {_pct(report['ci_high'])}."),
+        (
+            f"Share asked: {_pct(report['achieved_rate'])} (target {_pct(report['target'])}); "
+            f"95% interval over resampled sessions {_pct(report['ci_low'])} to {_pct(report['ci_high'])}."
+        ),
     ]
     if source == "question-log":
         low, high = report["matters_cuts"]
@@ -422,16 +597,23 @@ def summary_lines(report):
         )
         lines.append(_recall_line(held, "Held-out override recall"))
     if report["most_overridden"]:
-        lines.append("Most overridden questions (evidence your decision matters there): " + ", ".join(
-            f"{r['question_id']} {_pct(r['override_rate'])}" for r in report["most_overridden"][:3]
-        ) + ".")
+        lines.append(
+            "Most overridden questions (evidence your decision matters there): "
+            + ", ".join(
+                f"{r['question_id']} {_pct(r['override_rate'])}"
+                for r in report["most_overridden"][:3]
+            )
+            + "."
+        )
     return lines
 
 
 def _recall_line(part, label):
     if part["override_recall"] is None:
         return f"{label}: no overridden decisions recorded."
-    times = part["override_recall"] / part["random_recall"] if part["random_recall"] else float("nan")
+    times = (
+        part["override_recall"] / part["random_recall"] if part["random_recall"] else float("nan")
+    )
     return (
         f"{label}: {_pct(part['override_recall'])} of the {part['n_overridden']:,} decisions you "
         f"overrode would be asked about; asking a random {_pct(part['random_recall'])} would catch "
@@ -441,32 +623,48 @@ def _recall_line(part, label):
 
 def _interruption_lines(inter):
     lines = [
-        (f"Questions per session: {inter['per_session']['before']:.1f} if everything is asked, "
-         f"{inter['per_session']['after']:.1f} with pacing (one-way and gates always, "
-         "at most 3 ranked per phase).")
+        (
+            f"Questions per session: {inter['per_session']['before']:.1f} if everything is asked, "
+            f"{inter['per_session']['after']:.1f} with pacing (one-way and gates always, "
+            "at most 3 ranked per phase)."
+        )
     ]
     if inter["per_phase"]:
-        lines.append("Per phase: " + ", ".join(
-            f"{name} {v['before']:.1f} → {v['after']:.1f}" for name, v in inter["per_phase"].items()
-        ) + ".")
+        lines.append(
+            "Per phase: "
+            + ", ".join(
+                f"{name} {v['before']:.1f} → {v['after']:.1f}"
+                for name, v in inter["per_phase"].items()
+            )
+            + "."
+        )
     return lines
 
 
 def explain_lines(info):
     """``plantune calibrate --explain`` in plain English."""
     lines = [
-        (f"Question {info['question_id']} (logged {info['times_logged']} times); "
-         f"newest event {info['event_id']} at {info['ts']}: skill {info['skill']}, phase {info['phase']}, "
-         f"category {info['category']}, {info['door']} door ({info['door_reason'] or 'unclassified'}), "
-         f"{info['options_count'] if info['options_count'] is not None else 'unknown'} options."),
+        (
+            f"Question {info['question_id']} (logged {info['times_logged']} times); "
+            f"newest event {info['event_id']} at {info['ts']}: skill {info['skill']}, phase {info['phase']}, "
+            f"category {info['category']}, {info['door']} door ({info['door_reason'] or 'unclassified'}), "
+            f"{info['options_count'] if info['options_count'] is not None else 'unknown'} options."
+        ),
         f"Summary: {info['summary']}",
     ]
     for factor in ("severity", "irreversibility", "decision_matters"):
-        lines.append(f"{factor.replace('_', ' ')} = {info[factor]}: " + "; ".join(info["why"][factor]) + ".")
+        lines.append(
+            f"{factor.replace('_', ' ')} = {info[factor]}: " + "; ".join(info["why"][factor]) + "."
+        )
     lines.append("Override evidence from other sessions (each level shrunk toward the one above):")
     for row in info["evidence"]:
-        counts = "" if "others_answered" not in row else (
-            f" ({row['others_overridden']:,} overridden of {row['others_answered']:,.0f} answered)")
+        counts = (
+            ""
+            if "others_answered" not in row
+            else (
+                f" ({row['others_overridden']:,} overridden of {row['others_answered']:,.0f} answered)"
+            )
+        )
         lines.append(f"  {row['level']}: {_pct(row['estimate'])}{counts}")
     return lines
 

@@ -6,11 +6,10 @@ import json
 
 import numpy as np
 
-from toolkit.store import db
-from toolkit.core.vocabulary import GATE_KINDS
 from toolkit.analysis.calibrate import load_findings, record_event
 from toolkit.analysis.fit import CalibrationError, interruptions, score_findings, surfaced_mask
-
+from toolkit.core.vocabulary import GATE_KINDS
+from toolkit.store import db
 
 # --------------------------------------------------------------------------- managing calibrations
 
@@ -19,7 +18,9 @@ def get(conn, calibration_id):
     """One calibrations row as a dict (weights parsed), or raise CalibrationError."""
     row = conn.execute("SELECT * FROM calibrations WHERE id = ?", (calibration_id,)).fetchone()
     if row is None:
-        raise CalibrationError(f"no calibration with id {calibration_id} (see `plantune calibrations list`)")
+        raise CalibrationError(
+            f"no calibration with id {calibration_id} (see `plantune calibrations list`)"
+        )
     out = dict(row)
     try:
         out["weights"] = json.loads(out.pop("weights_json"))
@@ -39,14 +40,19 @@ def listing(conn, project=None):
     """Every calibration (newest first) with whether it is pinned and in force for its scope."""
     from toolkit.pacing import rank as pacing
 
-    rows = [dict(r) for r in conn.execute(
-        "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
-        " c.tie_fraction, c.achieved_rate, c.ci_low, c.ci_high, c.override_recall, c.score_function,"
-        " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source, c.developer,"
-        " c.fitted_on, c.merged_from"
-        " FROM calibrations c LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
-        " WHERE (:project IS NULL OR c.project = :project)"
-        " ORDER BY c.created_at DESC, c.id DESC", {"project": project})]
+    rows = [
+        dict(r)
+        for r in conn.execute(
+            "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
+            " c.tie_fraction, c.achieved_rate, c.ci_low, c.ci_high, c.override_recall, c.score_function,"
+            " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source, c.developer,"
+            " c.fitted_on, c.merged_from"
+            " FROM calibrations c LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
+            " WHERE (:project IS NULL OR c.project = :project)"
+            " ORDER BY c.created_at DESC, c.id DESC",
+            {"project": project},
+        )
+    ]
     in_force = {}
     for scope in {r["scope"] for r in rows}:
         row = pacing.calibration_in_force(conn, scope)
@@ -83,9 +89,15 @@ def pin(conn, calibration_id, now=None):
             (c["project"], calibration_id, now),
         )
         detail = "stored with --force below the confidence guard" if c["low_confidence"] else ""
-        record_event(conn, c["project"], "pinned", calibration_id, previous, c["synthetic"], detail, now)
-    return {"scope": c["project"], "calibration_id": calibration_id, "previous_id": previous,
-            "low_confidence": c["low_confidence"]}
+        record_event(
+            conn, c["project"], "pinned", calibration_id, previous, c["synthetic"], detail, now
+        )
+    return {
+        "scope": c["project"],
+        "calibration_id": calibration_id,
+        "previous_id": previous,
+        "low_confidence": c["low_confidence"],
+    }
 
 
 def unpin(conn, scope, now=None):
@@ -94,18 +106,27 @@ def unpin(conn, scope, now=None):
 
     now = now or db.utc_now()
     with db.transaction(conn):
-        row = conn.execute("SELECT calibration_id FROM calibration_pins WHERE scope = ?", (scope,)).fetchone()
+        row = conn.execute(
+            "SELECT calibration_id FROM calibration_pins WHERE scope = ?", (scope,)
+        ).fetchone()
         if row is None:
             pinned = None
         else:
             pinned = row[0]
             conn.execute("DELETE FROM calibration_pins WHERE scope = ?", (scope,))
             now_in_force = pacing.calibration_in_force(conn, scope)
-            current = now_in_force[0] if now_in_force is not None and now_in_force[5] == scope else None
-            record_event(conn, scope, "unpinned", current, pinned, 0, "newest calibration in force", now)
+            current = (
+                now_in_force[0] if now_in_force is not None and now_in_force[5] == scope else None
+            )
+            record_event(
+                conn, scope, "unpinned", current, pinned, 0, "newest calibration in force", now
+            )
     in_force = pacing.calibration_in_force(conn, scope)
-    return {"scope": scope, "unpinned": pinned,
-            "calibration_id": in_force[0] if in_force is not None else None}
+    return {
+        "scope": scope,
+        "unpinned": pinned,
+        "calibration_id": in_force[0] if in_force is not None else None,
+    }
 
 
 def compare(conn, a_id, b_id, days=30, project=None):
@@ -125,31 +146,51 @@ def compare(conn, a_id, b_id, days=30, project=None):
         f"SELECT max(created_at) FROM findings WHERE {real} AND (:p IS NULL OR project = :p)",
         {"p": project},
     ).fetchone()[0]
-    history = {"project": project or db.GLOBAL_SCOPE, "days": days, "since": None, "until": newest,
-               "findings": 0, "sessions": 0, "synthetic_included": bool(include_synthetic)}
+    history = {
+        "project": project or db.GLOBAL_SCOPE,
+        "days": days,
+        "since": None,
+        "until": newest,
+        "findings": 0,
+        "sessions": 0,
+        "synthetic_included": bool(include_synthetic),
+    }
     results = {}
     if newest is not None:
-        since = conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?, ?)",
-                             (newest, f"-{int(days)} days")).fetchone()[0]
+        since = conn.execute(
+            "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?, ?)", (newest, f"-{int(days)} days")
+        ).fetchone()[0]
         history["since"] = since
         findings = load_findings(conn, project, since, include_synthetic)
         history["findings"] = findings["n"]
-        history["sessions"] = int(np.unique(findings["session_id"].astype(str)).size) if findings["n"] else 0
+        history["sessions"] = (
+            int(np.unique(findings["session_id"].astype(str)).size) if findings["n"] else 0
+        )
         if findings["n"]:
             one_way = findings["door_type"] == "one-way"
             gate = np.isin(findings["kind"], GATE_KINDS)
             two_way = ~one_way & ~gate
             for key, c in (("a", a), ("b", b)):
                 weights = c["weights"] if isinstance(c["weights"], dict) else {}
-                scores = score_findings(findings["severity"], findings["irreversibility"],
-                                        findings["decision_matters"], c["score_function"], weights or None)
+                scores = score_findings(
+                    findings["severity"],
+                    findings["irreversibility"],
+                    findings["decision_matters"],
+                    c["score_function"],
+                    weights or None,
+                )
                 eligible = np.zeros(findings["n"], dtype=bool)
-                eligible[two_way] = surfaced_mask(scores[two_way], c["threshold"], c["tie_fraction"],
-                                                  ids=findings["finding_id"][two_way])
+                eligible[two_way] = surfaced_mask(
+                    scores[two_way],
+                    c["threshold"],
+                    c["tie_fraction"],
+                    ids=findings["finding_id"][two_way],
+                )
                 rate = float(eligible[two_way].mean()) if two_way.any() else None
                 results[key] = {
                     "share_asked": rate,
-                    "interruptions": interruptions(findings["session_id"], findings["phase"], one_way, gate,
-                                                   eligible),
+                    "interruptions": interruptions(
+                        findings["session_id"], findings["phase"], one_way, gate, eligible
+                    ),
                 }
     return {"a": a, "b": b, "history": history, "applied": results}

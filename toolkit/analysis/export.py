@@ -88,26 +88,32 @@ DATASETS = [
         " q.followed_recommendation, q.session_id, q.source, q.question_index, q.phase,"
         " q.synthetic, q.recorded_at"
         " FROM question_log q LEFT JOIN registry_questions r ON r.id = q.question_id",
-        [("event_key", S, "deterministic key of the event (same in every database)"),
-         ("developer", S, "whose event (or its salted pseudonym)"),
-         ("ts", S, "when it was asked, UTC ISO-8601"),
-         ("skill", S, "the skill that asked"),
-         ("question_id", S, "registered, ad-hoc or hook question id"),
-         ("question_summary", S, "the question as shown"),
-         ("category", S, "approval, clarification, routing, cherry-pick or feedback-loop"),
-         ("door", S, "one-way or two-way: plantune's class, else the caller's, else the registry's"),
-         ("door_class", S, "plantune's door classification when recorded"),
-         ("door_type", S, "the door type the caller gave"),
-         ("options_count", I, "number of options offered"),
-         ("user_choice", S, "the answer"),
-         ("recommended", S, "the recommended option"),
-         ("followed_recommendation", I, "1 followed, 0 overrode, empty unknown"),
-         ("session_id", S, "agent session"),
-         ("source", S, "who wrote it: agent, hook, auto-decided, flip, ..."),
-         ("question_index", I, "position inside a multi-question call"),
-         ("phase", S, "review phase: ceo, design, eng, dx, other, unknown"),
-         ("synthetic", I, "1 for simulated history"),
-         ("recorded_at", S, "when plantune stored it")],
+        [
+            ("event_key", S, "deterministic key of the event (same in every database)"),
+            ("developer", S, "whose event (or its salted pseudonym)"),
+            ("ts", S, "when it was asked, UTC ISO-8601"),
+            ("skill", S, "the skill that asked"),
+            ("question_id", S, "registered, ad-hoc or hook question id"),
+            ("question_summary", S, "the question as shown"),
+            ("category", S, "approval, clarification, routing, cherry-pick or feedback-loop"),
+            (
+                "door",
+                S,
+                "one-way or two-way: plantune's class, else the caller's, else the registry's",
+            ),
+            ("door_class", S, "plantune's door classification when recorded"),
+            ("door_type", S, "the door type the caller gave"),
+            ("options_count", I, "number of options offered"),
+            ("user_choice", S, "the answer"),
+            ("recommended", S, "the recommended option"),
+            ("followed_recommendation", I, "1 followed, 0 overrode, empty unknown"),
+            ("session_id", S, "agent session"),
+            ("source", S, "who wrote it: agent, hook, auto-decided, flip, ..."),
+            ("question_index", I, "position inside a multi-question call"),
+            ("phase", S, "review phase: ceo, design, eng, dx, other, unknown"),
+            ("synthetic", I, "1 for simulated history"),
+            ("recorded_at", S, "when plantune stored it"),
+        ],
         order="q.project, q.ts, q.id",
     ),
     Dataset(
@@ -121,22 +127,33 @@ DATASETS = [
         " (SELECT q.event_key FROM question_log q WHERE q.id = f.answer_event_id)"
         " AS answer_event_key, f.flipped_at, f.synthetic, f.created_at, f.updated_at"
         " FROM findings f",
-        [("developer", S, "whose finding (or its salted pseudonym)"),
-         ("session_id", S, "agent session"), ("chain_id", S, "review chain"),
-         ("phase", S, "review phase"), ("finding_id", S, "the finding's id"),
-         ("question_id", S, "question id its answers are logged under"),
-         ("skill", S, "skill of its events"), ("summary", S, "what was found"),
-         ("kind", S, "finding, approval or migration"),
-         ("door_type", S, "one-way or two-way"), ("door_reason", S, "why that door type"),
-         ("severity", I, "0-2"), ("irreversibility", I, "0-2"), ("decision_matters", I, "0-2"),
-         ("score", F, "ranking score"), ("threshold", F, "threshold in force"),
-         ("disposition", S, "surfaced or silent"),
-         ("surface_reason", S, "one-way, gate, rank or flip"),
-         ("recommended", S, "recommended choice"), ("choice", S, "choice recorded"),
-         ("answer_event_key", S, "event_key of the answering question event"),
-         ("flipped_at", S, "when a silent decision was flipped"),
-         ("synthetic", I, "1 for simulated history"),
-         ("created_at", S, "when ranked"), ("updated_at", S, "last change")],
+        [
+            ("developer", S, "whose finding (or its salted pseudonym)"),
+            ("session_id", S, "agent session"),
+            ("chain_id", S, "review chain"),
+            ("phase", S, "review phase"),
+            ("finding_id", S, "the finding's id"),
+            ("question_id", S, "question id its answers are logged under"),
+            ("skill", S, "skill of its events"),
+            ("summary", S, "what was found"),
+            ("kind", S, "finding, approval or migration"),
+            ("door_type", S, "one-way or two-way"),
+            ("door_reason", S, "why that door type"),
+            ("severity", I, "0-2"),
+            ("irreversibility", I, "0-2"),
+            ("decision_matters", I, "0-2"),
+            ("score", F, "ranking score"),
+            ("threshold", F, "threshold in force"),
+            ("disposition", S, "surfaced or silent"),
+            ("surface_reason", S, "one-way, gate, rank or flip"),
+            ("recommended", S, "recommended choice"),
+            ("choice", S, "choice recorded"),
+            ("answer_event_key", S, "event_key of the answering question event"),
+            ("flipped_at", S, "when a silent decision was flipped"),
+            ("synthetic", I, "1 for simulated history"),
+            ("created_at", S, "when ranked"),
+            ("updated_at", S, "last change"),
+        ],
         order="f.project, f.created_at, f.id",
         fingerprint="max(updated_at) || '|' || count(flipped_at)",
     ),
@@ -149,19 +166,30 @@ DATASETS = [
         " p.choice, p.flipped, p.created_at, p.answer_source, p.answer_choice, p.answered_at,"
         " p.choice_in_force, f.synthetic, f.updated_at, p.answer_event_id AS _answer"
         " FROM pacing_decisions p JOIN findings f ON f.id = p.id",
-        [("developer", S, "whose decision (or its salted pseudonym)"),
-         ("session_id", S, "agent session"), ("chain_id", S, "review chain"),
-         ("phase", S, "review phase"), ("finding_id", S, "the finding's id"),
-         ("question_id", S, "question id"), ("kind", S, "finding, approval or migration"),
-         ("door_type", S, "one-way or two-way"), ("score", F, "ranking score"),
-         ("threshold", F, "threshold in force"), ("disposition", S, "surfaced or silent"),
-         ("surface_reason", S, "one-way, gate, rank or flip"),
-         ("recommended", S, "recommended choice"), ("choice", S, "choice recorded"),
-         ("flipped", I, "1 when flipped"), ("created_at", S, "when ranked"),
-         ("answer_source", S, "source of the answering event"),
-         ("answer_choice", S, "the answer given"), ("answered_at", S, "when answered"),
-         ("choice_in_force", S, "what the agent acts on"),
-         ("synthetic", I, "1 for simulated history"), ("updated_at", S, "last change")],
+        [
+            ("developer", S, "whose decision (or its salted pseudonym)"),
+            ("session_id", S, "agent session"),
+            ("chain_id", S, "review chain"),
+            ("phase", S, "review phase"),
+            ("finding_id", S, "the finding's id"),
+            ("question_id", S, "question id"),
+            ("kind", S, "finding, approval or migration"),
+            ("door_type", S, "one-way or two-way"),
+            ("score", F, "ranking score"),
+            ("threshold", F, "threshold in force"),
+            ("disposition", S, "surfaced or silent"),
+            ("surface_reason", S, "one-way, gate, rank or flip"),
+            ("recommended", S, "recommended choice"),
+            ("choice", S, "choice recorded"),
+            ("flipped", I, "1 when flipped"),
+            ("created_at", S, "when ranked"),
+            ("answer_source", S, "source of the answering event"),
+            ("answer_choice", S, "the answer given"),
+            ("answered_at", S, "when answered"),
+            ("choice_in_force", S, "what the agent acts on"),
+            ("synthetic", I, "1 for simulated history"),
+            ("updated_at", S, "last change"),
+        ],
         order="p.project, p.created_at, p.id",
         fingerprint="max(updated_at) || '|' || coalesce(max(_answer), '') || '|' || count(_answer)",
     ),
@@ -173,15 +201,24 @@ DATASETS = [
         " c.weights_json, c.achieved_rate, c.ci_low, c.ci_high, c.n_findings, c.n_sessions,"
         " c.override_recall, c.window_start, c.window_end, c.include_synthetic"
         " FROM calibrations c",
-        [("developer", S, "who fitted it (or its salted pseudonym)"),
-         ("created_at", S, "when fitted"), ("target", F, "target surfacing rate"),
-         ("threshold", F, "fitted threshold"), ("tie_fraction", F, "share of tied scores surfaced"),
-         ("score_function", S, "scoring function"), ("weights_json", S, "its weights"),
-         ("achieved_rate", F, "rate achieved on the fit data"),
-         ("ci_low", F, "bootstrap interval, low"), ("ci_high", F, "bootstrap interval, high"),
-         ("n_findings", I, "findings fitted on"), ("n_sessions", I, "sessions fitted on"),
-         ("override_recall", F, "overrides caught"), ("window_start", S, "fit window start"),
-         ("window_end", S, "fit window end"), ("include_synthetic", I, "1 if simulated rows used")],
+        [
+            ("developer", S, "who fitted it (or its salted pseudonym)"),
+            ("created_at", S, "when fitted"),
+            ("target", F, "target surfacing rate"),
+            ("threshold", F, "fitted threshold"),
+            ("tie_fraction", F, "share of tied scores surfaced"),
+            ("score_function", S, "scoring function"),
+            ("weights_json", S, "its weights"),
+            ("achieved_rate", F, "rate achieved on the fit data"),
+            ("ci_low", F, "bootstrap interval, low"),
+            ("ci_high", F, "bootstrap interval, high"),
+            ("n_findings", I, "findings fitted on"),
+            ("n_sessions", I, "sessions fitted on"),
+            ("override_recall", F, "overrides caught"),
+            ("window_start", S, "fit window start"),
+            ("window_end", S, "fit window end"),
+            ("include_synthetic", I, "1 if simulated rows used"),
+        ],
         order="c.project, c.created_at, c.id",
     ),
     Dataset(
@@ -192,11 +229,19 @@ DATASETS = [
         " q.event_key, q.developer, d.ts, d.skill, d.question_id, d.user_choice, d.source,"
         " d.signal_key, d.dimension, d.delta, d.synthetic"
         " FROM dimension_trace d JOIN question_log q ON q.id = d.event_id",
-        [("event_key", S, "the question event"), ("developer", S, "whose signal (or pseudonym)"),
-         ("ts", S, "when"), ("skill", S, "skill"), ("question_id", S, "question id"),
-         ("user_choice", S, "the answer"), ("source", S, "event source"),
-         ("signal_key", S, "registry signal key"), ("dimension", S, "profile dimension"),
-         ("delta", F, "how far the answer moves it"), ("synthetic", I, "1 for simulated")],
+        [
+            ("event_key", S, "the question event"),
+            ("developer", S, "whose signal (or pseudonym)"),
+            ("ts", S, "when"),
+            ("skill", S, "skill"),
+            ("question_id", S, "question id"),
+            ("user_choice", S, "the answer"),
+            ("source", S, "event source"),
+            ("signal_key", S, "registry signal key"),
+            ("dimension", S, "profile dimension"),
+            ("delta", F, "how far the answer moves it"),
+            ("synthetic", I, "1 for simulated"),
+        ],
         order="d.project, d.ts, d.event_id, d.dimension",
         fingerprint="printf('%.9f', total(delta)) || '|' || count(*)",
     ),
@@ -270,8 +315,9 @@ class _JsonlFile:
     def write(self, columns):
         buf = io.StringIO()
         for row in zip(*columns):
-            buf.write(json.dumps(dict(zip(self.names, row)), ensure_ascii=False,
-                                 separators=(",", ":")))
+            buf.write(
+                json.dumps(dict(zip(self.names, row)), ensure_ascii=False, separators=(",", ":"))
+            )
             buf.write("\n")
         self.fh.write(buf.getvalue())
 
@@ -317,8 +363,9 @@ def manifest_files(directory, dataset, manifest=None):
     """[(absolute file path, project, month)] of one dataset, as the manifest lists them."""
     manifest = manifest if manifest is not None else read_manifest(directory)
     if manifest is None:
-        raise ExportError(f"{directory} holds no plantune export (no {MANIFEST});"
-                          " run `plantune export` first")
+        raise ExportError(
+            f"{directory} holds no plantune export (no {MANIFEST}); run `plantune export` first"
+        )
     out = []
     parts = manifest["datasets"].get(dataset, {}).get("partitions", {})
     for key in sorted(parts):
@@ -333,15 +380,19 @@ def manifest_files(directory, dataset, manifest=None):
 
 def _check_manifest(manifest, fmt, database_id, salt, directory):
     if manifest["format"] != fmt:
-        raise ExportError(f"{directory} holds a {manifest['format']} export;"
-                          f" export {fmt} into another folder")
+        raise ExportError(
+            f"{directory} holds a {manifest['format']} export; export {fmt} into another folder"
+        )
     if manifest.get("database_id") != database_id:
-        raise ExportError(f"{directory} was exported from another database;"
-                          " export into another folder")
+        raise ExportError(
+            f"{directory} was exported from another database; export into another folder"
+        )
     if manifest.get("salt_check") != _salt_check(salt):
         said = "with --pseudonymise" if manifest.get("salt_check") else "without --pseudonymise"
-        raise ExportError(f"{directory} was exported {said} (or with another salt);"
-                          " rerun it the same way or export into another folder")
+        raise ExportError(
+            f"{directory} was exported {said} (or with another salt);"
+            " rerun it the same way or export into another folder"
+        )
 
 
 def _remove_leftovers(directory, manifest):
@@ -366,15 +417,19 @@ def _partition_stats(conn, ds, watermark):
     change after they were written."""
     stats = {}
     for project, month, n, fp, old, top in conn.execute(
-            f"SELECT _project, _month, count(*), {ds.fingerprint}, sum(_id <= ?), max(_id)"
-            f" FROM ({ds.sql}) GROUP BY 1, 2", (watermark,)):
+        f"SELECT _project, _month, count(*), {ds.fingerprint}, sum(_id <= ?), max(_id)"
+        f" FROM ({ds.sql}) GROUP BY 1, 2",
+        (watermark,),
+    ):
         stats[(project, month)] = [n, fp or "", old, fp or "", top]
     if ds.fingerprint != "''" and watermark:
         for row in stats.values():
             row[3] = ""
         for project, month, fp in conn.execute(
-                f"SELECT _project, _month, {ds.fingerprint} FROM ({ds.sql})"
-                " WHERE _id <= ? GROUP BY 1, 2", (watermark,)):
+            f"SELECT _project, _month, {ds.fingerprint} FROM ({ds.sql})"
+            " WHERE _id <= ? GROUP BY 1, 2",
+            (watermark,),
+        ):
             stats[(project, month)][3] = fp or ""
     return stats
 
@@ -388,15 +443,25 @@ def export(conn, directory, fmt="parquet", salt=None, datasets=None, progress=No
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise ExportError(f"{directory} exists and is not a folder")
     database_id = conn.execute(
-        "SELECT value FROM plantune_meta WHERE key = 'database_id'").fetchone()[0]
+        "SELECT value FROM plantune_meta WHERE key = 'database_id'"
+    ).fetchone()[0]
     manifest = read_manifest(directory) if os.path.isdir(directory) else None
     if manifest is None:
         if os.path.isdir(directory) and any(
-                n for n in os.listdir(directory) if not n.startswith(".")):
-            raise ExportError(f"{directory} is not empty and holds no plantune export;"
-                              " choose an empty or new folder")
-        manifest = {"version": MANIFEST_VERSION, "format": fmt, "database_id": database_id,
-                    "salt_check": _salt_check(salt), "runs": 0, "datasets": {}}
+            n for n in os.listdir(directory) if not n.startswith(".")
+        ):
+            raise ExportError(
+                f"{directory} is not empty and holds no plantune export;"
+                " choose an empty or new folder"
+            )
+        manifest = {
+            "version": MANIFEST_VERSION,
+            "format": fmt,
+            "database_id": database_id,
+            "salt_check": _salt_check(salt),
+            "runs": 0,
+            "datasets": {},
+        }
     else:
         _check_manifest(manifest, fmt, database_id, salt, directory)
     os.makedirs(directory, exist_ok=True)
@@ -458,10 +523,17 @@ def _schema_doc(ds, fmt):
         "dataset": ds.name,
         "description": ds.description,
         "format": fmt,
-        "partitioning": {"style": "hive", "columns": [
-            {"name": "project", "type": S, "description": "project slug (folder project=...)"},
-            {"name": "month", "type": S,
-             "description": "YYYY-MM of the row's time, or 'unknown' (folder month=...)"}]},
+        "partitioning": {
+            "style": "hive",
+            "columns": [
+                {"name": "project", "type": S, "description": "project slug (folder project=...)"},
+                {
+                    "name": "month",
+                    "type": S,
+                    "description": "YYYY-MM of the row's time, or 'unknown' (folder month=...)",
+                },
+            ],
+        },
         "columns": [{"name": n, "type": t, "description": d} for n, t, d in ds.columns],
     }
 
@@ -485,8 +557,13 @@ def _export_dataset(conn, directory, fmt, ds, info, run, developer_of, obsolete)
     gone = [k for k, p in parts.items() if (p["project"], p["month"]) not in stats]
     for pkey in gone:
         obsolete.extend(os.path.join(directory, ds.name, pkey, f) for f in parts.pop(pkey)["files"])
-    written = {"rows": 0, "files": 0, "appended": len(append), "rewritten": len(rewrite),
-               "removed": len(gone)}
+    written = {
+        "rows": 0,
+        "files": 0,
+        "appended": len(append),
+        "rewritten": len(rewrite),
+        "removed": len(gone),
+    }
     names = [n for n, _, _ in ds.columns]
     if append or rewrite:
         # Rows above the watermark, plus every row of the projects holding a partition to
@@ -527,8 +604,9 @@ def _export_dataset(conn, directory, fmt, ds, info, run, developer_of, obsolete)
             entry = parts.get(pkey)
             if key in rewrite or entry is None:
                 if entry is not None:
-                    obsolete.extend(os.path.join(directory, ds.name, pkey, f)
-                                    for f in entry["files"])
+                    obsolete.extend(
+                        os.path.join(directory, ds.name, pkey, f) for f in entry["files"]
+                    )
                 entry = parts[pkey] = {"project": key[0], "month": key[1], "files": []}
             entry["files"].append(os.path.basename(final))
     for key, (now, fp, _, _, _) in stats.items():

@@ -13,7 +13,6 @@ import numpy as np
 from toolkit.core import scoring
 from toolkit.core.vocabulary import PHASES
 
-
 DEFAULT_TARGET = 0.20
 ROWS_KEY = "_rows"
 DEFAULT_RESAMPLES = 1000
@@ -39,7 +38,9 @@ class CalibrationError(ValueError):
 def score_table(function=scoring.DEFAULT_SCORE_FUNCTION, weights=None):
     """All 27 possible scores, indexed by severity*9 + irreversibility*3 + decision_matters."""
     if function not in SCORE_FUNCTIONS:
-        raise CalibrationError(f"unknown score function {function!r} (expected additive or weighted)")
+        raise CalibrationError(
+            f"unknown score function {function!r} (expected additive or weighted)"
+        )
     table = np.empty(27, dtype=np.float64)
     for s in range(3):
         for i in range(3):
@@ -63,7 +64,9 @@ def score_findings(severity, irreversibility, decision_matters, function="additi
 def tie_hashes(ids):
     """``scoring.tie_hash`` for many ids at once (one sha1 per id, the only per-id Python work)."""
     sha1 = hashlib.sha1
-    digests = b"".join([sha1((x if isinstance(x, str) else str(x)).encode("utf-8")).digest()[:4] for x in ids])
+    digests = b"".join(
+        [sha1((x if isinstance(x, str) else str(x)).encode("utf-8")).digest()[:4] for x in ids]
+    )
     return np.frombuffer(digests, dtype=">u4").astype(np.float64) / 2**32
 
 
@@ -139,8 +142,9 @@ def fit_threshold(scores, target=DEFAULT_TARGET, ids=None, hashes=None):
             return lo, hi, None, None
         return lo, hi, int(np.count_nonzero(tied < hi)), int(np.count_nonzero(tied <= hi))
 
-    return fit_from_histogram(values, counts, target,
-                              None if ids is None and hashes is None else tie_stats)
+    return fit_from_histogram(
+        values, counts, target, None if ids is None and hashes is None else tie_stats
+    )
 
 
 def fit_from_histogram(values, counts, target, tie_stats=None):
@@ -231,7 +235,9 @@ def surfaced_mask(scores, threshold, tie_fraction, ids=None, hashes=None):
     tie = np.flatnonzero(s == t)
     if tie.size and tie_fraction > 0:
         if ids is None and hashes is None:
-            raise CalibrationError("ids or hashes are needed to decide findings tied at the threshold")
+            raise CalibrationError(
+                "ids or hashes are needed to decide findings tied at the threshold"
+            )
         mask[tie[_hashes_at(tie, ids, hashes) < tie_fraction]] = True
     return mask
 
@@ -260,7 +266,9 @@ def recall_curve(scores, overridden):
 
 def session_codes(session_ids):
     """Dense integer codes for session ids (and the number of sessions)."""
-    uniques, codes = np.unique(np.asarray(session_ids, dtype=object).astype(str), return_inverse=True)
+    uniques, codes = np.unique(
+        np.asarray(session_ids, dtype=object).astype(str), return_inverse=True
+    )
     return codes, uniques.size
 
 
@@ -357,7 +365,12 @@ def override_rates(question_ids, overridden, answered=None):
     n = np.bincount(inverse, minlength=names.size)
     hits = np.bincount(inverse, weights=o[keep], minlength=names.size)
     out = [
-        {"question_id": str(name), "answered": int(a), "overridden": int(h), "override_rate": float(h / a)}
+        {
+            "question_id": str(name),
+            "answered": int(a),
+            "overridden": int(h),
+            "override_rate": float(h / a),
+        }
         for name, a, h in zip(names, n, hits)
     ]
     out.sort(key=lambda r: (-r["override_rate"], -r["answered"], r["question_id"]))
@@ -382,12 +395,14 @@ def fit_weights(severity, irreversibility, decision_matters, overridden):
             f"not enough overridden decisions to fit weights (need {MIN_OVERRIDES_FOR_WEIGHTS} "
             f"overridden and {MIN_OVERRIDES_FOR_WEIGHTS} followed, have {hits} and {y.size - hits})"
         )
-    x = np.column_stack([
-        np.ones(y.size),
-        np.asarray(severity, dtype=np.float64),
-        np.asarray(irreversibility, dtype=np.float64),
-        np.asarray(decision_matters, dtype=np.float64),
-    ])
+    x = np.column_stack(
+        [
+            np.ones(y.size),
+            np.asarray(severity, dtype=np.float64),
+            np.asarray(irreversibility, dtype=np.float64),
+            np.asarray(decision_matters, dtype=np.float64),
+        ]
+    )
     beta = np.zeros(4)
     ridge = 1e-3 * np.eye(4)  # keeps Newton steps finite when a factor perfectly separates
     for _ in range(50):

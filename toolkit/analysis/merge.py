@@ -59,11 +59,16 @@ OWNED_TABLES = {
 }
 # Per-developer snapshots: source table -> (team table, key columns, value columns).
 SNAPSHOTS = {
-    "preferences": ("developer_preferences", ("scope", "question_id"),
-                    ("preference", "raw_value", "source", "free_text", "synthetic",
-                     "updated_at")),
-    "declared_profile": ("developer_declared_profile", ("scope", "dimension"),
-                         ("value", "source", "synthetic", "declared_at")),
+    "preferences": (
+        "developer_preferences",
+        ("scope", "question_id"),
+        ("preference", "raw_value", "source", "free_text", "synthetic", "updated_at"),
+    ),
+    "declared_profile": (
+        "developer_declared_profile",
+        ("scope", "dimension"),
+        ("value", "source", "synthetic", "declared_at"),
+    ),
 }
 # Defaults for value columns an older source schema lacks.
 _SNAPSHOT_DEFAULTS = {"source": "'unknown'", "synthetic": "0"}
@@ -76,17 +81,31 @@ DELETABLE = {
     "trace_runs": ("trace-run", ("run_id",), "created_at", None),
     "guidance_proposals": ("guidance-proposal", ("id",), "created_at", None),
     "calibrations": ("calibration", ("merge_key",), "created_at", None),
-    "developer_preferences": ("developer-preference", ("scope", "question_id"), "updated_at",
-                              "developer-preference-text"),
-    "developer_declared_profile": ("developer-declared-profile", ("scope", "dimension"),
-                                   "declared_at", None),
+    "developer_preferences": (
+        "developer-preference",
+        ("scope", "question_id"),
+        "updated_at",
+        "developer-preference-text",
+    ),
+    "developer_declared_profile": (
+        "developer-declared-profile",
+        ("scope", "dimension"),
+        "declared_at",
+        None,
+    ),
 }
 # A source's record kinds as the team database keeps them: a developer's own preferences and
 # declared profile are the team's developer_preferences and developer_declared_profile.
-TEAM_KIND = {"preference": "developer-preference", "preference-text": "developer-preference-text",
-             "declared-profile": "developer-declared-profile"}
-_DEVELOPER_KINDS = ("developer-preference", "developer-preference-text",
-                    "developer-declared-profile")
+TEAM_KIND = {
+    "preference": "developer-preference",
+    "preference-text": "developer-preference-text",
+    "declared-profile": "developer-declared-profile",
+}
+_DEVELOPER_KINDS = (
+    "developer-preference",
+    "developer-preference-text",
+    "developer-declared-profile",
+)
 # Tables whose developer is the source's when they carry none of their own.
 _OWNER_TABLES = ("declared_profile",) + tuple(OWNED_TABLES)
 # Columns the merge sets itself rather than copying.
@@ -108,8 +127,12 @@ class Source:
 
 
 def _open_readonly(path):
-    return sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True,
-                           timeout=db.BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    return sqlite3.connect(
+        f"file:{quote(os.path.abspath(path))}?mode=ro",
+        uri=True,
+        timeout=db.BUSY_TIMEOUT_SECONDS,
+        isolation_level=None,
+    )
 
 
 def inspect_source(path, known_migrations, developer=None):
@@ -124,15 +147,17 @@ def inspect_source(path, known_migrations, developer=None):
         raise MergeError(f"{path}: cannot open ({e})") from None
     try:
         try:
-            names = [r[0] for r in conn.execute(
-                f"SELECT name FROM {db.MIGRATIONS_TABLE} ORDER BY name")]
+            names = [
+                r[0] for r in conn.execute(f"SELECT name FROM {db.MIGRATIONS_TABLE} ORDER BY name")
+            ]
         except sqlite3.DatabaseError:
             raise MergeError(f"{path}: not a plantune database") from None
         unknown = [n for n in names if n not in known_migrations]
         if unknown:
             raise MergeError(
                 f"{path}: schema is newer than this plantune or unknown to it (migration"
-                f" {unknown[0].removesuffix('.sql')}); upgrade plantune, then merge again")
+                f" {unknown[0].removesuffix('.sql')}); upgrade plantune, then merge again"
+            )
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         missing = [t for t in KEYED_TABLES + ("preferences",) if t not in tables]
         if missing:
@@ -157,19 +182,27 @@ def inspect_source(path, known_migrations, developer=None):
         if unattributed and not developer:
             raise MergeError(
                 f"{path}: some rows record no developer ({', '.join(unattributed)});"
-                " name their developer with --developer")
+                " name their developer with --developer"
+            )
         owner = developer or ""
-        ownerless = [t for t in _OWNER_TABLES if t in tables and conn.execute(
-            f"SELECT 1 FROM {t}"
-            + (" WHERE developer = ''" if "developer" in _columns(conn, "main", t) else "")
-            + " LIMIT 1").fetchone()]
+        ownerless = [
+            t
+            for t in _OWNER_TABLES
+            if t in tables
+            and conn.execute(
+                f"SELECT 1 FROM {t}"
+                + (" WHERE developer = ''" if "developer" in _columns(conn, "main", t) else "")
+                + " LIMIT 1"
+            ).fetchone()
+        ]
         if ownerless and not owner:
             owners = _developers(conn)
             if len(owners) != 1:
                 said = "rows of several developers" if owners else "no developer"
                 raise MergeError(
                     f"{path}: its {', '.join(ownerless)} cannot be attributed (it records"
-                    f" {said}); name their developer with --developer")
+                    f" {said}); name their developer with --developer"
+                )
             owner = owners.pop()
         return Source(path, database_id, names, unattributed, owner)
     except sqlite3.DatabaseError as e:
@@ -183,8 +216,12 @@ def _developers(conn, most=2):
     found = set()
     for table in KEYED_TABLES + ("preferences",):
         if "developer" in _columns(conn, "main", table):
-            found.update(r[0] for r in conn.execute(
-                f"SELECT DISTINCT developer FROM {table} WHERE developer != '' LIMIT ?", (most,)))
+            found.update(
+                r[0]
+                for r in conn.execute(
+                    f"SELECT DISTINCT developer FROM {table} WHERE developer != '' LIMIT ?", (most,)
+                )
+            )
         if len(found) >= most:
             break
     return found
@@ -238,13 +275,18 @@ def merge(conn, paths, developer=None, progress=None):
 
 def _merge_one(conn, source, developer):
     now = db.utc_now()
-    conn.execute("ATTACH DATABASE ? AS src", (f"file:{quote(os.path.abspath(source.path))}?mode=ro",))
+    conn.execute(
+        "ATTACH DATABASE ? AS src", (f"file:{quote(os.path.abspath(source.path))}?mode=ro",)
+    )
     try:
         with db.transaction(conn):
             source_id = _source_row(conn, source, developer or "", now)
-            params = {"developer": developer or "", "source": source_id,
-                      "dbid": source.database_id,
-                      "owner": source.owner or _owner_from_history(conn, source)}
+            params = {
+                "developer": developer or "",
+                "source": source_id,
+                "dbid": source.database_id,
+                "owner": source.owner or _owner_from_history(conn, source),
+            }
             # A source with deletion records says what it deleted; an older one only by
             # no longer holding a row it held (its merged copy follows it).
             records = _has_table(conn, "src", "deletions")
@@ -262,13 +304,21 @@ def _merge_one(conn, source, developer):
             for table, n in removed.items():
                 entry = counts[_COUNTED_AS.get(table, table)]
                 entry["removed"] = entry.get("removed", 0) + n
-            conn.execute("UPDATE merge_sources SET last_merged_at = ?, counts_json = json(?),"
-                         " path = ? WHERE id = ?",
-                         (now, _json(counts), os.path.abspath(source.path), source_id))
+            conn.execute(
+                "UPDATE merge_sources SET last_merged_at = ?, counts_json = json(?),"
+                " path = ? WHERE id = ?",
+                (now, _json(counts), os.path.abspath(source.path), source_id),
+            )
     finally:
         conn.execute("DETACH DATABASE src")
-    return {"path": source.path, "database_id": source.database_id, "source_id": source_id,
-            "developer": developer or "", "tables": counts, "removed": sum(removed.values())}
+    return {
+        "path": source.path,
+        "database_id": source.database_id,
+        "source_id": source_id,
+        "developer": developer or "",
+        "tables": counts,
+        "removed": sum(removed.values()),
+    }
 
 
 def _json(value):
@@ -281,14 +331,21 @@ def _source_row(conn, source, developer, now):
     conn.execute(
         "INSERT INTO merge_sources (database_id, developer, path, first_merged_at, last_merged_at)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (database_id, developer) DO NOTHING",
-        (source.database_id, developer, os.path.abspath(source.path), now, now))
-    return conn.execute("SELECT id FROM merge_sources WHERE database_id = ? AND developer = ?",
-                        (source.database_id, developer)).fetchone()[0]
+        (source.database_id, developer, os.path.abspath(source.path), now, now),
+    )
+    return conn.execute(
+        "SELECT id FROM merge_sources WHERE database_id = ? AND developer = ?",
+        (source.database_id, developer),
+    ).fetchone()[0]
 
 
 def _has_table(conn, schema, table):
-    return conn.execute(f"SELECT 1 FROM {schema}.sqlite_master WHERE type = 'table' AND name = ?",
-                        (table,)).fetchone() is not None
+    return (
+        conn.execute(
+            f"SELECT 1 FROM {schema}.sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        is not None
+    )
 
 
 def _owner_from_history(conn, source):
@@ -297,10 +354,16 @@ def _owner_from_history(conn, source):
     tables = [t for t in DELETABLE if t != "findings" and t != "calibrations"]
     union = " UNION ".join(
         f"SELECT developer FROM main.{t} WHERE merged_from IN"
-        " (SELECT id FROM main.merge_sources WHERE database_id = :dbid)" for t in tables)
-    found = [r[0] for r in conn.execute(
-        f"SELECT DISTINCT developer FROM ({union}) WHERE developer != '' LIMIT 2",
-        {"dbid": source.database_id})]
+        " (SELECT id FROM main.merge_sources WHERE database_id = :dbid)"
+        for t in tables
+    )
+    found = [
+        r[0]
+        for r in conn.execute(
+            f"SELECT DISTINCT developer FROM ({union}) WHERE developer != '' LIMIT 2",
+            {"dbid": source.database_id},
+        )
+    ]
     return found[0] if len(found) == 1 else ""
 
 
@@ -313,19 +376,28 @@ def _deleted(table, keys, time, developer=None):
 
 
 def _record_covers(kind, keys, time, developer=None):
-    match = [f"d.kind = '{kind}'", f"d.k1 = {keys[0]}",
-             f"d.k2 = {keys[1]}" if len(keys) > 1 else "d.k2 = ''"]
+    match = [
+        f"d.kind = '{kind}'",
+        f"d.k1 = {keys[0]}",
+        f"d.k2 = {keys[1]}" if len(keys) > 1 else "d.k2 = ''",
+    ]
     # Every part of the records' key is matched, so each row is one index lookup.
     match.append(f"d.developer = {developer}" if kind in _DEVELOPER_KINDS else "d.developer = ''")
-    return (f"EXISTS (SELECT 1 FROM main.deletions d WHERE {' AND '.join(match)}"
-            f" AND coalesce(julianday({time}) > julianday(d.deleted_at), 0) = 0)")
+    return (
+        f"EXISTS (SELECT 1 FROM main.deletions d WHERE {' AND '.join(match)}"
+        f" AND coalesce(julianday({time}) > julianday(d.deleted_at), 0) = 0)"
+    )
 
 
 # The counts a team table's removals are reported under.
-_COUNTED_AS = {"developer_preferences": "preferences",
-               "developer_declared_profile": "declared_profile"}
-_OWN_CALIBRATION_KEY = ("coalesce(calibrations.merge_key, (SELECT value FROM main.plantune_meta"
-                        " WHERE key = 'database_id') || ':' || calibrations.id)")
+_COUNTED_AS = {
+    "developer_preferences": "preferences",
+    "developer_declared_profile": "declared_profile",
+}
+_OWN_CALIBRATION_KEY = (
+    "coalesce(calibrations.merge_key, (SELECT value FROM main.plantune_meta"
+    " WHERE key = 'database_id') || ':' || calibrations.id)"
+)
 
 
 def _merge_deletions(conn, params):
@@ -333,18 +405,25 @@ def _merge_deletions(conn, params):
     from this database. Returns how many rows went, per table."""
     removed = {}
     if _has_table(conn, "src", "tombstones"):
-        conn.execute("INSERT OR IGNORE INTO main.tombstones (event_key, kind, deleted_at)"
-                     " SELECT event_key, kind, deleted_at FROM src.tombstones")
+        conn.execute(
+            "INSERT OR IGNORE INTO main.tombstones (event_key, kind, deleted_at)"
+            " SELECT event_key, kind, deleted_at FROM src.tombstones"
+        )
         gone = "SELECT event_key FROM src.tombstones"
-        conn.execute("UPDATE main.findings SET answer_event_id = NULL WHERE answer_event_id IN"
-                     f" (SELECT id FROM main.question_log WHERE event_key IN ({gone}))")
+        conn.execute(
+            "UPDATE main.findings SET answer_event_id = NULL WHERE answer_event_id IN"
+            f" (SELECT id FROM main.question_log WHERE event_key IN ({gone}))"
+        )
         for table in ("question_log", "preference_events"):
             n = conn.execute(f"DELETE FROM main.{table} WHERE event_key IN ({gone})").rowcount
             if n:
                 removed[table] = n
     if _has_table(conn, "src", "deletions"):
-        kind = "CASE d.kind " + " ".join(
-            f"WHEN '{a}' THEN '{b}'" for a, b in TEAM_KIND.items()) + " ELSE d.kind END"
+        kind = (
+            "CASE d.kind "
+            + " ".join(f"WHEN '{a}' THEN '{b}'" for a, b in TEAM_KIND.items())
+            + " ELSE d.kind END"
+        )
         developer = _developer_expr(["developer"], params["developer"], "d")
         kinds = ", ".join(f"'{k}'" for k in _DEVELOPER_KINDS)
         # A table whose merged copies carry a source-qualified key: the record names the
@@ -356,7 +435,9 @@ def _merge_deletions(conn, params):
             f" SELECT {kind}, iif({kind} IN ({kinds}), {developer}, ''), {k1}, d.k2,"
             " d.deleted_at FROM src.deletions d WHERE true"
             " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at"
-            " WHERE julianday(excluded.deleted_at) > julianday(deletions.deleted_at)", params)
+            " WHERE julianday(excluded.deleted_at) > julianday(deletions.deleted_at)",
+            params,
+        )
     for table, n in _apply_deletions(conn).items():
         removed[table] = removed.get(table, 0) + n
     return removed
@@ -369,26 +450,32 @@ def _apply_deletions(conn):
     present = {r[0] for r in conn.execute("SELECT DISTINCT kind FROM main.deletions")}
     removed = {}
     for table, (kind, keys, time, text_kind) in DELETABLE.items():
-        key_sql = ([_OWN_CALIBRATION_KEY] if table == "calibrations"
-                   else [f'{table}."{k}"' for k in keys])
+        key_sql = (
+            [_OWN_CALIBRATION_KEY] if table == "calibrations" else [f'{table}."{k}"' for k in keys]
+        )
         if kind in present:
             covered = f"rowid IN ({_covered_rows(table, kind, key_sql, time)})"
             if table == "calibrations":
                 # A calibration something here still points at (a pin, its history) stays;
                 # the pacing decisions that used it keep their threshold.
-                covered += (" AND id NOT IN (SELECT calibration_id FROM main.calibration_pins)"
-                            " AND id NOT IN (SELECT calibration_id FROM main.calibration_events"
-                            " WHERE calibration_id IS NOT NULL UNION SELECT previous_id FROM"
-                            " main.calibration_events WHERE previous_id IS NOT NULL)")
-                conn.execute("UPDATE main.findings SET calibration_id = NULL WHERE"
-                             f" calibration_id IN (SELECT id FROM main.calibrations WHERE {covered})")
+                covered += (
+                    " AND id NOT IN (SELECT calibration_id FROM main.calibration_pins)"
+                    " AND id NOT IN (SELECT calibration_id FROM main.calibration_events"
+                    " WHERE calibration_id IS NOT NULL UNION SELECT previous_id FROM"
+                    " main.calibration_events WHERE previous_id IS NOT NULL)"
+                )
+                conn.execute(
+                    "UPDATE main.findings SET calibration_id = NULL WHERE"
+                    f" calibration_id IN (SELECT id FROM main.calibrations WHERE {covered})"
+                )
             n = conn.execute(f"DELETE FROM main.{table} WHERE {covered}").rowcount
             if n:
                 removed[table] = n
         if text_kind and text_kind in present:
             n = conn.execute(
                 f"UPDATE main.{table} SET free_text = NULL WHERE free_text IS NOT NULL AND rowid IN"
-                f" ({_covered_rows(table, text_kind, key_sql, time)})").rowcount
+                f" ({_covered_rows(table, text_kind, key_sql, time)})"
+            ).rowcount
             if n:
                 removed[table] = removed.get(table, 0) + n
     return removed
@@ -397,11 +484,14 @@ def _apply_deletions(conn):
 def _covered_rows(table, kind, key_sql, time):
     """SQL for the rowids of ``table`` that records of ``kind`` cover."""
     match = [f"d.k1 = {key_sql[0]}", f"d.k2 = {key_sql[1]}" if len(key_sql) > 1 else "d.k2 = ''"]
-    match.append(f"d.developer = {table}.developer" if kind in _DEVELOPER_KINDS
-                 else "d.developer = ''")
-    return (f"SELECT {table}.rowid FROM main.deletions d JOIN main.{table} ON"
-            f" {' AND '.join(match)} WHERE d.kind = '{kind}' AND"
-            f" coalesce(julianday({table}.{time}) > julianday(d.deleted_at), 0) = 0")
+    match.append(
+        f"d.developer = {table}.developer" if kind in _DEVELOPER_KINDS else "d.developer = ''"
+    )
+    return (
+        f"SELECT {table}.rowid FROM main.deletions d JOIN main.{table} ON"
+        f" {' AND '.join(match)} WHERE d.kind = '{kind}' AND"
+        f" coalesce(julianday({table}.{time}) > julianday(d.deleted_at), 0) = 0"
+    )
 
 
 def _copy_keyed(conn, table, params):
@@ -411,42 +501,59 @@ def _copy_keyed(conn, table, params):
     common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS]
     names = common + ["developer", "merged_from"]
     values = [f's."{c}"' for c in common]
-    values += [_developer_expr(src_cols, params["developer"]),
-               # A row that was itself merged into the source keeps its first provenance
-               # only in the source; here it comes from this source.
-               ":source"]
+    values += [
+        _developer_expr(src_cols, params["developer"]),
+        # A row that was itself merged into the source keeps its first provenance
+        # only in the source; here it comes from this source.
+        ":source",
+    ]
     if table == "calibrations":
         names.append("merge_key")
-        key = "coalesce(s.merge_key, :dbid || ':' || s.id)" if "merge_key" in src_cols \
+        key = (
+            "coalesce(s.merge_key, :dbid || ':' || s.id)"
+            if "merge_key" in src_cols
             else ":dbid || ':' || s.id"
+        )
         values.append(key)
         if "synthetic" not in src_cols:
             # A source from before calibrations were marked synthetic: as the migration that
             # added the mark did, a fit that was allowed simulated findings is taken as
             # simulated, so it never ranks real findings here.
             names.append("synthetic")
-            values.append("coalesce(s.include_synthetic, 0)" if "include_synthetic" in src_cols
-                          else "0")
+            values.append(
+                "coalesce(s.include_synthetic, 0)" if "include_synthetic" in src_cols else "0"
+            )
     if table == "findings":
         names += ["answer_event_id", "calibration_id"]
         values += [
-            ("(SELECT m.id FROM main.question_log m WHERE m.event_key ="
-             " (SELECT e.event_key FROM src.question_log e WHERE e.id = s.answer_event_id))"),
+            (
+                "(SELECT m.id FROM main.question_log m WHERE m.event_key ="
+                " (SELECT e.event_key FROM src.question_log e WHERE e.id = s.answer_event_id))"
+            ),
             "(SELECT c.id FROM main.calibrations c WHERE c.merge_key = "
-            + ("(SELECT coalesce(k.merge_key, :dbid || ':' || k.id) FROM src.calibrations k"
-               " WHERE k.id = s.calibration_id)" if "merge_key" in src_cols
-               else ":dbid || ':' || s.calibration_id") + ")",
+            + (
+                "(SELECT coalesce(k.merge_key, :dbid || ':' || k.id) FROM src.calibrations k"
+                " WHERE k.id = s.calibration_id)"
+                if "merge_key" in src_cols
+                else ":dbid || ':' || s.calibration_id"
+            )
+            + ")",
         ]
     where = ""
     if table in DELETABLE:
         _, keys, time, _ = DELETABLE[table]
-        key_sql = [values[names.index("merge_key")]] if table == "calibrations" \
+        key_sql = (
+            [values[names.index("merge_key")]]
+            if table == "calibrations"
             else [f's."{k}"' for k in keys]
+        )
         where = f" WHERE NOT {_deleted(table, key_sql, f's.{time}')}"
     total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
     quoted = ", ".join(f'"{n}"' for n in names)
-    sql = (f"INSERT OR IGNORE INTO main.{table} ({quoted})"
-           f' SELECT {", ".join(values)} FROM src.{table} AS s{where} ORDER BY s.id')
+    sql = (
+        f"INSERT OR IGNORE INTO main.{table} ({quoted})"
+        f" SELECT {', '.join(values)} FROM src.{table} AS s{where} ORDER BY s.id"
+    )
     added = conn.execute(sql, params).rowcount
     return {"source": total, "added": added}
 
@@ -477,18 +584,25 @@ def _copy_owned(conn, table, params, records):
         removed = conn.execute(
             f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
             f' (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
-            params).rowcount
+            params,
+        ).rowcount
     before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
     _, _, time, _ = DELETABLE[table]
     covered = _deleted(table, [copy_key], f"s.{time}")
-    sql = (f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
-           f' FROM src.{table} AS s WHERE NOT {covered} ORDER BY s."{key}"'
-           f' ON CONFLICT ("{key}")')
+    sql = (
+        f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
+        f' FROM src.{table} AS s WHERE NOT {covered} ORDER BY s."{key}"'
+        f' ON CONFLICT ("{key}")'
+    )
     if mutable:
         changing = [n for n in names if n not in (key, "merged_from")]
-        sql += (" DO UPDATE SET " + ", ".join(f'"{n}" = excluded."{n}"' for n in changing)
-                + f" WHERE {table}.merged_from IS excluded.merged_from AND ("
-                + " OR ".join(f'{table}."{n}" IS NOT excluded."{n}"' for n in changing) + ")")
+        sql += (
+            " DO UPDATE SET "
+            + ", ".join(f'"{n}" = excluded."{n}"' for n in changing)
+            + f" WHERE {table}.merged_from IS excluded.merged_from AND ("
+            + " OR ".join(f'{table}."{n}" IS NOT excluded."{n}"' for n in changing)
+            + ")"
+        )
     else:
         sql += " DO NOTHING"
     changed = conn.execute(sql, params).rowcount
@@ -504,16 +618,26 @@ def _copy_snapshot(conn, table, params, records):
     time = DELETABLE[team_table][2]
     src_cols = _columns(conn, "src", table)
     dev = _developer_expr(src_cols, params["developer"])
-    select = (f"SELECT {dev} AS developer, " + ", ".join(
-        f"s.{c}" for c in keys) + ", " + ", ".join(
-        f"s.{c}" if c in src_cols else f"{_SNAPSHOT_DEFAULTS.get(c, 'NULL')} AS {c}"
-        for c in cols) + f" FROM src.{table} s")
+    select = (
+        f"SELECT {dev} AS developer, "
+        + ", ".join(f"s.{c}" for c in keys)
+        + ", "
+        + ", ".join(
+            f"s.{c}" if c in src_cols else f"{_SNAPSHOT_DEFAULTS.get(c, 'NULL')} AS {c}"
+            for c in cols
+        )
+        + f" FROM src.{table} s"
+    )
     selects = [select]
     if conn.execute("SELECT 1 FROM src.sqlite_master WHERE name = ?", (team_table,)).fetchone():
         # A team database merged into another: its developers' rows come along.
-        selects.append("SELECT " + _developer_expr(["developer"], params["developer"], "d")
-                       + ", " + ", ".join(f"d.{c}" for c in keys + cols)
-                       + f" FROM src.{team_table} d")
+        selects.append(
+            "SELECT "
+            + _developer_expr(["developer"], params["developer"], "d")
+            + ", "
+            + ", ".join(f"d.{c}" for c in keys + cols)
+            + f" FROM src.{team_table} d"
+        )
     conn.execute("CREATE TEMP TABLE merge_snapshot AS " + " UNION ALL ".join(selects), params)
     match = " AND ".join(f"p.{c} = {team_table}.{c}" for c in ("developer",) + keys)
     try:
@@ -522,20 +646,27 @@ def _copy_snapshot(conn, table, params, records):
         if not records:
             removed = conn.execute(
                 f"DELETE FROM {team_table} WHERE merged_from = :source AND NOT EXISTS"
-                f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})", params).rowcount
+                f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})",
+                params,
+            ).rowcount
         before = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0]
         names = ("developer",) + keys + cols
         covered = _deleted(team_table, [f"s.{k}" for k in keys], f"s.{time}", "s.developer")
         # Newer wins (an older backup never undoes a change); at the same time, the source's.
-        newer = (f"julianday(excluded.{time}) > julianday({team_table}.{time})"
-                 f" OR (excluded.{time} IS {team_table}.{time} AND ("
-                 + " OR ".join(f"{team_table}.{c} IS NOT excluded.{c}" for c in cols) + "))")
+        newer = (
+            f"julianday(excluded.{time}) > julianday({team_table}.{time})"
+            f" OR (excluded.{time} IS {team_table}.{time} AND ("
+            + " OR ".join(f"{team_table}.{c} IS NOT excluded.{c}" for c in cols)
+            + "))"
+        )
         changed = conn.execute(
             f"INSERT INTO {team_table} ({', '.join(names)}, merged_from)"
             f" SELECT {', '.join(names)}, :source FROM temp.merge_snapshot s WHERE NOT {covered}"
             f" ON CONFLICT ({', '.join(('developer',) + keys)}) DO UPDATE SET "
             + ", ".join(f"{c} = excluded.{c}" for c in cols + ("merged_from",))
-            + f" WHERE {newer}", params).rowcount
+            + f" WHERE {newer}",
+            params,
+        ).rowcount
         added = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0] - before
     finally:
         conn.execute("DROP TABLE temp.merge_snapshot")

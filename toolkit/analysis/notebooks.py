@@ -72,7 +72,9 @@ def parameters(nb):
         for node in tree.body:
             if isinstance(node, ast.Assign):
                 targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            elif (
+                isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value
+            ):
                 targets = [node.target.id]
             else:
                 continue
@@ -101,7 +103,11 @@ def _typed(name, text, default):
         raise NotebookError(f"--param {name} takes true or false, got {text!r}")
     if isinstance(default, (int, float)):
         try:
-            number = float(text) if isinstance(default, float) or not low.lstrip("-").isdigit() else int(text)
+            number = (
+                float(text)
+                if isinstance(default, float) or not low.lstrip("-").isdigit()
+                else int(text)
+            )
         except ValueError:
             raise NotebookError(f"--param {name} takes a number, got {text!r}") from None
         if number != number or number in (float("inf"), float("-inf")):
@@ -162,7 +168,11 @@ def execute(path, params=None, timeout=DEFAULT_TIMEOUT, notebook_params=None):
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
-    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": KERNEL_NAME,
+        "display_name": "Python 3",
+        "language": "python",
+    }
     if notebook_params:
         # --param values go only where a notebook's parameters cell names them.
         declared = parameters(nb)
@@ -170,7 +180,9 @@ def execute(path, params=None, timeout=DEFAULT_TIMEOUT, notebook_params=None):
     if params:
         inject_parameters(nb, params)
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name=KERNEL_NAME,
+        nb,
+        timeout=timeout,
+        kernel_name=KERNEL_NAME,
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
     )
     name = os.path.basename(path)
@@ -187,7 +199,9 @@ def execute(path, params=None, timeout=DEFAULT_TIMEOUT, notebook_params=None):
         except Exception as e:  # noqa: BLE001 - kernel start-up, timeouts, dead kernels
             message = " ".join(str(e).split()) or type(e).__name__
             kernel_stderr.seek(0)
-            tail = [l for l in kernel_stderr.read().decode("utf-8", "replace").splitlines() if l.strip()]
+            tail = [
+                l for l in kernel_stderr.read().decode("utf-8", "replace").splitlines() if l.strip()
+            ]
             if tail:
                 message += f" (kernel said: {tail[-1].strip()})"
             raise NotebookError(f"{name} could not be executed: {message}") from None
@@ -201,8 +215,16 @@ def default_out_dir(env=None):
     return os.path.join(paths.state_root(env), "notebooks")
 
 
-def run(db_path, out_dir=None, params=None, directory=NOTEBOOKS_DIR, html_copy=True,
-        timeout=DEFAULT_TIMEOUT, on_done=None, notebook_params=None):
+def run(
+    db_path,
+    out_dir=None,
+    params=None,
+    directory=NOTEBOOKS_DIR,
+    html_copy=True,
+    timeout=DEFAULT_TIMEOUT,
+    on_done=None,
+    notebook_params=None,
+):
     """Execute every notebook in ``directory`` against ``db_path`` and save copies in ``out_dir``.
 
     Returns one dict per notebook: name, seconds, notebook path and html path (or None).
@@ -313,7 +335,7 @@ def _output_html(out):
         return f"<pre>{html.escape(_text(out.get('text', '')))}</pre>"
     if kind == "error":
         trace = _ANSI.sub("", "\n".join(out.get("traceback", [])))
-        return f"<pre class=\"error\">{html.escape(trace)}</pre>"
+        return f'<pre class="error">{html.escape(trace)}</pre>'
     data = out.get("data", {})
     if "image/png" in data:
         png = _text(data["image/png"]).replace("\n", "")
@@ -330,7 +352,7 @@ def _output_html(out):
 def to_html(nb, title):
     """A self-contained HTML page for an executed notebook."""
     parts = [
-        "<!doctype html><html><head><meta charset=\"utf-8\">",
+        '<!doctype html><html><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
     ]
     for cell in nb.cells:
@@ -340,7 +362,11 @@ def to_html(nb, title):
             parts.append(markdown_to_html(source))
         elif cell.get("cell_type") == "code":
             css = "code params" if "injected-parameters" in tags or "parameters" in tags else "code"
-            parts.append(f"<pre class=\"{css}\">{html.escape(source)}</pre>")
-            parts.append("<div class=\"output\">" + "".join(_output_html(o) for o in cell.get("outputs", [])) + "</div>")
+            parts.append(f'<pre class="{css}">{html.escape(source)}</pre>')
+            parts.append(
+                '<div class="output">'
+                + "".join(_output_html(o) for o in cell.get("outputs", []))
+                + "</div>"
+            )
     parts.append("</body></html>\n")
     return "\n".join(parts)

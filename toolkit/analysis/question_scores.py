@@ -124,9 +124,26 @@ def summary_features(summary):
 # --------------------------------------------------------------------------- events
 
 
-_COLUMNS = ("id", "event_key", "project", "ts", "session_id", "skill", "question_id", "summary", "category",
-            "door_type", "door_class", "door_reason", "registry_door", "phase", "options_count", "source",
-            "followed", "synthetic")
+_COLUMNS = (
+    "id",
+    "event_key",
+    "project",
+    "ts",
+    "session_id",
+    "skill",
+    "question_id",
+    "summary",
+    "category",
+    "door_type",
+    "door_class",
+    "door_reason",
+    "registry_door",
+    "phase",
+    "options_count",
+    "source",
+    "followed",
+    "synthetic",
+)
 
 
 def load_events(conn, project=None, since=None, include_synthetic=False):
@@ -159,9 +176,11 @@ def load_events(conn, project=None, since=None, include_synthetic=False):
         " ORDER BY door_type = 'one-way'"  # a one-way spelling of the same id wins
     ):
         registry[canonical_id(rid)] = (door, category, options)
-    known = dict(conn.execute(
-        "SELECT canonical_id, min(source) FROM door_knowledge GROUP BY canonical_id"
-    ).fetchall())
+    known = dict(
+        conn.execute(
+            "SELECT canonical_id, min(source) FROM door_knowledge GROUP BY canonical_id"
+        ).fetchall()
+    )
     canon = {}
     filled = []
     for r in rows:
@@ -189,12 +208,18 @@ def events_from_rows(rows, known=None, canon=None):
     ev["n"] = n
     keys = [canon.get(q) or canonical_id(q) or q for q in cols["question_id"]]
     ev["question_key"] = np.asarray(keys, dtype=object)
-    doors = [door_of(*t, known.get(k)) for t, k in zip(
-        zip(cols["door_type"], cols["door_class"], cols["door_reason"], cols["registry_door"]), keys)]
+    doors = [
+        door_of(*t, known.get(k))
+        for t, k in zip(
+            zip(cols["door_type"], cols["door_class"], cols["door_reason"], cols["registry_door"]),
+            keys,
+        )
+    ]
     ev["door"] = np.asarray([d for d, _ in doors], dtype=object)
     ev["reason"] = np.asarray([r for _, r in doors], dtype=object)
-    ev["phase"] = np.asarray([phase_of(p, s, q) for p, s, q in zip(cols["phase"], cols["skill"], keys)],
-                             dtype=object)
+    ev["phase"] = np.asarray(
+        [phase_of(p, s, q) for p, s, q in zip(cols["phase"], cols["skill"], keys)], dtype=object
+    )
     ev["category"] = np.asarray([c or "none" for c in cols["category"]], dtype=object)
     ev["answered"] = np.isin(np.asarray(cols["source"], dtype=object), ANSWER_SOURCES)
     followed = np.asarray([-1 if f is None else int(f) for f in cols["followed"]], dtype=np.int64)
@@ -202,7 +227,8 @@ def events_from_rows(rows, known=None, canon=None):
     ev["overridden"] = ev["labelled"] & (followed == 0)
     ev["day"] = np.asarray([str(t)[:10] for t in cols["ts"]], dtype=object)
     ev["session"] = np.asarray(
-        [s if s else f"{p}@{d}" for s, p, d in zip(cols["session_id"], cols["project"], ev["day"])], dtype=object
+        [s if s else f"{p}@{d}" for s, p, d in zip(cols["session_id"], cols["project"], ev["day"])],
+        dtype=object,
     )
     return ev
 
@@ -244,8 +270,13 @@ def _keys(ev, names):
 def session_folds(sessions, folds=None):
     """A stable fold number per event from its session id (sha1, so any run agrees)."""
     folds = folds or FOLDS
-    return np.asarray([int.from_bytes(_sha1(str(x).encode("utf-8")).digest()[:4], "big") % folds
-                       for x in sessions], dtype=np.int64)
+    return np.asarray(
+        [
+            int.from_bytes(_sha1(str(x).encode("utf-8")).digest()[:4], "big") % folds
+            for x in sessions
+        ],
+        dtype=np.int64,
+    )
 
 
 def _held_out_counts(keys, history, y, fold, leave_out):
@@ -353,7 +384,9 @@ def score_events(ev, history, fitted, target, cuts=None):
     severity += (stakes | (options >= WIDE_OPTIONS)).astype(np.int64)
     one_way = ev["door"] == "one-way"
     irreversibility = np.where(one_way, 2, lasting.astype(np.int64))
-    return Scores(severity, irreversibility, matters, estimate, tuple(float(c) for c in cuts), levels)
+    return Scores(
+        severity, irreversibility, matters, estimate, tuple(float(c) for c in cuts), levels
+    )
 
 
 def explain(ev, scores, i):
@@ -361,8 +394,14 @@ def explain(ev, scores, i):
     stakes, lasting = summary_features(ev["summary"][i])
     options = ev["options_count"][i]
     category = ev["category"][i]
-    sev_why = [f"category {category} " + ("decides what is built or shipped (+1)"
-                                            if category in STAKES_CATEGORIES else "refines a decision (+0)")]
+    sev_why = [
+        f"category {category} "
+        + (
+            "decides what is built or shipped (+1)"
+            if category in STAKES_CATEGORIES
+            else "refines a decision (+0)"
+        )
+    ]
     if stakes or (options is not None and options >= WIDE_OPTIONS):
         sev_why.append(f"summary names '{stakes}' (+1)" if stakes else f"{options} options (+1)")
     if ev["door"][i] == "one-way":
@@ -397,8 +436,10 @@ def explain(ev, scores, i):
             "severity": sev_why,
             "irreversibility": irr_why,
             "decision_matters": [
-                (f"estimated override rate {scores.override_estimate[i]:.1%} (this answer left out); "
-                 f"cut points {scores.matters_cuts[0]:.1%} (1) and {scores.matters_cuts[1]:.1%} (2)")
+                (
+                    f"estimated override rate {scores.override_estimate[i]:.1%} (this answer left out); "
+                    f"cut points {scores.matters_cuts[0]:.1%} (1) and {scores.matters_cuts[1]:.1%} (2)"
+                )
             ],
         },
         "evidence": evidence,

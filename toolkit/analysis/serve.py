@@ -88,12 +88,17 @@ def build_datasette(db_path, metadata=None, settings=None):
     """
     from datasette.app import Datasette
 
-    ds = Datasette([], metadata=load_metadata() if metadata is None else metadata,
-                   settings={**DEFAULT_SETTINGS, **(settings or {})})
+    ds = Datasette(
+        [],
+        metadata=load_metadata() if metadata is None else metadata,
+        settings={**DEFAULT_SETTINGS, **(settings or {})},
+    )
     # Datasette adds an in-memory database when given no files; only ours is served.
     ds.remove_database("_memory")
     ReadOnlyDatabase = _read_only_database_class()
-    ds.add_database(ReadOnlyDatabase(ds, path=os.path.abspath(db_path), is_mutable=True), name=DATABASE_NAME)
+    ds.add_database(
+        ReadOnlyDatabase(ds, path=os.path.abspath(db_path), is_mutable=True), name=DATABASE_NAME
+    )
     return ds
 
 
@@ -105,7 +110,9 @@ def pick_port(host, port):
             s.bind((host, port))
         except OSError as e:
             if port and e.errno == errno.EADDRINUSE:
-                raise ServeError(f"port {port} on {host} is already in use; choose another with --port") from None
+                raise ServeError(
+                    f"port {port} on {host} is already in use; choose another with --port"
+                ) from None
             raise ServeError(f"cannot listen on {host}:{port}: {e.strerror}") from None
         return s.getsockname()[1]
 

@@ -25,9 +25,9 @@ import random
 import uuid
 from datetime import date, datetime, time, timedelta, timezone
 
-from toolkit.store import db
 from toolkit.core import identity, scoring
 from toolkit.core.vocabulary import DIMENSIONS, REVIEW_PHASES
+from toolkit.store import db
 
 PHASES = REVIEW_PHASES
 # autoplan runs CEO and Eng always, Design when the plan has UI scope, DX when it is
@@ -64,9 +64,21 @@ PROJECT_NAMES = (
     "delta-etl",
 )
 AREAS = (
-    "checkout-form", "login-flow", "billing-webhook", "search-index", "csv-export",
-    "onboarding-email", "rate-limiter", "settings-page", "audit-log", "image-upload",
-    "session-store", "feature-flags", "cli-output", "retry-queue", "api-pagination",
+    "checkout-form",
+    "login-flow",
+    "billing-webhook",
+    "search-index",
+    "csv-export",
+    "onboarding-email",
+    "rate-limiter",
+    "settings-page",
+    "audit-log",
+    "image-upload",
+    "session-store",
+    "feature-flags",
+    "cli-output",
+    "retry-queue",
+    "api-pagination",
 )
 # Short words for what a finding of each registry question is about (ids and summaries).
 TOPICS = {
@@ -135,7 +147,9 @@ class _Question:
         self.category = row["category"]
         self.door_type = row["door_type"]
         self.options = json.loads(row["options_json"])
-        self.topic, self.phrase = TOPICS.get(self.id, (self.id.split("-")[-1], self.id.replace("-", " ")))
+        self.topic, self.phrase = TOPICS.get(
+            self.id, (self.id.split("-")[-1], self.id.replace("-", " "))
+        )
         # How severe and how hard to undo findings of this kind tend to be, and how much
         # this developer cares about deciding them personally. These traits belong to the
         # simulated developer, not to the seed: two seeds are two stretches of the same
@@ -154,7 +168,9 @@ def _load_questions(conn):
     by_id = {r["id"]: _Question(r) for r in rows}
     pools = {}
     for phase in PHASES:
-        pool = [q for q in by_id.values() if q.skill in PHASE_SKILLS[phase] and q.category != "routing"]
+        pool = [
+            q for q in by_id.values() if q.skill in PHASE_SKILLS[phase] and q.category != "routing"
+        ]
         if not pool:
             raise SimulationError(
                 f"the registry has no questions for the {phase} phase; run `plantune registry sync` "
@@ -184,8 +200,13 @@ class Simulation:
         self.origin = f"simulate:seed={seed}"
         self.reset_rows()
         self.totals = {
-            "sessions": 0, "findings": 0, "question_log": 0, "preferences": 0, "declared_profile": 0,
-            "surfaced": {"one-way": 0, "gate": 0, "rank": 0, "flip": 0}, "silent": 0,
+            "sessions": 0,
+            "findings": 0,
+            "question_log": 0,
+            "preferences": 0,
+            "declared_profile": 0,
+            "surfaced": {"one-way": 0, "gate": 0, "rank": 0, "flip": 0},
+            "silent": 0,
         }
 
     def reset_rows(self):
@@ -209,8 +230,11 @@ class Simulation:
             for _ in range(sessions):
                 start = datetime.combine(day, time(0, 0), timezone.utc) + timedelta(hours=hour)
                 end = self.session(project["slug"], start)
-                hour = min(22.0, (end - datetime.combine(day, time(0, 0), timezone.utc)).total_seconds() / 3600
-                           + self.rng.uniform(0.5, 3.0))
+                hour = min(
+                    22.0,
+                    (end - datetime.combine(day, time(0, 0), timezone.utc)).total_seconds() / 3600
+                    + self.rng.uniform(0.5, 3.0),
+                )
             if self.rng.random() < 0.02:
                 self.preference(project["slug"], day)
 
@@ -265,7 +289,11 @@ class Simulation:
             items.append(self._finding(q, "finding", used_ids))
         if self.rng.random() < GATE_PROBABILITY and GATE_QUESTIONS[phase] in self.questions:
             items.append(self._finding(self.questions[GATE_QUESTIONS[phase]], "approval", used_ids))
-        if phase == "eng" and self.rng.random() < MIGRATION_PROBABILITY and MIGRATION_QUESTION in self.questions:
+        if (
+            phase == "eng"
+            and self.rng.random() < MIGRATION_PROBABILITY
+            and MIGRATION_QUESTION in self.questions
+        ):
             items.append(self._finding(self.questions[MIGRATION_QUESTION], "migration", used_ids))
 
         self._decide(items)
@@ -287,9 +315,13 @@ class Simulation:
         fid, area = self._finding_id(q, used_ids)
         severity, irreversibility, decision_matters = self._factors(q)
         return {
-            "q": q, "kind": kind, "finding_id": fid,
+            "q": q,
+            "kind": kind,
+            "finding_id": fid,
             "summary": f"{q.phrase} {area.replace('-', ' ')}",
-            "severity": severity, "irreversibility": irreversibility, "decision_matters": decision_matters,
+            "severity": severity,
+            "irreversibility": irreversibility,
+            "decision_matters": decision_matters,
             "door_type": q.door_type,
         }
 
@@ -305,7 +337,9 @@ class Simulation:
                 ranked.append(f)
             else:
                 f["disposition"], f["reason"] = "silent", None
-        ranked.sort(key=lambda f: (-f["score"], -f["irreversibility"], -f["severity"], f["finding_id"]))
+        ranked.sort(
+            key=lambda f: (-f["score"], -f["irreversibility"], -f["severity"], f["finding_id"])
+        )
         for i, f in enumerate(ranked):
             if i < RANK_CAP_PER_PHASE:
                 f["disposition"], f["reason"] = "surfaced", "rank"
@@ -328,21 +362,42 @@ class Simulation:
         }
         if tool_use_id:
             record["tool_use_id"] = tool_use_id
-        record.update({
-            "phase": phase,
-            "finding_id": f["finding_id"],
-            "source": source,
-            "followed_recommendation": choice == recommended,
-            "ts": _iso(ts),
-        })
+        record.update(
+            {
+                "phase": phase,
+                "finding_id": f["finding_id"],
+                "source": source,
+                "followed_recommendation": choice == recommended,
+                "ts": _iso(ts),
+            }
+        )
         event_key = _key("question_log", project, record)
-        self.events.append((
-            event_key, project, record["ts"], q.skill, q.id, f["summary"], q.category, q.door_type,
-            len(q.options), choice, recommended, int(choice == recommended), session_id, source,
-            tool_use_id, phase, q.door_type, "registry",
-            _canonical({"finding_id": f["finding_id"], "kind": f["kind"]}),
-            json.dumps(record, separators=(",", ":"), ensure_ascii=False), self.origin, record["ts"],
-        ))
+        self.events.append(
+            (
+                event_key,
+                project,
+                record["ts"],
+                q.skill,
+                q.id,
+                f["summary"],
+                q.category,
+                q.door_type,
+                len(q.options),
+                choice,
+                recommended,
+                int(choice == recommended),
+                session_id,
+                source,
+                tool_use_id,
+                phase,
+                q.door_type,
+                "registry",
+                _canonical({"finding_id": f["finding_id"], "kind": f["kind"]}),
+                json.dumps(record, separators=(",", ":"), ensure_ascii=False),
+                self.origin,
+                record["ts"],
+            )
+        )
         self.totals["question_log"] += 1
         return event_key
 
@@ -355,11 +410,15 @@ class Simulation:
         if f["disposition"] == "surfaced":
             choice = other if overrides else recommended
             tool_use_id = f"toolu_sim{self.rng.getrandbits(64):016x}"
-            answer = self._event(project, session_id, phase, f, "agent", choice, f["ts"], tool_use_id)
+            answer = self._event(
+                project, session_id, phase, f, "agent", choice, f["ts"], tool_use_id
+            )
             disposition, reason = "surfaced", f["reason"]
         else:
             choice = recommended
-            answer = self._event(project, session_id, phase, f, "auto-decided", choice, f["ts"], None)
+            answer = self._event(
+                project, session_id, phase, f, "auto-decided", choice, f["ts"], None
+            )
             disposition, reason = "silent", None
             if overrides and self.rng.random() < FLIP_PROBABILITY:
                 flip_ts = f["ts"] + timedelta(minutes=self.rng.uniform(3, 90))
@@ -371,12 +430,33 @@ class Simulation:
         else:
             self.totals["surfaced"][reason] += 1
         created = _iso(f["ts"])
-        self.findings.append((
-            project, session_id, session_id, phase, f["finding_id"], f["summary"], f["severity"],
-            f["irreversibility"], f["decision_matters"], f["door_type"], "registry", f["kind"], recommended,
-            json.dumps(q.options), f["score"], UNCALIBRATED_THRESHOLD, disposition, reason, choice, answer,
-            flipped_at, created, flipped_at or created,
-        ))
+        self.findings.append(
+            (
+                project,
+                session_id,
+                session_id,
+                phase,
+                f["finding_id"],
+                f["summary"],
+                f["severity"],
+                f["irreversibility"],
+                f["decision_matters"],
+                f["door_type"],
+                "registry",
+                f["kind"],
+                recommended,
+                json.dumps(q.options),
+                f["score"],
+                UNCALIBRATED_THRESHOLD,
+                disposition,
+                reason,
+                choice,
+                answer,
+                flipped_at,
+                created,
+                flipped_at or created,
+            )
+        )
         self.totals["findings"] += 1
 
     def preference(self, project, day):
@@ -391,13 +471,25 @@ class Simulation:
         else:
             value = "ask-only-for-one-way"
         scope = db.GLOBAL_SCOPE if self.rng.random() < 0.25 else project
-        ts = _iso(datetime.combine(day, time(0, 0), timezone.utc) + timedelta(hours=self.rng.uniform(9, 18)))
+        ts = _iso(
+            datetime.combine(day, time(0, 0), timezone.utc)
+            + timedelta(hours=self.rng.uniform(9, 18))
+        )
         self.prefs.append((scope, q.id, value, value, "plan-tune", 1, ts))
         extra = _canonical({})
-        self.pref_events.append((
-            _key("preference_events", scope, q.id, value, ts), scope, ts, "preference-set", q.id, value,
-            "plan-tune", extra, self.origin,
-        ))
+        self.pref_events.append(
+            (
+                _key("preference_events", scope, q.id, value, ts),
+                scope,
+                ts,
+                "preference-set",
+                q.id,
+                value,
+                "plan-tune",
+                extra,
+                self.origin,
+            )
+        )
 
     # ------------------------------------------------------------------ writing
 
@@ -456,7 +548,13 @@ def clear_synthetic(conn):
     deleted = {}
     with db.transaction(conn):
         # findings point at question_log rows, so they go first.
-        for table in ("findings", "question_log", "preference_events", "preferences", "declared_profile"):
+        for table in (
+            "findings",
+            "question_log",
+            "preference_events",
+            "preferences",
+            "declared_profile",
+        ):
             deleted[table] = conn.execute(f"DELETE FROM {table} WHERE synthetic = 1").rowcount
     return deleted
 
@@ -473,7 +571,9 @@ def parse_end(value):
         raise SimulationError(f"--end must be a date like 2026-01-31, got {value!r}") from None
 
 
-def simulate(conn, days=90, seed=0, projects=3, end=None, replace=False, progress=None, flush_every=5000):
+def simulate(
+    conn, days=90, seed=0, projects=3, end=None, replace=False, progress=None, flush_every=5000
+):
     """Write a synthetic history of ``days`` days ending on ``end`` into ``conn``.
 
     ``progress(done_days)`` is called after each simulated day. Returns a summary dict.
@@ -482,8 +582,14 @@ def simulate(conn, days=90, seed=0, projects=3, end=None, replace=False, progres
     """
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
         raise SimulationError(f"--days must be a whole number between 1 and {MAX_DAYS}")
-    if isinstance(projects, bool) or not isinstance(projects, int) or not 1 <= projects <= len(PROJECT_NAMES):
-        raise SimulationError(f"--projects must be a whole number between 1 and {len(PROJECT_NAMES)}")
+    if (
+        isinstance(projects, bool)
+        or not isinstance(projects, int)
+        or not 1 <= projects <= len(PROJECT_NAMES)
+    ):
+        raise SimulationError(
+            f"--projects must be a whole number between 1 and {len(PROJECT_NAMES)}"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise SimulationError("--seed must be a whole number")
     end = parse_end(end)

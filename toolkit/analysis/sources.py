@@ -4,11 +4,8 @@ finding carries), chosen automatically or by name; the question-log fit is check
 last days it was not fitted on.
 """
 
-
 import numpy as np
 
-from toolkit.store import db
-from toolkit.analysis.fit import CalibrationError, DEFAULT_RESAMPLES, DEFAULT_TARGET, ROWS_KEY, _check_target, fit_weights
 from toolkit.analysis.calibrate import (
     _describe_filters,
     _rows,
@@ -18,7 +15,15 @@ from toolkit.analysis.calibrate import (
     run,
     split_days,
 )
-
+from toolkit.analysis.fit import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_TARGET,
+    ROWS_KEY,
+    CalibrationError,
+    _check_target,
+    fit_weights,
+)
+from toolkit.store import db
 
 # --------------------------------------------------------------------------- question-log source
 
@@ -41,7 +46,9 @@ def has_answered_questions(conn, project=None, since=None, include_synthetic=Fal
     from toolkit.analysis import question_scores as qs
 
     row = conn.execute(
-        "SELECT 1 FROM question_log WHERE source IN (" + ", ".join("?" * len(qs.ANSWER_SOURCES)) + ")"
+        "SELECT 1 FROM question_log WHERE source IN ("
+        + ", ".join("?" * len(qs.ANSWER_SOURCES))
+        + ")"
         " AND coalesce(door_class, '') != 'one-way' AND coalesce(door_type, '') != 'one-way'"
         " AND (? IS NULL OR project = ?) AND (? IS NULL OR ts >= ?) AND (? OR synthetic = 0) LIMIT 1",
         (*qs.ANSWER_SOURCES, project, project, since, since, 1 if include_synthetic else 0),
@@ -59,12 +66,25 @@ def choose_source(conn, source, project=None, since=None, include_synthetic=Fals
             return "question-log"
         return "findings"
     if source not in SOURCES:
-        raise CalibrationError(f"unknown source {source!r} (expected findings, question-log or auto)")
+        raise CalibrationError(
+            f"unknown source {source!r} (expected findings, question-log or auto)"
+        )
     return source
 
 
-def run_source(conn, source="auto", target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
-               score_function=None, weights=None, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
+def run_source(
+    conn,
+    source="auto",
+    target=DEFAULT_TARGET,
+    project=None,
+    since=None,
+    include_synthetic=False,
+    score_function=None,
+    weights=None,
+    resamples=DEFAULT_RESAMPLES,
+    seed=0,
+    holdout_days=None,
+):
     """Calibrate from ``source`` (findings, question-log or auto); the report names the source used.
 
     For findings the score function defaults to additive (weights fitted when weighted
@@ -72,13 +92,33 @@ def run_source(conn, source="auto", target=DEFAULT_TARGET, project=None, since=N
     """
     chosen = choose_source(conn, source, project, since, include_synthetic)
     if chosen == "question-log":
-        report = run_question_log(conn, target, project, since, include_synthetic, score_function, weights,
-                                  resamples=resamples, seed=seed, holdout_days=holdout_days)
+        report = run_question_log(
+            conn,
+            target,
+            project,
+            since,
+            include_synthetic,
+            score_function,
+            weights,
+            resamples=resamples,
+            seed=seed,
+            holdout_days=holdout_days,
+        )
     else:
         function = score_function or "additive"
-        report = run(conn, target, project, since, include_synthetic, function, weights,
-                     fit_score_weights=function == "weighted" and weights is None, resamples=resamples, seed=seed,
-                     holdout_days=holdout_days)
+        report = run(
+            conn,
+            target,
+            project,
+            since,
+            include_synthetic,
+            function,
+            weights,
+            fit_score_weights=function == "weighted" and weights is None,
+            resamples=resamples,
+            seed=seed,
+            holdout_days=holdout_days,
+        )
     report["source_asked"] = source
     return report
 
@@ -91,17 +131,36 @@ def public(report):
 def _as_findings(ev, scores):
     """Scored question-log events in the shape ``calibrate`` takes (one 'finding' each)."""
     return {
-        "project": ev["project"], "session_id": ev["session"], "phase": ev["phase"],
-        "finding_id": ev["event_key"], "question_id": ev["question_key"], "door_type": ev["door"],
-        "kind": np.full(ev["n"], "finding", dtype=object), "created_at": ev["ts"],
-        "severity": scores.severity, "irreversibility": scores.irreversibility,
-        "decision_matters": scores.decision_matters, "overridden": ev["overridden"], "answered": ev["labelled"],
-        "synthetic": np.asarray(ev["synthetic"], dtype=bool), "n": ev["n"],
+        "project": ev["project"],
+        "session_id": ev["session"],
+        "phase": ev["phase"],
+        "finding_id": ev["event_key"],
+        "question_id": ev["question_key"],
+        "door_type": ev["door"],
+        "kind": np.full(ev["n"], "finding", dtype=object),
+        "created_at": ev["ts"],
+        "severity": scores.severity,
+        "irreversibility": scores.irreversibility,
+        "decision_matters": scores.decision_matters,
+        "overridden": ev["overridden"],
+        "answered": ev["labelled"],
+        "synthetic": np.asarray(ev["synthetic"], dtype=bool),
+        "n": ev["n"],
     }
 
 
-def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, include_synthetic=False,
-                     score_function=None, weights=None, resamples=DEFAULT_RESAMPLES, seed=0, holdout_days=None):
+def run_question_log(
+    conn,
+    target=DEFAULT_TARGET,
+    project=None,
+    since=None,
+    include_synthetic=False,
+    score_function=None,
+    weights=None,
+    resamples=DEFAULT_RESAMPLES,
+    seed=0,
+    holdout_days=None,
+):
     """Calibrate on answered two-way questions of the question log (see ``question_scores``).
 
     The score function defaults to weighted with weights fitted on the history (the
@@ -125,7 +184,9 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
     if holdout_days is not None:
         in_fit, cut = split_days(ev["day"], holdout_days)
         if not np.any(in_fit & asked & (ev["door"] == "two-way")):
-            raise CalibrationError(f"no answered two-way questions up to {cut}: choose a smaller --holdout-days")
+            raise CalibrationError(
+                f"no answered two-way questions up to {cut}: choose a smaller --holdout-days"
+            )
     fitted = in_fit & asked & (ev["door"] == "two-way")
     scores = qs.score_events(ev, in_fit & ev["labelled"], fitted, target)
     notes = []
@@ -134,8 +195,12 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
     if fit_weights_now:
         two_way_fit = fitted
         try:
-            weights = fit_weights(scores.severity[two_way_fit], scores.irreversibility[two_way_fit],
-                                  scores.decision_matters[two_way_fit], ev["overridden"][two_way_fit])
+            weights = fit_weights(
+                scores.severity[two_way_fit],
+                scores.irreversibility[two_way_fit],
+                scores.decision_matters[two_way_fit],
+                ev["overridden"][two_way_fit],
+            )
             function = "weighted"
         except CalibrationError as e:
             if score_function == "weighted":
@@ -147,17 +212,19 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
         raise CalibrationError("no answered two-way questions to calibrate on")
     findings = _as_findings(_rows(ev, fit_rows), _subset_scores(scores, fit_rows))
     report = calibrate(findings, target, function, weights, False, resamples, seed)
-    report.update({
-        "source": "question-log",
-        "project": project or db.GLOBAL_SCOPE,
-        "since": since,
-        "include_synthetic": bool(include_synthetic),
-        "calibration_id": None,
-        "matters_cuts": list(scores.matters_cuts),
-        "notes": notes,
-        "scorer": "question_scores (leave-one-out override evidence)",
-        "holdout": None,
-    })
+    report.update(
+        {
+            "source": "question-log",
+            "project": project or db.GLOBAL_SCOPE,
+            "since": since,
+            "include_synthetic": bool(include_synthetic),
+            "calibration_id": None,
+            "matters_cuts": list(scores.matters_cuts),
+            "notes": notes,
+            "scorer": "question_scores (leave-one-out override evidence)",
+            "holdout": None,
+        }
+    )
     if cut is not None:
         rows = ~in_fit & asked
         held = _as_findings(_rows(ev, rows), _subset_scores(scores, rows))
@@ -165,10 +232,11 @@ def run_question_log(conn, target=DEFAULT_TARGET, project=None, since=None, incl
     return report
 
 
-def explain_question(conn, question_id, target=DEFAULT_TARGET, project=None, include_synthetic=False):
+def explain_question(
+    conn, question_id, target=DEFAULT_TARGET, project=None, include_synthetic=False
+):
     """Factors and evidence for the newest logged event of ``question_id`` (a dict)."""
     from toolkit.analysis import question_scores as qs
-
     from toolkit.core.doors import canonical_id
 
     ev = qs.load_events(conn, project, None, include_synthetic)

@@ -47,15 +47,18 @@ def duck_connect(directory):
     try:
         import duckdb
     except ImportError:
-        raise TeamError("DuckDB is not installed; reinstall plantune (it depends on duckdb)"
-                        ) from None
+        raise TeamError(
+            "DuckDB is not installed; reinstall plantune (it depends on duckdb)"
+        ) from None
     try:
         manifest = exp.read_manifest(directory) if os.path.isdir(directory) else None
     except exp.ExportError as e:
         raise TeamError(str(e)) from None
     if manifest is None:
-        raise TeamError(f"{directory} holds no plantune export (no {exp.MANIFEST});"
-                        " run `plantune export DIR` first")
+        raise TeamError(
+            f"{directory} holds no plantune export (no {exp.MANIFEST});"
+            " run `plantune export DIR` first"
+        )
     con = duckdb.connect()
     # Reports aggregate; DuckDB spills what does not fit. The default (80% of the machine's
     # memory) is too greedy for a laptop or a shared box.
@@ -67,27 +70,34 @@ def duck_connect(directory):
         cols = ", ".join(f'"{n}"' for n, _, _ in ds.columns)
         if not files:
             typed = ", ".join(f'CAST(NULL AS {_DUCK_TYPES[t]}) AS "{n}"' for n, t, _ in ds.columns)
-            con.execute(f"CREATE VIEW {ds.name} AS SELECT CAST(NULL AS VARCHAR) AS project,"
-                        f" CAST(NULL AS VARCHAR) AS month, {typed} WHERE false")
+            con.execute(
+                f"CREATE VIEW {ds.name} AS SELECT CAST(NULL AS VARCHAR) AS project,"
+                f" CAST(NULL AS VARCHAR) AS month, {typed} WHERE false"
+            )
             continue
         names = [f for f, _, _ in files]
         # Project and month come from the folder names (hive partitioning), a constant per
         # file. A value the export had to percent-encode is read from the manifest instead,
         # joined on the file name, so it comes back exactly as stored.
         plain = all(exp.partition_dir(p, m) == f"project={p}/month={m}" for _, p, m in files)
-        hive = ("hive_partitioning = true,"
-                " hive_types = {'project': 'VARCHAR', 'month': 'VARCHAR'}" if plain
-                else "filename = true")
+        hive = (
+            "hive_partitioning = true, hive_types = {'project': 'VARCHAR', 'month': 'VARCHAR'}"
+            if plain
+            else "filename = true"
+        )
         if fmt == "parquet":
             source = f"read_parquet($files, {hive})"
         else:
             types = "{" + ", ".join(f"'{n}': '{_DUCK_TYPES[t]}'" for n, t, _ in ds.columns) + "}"
             if fmt == "csv":
-                source = (f"read_csv($files, header = true, columns = {types}, {hive},"
-                          " auto_detect = false)")
+                source = (
+                    f"read_csv($files, header = true, columns = {types}, {hive},"
+                    " auto_detect = false)"
+                )
             else:
-                source = (f"read_json($files, format = 'newline_delimited', columns = {types},"
-                          f" {hive})")
+                source = (
+                    f"read_json($files, format = 'newline_delimited', columns = {types}, {hive})"
+                )
         # The file list is fixed when the view is made: a table function's arguments must be
         # constants, so the list is spelled into the view as a literal.
         literal = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in names) + "]"
@@ -95,11 +105,14 @@ def duck_connect(directory):
         if plain:
             con.execute(f"CREATE VIEW {ds.name} AS SELECT project, month, {cols} FROM {source}")
             continue
-        con.execute(f"CREATE TABLE _parts_{ds.name} (filename VARCHAR, project VARCHAR,"
-                    " month VARCHAR)")
+        con.execute(
+            f"CREATE TABLE _parts_{ds.name} (filename VARCHAR, project VARCHAR, month VARCHAR)"
+        )
         con.executemany(f"INSERT INTO _parts_{ds.name} VALUES (?, ?, ?)", files)
-        con.execute(f"CREATE VIEW {ds.name} AS SELECT p.project, p.month, {cols}"
-                    f" FROM {source} AS d JOIN _parts_{ds.name} AS p ON p.filename = d.filename")
+        con.execute(
+            f"CREATE VIEW {ds.name} AS SELECT p.project, p.month, {cols}"
+            f" FROM {source} AS d JOIN _parts_{ds.name} AS p ON p.filename = d.filename"
+        )
     return con
 
 
@@ -160,19 +173,27 @@ _OVERRIDES = """
         AS override_rate"""
 
 # Per project and question id: the question_review view's override numbers.
-QUESTION_SQL = """
+QUESTION_SQL = (
+    """
 SELECT project, question_id, count(*) AS events,
-    count(*) FILTER (WHERE source = 'auto-decided') AS auto_decided,""" + _OVERRIDES + """
+    count(*) FILTER (WHERE source = 'auto-decided') AS auto_decided,"""
+    + _OVERRIDES
+    + """
 FROM question_events WHERE {qfilter} GROUP BY ALL
 ORDER BY project, question_id
 """
+)
 
 # Per category (over the question_events view's `overridden`).
-CATEGORY_SQL = """
-SELECT category, count(*) AS events,""" + _OVERRIDES + """
+CATEGORY_SQL = (
+    """
+SELECT category, count(*) AS events,"""
+    + _OVERRIDES
+    + """
 FROM question_events WHERE {qfilter} GROUP BY ALL
 ORDER BY category NULLS LAST
 """
+)
 
 # Per {group}: the profile_diversity view's numbers and its display gate.
 DIVERSITY_SQL = """
@@ -226,8 +247,9 @@ def diversity(con, group="developer", include_synthetic=False):
     """profile_diversity's numbers per ``group`` (developer or project)."""
     if group not in ("developer", "project"):
         raise TeamError("diversity is grouped by developer or project")
-    return _rows(con, DIVERSITY_SQL.format(group=group,
-                                           qfilter=_synthetic_filter(include_synthetic)))
+    return _rows(
+        con, DIVERSITY_SQL.format(group=group, qfilter=_synthetic_filter(include_synthetic))
+    )
 
 
 # ---------------------------------------------------------------- calibration
@@ -277,24 +299,35 @@ def _fit(code_counts, target, score_function, weights, tie_stats):
 _CODE = "severity * 9 + irreversibility * 3 + decision_matters"
 
 
-def calibrate_duckdb(directory, target, include_synthetic=False, project=None,
-                     score_function="additive", weights=None):
+def calibrate_duckdb(
+    directory,
+    target,
+    include_synthetic=False,
+    project=None,
+    score_function="additive",
+    weights=None,
+):
     con = duck_connect(directory)
     where = _two_way(include_synthetic, project)
-    codes = con.execute(f"SELECT {_CODE} AS code, count(*) FROM findings WHERE {where}"
-                        " GROUP BY code").fetchall()
+    codes = con.execute(
+        f"SELECT {_CODE} AS code, count(*) FROM findings WHERE {where} GROUP BY code"
+    ).fetchall()
 
     def tie_stats(tied_codes, k):
         tied = f"{where} AND {_CODE} IN ({', '.join(str(c) for c in tied_codes)})"
-        smallest = [r[0] for r in con.execute(
-            f"SELECT {_DUCK_TIE_HASH} AS h FROM findings WHERE {tied} ORDER BY h LIMIT {k + 1}"
-        ).fetchall()]
+        smallest = [
+            r[0]
+            for r in con.execute(
+                f"SELECT {_DUCK_TIE_HASH} AS h FROM findings WHERE {tied} ORDER BY h LIMIT {k + 1}"
+            ).fetchall()
+        ]
         lo, hi = smallest[k - 1], smallest[k]
         if lo < hi:
             return lo, hi, None, None
         below, upto = con.execute(
             f"SELECT count(*) FILTER (WHERE h < $hi), count(*) FILTER (WHERE h <= $hi)"
-            f" FROM (SELECT {_DUCK_TIE_HASH} AS h FROM findings WHERE {tied})", {"hi": hi}
+            f" FROM (SELECT {_DUCK_TIE_HASH} AS h FROM findings WHERE {tied})",
+            {"hi": hi},
         ).fetchone()
         return lo, hi, int(below), int(upto)
 
@@ -316,8 +349,10 @@ def spark_session(master=None):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise TeamError("pyspark is not installed; install plantune with its spark extra"
-                        " (pip install 'plantune[spark]', and a Java runtime)") from None
+        raise TeamError(
+            "pyspark is not installed; install plantune with its spark extra"
+            " (pip install 'plantune[spark]', and a Java runtime)"
+        ) from None
     builder = SparkSession.builder.appName("plantune-calibrate")
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
@@ -329,8 +364,16 @@ def spark_session(master=None):
     return builder.getOrCreate()
 
 
-def calibrate_spark(directory, target, include_synthetic=False, project=None,
-                    score_function="additive", weights=None, master=None, spark=None):
+def calibrate_spark(
+    directory,
+    target,
+    include_synthetic=False,
+    project=None,
+    score_function="additive",
+    weights=None,
+    master=None,
+    spark=None,
+):
     spark = spark or spark_session(master)
     from pyspark.sql import functions as F
 
@@ -340,10 +383,11 @@ def calibrate_spark(directory, target, include_synthetic=False, project=None,
     if manifest["format"] != "parquet":
         raise TeamError("--engine spark reads Parquet exports; export with --format parquet")
     base = directory.rstrip("/") + "/findings"
-    files = [base + "/" + key + "/" + name
-             for key, p in sorted(manifest["datasets"].get("findings", {})
-                                  .get("partitions", {}).items())
-             for name in p["files"]]
+    files = [
+        base + "/" + key + "/" + name
+        for key, p in sorted(manifest["datasets"].get("findings", {}).get("partitions", {}).items())
+        for name in p["files"]
+    ]
     if not files:
         raise TeamError("no two-way findings to calibrate on")
     # basePath makes Spark read project and month back from the folder names.
@@ -352,8 +396,9 @@ def calibrate_spark(directory, target, include_synthetic=False, project=None,
     code = F.expr(_CODE)
     # Map-reduce 1: the score histogram, counted per factor code.
     codes = [(r["code"], r["count"]) for r in df.groupBy(code.alias("code")).count().collect()]
-    hashed = F.conv(F.substring(F.sha1(F.col("finding_id").cast("binary")), 1, 8), 16, 10) \
-        .cast("double") / F.lit(4294967296.0)
+    hashed = F.conv(F.substring(F.sha1(F.col("finding_id").cast("binary")), 1, 8), 16, 10).cast(
+        "double"
+    ) / F.lit(4294967296.0)
 
     def tie_stats(tied_codes, k):
         tied = df.where(code.isin(tied_codes)).select(hashed.alias("h"))
@@ -362,25 +407,37 @@ def calibrate_spark(directory, target, include_synthetic=False, project=None,
         lo, hi = smallest[k - 1], smallest[k]
         if lo < hi:
             return lo, hi, None, None
-        row = tied.agg(F.sum((F.col("h") < hi).cast("long")).alias("below"),
-                       F.sum((F.col("h") <= hi).cast("long")).alias("upto")).collect()[0]
+        row = tied.agg(
+            F.sum((F.col("h") < hi).cast("long")).alias("below"),
+            F.sum((F.col("h") <= hi).cast("long")).alias("upto"),
+        ).collect()[0]
         return lo, hi, int(row["below"]), int(row["upto"])
 
     return _fit(codes, target, score_function, weights, tie_stats)
 
 
-def calibrate(directory, engine="duckdb", target=0.20, include_synthetic=False, project=None,
-              master=None, score_function="additive", weights=None):
+def calibrate(
+    directory,
+    engine="duckdb",
+    target=0.20,
+    include_synthetic=False,
+    project=None,
+    master=None,
+    score_function="additive",
+    weights=None,
+):
     if engine not in ENGINES:
         raise TeamError(f"unknown engine {engine!r}; use duckdb or spark")
     if engine == "spark":
-        result = calibrate_spark(directory, target, include_synthetic, project, score_function,
-                                 weights, master)
+        result = calibrate_spark(
+            directory, target, include_synthetic, project, score_function, weights, master
+        )
     else:
         if master:
             raise TeamError("--master is for --engine spark")
-        result = calibrate_duckdb(directory, target, include_synthetic, project, score_function,
-                                  weights)
+        result = calibrate_duckdb(
+            directory, target, include_synthetic, project, score_function, weights
+        )
     result["engine"] = engine
     result["include_synthetic"] = include_synthetic
     result["project"] = project
@@ -401,17 +458,29 @@ def store(conn, result, directory):
     from toolkit.store import db
 
     report = {
-        "project": result["project"] or db.GLOBAL_SCOPE, "target": result["target"],
-        "threshold": result["threshold"], "tie_fraction": result["tie_fraction"],
-        "score_function": result["score_function"], "weights": result["weights"],
-        "achieved_rate": result["achieved_rate"], "ci_low": None, "ci_high": None,
-        "n_findings": result["n"], "n_sessions": None, "override_recall": None,
-        "window_start": None, "window_end": None,
-        "include_synthetic": result["include_synthetic"], "source": "findings",
+        "project": result["project"] or db.GLOBAL_SCOPE,
+        "target": result["target"],
+        "threshold": result["threshold"],
+        "tie_fraction": result["tie_fraction"],
+        "score_function": result["score_function"],
+        "weights": result["weights"],
+        "achieved_rate": result["achieved_rate"],
+        "ci_low": None,
+        "ci_high": None,
+        "n_findings": result["n"],
+        "n_sessions": None,
+        "override_recall": None,
+        "window_start": None,
+        "window_end": None,
+        "include_synthetic": result["include_synthetic"],
+        "source": "findings",
         # How many simulated findings the dataset held is not counted: the safe side.
         "n_synthetic": int(bool(result["include_synthetic"])),
-        "engine": result["engine"], "dataset": directory, "n_above": result["n_above"],
-        "n_ties": result["n_ties"], "n_tie_surfaced": result["n_tie_surfaced"],
+        "engine": result["engine"],
+        "dataset": directory,
+        "n_above": result["n_above"],
+        "n_ties": result["n_ties"],
+        "n_tie_surfaced": result["n_tie_surfaced"],
         "score_counts": result["score_counts"],
     }
     return calibrate.store(conn, report, fitted_on="team", developer=TEAM_DEVELOPER)

@@ -25,12 +25,27 @@ Hot path: stdlib plus toolkit's hot-path modules only.
 import os
 import sys
 
-from toolkit.store import json_lite, paths, safe_io
-from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
+from toolkit.claude.payload import (
+    _COMPONENT_CHARS,
+    Answer,
+    HookInputError,
+    _letter_prefix_end,
+    _slug_words,
+    extract_answers,
+    extract_marker,
+    extract_recommendation,
+    hash_question_id,
+    is_ask_tool,
+    labels_of,
+    parse_payload,
+    question_text,
+    questions_of,
+    read_stdin,
+)
 from toolkit.core.jscompat import stringify, truncate
+from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
-from toolkit.claude.payload import Answer, HookInputError, _COMPONENT_CHARS, _letter_prefix_end, _slug_words, extract_answers, extract_marker, extract_recommendation, hash_question_id, is_ask_tool, labels_of, parse_payload, question_text, questions_of, read_stdin
-
+from toolkit.store import json_lite, paths, safe_io
 
 HOOK_POST = "post-tool-use"
 HOOK_PRE = "pre-tool-use"
@@ -41,6 +56,8 @@ HOOK_EVENTS = ("PreToolUse", "PostToolUse")
 HOOK_BUSY_TIMEOUT_MS = 3000
 
 AUTO_DECIDE_PREFERENCES = SILENCING_PREFERENCES
+
+
 def log_error(hook: str, message: str, env=None) -> None:
     """Append ``<ISO ts> <hook>: <message>`` to the state root's hook-errors.log; never raises."""
     from toolkit.store.db import utc_now
@@ -67,11 +84,9 @@ def scrub_error_log(texts, everything=False, env=None):
     except FileNotFoundError:
         return 0
     # Lines are written with whitespace runs collapsed (see log_error): match them so.
-    needles = [" ".join(t.split()).encode("utf-8", "replace") for t in texts
-               if len(t.strip()) >= 4]
+    needles = [" ".join(t.split()).encode("utf-8", "replace") for t in texts if len(t.strip()) >= 4]
     lines = data.splitlines(keepends=True)
-    keep = [] if everything else [
-        line for line in lines if not any(n in line for n in needles)]
+    keep = [] if everything else [line for line in lines if not any(n in line for n in needles)]
     if len(keep) == len(lines):
         return 0
     safe_io.write_atomic(path, b"".join(keep), root=root)
@@ -161,8 +176,20 @@ def option_key(label: str, options) -> str | None:
 # Building question-log records
 
 
-def build_record(question, index, answer, *, registry, session_id, tool_use_id, source,
-                 multi_question, recommended_strict=False, map_options=True, ts=None):
+def build_record(
+    question,
+    index,
+    answer,
+    *,
+    registry,
+    session_id,
+    tool_use_id,
+    source,
+    multi_question,
+    recommended_strict=False,
+    map_options=True,
+    ts=None,
+):
     """The question-log record for one question, validated (QuestionError if refused).
 
     Returns None for a question without text (gstack skips those too). With
@@ -178,8 +205,11 @@ def build_record(question, index, answer, *, registry, session_id, tool_use_id, 
     entry = registry.get(qid) if marker_id else None
     recommended = extract_recommendation(summary, labels, strict=recommended_strict)
 
-    record = {"skill": registry.skill_for(qid) if marker_id else "unknown",
-              "question_id": qid, "question_summary": summary}
+    record = {
+        "skill": registry.skill_for(qid) if marker_id else "unknown",
+        "question_id": qid,
+        "question_summary": summary,
+    }
     if entry:
         record["category"] = entry["category"]
         record["door_type"] = entry["door_type"]
@@ -206,8 +236,12 @@ def build_record(question, index, answer, *, registry, session_id, tool_use_id, 
     if options:
         # Only a choice that is one of the shown labels is an option; typed text never is.
         shown = {normalize_choice(lab).lower() for lab in labels}
-        if (choice != UNKNOWN_CHOICE and not answer.multi and not question.get("multiSelect")
-                and normalize_choice(choice).lower() in shown):
+        if (
+            choice != UNKNOWN_CHOICE
+            and not answer.multi
+            and not question.get("multiSelect")
+            and normalize_choice(choice).lower() in shown
+        ):
             key = option_key(choice, options)
             if key:
                 record["user_choice"] = key
@@ -244,16 +278,22 @@ def _project(payload, env=None) -> str:
 
 def _record(conn, record, project, index, registry, hook, env):
     """Insert one record and keep gstack's question-log.jsonl current; returns the status."""
-    from toolkit.gstack import mirror
     from toolkit.core import questions
+    from toolkit.gstack import mirror
 
-    result = questions.record_event(conn, record, project, question_index=index,
-                                    registry=registry.door_types())
+    result = questions.record_event(
+        conn, record, project, question_index=index, registry=registry.door_types()
+    )
     if result.status == "inserted" and mirror.enabled(env):
         # The row is committed: now the line, marked read so pickup does not read it back.
         try:
-            mirror.append_committed(conn, mirror.project_file(project, mirror.QUESTION_LOG, env),
-                                    "question-log", stringify(record), env)
+            mirror.append_committed(
+                conn,
+                mirror.project_file(project, mirror.QUESTION_LOG, env),
+                "question-log",
+                stringify(record),
+                env,
+            )
         except (OSError, ValueError) as e:
             log_error(hook, f"mirror write failed: {safe_io.describe(e)}", env)
     return result.status
@@ -285,9 +325,15 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
         for i, q in enumerate(qs):
             try:
                 record = build_record(
-                    q, i, answers[i], registry=registry, session_id=payload.get("session_id"),
-                    tool_use_id=payload.get("tool_use_id"), source=None,
-                    multi_question=len(qs) > 1)
+                    q,
+                    i,
+                    answers[i],
+                    registry=registry,
+                    session_id=payload.get("session_id"),
+                    tool_use_id=payload.get("tool_use_id"),
+                    source=None,
+                    multi_question=len(qs) > 1,
+                )
             except QuestionError as e:
                 log_error(HOOK_POST, f"question {i} not recorded: {e.message}", env)
                 statuses.append("refused")
@@ -330,8 +376,7 @@ class _Writer:
     def record(self, record, project, index, registry):
         if not self.busy:
             try:
-                status = _record(self.conn, record, project, index, registry, self.hook,
-                                 self.env)
+                status = _record(self.conn, record, project, index, registry, self.hook, self.env)
                 self.wrote = True
                 return status
             except Exception as e:
@@ -344,12 +389,16 @@ class _Writer:
         from toolkit.gstack import mirror, spool
 
         try:
-            spool.put_question(record, project, paths.db_path(self.db_path, env=self.env),
-                               question_index=index, mirror=mirror.enabled(self.env),
-                               env=self.env)
+            spool.put_question(
+                record,
+                project,
+                paths.db_path(self.db_path, env=self.env),
+                question_index=index,
+                mirror=mirror.enabled(self.env),
+                env=self.env,
+            )
         except spool.SpoolError as e:
-            log_error(self.hook, f"question {index} lost: database is locked and {e}",
-                      self.env)
+            log_error(self.hook, f"question {index} lost: database is locked and {e}", self.env)
             return "lost"
         return "spooled"
 
@@ -390,8 +439,18 @@ def effective_preference(conn, project, question_id):
 class Verdict:
     """Why one question may or may not be auto-decided."""
 
-    __slots__ = ("question", "index", "qid", "summary", "labels", "recommended",
-                 "preference", "one_way", "eligible", "reason")
+    __slots__ = (
+        "question",
+        "index",
+        "qid",
+        "summary",
+        "labels",
+        "recommended",
+        "preference",
+        "one_way",
+        "eligible",
+        "reason",
+    )
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -409,8 +468,15 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
     text = question_text(question)
     labels = labels_of(question)
     qid, summary = extract_marker(text) if text else (None, "")
-    v = Verdict(question=question, index=index, qid=qid, summary=summary, labels=labels,
-                eligible=False, one_way=None)
+    v = Verdict(
+        question=question,
+        index=index,
+        qid=qid,
+        summary=summary,
+        labels=labels,
+        eligible=False,
+        one_way=None,
+    )
     if not text:
         v.reason = "no question text"
         return v
@@ -462,8 +528,12 @@ def _second_look(conn, qid, registry) -> bool:
 
 def _safe_component(s) -> bool:
     # _PATTERNS["safe_component"] as a full match
-    return (isinstance(s, str) and 1 <= len(s) <= 128 and all(c in _COMPONENT_CHARS for c in s)
-            and s not in (".", ".."))
+    return (
+        isinstance(s, str)
+        and 1 <= len(s) <= 128
+        and all(c in _COMPONENT_CHARS for c in s)
+        and s not in (".", "..")
+    )
 
 
 def _write_marker(payload, env):
@@ -486,7 +556,9 @@ def _memory_line(verdicts, registry, env) -> str:
     if not keys:
         return ""
     try:
-        with open(os.path.join(paths.state_root(env), "free-text-memory.json"), encoding="utf-8") as f:
+        with open(
+            os.path.join(paths.state_root(env), "free-text-memory.json"), encoding="utf-8"
+        ) as f:
             data = json_lite.loads(f.read())
     except (OSError, ValueError):
         return ""
@@ -495,9 +567,14 @@ def _memory_line(verdicts, registry, env) -> str:
         return ""
     picked = []
     for key in keys:
-        matching = [n for n in nuggets if isinstance(n, dict) and isinstance(n.get("nugget"), str)
-                    and isinstance(n.get("applies_to_signal_keys"), list)
-                    and key in n["applies_to_signal_keys"]]
+        matching = [
+            n
+            for n in nuggets
+            if isinstance(n, dict)
+            and isinstance(n.get("nugget"), str)
+            and isinstance(n.get("applies_to_signal_keys"), list)
+            and key in n["applies_to_signal_keys"]
+        ]
         matching.sort(key=lambda n: str(n.get("applied_at") or ""), reverse=True)
         for n in matching[:3]:
             if n["nugget"] not in picked:
@@ -520,15 +597,23 @@ def _conductor_reason(verdicts) -> str:
     if one_way:
         lines.append(
             f"{', '.join(one_way)} is a one-way door: before acting, ask for a typed confirmation "
-            "(the user types the chosen option's name, not just a letter).")
+            "(the user types the chosen option's name, not just a letter)."
+        )
     return "\n".join(lines)
 
 
 def _deny(reason: str) -> str:
-    return json_lite.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                              "permissionDecision": "deny",
-                                              "permissionDecisionReason": reason}},
-                      ensure_ascii=False, separators=(",", ":"))
+    return json_lite.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
 
 
 def pre_tool_use(payload, db_path=None, env=None):
@@ -550,23 +635,33 @@ def pre_tool_use(payload, db_path=None, env=None):
         # All or nothing: unless every question has an auto-decide preference the call
         # passes through, and only Conductor's message then names the one-way doors.
         conductor = _conductor(env)
-        verdicts = [judge_question(q, i, conn, project, registry, read_door=conductor)
-                    for i, q in enumerate(qs)]
+        verdicts = [
+            judge_question(q, i, conn, project, registry, read_door=conductor)
+            for i, q in enumerate(qs)
+        ]
         if all(v.eligible for v in verdicts):
             _auto_decide(payload, verdicts, conn, project, registry, env)
             reason = "\n".join(
                 f"[plan-tune auto-decide] {v.qid} → {v.recommended} (your {v.preference} "
                 "preference). Proceed with that option without re-prompting. Change with /plan-tune."
-                for v in verdicts)
+                for v in verdicts
+            )
             return _deny(reason)
         memory = _memory_line(verdicts, registry, env)
         if conductor:
             reason = _conductor_reason(verdicts)
             return _deny(reason + ("\n" + memory if memory else ""))
         if memory:
-            return json_lite.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                                      "additionalContext": memory}},
-                              ensure_ascii=False, separators=(",", ":"))
+            return json_lite.dumps(
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "additionalContext": memory,
+                    }
+                },
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
         return None
     finally:
         if conn is not None:
@@ -592,18 +687,24 @@ def _log_auto_decided(payload, verdicts, writer, project, registry, env, multi):
         answer = Answer(choice=v.recommended)
         try:
             record = build_record(
-                v.question, v.index, answer, registry=registry,
-                session_id=payload.get("session_id"), tool_use_id=payload.get("tool_use_id"),
-                source="auto-decided", multi_question=multi, recommended_strict=True,
+                v.question,
+                v.index,
+                answer,
+                registry=registry,
+                session_id=payload.get("session_id"),
+                tool_use_id=payload.get("tool_use_id"),
+                source="auto-decided",
+                multi_question=multi,
+                recommended_strict=True,
                 # An auto-decision is not the user's answer in the moment: keep the label
                 # (as gstack does) so it never moves the profile.
-                map_options=False)
+                map_options=False,
+            )
         except QuestionError as e:
             log_error(HOOK_PRE, f"question {v.index} not logged: {e.message}", env)
             continue
         if record is not None:
             writer.record(record, project, v.index, registry)
-
 
 
 def run_hook(name, handler):

@@ -11,10 +11,9 @@ import select
 import sys
 import time
 
-from toolkit.store import json_lite
-from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.core.jscompat import js_trim, value_string
-
+from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice
+from toolkit.store import json_lite
 
 STDIN_TIMEOUT = 2.0
 # The tool result text Claude Code shows the model after AskUserQuestion.
@@ -59,8 +58,11 @@ _MCP_PREFIX, _MCP_SUFFIX = "mcp__", "__AskUserQuestion"
 
 def _is_mcp_ask_tool(name):
     """``_PATTERNS["mcp_tool"]`` as a full match."""
-    return (len(name) > len(_MCP_PREFIX) + len(_MCP_SUFFIX) and name.startswith(_MCP_PREFIX)
-            and name.endswith(_MCP_SUFFIX))
+    return (
+        len(name) > len(_MCP_PREFIX) + len(_MCP_SUFFIX)
+        and name.startswith(_MCP_PREFIX)
+        and name.endswith(_MCP_SUFFIX)
+    )
 
 
 def _skip_space(text, i):
@@ -75,7 +77,7 @@ def _letter_prefix_end(text):
     if i < len(text) and text[i] in _ASCII_LETTERS:
         i += 1
     elif i < len(text) and text[i] in _ASCII_DIGITS:
-        i += 2 if text[i + 1:i + 2] in _ASCII_DIGITS else 1
+        i += 2 if text[i + 1 : i + 2] in _ASCII_DIGITS else 1
     else:
         return None
     i = _skip_space(text, i)
@@ -153,8 +155,7 @@ def parse_payload(text: str):
 
 
 def is_ask_tool(name) -> bool:
-    return isinstance(name, str) and (
-        name == "AskUserQuestion" or _is_mcp_ask_tool(name))
+    return isinstance(name, str) and (name == "AskUserQuestion" or _is_mcp_ask_tool(name))
 
 
 def questions_of(tool_input) -> list:
@@ -195,7 +196,7 @@ def extract_marker(text: str):
         m = _pattern("marker").search(text)
         if not m:
             return None, js_trim(text)
-        return m.group(1).lower(), js_trim(text[: m.start()] + text[m.end():])
+        return m.group(1).lower(), js_trim(text[: m.start()] + text[m.end() :])
     # ASCII text: the same search as plain string operations (lower() keeps positions).
     lower = text.lower()
     start = 0
@@ -206,8 +207,8 @@ def extract_marker(text: str):
         j = k = i + len(_MARKER_OPEN)
         while k < len(lower) and k - j <= 64 and lower[k] in _MARKER_ID_CHARS:
             k += 1
-        if 1 <= k - j <= 64 and lower[k:k + 1] == ">":
-            return lower[j:k], js_trim(text[:i] + text[k + 1:])
+        if 1 <= k - j <= 64 and lower[k : k + 1] == ">":
+            return lower[j:k], js_trim(text[:i] + text[k + 1 :])
         start = i + 1
 
 
@@ -300,12 +301,18 @@ def extract_answers(response, questions) -> tuple:
         if isinstance(answers, list):
             return _answers_array(answers, n, ("option_label", "label", "choice", "answer")), None
         if isinstance(response.get("questions"), list):
-            return _answers_array(response["questions"], n, ("user_answer", "answer", "choice")), None
+            return _answers_array(
+                response["questions"], n, ("user_answer", "answer", "choice")
+            ), None
     if isinstance(response, str):
         parsed = parse_answer_text(response, questions)
         if parsed:
             return _answers_object(parsed, None, questions), None
-    diagnostic = json_lite.dumps(response, ensure_ascii=False)[:300] if not isinstance(response, str) else response[:300]
+    diagnostic = (
+        json_lite.dumps(response, ensure_ascii=False)[:300]
+        if not isinstance(response, str)
+        else response[:300]
+    )
     return [Answer() for _ in range(n)], f"unrecognised tool_response shape: {diagnostic}"
 
 
@@ -357,7 +364,11 @@ def _answers_object(answers, annotations, questions):
             shown = {normalize_choice(lab).lower() for lab in labels_of(q)}
             if shown and choice.lower() not in shown:
                 parts = [normalize_choice(p).lower() for p in raw.split(", ")]
-                if q.get("multiSelect") is True and len(parts) > 1 and all(p in shown for p in parts):
+                if (
+                    q.get("multiSelect") is True
+                    and len(parts) > 1
+                    and all(p in shown for p in parts)
+                ):
                     multi = True  # several options, already joined (transcript text)
                 else:
                     free = raw  # the user typed an "Other" answer
@@ -374,7 +385,7 @@ def parse_answer_text(text: str, questions) -> dict | None:
     start = text.find(ANSWERED_PREFIX)
     if start < 0:
         return None
-    body = text[start + len(ANSWERED_PREFIX):]
+    body = text[start + len(ANSWERED_PREFIX) :]
     end = body.rfind(ANSWERED_TRAILER)
     if end >= 0:
         body = body[:end]
@@ -391,7 +402,7 @@ def parse_answer_text(text: str, questions) -> dict | None:
     answers = {}
     for k, (_, qtext, value_start) in enumerate(anchors):
         last = k + 1 == len(anchors)
-        segment = body[value_start: len(body) if last else anchors[k + 1][0]].rstrip()
+        segment = body[value_start : len(body) if last else anchors[k + 1][0]].rstrip()
         if not last:
             segment = segment.removesuffix(",").rstrip()
         answers[qtext] = segment.removesuffix('"')

@@ -8,9 +8,8 @@ the write itself (atomic, through a symlinked settings file to where it leads).
 import os
 import sys
 
-from toolkit.store import paths, safe_io
 from toolkit.claude.hooks import ERROR_LOG, HOOK_EVENTS, HOOK_TIMEOUT, MATCHER
-
+from toolkit.store import paths, safe_io
 
 # --------------------------------------------------------------------------
 # Settings (`plantune hook install`)
@@ -32,8 +31,9 @@ def running_executable() -> str:
     beside = os.path.join(os.path.dirname(sys.executable), "plantune")
     if os.access(beside, os.X_OK):
         return beside
-    raise SettingsError("cannot tell where the plantune command is; "
-                        "pass --executable /path/to/plantune")
+    raise SettingsError(
+        "cannot tell where the plantune command is; pass --executable /path/to/plantune"
+    )
 
 
 def resolve_executable(executable=None) -> str:
@@ -45,7 +45,9 @@ def resolve_executable(executable=None) -> str:
     if os.sep not in executable:
         found = shutil.which(executable)
         if not found:
-            raise SettingsError(f"{executable} is not on PATH; pass its absolute path to --executable")
+            raise SettingsError(
+                f"{executable} is not on PATH; pass its absolute path to --executable"
+            )
         return os.path.abspath(found)
     return os.path.abspath(os.path.expanduser(executable))
 
@@ -67,9 +69,18 @@ def hook_command(event: str, executable: str, db_path=None) -> str:
 def settings_entries(executable: str, db_path=None) -> dict:
     """The ``hooks`` block Claude Code needs for both events."""
     return {
-        event: [{"matcher": MATCHER,
-                 "hooks": [{"type": "command", "command": hook_command(event, executable, db_path),
-                            "timeout": HOOK_TIMEOUT}]}]
+        event: [
+            {
+                "matcher": MATCHER,
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": hook_command(event, executable, db_path),
+                        "timeout": HOOK_TIMEOUT,
+                    }
+                ],
+            }
+        ]
         for event in HOOK_EVENTS
     }
 
@@ -90,8 +101,8 @@ def _hook_executable(command, event):
         return None
     tail = ["hook", _subcommand(event)]
     for k in range(1, len(words) - 1):
-        rest = words[k + 2:]
-        if words[k:k + 2] == tail and (not rest or (len(rest) == 2 and rest[0] == "--db")):
+        rest = words[k + 2 :]
+        if words[k : k + 2] == tail and (not rest or (len(rest) == 2 and rest[0] == "--db")):
             return " ".join(words[:k])
     return None
 
@@ -128,7 +139,9 @@ def merge_settings(settings: dict, executable: str, db_path=None) -> dict:
             if not isinstance(items, list):
                 continue
             for item in list(items):
-                if not (isinstance(item, dict) and _is_ours(item.get("command"), event, executable)):
+                if not (
+                    isinstance(item, dict) and _is_ours(item.get("command"), event, executable)
+                ):
                     continue
                 if status is None:
                     status = "present"
@@ -165,14 +178,21 @@ def installed_commands(settings: dict) -> list:
 # through (database, registry, preferences) without recording anything, since a question
 # without text is skipped and an unmarked one is never auto-decided.
 CHECK_PAYLOADS = {
-    "PreToolUse": {"hook_event_name": "PreToolUse", "tool_name": "AskUserQuestion",
-                   "session_id": "plantune-hook-check", "cwd": os.sep,
-                   "tool_input": {"questions": [{"question": "plantune hook check",
-                                                 "options": ["A", "B"]}]}},
-    "PostToolUse": {"hook_event_name": "PostToolUse", "tool_name": "AskUserQuestion",
-                    "session_id": "plantune-hook-check", "cwd": os.sep,
-                    "tool_input": {"questions": [{"question": "", "options": []}]},
-                    "tool_response": {"answers": {}}},
+    "PreToolUse": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "AskUserQuestion",
+        "session_id": "plantune-hook-check",
+        "cwd": os.sep,
+        "tool_input": {"questions": [{"question": "plantune hook check", "options": ["A", "B"]}]},
+    },
+    "PostToolUse": {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "AskUserQuestion",
+        "session_id": "plantune-hook-check",
+        "cwd": os.sep,
+        "tool_input": {"questions": [{"question": "", "options": []}]},
+        "tool_response": {"answers": {}},
+    },
 }
 CHECK_PATH = "/usr/bin:/bin"
 # Variables a hook inherits from the user's environment that decide where plantune writes.
@@ -202,9 +222,14 @@ def check_command(event: str, command: str, env=None) -> str:
 
     before = log_size()
     try:
-        p = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(CHECK_PAYLOADS[event]),
-                           capture_output=True, text=True, env=check_env,
-                           timeout=max(15, 3 * HOOK_TIMEOUT))
+        p = subprocess.run(
+            ["/bin/sh", "-c", command],
+            input=json.dumps(CHECK_PAYLOADS[event]),
+            capture_output=True,
+            text=True,
+            env=check_env,
+            timeout=max(15, 3 * HOOK_TIMEOUT),
+        )
     except subprocess.TimeoutExpired:
         return f"no answer within {max(15, 3 * HOOK_TIMEOUT)} s"
     said = " ".join((p.stderr.strip().splitlines() or [""])[-1:]).strip()
@@ -229,7 +254,9 @@ def gstack_hooks_in(settings: dict) -> list:
             items = group.get("hooks") if isinstance(group, dict) else None
             for item in items if isinstance(items, list) else []:
                 cmd = item.get("command") if isinstance(item, dict) else None
-                if isinstance(cmd, str) and ("question-log-hook" in cmd or "question-preference-hook" in cmd):
+                if isinstance(cmd, str) and (
+                    "question-log-hook" in cmd or "question-preference-hook" in cmd
+                ):
                     found.append(cmd)
     return found
 
@@ -253,7 +280,9 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
         try:
             settings = json.loads(text)
         except ValueError as e:
-            raise SettingsError(f"{path} is not valid JSON ({e}); fix or move it, nothing was changed") from None
+            raise SettingsError(
+                f"{path} is not valid JSON ({e}); fix or move it, nothing was changed"
+            ) from None
     else:
         settings = {}
     try:
@@ -263,6 +292,9 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
     if all(v == "present" for v in outcome.values()):
         return outcome, gstack_hooks_in(settings)
     # A settings file kept as a symlink (dotfiles) is written where it leads.
-    safe_io.write_atomic(os.path.realpath(path),
-                         json.dumps(settings, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    safe_io.write_atomic(
+        os.path.realpath(path),
+        json.dumps(settings, indent=2, ensure_ascii=False) + "\n",
+        mode=0o644,
+    )
     return outcome, gstack_hooks_in(settings)

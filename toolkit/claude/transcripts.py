@@ -27,10 +27,9 @@ from __future__ import annotations
 import json
 import os
 
-from toolkit.claude import hooks
-from toolkit.claude import payload
-from toolkit.store import safe_io
+from toolkit.claude import hooks, payload
 from toolkit.core.questions import QuestionError
+from toolkit.store import safe_io
 
 SOURCE = "transcript-import"
 _REJECTION_MARKERS = ("The user doesn't want to proceed", "[Request interrupted by user")
@@ -42,8 +41,7 @@ class TranscriptError(ValueError):
 
 
 class Call:
-    __slots__ = ("tool_use_id", "questions", "session_id", "cwd", "ts", "path", "line_no",
-                 "result")
+    __slots__ = ("tool_use_id", "questions", "session_id", "cwd", "ts", "path", "line_no", "result")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -74,9 +72,20 @@ class Summary:
         self.problems: list[str] = []
 
     def as_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in (
-            "files", "calls", "imported", "already_imported", "captured_by_hook",
-            "unanswered", "rejected", "unreadable", "refused")}
+        d = {
+            k: getattr(self, k)
+            for k in (
+                "files",
+                "calls",
+                "imported",
+                "already_imported",
+                "captured_by_hook",
+                "unanswered",
+                "rejected",
+                "unreadable",
+                "refused",
+            )
+        }
         d["problems"] = list(self.problems)
         return d
 
@@ -100,8 +109,11 @@ def _result_text(content) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(c.get("text", "") for c in content
-                         if isinstance(c, dict) and isinstance(c.get("text"), str))
+        return "\n".join(
+            c.get("text", "")
+            for c in content
+            if isinstance(c, dict) and isinstance(c.get("text"), str)
+        )
     return ""
 
 
@@ -112,7 +124,8 @@ def read_calls(path: str, problems: list) -> list:
         for line_no, line in enumerate(fh, 1):
             # Most lines are other tools and text: skip them before paying for json.loads.
             if "AskUserQuestion" not in line and not (
-                    calls and "tool_result" in line and any(t in line for t in _pending(calls))):
+                calls and "tool_result" in line and any(t in line for t in _pending(calls))
+            ):
                 continue
             try:
                 obj = json.loads(line)
@@ -127,12 +140,22 @@ def read_calls(path: str, problems: list) -> list:
                     if item.get("type") == "tool_use" and payload.is_ask_tool(item.get("name")):
                         tid = item.get("id")
                         if not isinstance(tid, str) or not tid:
-                            problems.append(f"{path}:{line_no}: AskUserQuestion call without an id, skipped")
+                            problems.append(
+                                f"{path}:{line_no}: AskUserQuestion call without an id, skipped"
+                            )
                             continue
-                        calls.setdefault(tid, Call(
-                            tool_use_id=tid, questions=payload.questions_of(item.get("input")),
-                            session_id=obj.get("sessionId"), cwd=obj.get("cwd"),
-                            ts=obj.get("timestamp"), path=path, line_no=line_no))
+                        calls.setdefault(
+                            tid,
+                            Call(
+                                tool_use_id=tid,
+                                questions=payload.questions_of(item.get("input")),
+                                session_id=obj.get("sessionId"),
+                                cwd=obj.get("cwd"),
+                                ts=obj.get("timestamp"),
+                                path=path,
+                                line_no=line_no,
+                            ),
+                        )
             elif kind == "user":
                 results = [i for i in _content_items(obj) if i.get("type") == "tool_result"]
                 structured = obj.get("toolUseResult")
@@ -144,8 +167,12 @@ def read_calls(path: str, problems: list) -> list:
                         is_error=item.get("is_error") is True,
                         text=_result_text(item.get("content")),
                         # One structured result per line: it belongs to a lone tool_result only.
-                        structured=structured if len(results) == 1 and isinstance(structured, dict) else None,
-                        ts=obj.get("timestamp"), line_no=line_no)
+                        structured=structured
+                        if len(results) == 1 and isinstance(structured, dict)
+                        else None,
+                        ts=obj.get("timestamp"),
+                        line_no=line_no,
+                    )
     return list(calls.values())
 
 
@@ -194,8 +221,8 @@ def import_transcripts(conn, root: str, project: str | None = None, env=None) ->
     ``project`` forces one slug; otherwise each call's ``cwd`` is resolved with the
     same slug rules as the CLI and the hooks. One transaction per file.
     """
-    from toolkit.store import db
     from toolkit.core import questions
+    from toolkit.store import db
 
     files = check_root(root)
     registry = hooks.Registry.from_db(conn)
@@ -220,7 +247,8 @@ def import_transcripts(conn, root: str, project: str | None = None, env=None) ->
                     setattr(summary, reason, getattr(summary, reason) + 1)
                     if reason == "unreadable":
                         summary.problems.append(
-                            f"{path}:{call.result.line_no}: answer to {call.tool_use_id} not readable, skipped")
+                            f"{path}:{call.result.line_no}: answer to {call.tool_use_id} not readable, skipped"
+                        )
                     continue
                 slug = project or _slug_for(call.cwd, slugs, env)
                 _import_call(conn, call, response, slug, registry, doors_map, summary, questions)
@@ -245,20 +273,35 @@ def _import_call(conn, call, response, slug, registry, doors_map, summary, quest
             continue
         try:
             record = hooks.build_record(
-                q, i, answers[i], registry=registry, session_id=call.session_id,
-                tool_use_id=call.tool_use_id, source=None, multi_question=multi,
-                ts=ts if isinstance(ts, str) else None)
+                q,
+                i,
+                answers[i],
+                registry=registry,
+                session_id=call.session_id,
+                tool_use_id=call.tool_use_id,
+                source=None,
+                multi_question=multi,
+                ts=ts if isinstance(ts, str) else None,
+            )
         except QuestionError as e:
             summary.refused += 1
-            summary.problems.append(f"{call.path}:{call.line_no}: question {i} refused: {e.message}")
+            summary.problems.append(
+                f"{call.path}:{call.line_no}: question {i} refused: {e.message}"
+            )
             continue
         if record is None:
             continue
         # Validated under gstack's hook source; the database knows the import source.
         record["source"] = SOURCE
         result = questions.record_event(
-            conn, record, slug, question_index=i, dedup=False, registry=doors_map,
-            ingested_from=f"{os.path.abspath(call.path)}:{call.result.line_no}")
+            conn,
+            record,
+            slug,
+            question_index=i,
+            dedup=False,
+            registry=doors_map,
+            ingested_from=f"{os.path.abspath(call.path)}:{call.result.line_no}",
+        )
         if result.status == "inserted":
             summary.imported += 1
         else:

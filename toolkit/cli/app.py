@@ -106,8 +106,14 @@ def developer_option(help_text):
     user email). Set for the whole process as soon as it is parsed."""
 
     def decorate(f):
-        return click.option("--developer", "developer", metavar="NAME", callback=_set_developer,
-                            expose_value=True, help=help_text)(f)
+        return click.option(
+            "--developer",
+            "developer",
+            metavar="NAME",
+            callback=_set_developer,
+            expose_value=True,
+            help=help_text,
+        )(f)
 
     return decorate
 
@@ -124,8 +130,8 @@ def open_db(db_path=None, readonly=False, existing=False):
     that is not the state root's own database is kept apart from gstack's files.
     """
     from toolkit.core import database
-    from toolkit.store import db, paths
     from toolkit.gstack import mirror
+    from toolkit.store import db, paths
 
     path = paths.db_path(db_path)
     if existing:
@@ -172,10 +178,15 @@ def _set_state_root(ctx, param, value):
 
 @click.group(cls=LazyGroup, lazy_commands=LAZY_COMMANDS)
 @click.version_option(__version__, prog_name="plantune")
-@click.option("--state-root", type=click.Path(file_okay=False), expose_value=False,
-              is_eager=True, callback=_set_state_root,
-              help="gstack state root for this command (default: $GSTACK_STATE_ROOT, "
-                   "$GSTACK_HOME, ~/.gstack). Also lets a --db elsewhere pick up its files.")
+@click.option(
+    "--state-root",
+    type=click.Path(file_okay=False),
+    expose_value=False,
+    is_eager=True,
+    callback=_set_state_root,
+    help="gstack state root for this command (default: $GSTACK_STATE_ROOT, "
+    "$GSTACK_HOME, ~/.gstack). Also lets a --db elsewhere pick up its files.",
+)
 def cli():
     """plantune: record, query and tune the questions AI coding agents ask you.
 
@@ -203,8 +214,11 @@ def hook():
 
 
 @cli.command()
-@click.option("--demo", is_flag=True,
-              help="Mark it as a demo database: simulated rows then count as real (refused if it holds real history).")
+@click.option(
+    "--demo",
+    is_flag=True,
+    help="Mark it as a demo database: simulated rows then count as real (refused if it holds real history).",
+)
 @db_option
 @json_option
 def init(demo, db_path, as_json):
@@ -228,7 +242,14 @@ def init(demo, db_path, as_json):
         mark_demo_database(conn, path)
     counts = db.table_counts(conn)
     if as_json:
-        print_json({"db": path, "created": not existed, "tables": counts, "demo_database": db.is_demo(conn)})
+        print_json(
+            {
+                "db": path,
+                "created": not existed,
+                "tables": counts,
+                "demo_database": db.is_demo(conn),
+            }
+        )
         return
     verb = "Upgraded" if existed else "Created"
     click.echo(f"{verb} {path}")
@@ -248,8 +269,10 @@ def mark_demo_database(conn, path):
         real = db.real_history(conn)
         if real:
             held = ", ".join(f"{n:,} in {t}" for t, n in real.items())
-            fail(f"{path} holds real history ({held}); a demo database must hold simulated rows only."
-                 " Use a new file (e.g. simulate --new-db --db demo.db)")
+            fail(
+                f"{path} holds real history ({held}); a demo database must hold simulated rows only."
+                " Use a new file (e.g. simulate --new-db --db demo.db)"
+            )
         db.mark_demo(conn)
 
 
@@ -277,9 +300,7 @@ def status(db_path, as_json):
             (db.GLOBAL_SCOPE,),
         )
     ]
-    size = sum(
-        os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p)
-    )
+    size = sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
     info = {
         "db": path,
         "state_root": paths.state_root(),

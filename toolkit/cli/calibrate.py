@@ -69,12 +69,24 @@ class _Progress:
 
 @click.command()
 @click.option("--days", default="90", show_default=True, help="How many days of history (1-3650).")
-@click.option("--seed", default="0", show_default=True, help="Random seed: the same seed gives the same history.")
+@click.option(
+    "--seed",
+    default="0",
+    show_default=True,
+    help="Random seed: the same seed gives the same history.",
+)
 @click.option("--projects", default="3", show_default=True, help="How many projects (1-12).")
 @click.option("--end", default=None, help="Last simulated day, YYYY-MM-DD (default: today, UTC).")
-@click.option("--replace", is_flag=True, help="Delete earlier simulated rows first (real rows are never touched).")
-@click.option("--new-db", is_flag=True,
-              help="Create the database (it must not exist yet) and mark it as a demo database.")
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Delete earlier simulated rows first (real rows are never touched).",
+)
+@click.option(
+    "--new-db",
+    is_flag=True,
+    help="Create the database (it must not exist yet) and mark it as a demo database.",
+)
 @db_option
 @json_option
 def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
@@ -91,9 +103,9 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
         plantune simulate --days 90 --seed 7
         plantune simulate --new-db --db /tmp/demo.db --days 365 --projects 5
     """
-    from toolkit.store import paths
     from toolkit.analysis import simulate as sim
     from toolkit.cli.app import mark_demo_database
+    from toolkit.store import paths
 
     n_days = _whole(days, "--days", 1, sim.MAX_DAYS)
     n_seed = _whole(seed, "--seed", -(2**63), 2**63 - 1)
@@ -102,13 +114,17 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
     if new_db:
         path = paths.db_path(db_path)
         if os.path.exists(path):
-            fail(f"{path} already exists; --new-db creates a new demo database (choose another --db)")
+            fail(
+                f"{path} already exists; --new-db creates a new demo database (choose another --db)"
+            )
     conn = open_db(db_path)
     if new_db:
         mark_demo_database(conn, path)
     try:
         with _Progress(n_days, "simulating") as progress:
-            summary = sim.simulate(conn, n_days, n_seed, n_projects, end_day, replace, progress=progress.update)
+            summary = sim.simulate(
+                conn, n_days, n_seed, n_projects, end_day, replace, progress=progress.update
+            )
     except sim.SimulationError as e:
         fail(str(e))
     if as_json:
@@ -142,30 +158,78 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
 
 
 @click.command()
-@click.option("--target", default="0.20", show_default=True, help="Share of two-way decisions to ask about (0-1).")
-@click.option("--source", type=click.Choice(["auto", "findings", "question-log"]), default="auto", show_default=True,
-              help="Fit on recorded pacing findings, on answered questions of the question log, or "
-                   "auto: findings when there are any, else the question log.")
-@click.option("--holdout-days", default=None,
-              help="Fit on the older history and report how the rule does on the last N days.")
-@click.option("--explain", "explain_id", default=None, metavar="QUESTION_ID",
-              help="Show how the question-log scorer rates a question (factors and evidence); fits nothing.")
+@click.option(
+    "--target",
+    default="0.20",
+    show_default=True,
+    help="Share of two-way decisions to ask about (0-1).",
+)
+@click.option(
+    "--source",
+    type=click.Choice(["auto", "findings", "question-log"]),
+    default="auto",
+    show_default=True,
+    help="Fit on recorded pacing findings, on answered questions of the question log, or "
+    "auto: findings when there are any, else the question log.",
+)
+@click.option(
+    "--holdout-days",
+    default=None,
+    help="Fit on the older history and report how the rule does on the last N days.",
+)
+@click.option(
+    "--explain",
+    "explain_id",
+    default=None,
+    metavar="QUESTION_ID",
+    help="Show how the question-log scorer rates a question (factors and evidence); fits nothing.",
+)
 @click.option("--since", default=None, help="Only history on or after this date (YYYY-MM-DD).")
-@click.option("--project", default=None, help="Fit on one project's history and store the calibration for it.")
-@click.option("--include-synthetic", is_flag=True, help="Also use simulated rows (left out by default).")
-@click.option("--score-function", type=click.Choice(["additive", "weighted"]), default=None,
-              help="How the three factors combine into a score (default: additive for findings, "
-                   "weighted with fitted weights for the question log).")
-@click.option("--weights", default=None,
-              help='Weights for the weighted score as JSON, e.g. \'{"decision_matters": 2}\' (default: fitted).')
-@click.option("--resamples", default="1000", show_default=True, help="Bootstrap resamples of sessions.")
+@click.option(
+    "--project", default=None, help="Fit on one project's history and store the calibration for it."
+)
+@click.option(
+    "--include-synthetic", is_flag=True, help="Also use simulated rows (left out by default)."
+)
+@click.option(
+    "--score-function",
+    type=click.Choice(["additive", "weighted"]),
+    default=None,
+    help="How the three factors combine into a score (default: additive for findings, "
+    "weighted with fitted weights for the question log).",
+)
+@click.option(
+    "--weights",
+    default=None,
+    help="Weights for the weighted score as JSON, e.g. '{\"decision_matters\": 2}' (default: fitted).",
+)
+@click.option(
+    "--resamples", default="1000", show_default=True, help="Bootstrap resamples of sessions."
+)
 @click.option("--dry-run", is_flag=True, help="Report the fit without storing a calibration.")
-@click.option("--force", is_flag=True,
-              help="Store the fit even when its 95% interval is wider than ±5 points (marked low_confidence).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Store the fit even when its 95% interval is wider than ±5 points (marked low_confidence).",
+)
 @db_option
 @json_option
-def calibrate(target, source, holdout_days, explain_id, since, project, include_synthetic, score_function, weights,
-              resamples, dry_run, force, db_path, as_json):
+def calibrate(
+    target,
+    source,
+    holdout_days,
+    explain_id,
+    since,
+    project,
+    include_synthetic,
+    score_function,
+    weights,
+    resamples,
+    dry_run,
+    force,
+    db_path,
+    as_json,
+):
     """Fit the pacing threshold so about --target of two-way decisions are asked, and store it.
 
     Reports the achieved share with a 95% interval (resampling whole sessions), how many
@@ -194,8 +258,7 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         plantune calibrate --project acme-web --since 2026-09-01 --dry-run --json
     """
     from toolkit.analysis import calibrate as cal
-    from toolkit.analysis import sources
-    from toolkit.analysis import fit
+    from toolkit.analysis import fit, sources
     from toolkit.store import paths
 
     target_value = _fraction(target, "--target")
@@ -203,7 +266,9 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
     n_resamples = _whole(resamples, "--resamples", 1, 100_000)
     n_holdout = None if holdout_days is None else _whole(holdout_days, "--holdout-days", 1, 3650)
     if project is not None and not paths.is_valid_slug(project):
-        fail(f"--project must be a project slug (letters, digits, '.', '_' or '-'), got {project!r}")
+        fail(
+            f"--project must be a project slug (letters, digits, '.', '_' or '-'), got {project!r}"
+        )
     weight_values = None
     if weights is not None:
         weight_values = _parse_weights(weights)
@@ -215,8 +280,18 @@ def calibrate(target, source, holdout_days, explain_id, since, project, include_
         _explain(conn, explain_id.strip(), target_value, project, include_synthetic, as_json)
         return
     try:
-        report = sources.run_source(conn, source, target_value, project, since_day, include_synthetic, score_function,
-                                weight_values, resamples=n_resamples, holdout_days=n_holdout)
+        report = sources.run_source(
+            conn,
+            source,
+            target_value,
+            project,
+            since_day,
+            include_synthetic,
+            score_function,
+            weight_values,
+            resamples=n_resamples,
+            holdout_days=n_holdout,
+        )
     except fit.CalibrationError as e:
         fail(str(e))
     report = sources.public(report)
@@ -244,16 +319,30 @@ def _show_report(report, source, chosen, as_json):
     from toolkit.analysis import calibrate as cal
 
     if as_json:
-        keys = ("threshold", "tie_fraction", "achieved_rate", "ci_low", "ci_high", "n_findings",
-                "override_recall", "calibration_id", "source")
+        keys = (
+            "threshold",
+            "tie_fraction",
+            "achieved_rate",
+            "ci_low",
+            "ci_high",
+            "n_findings",
+            "override_recall",
+            "calibration_id",
+            "source",
+        )
         out = {k: report[k] for k in keys}
         out.update({k: v for k, v in report.items() if k not in out})
         print_json(out)
     else:
         if source == "auto":
-            click.echo(f"Source: {chosen} (auto: " + (
-                "findings are recorded)." if chosen == "findings"
-                else "no findings recorded yet, using the question log)."))
+            click.echo(
+                f"Source: {chosen} (auto: "
+                + (
+                    "findings are recorded)."
+                    if chosen == "findings"
+                    else "no findings recorded yet, using the question log)."
+                )
+            )
         for line in cal.summary_lines(report):
             click.echo(line)
 
@@ -280,13 +369,17 @@ def _say_stored(conn, report, chosen):
 
     stored = f"Stored as calibration {report['calibration_id']} for {report['project']} (source {chosen})"
     if report["synthetic"] and not is_demo(conn):
-        click.echo(f"{stored}, marked synthetic: it was fitted on simulated rows, so it never "
-                   "ranks real findings (only a demo database uses it).")
+        click.echo(
+            f"{stored}, marked synthetic: it was fitted on simulated rows, so it never "
+            "ranks real findings (only a demo database uses it)."
+        )
     elif report["synthetic"]:
         click.echo(f"{stored}, marked synthetic; this demo database ranks with it from now on.")
     elif report["low_confidence"]:
-        click.echo(f"{stored}, marked low_confidence (forced below the ±5 point guard); "
-                   "`pacing rank` uses it from now on.")
+        click.echo(
+            f"{stored}, marked low_confidence (forced below the ±5 point guard); "
+            "`pacing rank` uses it from now on."
+        )
     else:
         click.echo(f"{stored}; `pacing rank` uses it from now on.")
 
@@ -297,14 +390,23 @@ def _parse_weights(text):
     try:
         weights = json.loads(text)
     except json.JSONDecodeError:
-        fail("--weights must be a JSON object like {\"severity\": 1, \"irreversibility\": 1, \"decision_matters\": 2}")
+        fail(
+            '--weights must be a JSON object like {"severity": 1, "irreversibility": 1, "decision_matters": 2}'
+        )
     if not isinstance(weights, dict) or not weights:
         fail("--weights must be a non-empty JSON object")
     unknown = sorted(set(weights) - set(scoring.FACTORS))
     if unknown:
-        fail(f"--weights has unknown factor {unknown[0]!r} (expected severity, irreversibility, decision_matters)")
+        fail(
+            f"--weights has unknown factor {unknown[0]!r} (expected severity, irreversibility, decision_matters)"
+        )
     for k, v in weights.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or v != v
+            or v in (float("inf"), float("-inf"))
+        ):
             fail(f"--weights value for {k} must be a number")
     return {k: float(v) for k, v in weights.items()}
 
@@ -323,14 +425,26 @@ def notebooks():
 
 
 @notebooks.command(name="run")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Folder for the executed copies and HTML (default: <state root>/notebooks).")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the executed copies and HTML (default: <state root>/notebooks).",
+)
 @click.option("--include-synthetic", is_flag=True, help="Let the notebooks use simulated rows.")
-@click.option("--write-calibration", is_flag=True, help="Let notebook 02 store the calibration it fits.")
+@click.option(
+    "--write-calibration", is_flag=True, help="Let notebook 02 store the calibration it fits."
+)
 @click.option("--no-html", is_flag=True, help="Save executed notebooks only, no HTML copies.")
 @click.option("--timeout", default="600", show_default=True, help="Seconds allowed per cell.")
-@click.option("--param", "param", multiple=True, metavar="NAME=VALUE",
-              help="Fill a parameter of the notebooks' parameters cell (repeatable), e.g. target=0.2.")
+@click.option(
+    "--param",
+    "param",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Fill a parameter of the notebooks' parameters cell (repeatable), e.g. target=0.2.",
+)
 @db_option
 def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeout, param, db_path):
     """Execute every notebook against the database and save executed copies and HTML.
@@ -351,7 +465,10 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
     seconds = _whole(timeout, "--timeout", 1, 86_400)
     path = paths.db_path(db_path)
     out = out_dir or nbs.default_out_dir()
-    params = {"INCLUDE_SYNTHETIC": bool(include_synthetic), "WRITE_CALIBRATION": bool(write_calibration)}
+    params = {
+        "INCLUDE_SYNTHETIC": bool(include_synthetic),
+        "WRITE_CALIBRATION": bool(write_calibration),
+    }
 
     def shown(p):
         rel = os.path.relpath(p)
@@ -365,8 +482,15 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
 
     try:
         notebook_params = nbs.parse_params(param)
-        results = nbs.run(path, out, params, html_copy=not no_html, timeout=seconds, on_done=done,
-                          notebook_params=notebook_params)
+        results = nbs.run(
+            path,
+            out,
+            params,
+            html_copy=not no_html,
+            timeout=seconds,
+            on_done=done,
+            notebook_params=notebook_params,
+        )
     except nbs.NotebookError as e:
         fail(str(e))
     click.echo(f"{len(results)} notebooks executed against {path}.")

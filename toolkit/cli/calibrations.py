@@ -59,7 +59,9 @@ def calibrations():
 
 
 @calibrations.command(name="list")
-@click.option("--project", default=None, help="Only the calibrations of this scope (a project or __global__).")
+@click.option(
+    "--project", default=None, help="Only the calibrations of this scope (a project or __global__)."
+)
 @db_option
 @json_option
 def list_(project, db_path, as_json):
@@ -85,14 +87,37 @@ def list_(project, db_path, as_json):
     if not rows:
         click.echo("(no calibrations yet: run `plantune calibrate`)")
         return
-    head = ("id", "scope", "source", "created", "findings", "sessions", "threshold", "ties", "rate",
-            "95% interval", "recall", "flags")
-    table = [head] + [(
-        str(r["id"]), r["scope"], r["source"], (r["created_at"] or "")[:16].replace("T", " "),
-        f"{r['n_findings']:,}", "" if r["n_sessions"] is None else f"{r['n_sessions']:,}",
-        f"{r['threshold']:g}", f"{r['tie_fraction']:.3f}", _pct(r["achieved_rate"]), _interval(r),
-        _pct(r["override_recall"]), _flags(r),
-    ) for r in rows]
+    head = (
+        "id",
+        "scope",
+        "source",
+        "created",
+        "findings",
+        "sessions",
+        "threshold",
+        "ties",
+        "rate",
+        "95% interval",
+        "recall",
+        "flags",
+    )
+    table = [head] + [
+        (
+            str(r["id"]),
+            r["scope"],
+            r["source"],
+            (r["created_at"] or "")[:16].replace("T", " "),
+            f"{r['n_findings']:,}",
+            "" if r["n_sessions"] is None else f"{r['n_sessions']:,}",
+            f"{r['threshold']:g}",
+            f"{r['tie_fraction']:.3f}",
+            _pct(r["achieved_rate"]),
+            _interval(r),
+            _pct(r["override_recall"]),
+            _flags(r),
+        )
+        for r in rows
+    ]
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     for row in table:
         click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
@@ -129,7 +154,9 @@ def show(calibration_id, db_path, as_json):
     for line in cal.summary_lines(report):
         click.echo(line)
     if c["synthetic"]:
-        click.echo("Fitted on simulated findings: never ranks real findings (only a demo database uses it).")
+        click.echo(
+            "Fitted on simulated findings: never ranks real findings (only a demo database uses it)."
+        )
     if c["low_confidence"]:
         click.echo("Stored with --force: its 95% interval was wider than the ±5 point guard.")
 
@@ -141,8 +168,12 @@ def _line(label, a, b):
 @calibrations.command()
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
-@click.option("--days", default="30", show_default=True, help="Days of recent history to apply both to.")
-@click.option("--project", default=None, help="Apply both to this project's history (default: their scope).")
+@click.option(
+    "--days", default="30", show_default=True, help="Days of recent history to apply both to."
+)
+@click.option(
+    "--project", default=None, help="Apply both to this project's history (default: their scope)."
+)
 @db_option
 @json_option
 def diff(a, b, days, project, db_path, as_json):
@@ -177,11 +208,15 @@ def diff(a, b, days, project, db_path, as_json):
     ca, cb = out["a"], out["b"]
     click.echo(_line("", f"calibration {a_id}", f"calibration {b_id}"))
     for label, key, fmt in (
-        ("scope", "project", str), ("created", "created_at", lambda v: (v or "")[:16].replace("T", " ")),
-        ("score function", "score_function", str), ("threshold", "threshold", lambda v: f"{v:g}"),
-        ("tie fraction", "tie_fraction", lambda v: f"{v:.3f}"), ("findings used", "n_findings", lambda v: f"{v:,}"),
+        ("scope", "project", str),
+        ("created", "created_at", lambda v: (v or "")[:16].replace("T", " ")),
+        ("score function", "score_function", str),
+        ("threshold", "threshold", lambda v: f"{v:g}"),
+        ("tie fraction", "tie_fraction", lambda v: f"{v:.3f}"),
+        ("findings used", "n_findings", lambda v: f"{v:,}"),
         ("sessions used", "n_sessions", lambda v: "n/a" if v is None else f"{v:,}"),
-        ("achieved rate", "achieved_rate", _pct), ("override recall", "override_recall", _pct),
+        ("achieved rate", "achieved_rate", _pct),
+        ("override recall", "override_recall", _pct),
     ):
         click.echo(_line(label, fmt(ca[key]), fmt(cb[key])))
     click.echo(_line("95% interval", _interval(ca), _interval(cb)))
@@ -193,13 +228,20 @@ def diff(a, b, days, project, db_path, as_json):
     click.echo("")
     what = "all projects" if h["project"] == "__global__" else f"project {h['project']}"
     sim = ", simulated findings included" if h["synthetic_included"] else ""
-    click.echo(f"On the same history ({what}, {h['since'][:10]} to {h['until'][:10]}: "
-               f"{h['findings']:,} findings in {h['sessions']:,} sessions{sim}):")
+    click.echo(
+        f"On the same history ({what}, {h['since'][:10]} to {h['until'][:10]}: "
+        f"{h['findings']:,} findings in {h['sessions']:,} sessions{sim}):"
+    )
     ra, rb = out["applied"]["a"], out["applied"]["b"]
     click.echo(_line("share of two-way asked", _pct(ra["share_asked"]), _pct(rb["share_asked"])))
     ia, ib = ra["interruptions"], rb["interruptions"]
-    click.echo(_line("questions per session", f"{ia['per_session']['after']:.2f}",
-                     f"{ib['per_session']['after']:.2f}"))
+    click.echo(
+        _line(
+            "questions per session",
+            f"{ia['per_session']['after']:.2f}",
+            f"{ib['per_session']['after']:.2f}",
+        )
+    )
     for phase, va in ia["per_phase"].items():
         vb = ib["per_phase"].get(phase, {"after": 0.0})
         click.echo(_line(f"  per {phase} phase", f"{va['after']:.2f}", f"{vb['after']:.2f}"))
@@ -208,8 +250,11 @@ def diff(a, b, days, project, db_path, as_json):
 @calibrations.command()
 @click.argument("calibration_id", metavar="ID", required=False)
 @click.option("--latest", is_flag=True, help="Unpin: the newest calibration is in force again.")
-@click.option("--project", default=None,
-              help="With --latest: the scope to unpin (a project; default: the global scope).")
+@click.option(
+    "--project",
+    default=None,
+    help="With --latest: the scope to unpin (a project; default: the global scope).",
+)
 @db_option
 @json_option
 def use(calibration_id, latest, project, db_path, as_json):
@@ -251,9 +296,13 @@ def use(calibration_id, latest, project, db_path, as_json):
         else:
             click.echo(f"Unpinned calibration {out['unpinned']} for {out['scope']}.")
         now = out["calibration_id"]
-        click.echo(f"In force for {out['scope']}: "
-                   + (f"calibration {now}." if now is not None else "the default rule (no calibration)."))
+        click.echo(
+            f"In force for {out['scope']}: "
+            + (f"calibration {now}." if now is not None else "the default rule (no calibration).")
+        )
         return
     note = " (low_confidence: stored below the ±5 point guard)" if out["low_confidence"] else ""
-    click.echo(f"Pinned calibration {out['calibration_id']} for {out['scope']}{note}; "
-               "`pacing rank` uses it until `plantune calibrations use --latest`.")
+    click.echo(
+        f"Pinned calibration {out['calibration_id']} for {out['scope']}{note}; "
+        "`pacing rank` uses it until `plantune calibrations use --latest`."
+    )

@@ -20,8 +20,12 @@ def doors():
 
 @doors.command()
 @click.argument("text")
-@click.option("--id", "question_id", metavar="ID",
-              help="Also decide for this question id: registry, recorded facts and the text.")
+@click.option(
+    "--id",
+    "question_id",
+    metavar="ID",
+    help="Also decide for this question id: registry, recorded facts and the text.",
+)
 @db_option
 @json_option
 def explain(text, question_id, db_path, as_json):
@@ -52,8 +56,10 @@ def explain(text, question_id, db_path, as_json):
     if out.get("normalised") is not None:
         click.echo(f"normalised: {out['normalised']}")
     if question_id is not None:
-        click.echo(f"question:   {out['canonical_id']} is {out['question_door']}"
-                   f" ({out['question_reason']})")
+        click.echo(
+            f"question:   {out['canonical_id']} is {out['question_door']}"
+            f" ({out['question_reason']})"
+        )
 
 
 @doors.command()
@@ -82,8 +88,7 @@ def audit(db_path, as_json):
     try:
         rules.reclassify(conn, progress=progress)
     except sqlite3.Error as e:  # a locked or read-only database is still audited
-        click.echo(f"plantune: summaries not re-read ({e}); auditing what is recorded",
-                   err=True)
+        click.echo(f"plantune: summaries not re-read ({e}); auditing what is recorded", err=True)
     rows = rules.audit(conn)
     if as_json:
         print_json({"count": len(rows), "rows": rows})
@@ -93,11 +98,16 @@ def audit(db_path, as_json):
         for r in rows:
             summary = (r["question_summary"] or "").replace("\n", " ")
             summary = summary if len(summary) <= 60 else summary[:59] + "…"
-            click.echo(f"{r['ts']}  {r['project']}  {r['question_id']}  by {r['decided_by']}"
-                       f"  flagged by {r['flagged_by']}  {summary}")
+            click.echo(
+                f"{r['ts']}  {r['project']}  {r['question_id']}  by {r['decided_by']}"
+                f"  flagged by {r['flagged_by']}  {summary}"
+            )
     if rows:
         if not as_json:
             n = len(rows)
-            click.echo(f"{n} auto-decision{'s' if n != 1 else ''} on one-way questions: "
-                       "one-way doors must always be asked; please report this.", err=True)
+            click.echo(
+                f"{n} auto-decision{'s' if n != 1 else ''} on one-way questions: "
+                "one-way doors must always be asked; please report this.",
+                err=True,
+            )
         raise SystemExit(1)

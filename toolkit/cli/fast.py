@@ -56,8 +56,8 @@ def require_database(db_path):
 
 def _open(db_path):
     from toolkit.core import database
-    from toolkit.store import db, paths
     from toolkit.gstack import mirror
+    from toolkit.store import db, paths
 
     mirror.keep_to_own_database(db_path)
     try:
@@ -85,8 +85,8 @@ def read_stdin_text(what):
 
 def run_log(event, project=None, db_path=None, as_json=False):
     """``plantune log``: validate (gstack rules plus phase), record, mirror."""
-    from toolkit.gstack import mirror
     from toolkit.core import questions
+    from toolkit.gstack import mirror
 
     result = Output()
     text = read_stdin_text("the event") if event == "-" else event
@@ -98,8 +98,8 @@ def run_log(event, project=None, db_path=None, as_json=False):
         record = questions.validate_json(text, allow_phase=True)
     except questions.QuestionError as e:
         raise Refused(e.message.removeprefix(questions.PREFIX + ": ")) from None
-    from toolkit.store import db, paths
     from toolkit.gstack import spool
+    from toolkit.store import db, paths
 
     slug = _project(project)
     try:
@@ -114,23 +114,39 @@ def run_log(event, project=None, db_path=None, as_json=False):
         except spool.SpoolError as err:
             raise Refused(f"database is locked and {err}") from None
         if as_json:
-            result.out.append(_json_text({"status": "spooled", "id": None,
-                                          "event_key": questions.event_key(slug, record),
-                                          "project": slug}))
+            result.out.append(
+                _json_text(
+                    {
+                        "status": "spooled",
+                        "id": None,
+                        "event_key": questions.event_key(slug, record),
+                        "project": slug,
+                    }
+                )
+            )
         return result
     warning = warning or spool.drain_after_write(conn)
     if warning:
         result.err.append(f"plantune: {warning}")
     if as_json:
-        result.out.append(_json_text({"status": rec.status, "id": rec.id,
-                                      "event_key": rec.event_key, "project": slug}))
+        result.out.append(
+            _json_text(
+                {"status": rec.status, "id": rec.id, "event_key": rec.event_key, "project": slug}
+            )
+        )
     elif rec.status == "dedup":
         result.out.append(rec.dedup_line(record.get("source")))
     return result
 
 
-def run_check(question_id, summary_stdin=False, project=None, db_path=None, as_json=False,
-              include_synthetic=False):
+def run_check(
+    question_id,
+    summary_stdin=False,
+    project=None,
+    db_path=None,
+    as_json=False,
+    include_synthetic=False,
+):
     """``plantune check``: ASK_NORMALLY / AUTO_DECIDE and NOTE lines (or JSON)."""
     from toolkit.core import preferences
 
@@ -227,8 +243,7 @@ def parse(args):
     db_path = seen.get("--db")
     if db_path is not None and os.path.isdir(db_path):
         return None  # click's Path check words that error
-    kwargs = {"project": seen.get("--project"), "db_path": db_path,
-              "as_json": "--json" in seen}
+    kwargs = {"project": seen.get("--project"), "db_path": db_path, "as_json": "--json" in seen}
     if command == "check":
         if positional[0] == "-":
             return None
@@ -262,5 +277,4 @@ def main(argv=None):
         return 0
 
     # Refusals read as click's do ("Error: ..."): the same command may take either path.
-    return run_script("plantune", command, argv,
-                      refusal="Error: {message}")
+    return run_script("plantune", command, argv, refusal="Error: {message}")

@@ -16,7 +16,7 @@ def project_dir_option(f):
         "--project-dir",
         type=click.Path(file_okay=False),
         help="Project folder holding .plantune/ (default: the project root of the current "
-             "directory: outermost git repo or marker folder, else the directory itself).",
+        "directory: outermost git repo or marker folder, else the directory itself).",
     )(f)
 
 
@@ -69,8 +69,13 @@ def init(project_dir, as_json):
     except OSError as e:
         fail(f"cannot write {layout.base}: {e.strerror or e}")
     if as_json:
-        print_json({"project_dir": layout.project_dir, "guidance_file": layout.local_file,
-                    "created": created})
+        print_json(
+            {
+                "project_dir": layout.project_dir,
+                "guidance_file": layout.local_file,
+                "created": created,
+            }
+        )
         return
     rel = layout.rel(layout.local_file)
     click.echo(f"Created {rel}" if created else f"{rel} already exists; left unchanged")
@@ -78,10 +83,14 @@ def init(project_dir, as_json):
 
 @guidance.command()
 @project_dir_option
-@click.option("--context", is_flag=True,
-              help="Print only the merged guidance block an agent can inject (empty when none).")
-@click.option("--mode", default="read", show_default=True,
-              help="Mode to read under (off reads nothing).")
+@click.option(
+    "--context",
+    is_flag=True,
+    help="Print only the merged guidance block an agent can inject (empty when none).",
+)
+@click.option(
+    "--mode", default="read", show_default=True, help="Mode to read under (off reads nothing)."
+)
 @json_option
 def show(project_dir, context, mode, as_json):
     """Show the effective guidance: files read, warnings and the merged block.
@@ -105,28 +114,38 @@ def show(project_dir, context, mode, as_json):
             click.echo(result.context, nl=False)
         return
     if as_json:
-        print_json({
-            "project_dir": layout.project_dir,
-            "project_guidance_file": layout.local_file,
-            "global_guidance_file": files.global_guidance_file(),
-            "files_read": result.files_read, "warnings": result.warnings,
-            "summary": result.summary, "context": result.context,
-        })
+        print_json(
+            {
+                "project_dir": layout.project_dir,
+                "project_guidance_file": layout.local_file,
+                "global_guidance_file": files.global_guidance_file(),
+                "files_read": result.files_read,
+                "warnings": result.warnings,
+                "summary": result.summary,
+                "context": result.context,
+            }
+        )
         return
     click.echo(f"Project guidance: {layout.rel(layout.local_file)}")
     click.echo(f"Global defaults:  {files.global_guidance_file()}")
     click.echo(f"Summary:          {result.summary}")
     click.echo("")
-    click.echo(result.context or "No guidance in effect (run `plantune guidance init`).",
-               nl=not result.context)
+    click.echo(
+        result.context or "No guidance in effect (run `plantune guidance init`).",
+        nl=not result.context,
+    )
 
 
 @guidance.command()
 @project_dir_option
-@click.option("--ingest", is_flag=True,
-              help="Also load the index into the database (idempotent).")
-@click.option("--limit", type=int, default=20, show_default=True,
-              help="Most recent runs to list (text output; 0 for all).")
+@click.option("--ingest", is_flag=True, help="Also load the index into the database (idempotent).")
+@click.option(
+    "--limit",
+    type=int,
+    default=20,
+    show_default=True,
+    help="Most recent runs to list (text output; 0 for all).",
+)
 @db_option
 @json_option
 def trace(project_dir, ingest, limit, db_path, as_json):
@@ -144,16 +163,20 @@ def trace(project_dir, ingest, limit, db_path, as_json):
     layout = _layout(project_dir)
     records, bad = traces.read_index(layout.index_file)
     for n, reason in bad:
-        click.echo(f"warning: {layout.rel(layout.index_file)} line {n} skipped: {reason}",
-                   err=True)
+        click.echo(f"warning: {layout.rel(layout.index_file)} line {n} skipped: {reason}", err=True)
     ingested = None
     if ingest:
         conn = open_db(db_path)
         ingested = traces.ingest_index(conn, layout)
     if as_json:
-        print_json({"index": layout.index_file, "runs": records,
-                    "bad_lines": [{"line": n, "reason": r} for n, r in bad],
-                    "ingest": ingested})
+        print_json(
+            {
+                "index": layout.index_file,
+                "runs": records,
+                "bad_lines": [{"line": n, "reason": r} for n, r in bad],
+                "ingest": ingested,
+            }
+        )
         return
     if not records:
         click.echo(f"No runs in {layout.rel(layout.index_file)} yet.")
@@ -166,16 +189,22 @@ def trace(project_dir, ingest, limit, db_path, as_json):
             outputs += " missing: " + ", ".join(str(m) for m in miss)
         proposal = "proposal" if r.get("guidance_proposal") else "no proposal"
         applied = ", applied" if r.get("applied_guidance_update") is True else ""
-        click.echo(f"{r['run_id']}  {r['created_at']}  {r['guidance_mode']:<7}  "
-                   f"{outputs}  {proposal}{applied}")
+        click.echo(
+            f"{r['run_id']}  {r['created_at']}  {r['guidance_mode']:<7}  "
+            f"{outputs}  {proposal}{applied}"
+        )
     if records:
         noun = "run" if len(records) == 1 else "runs"
-        click.echo(f"\n{len(records)} {noun}" + (f" (showing the last {len(shown)})"
-                                               if len(shown) < len(records) else ""))
+        click.echo(
+            f"\n{len(records)} {noun}"
+            + (f" (showing the last {len(shown)})" if len(shown) < len(records) else "")
+        )
     if ingested is not None:
-        click.echo(f"Ingested {ingested['inserted']} new runs "
-                   f"({ingested['already_present']} already in the database, "
-                   f"{len(bad)} bad lines).")
+        click.echo(
+            f"Ingested {ingested['inserted']} new runs "
+            f"({ingested['already_present']} already in the database, "
+            f"{len(bad)} bad lines)."
+        )
 
 
 def _print_proposal_summary(p):
@@ -201,8 +230,8 @@ def propose(project_dir, db_path, as_json):
     Example:
         plantune guidance propose
     """
-    from toolkit.guidance import proposals as g
     from toolkit.guidance import apply as guidance_apply
+    from toolkit.guidance import proposals as g
 
     layout = _layout(project_dir)
     conn = open_db(db_path)
@@ -214,8 +243,7 @@ def propose(project_dir, db_path, as_json):
         try:
             guidance_apply.save_proposal(conn, p, md, layout)
         except OSError as e:
-            fail(f"proposal {p['id']} stored, but {layout.rel(md)} not written: "
-                 f"{e.strerror or e}")
+            fail(f"proposal {p['id']} stored, but {layout.rel(md)} not written: {e.strerror or e}")
     if as_json:
         print_json(p)
         return
@@ -254,8 +282,10 @@ def promote(db_path, as_json):
         print_json(p)
         return
     if not p["items"]:
-        click.echo("Nothing to promote: no preference or question holds in"
-                   f" {promoting.MIN_HOLDERS} projects or developers.")
+        click.echo(
+            "Nothing to promote: no preference or question holds in"
+            f" {promoting.MIN_HOLDERS} projects or developers."
+        )
     else:
         click.echo(f"Promotion {p['id']}: {len(p['items'])} proposed")
     for n, item in enumerate(p["items"], 1):
@@ -263,16 +293,22 @@ def promote(db_path, as_json):
         where = f"{ev['projects']} projects, {ev['developers']} developers"
         if item["kind"] == "global-preference":
             prev = item["previous_preference"] or "none"
-            click.echo(f"  {n}. global preference {item['question_id']}: {prev} ->"
-                       f" {item['preference']} ({where})")
+            click.echo(
+                f"  {n}. global preference {item['question_id']}: {prev} ->"
+                f" {item['preference']} ({where})"
+            )
             for h in ev["holders"]:
-                click.echo(f"       {h['project']} / {h['developer']}: {h['preference']}"
-                           f" (source {h['source']}, {h['updated_at']})")
+                click.echo(
+                    f"       {h['project']} / {h['developer']}: {h['preference']}"
+                    f" (source {h['source']}, {h['updated_at']})"
+                )
         else:
             click.echo(f"  {n}. registry addition {item['line']} ({where})")
             for h in ev["events"]:
-                click.echo(f"       {h['project']} / {h['developer']}: {h['events']} events,"
-                           f" {h['first_ts']} to {h['last_ts']}")
+                click.echo(
+                    f"       {h['project']} / {h['developer']}: {h['events']} events,"
+                    f" {h['first_ts']} to {h['last_ts']}"
+                )
     if p["rejected"]:
         click.echo(f"Considered and rejected: {len(p['rejected'])}")
         for r in p["rejected"]:
@@ -312,32 +348,60 @@ def apply(proposal, db_path, as_json):
         return
     if p["kind"] == "promotion":
         n_pref = sum(1 for i in p["items"] if i["kind"] == "global-preference")
-        click.echo(f"Applied promotion {p['id']}: {n_pref} global preferences set (source"
-                   f" plan-tune), {len(p['items']) - n_pref} questions added to the registry.")
+        click.echo(
+            f"Applied promotion {p['id']}: {n_pref} global preferences set (source"
+            f" plan-tune), {len(p['items']) - n_pref} questions added to the registry."
+        )
         return
     n_pref = sum(1 for i in p["items"] if i["kind"] == "preference")
-    click.echo(f"Applied proposal {p['id']}: {len(p['items'])} changes to "
-               f"{p['guidance_file']} ({n_pref} project preferences set, source plan-tune).")
+    click.echo(
+        f"Applied proposal {p['id']}: {len(p['items'])} changes to "
+        f"{p['guidance_file']} ({n_pref} project preferences set, source plan-tune)."
+    )
 
 
 @guidance.command()
 @click.option("--session", "session_id", required=True, help="Agent session id.")
-@click.option("--mode", default=None,
-              help="off | read | propose | apply (default: $PLANTUNE_GUIDANCE_MODE, else propose).")
-@click.option("--required", "required", multiple=True,
-              help="An output the run must leave on disk (repeatable; relative to the project).")
+@click.option(
+    "--mode",
+    default=None,
+    help="off | read | propose | apply (default: $PLANTUNE_GUIDANCE_MODE, else propose).",
+)
+@click.option(
+    "--required",
+    "required",
+    multiple=True,
+    help="An output the run must leave on disk (repeatable; relative to the project).",
+)
 @click.option("--cwd", type=click.Path(file_okay=False), help="Working directory of the run.")
 @project_dir_option
-@click.option("--review", type=click.Path(dir_okay=False), help="Review text to keep in the bundle.")
+@click.option(
+    "--review", type=click.Path(dir_okay=False), help="Review text to keep in the bundle."
+)
 @click.option("--draft", type=click.Path(dir_okay=False), help="Draft text to keep in the bundle.")
-@click.option("--merged-analysis", type=click.Path(dir_okay=False),
-              help="Merged analysis to keep in the bundle.")
+@click.option(
+    "--merged-analysis",
+    type=click.Path(dir_okay=False),
+    help="Merged analysis to keep in the bundle.",
+)
 @click.option("--topic", help="Short topic recorded in the trace index.")
 @click.option("--task-id", help="Task id recorded in the trace index (default: the session id).")
 @db_option
 @json_option
-def run(session_id, mode, required, cwd, project_dir, review, draft, merged_analysis, topic,
-        task_id, db_path, as_json):
+def run(
+    session_id,
+    mode,
+    required,
+    cwd,
+    project_dir,
+    review,
+    draft,
+    merged_analysis,
+    topic,
+    task_id,
+    db_path,
+    as_json,
+):
     """Trace a finished session: bundle, index line, database row, and guidance per mode.
 
     The bundle and index line are written even when required outputs are missing.
@@ -346,8 +410,7 @@ def run(session_id, mode, required, cwd, project_dir, review, draft, merged_anal
     Example:
         plantune guidance run --session 4f1c --required docs/plan.md --mode propose
     """
-    from toolkit.guidance import files
-    from toolkit.guidance import runs
+    from toolkit.guidance import files, runs
 
     mode = mode or os.environ.get(MODE_ENV) or files.DEFAULT_MODE
     if mode not in files.MODE_TABLE:
@@ -357,32 +420,55 @@ def run(session_id, mode, required, cwd, project_dir, review, draft, merged_anal
     if project_dir and not os.path.isdir(project_dir):
         fail(f"project folder {project_dir} does not exist")
     provided = {}
-    for name, path in (("review.md", review), ("draft.md", draft),
-                       ("merged_analysis.md", merged_analysis)):
+    for name, path in (
+        ("review.md", review),
+        ("draft.md", draft),
+        ("merged_analysis.md", merged_analysis),
+    ):
         if path is not None:
             if not os.path.isfile(path):
                 fail(f"{name[:-3].replace('_', '-')} file {path} does not exist")
             provided[name] = path
     conn = open_db(db_path)
     try:
-        result = runs.run_session(conn, session_id=session_id, cwd=cwd, project_dir=project_dir,
-                               mode=mode, required=list(required), provided=provided,
-                               topic=topic, task_id=task_id)
+        result = runs.run_session(
+            conn,
+            session_id=session_id,
+            cwd=cwd,
+            project_dir=project_dir,
+            mode=mode,
+            required=list(required),
+            provided=provided,
+            topic=topic,
+            task_id=task_id,
+        )
     except files.GuidanceError as e:
         fail(str(e))
     _warn(result.warnings)
     rec = result.record
     if as_json:
-        print_json({"record": dict(rec), "warnings": result.warnings, "errors": result.errors,
-                    "proposal_id": result.proposal["id"] if result.proposal
-                    and result.proposal["items"] else None})
+        print_json(
+            {
+                "record": dict(rec),
+                "warnings": result.warnings,
+                "errors": result.errors,
+                "proposal_id": result.proposal["id"]
+                if result.proposal and result.proposal["items"]
+                else None,
+            }
+        )
     else:
         gate = result.gate
         click.echo(f"Run {rec['run_id']} (mode {mode}): bundle {rec['run_dir']}")
         if gate["required_outputs"]:
-            state = "passed" if gate["passed"] else (
-                f"{len(gate['missing_outputs'])} of {len(gate['required_outputs'])} required "
-                "outputs missing: " + ", ".join(gate["missing_outputs"]))
+            state = (
+                "passed"
+                if gate["passed"]
+                else (
+                    f"{len(gate['missing_outputs'])} of {len(gate['required_outputs'])} required "
+                    "outputs missing: " + ", ".join(gate["missing_outputs"])
+                )
+            )
             click.echo(f"Validator: {state}")
         p = result.proposal
         if p is not None:
@@ -409,8 +495,11 @@ def _hook_error_log(message):
 
 
 @click.command("session-end")
-@click.option("--mode", default=None,
-              help="off | read | propose | apply (default: $PLANTUNE_GUIDANCE_MODE, else propose).")
+@click.option(
+    "--mode",
+    default=None,
+    help="off | read | propose | apply (default: $PLANTUNE_GUIDANCE_MODE, else propose).",
+)
 @db_option
 def session_end(mode, db_path):
     """Claude Code SessionEnd/Stop hook: trace the session, then guidance per mode.
@@ -435,9 +524,8 @@ def session_end(mode, db_path):
 
 def _session_end(mode, db_path):
     from toolkit.core import database
+    from toolkit.guidance import files, runs
     from toolkit.store import paths
-    from toolkit.guidance import files
-    from toolkit.guidance import runs
 
     mode = mode or os.environ.get(MODE_ENV) or files.DEFAULT_MODE
     if mode not in files.MODE_TABLE:
@@ -464,9 +552,13 @@ def _session_end(mode, db_path):
     event = payload.get("hook_event_name")
     conn = database.connect(paths.db_path(db_path))
     result = runs.run_session(
-        conn, session_id=session_id, cwd=cwd, mode=mode,
+        conn,
+        session_id=session_id,
+        cwd=cwd,
+        mode=mode,
         hook_event=event if isinstance(event, str) else None,
-        transcript_path=transcript if isinstance(transcript, str) else None)
+        transcript_path=transcript if isinstance(transcript, str) else None,
+    )
     for w in result.warnings:
         _hook_error_log(f"warning: run {result.record['run_id']}: {w}")
     for e in result.errors:

@@ -53,18 +53,32 @@ def pre_tool_use(db_path):
 
 
 @click.command()
-@click.option("--settings", "settings_path", type=click.Path(dir_okay=False),
-              help="Merge the entries into this settings.json instead of printing them.")
-@click.option("--executable", default=None,
-              help="The plantune to run (default: the absolute path of this one; a bare name "
-                   "is looked up on PATH). Written absolute and shell-quoted.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False),
-              help="Pin the database the hooks write to (default: the one they find at run "
-                   "time from $PLANTUNE_DB or the state root).")
-@click.option("--check", is_flag=True,
-              help="Then run each installed command as Claude Code would (sh -c, "
-                   "PATH=/usr/bin:/bin, a sample payload that records nothing) and report "
-                   "OK or failed; exit 1 if any failed.")
+@click.option(
+    "--settings",
+    "settings_path",
+    type=click.Path(dir_okay=False),
+    help="Merge the entries into this settings.json instead of printing them.",
+)
+@click.option(
+    "--executable",
+    default=None,
+    help="The plantune to run (default: the absolute path of this one; a bare name "
+    "is looked up on PATH). Written absolute and shell-quoted.",
+)
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False),
+    help="Pin the database the hooks write to (default: the one they find at run "
+    "time from $PLANTUNE_DB or the state root).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Then run each installed command as Claude Code would (sh -c, "
+    "PATH=/usr/bin:/bin, a sample payload that records nothing) and report "
+    "OK or failed; exit 1 if any failed.",
+)
 def install(settings_path, executable, db_path, check):
     """Print or merge the .claude/settings.json entries that run plantune's hooks.
 
@@ -93,8 +107,10 @@ def install(settings_path, executable, db_path, check):
         entries = settings.settings_entries(executable, db_path)
         click.echo(json.dumps({"hooks": entries}, indent=2))
         if check:
-            _check([(event, groups[0]["hooks"][0]["command"])
-                           for event, groups in entries.items()], err=True)
+            _check(
+                [(event, groups[0]["hooks"][0]["command"]) for event, groups in entries.items()],
+                err=True,
+            )
         return
     try:
         outcome, gstack = settings.install_settings(settings_path, executable, db_path)
@@ -103,16 +119,20 @@ def install(settings_path, executable, db_path, check):
     except OSError as e:
         fail(f"cannot write {settings_path}: {e.strerror or e}")
     for event, status in outcome.items():
-        verb = {"added": "added", "present": "already installed",
-                "updated": "command updated"}[status]
+        verb = {"added": "added", "present": "already installed", "updated": "command updated"}[
+            status
+        ]
         click.echo(f"{event}: {verb} ({settings.hook_command(event, executable, db_path)})")
     if not os.access(executable, os.X_OK) or os.path.isdir(executable):
-        click.echo(f"note: {executable} is not an executable file; the hooks fail until it is",
-                   err=True)
+        click.echo(
+            f"note: {executable} is not an executable file; the hooks fail until it is", err=True
+        )
     if gstack:
         click.echo(
             f"note: {settings_path} still runs gstack's own question hooks; answers will be "
-            "recorded twice until you remove them", err=True)
+            "recorded twice until you remove them",
+            err=True,
+        )
     _initial_import(db_path)
     if check:
         with open(settings_path, encoding="utf-8") as f:
@@ -127,11 +147,10 @@ def _initial_import(db_path):
     """
     import sys
 
-    from toolkit.gstack import ingest, mirror
-    from toolkit.gstack import ingest_base
-    from toolkit.store import paths
     from toolkit.cli.app import open_db
     from toolkit.cli.ingest import _Progress
+    from toolkit.gstack import ingest, ingest_base, mirror
+    from toolkit.store import paths
 
     root = paths.state_root()
     if not mirror.belongs_to_state_root(db_path):
@@ -152,13 +171,17 @@ def _initial_import(db_path):
         return
     except Exception as e:  # noqa: BLE001 - the hooks are installed; say what to run
         progress.close()
-        click.echo(f"note: gstack's history was not imported ({e}); run `plantune ingest`",
-                   err=True)
+        click.echo(
+            f"note: gstack's history was not imported ({e}); run `plantune ingest`", err=True
+        )
         return
     progress.close()
-    click.echo(f"Imported {summary.imported:,} new entr{'y' if summary.imported == 1 else 'ies'}"
-               f" from {len(summary.files)} file{'s' * (len(summary.files) != 1)}"
-               f" ({summary.duplicate:,} already there, {summary.skipped:,} skipped).", err=True)
+    click.echo(
+        f"Imported {summary.imported:,} new entr{'y' if summary.imported == 1 else 'ies'}"
+        f" from {len(summary.files)} file{'s' * (len(summary.files) != 1)}"
+        f" ({summary.duplicate:,} already there, {summary.skipped:,} skipped).",
+        err=True,
+    )
 
 
 def _check(commands, err=False):

@@ -24,8 +24,9 @@ class _Progress:
         if not self.enabled or total < PROGRESS_MIN_BYTES:
             return
         if self.bar is None:
-            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
-                                         show_eta=True, show_percent=True)
+            self.bar = click.progressbar(
+                length=total, label=self.label, file=sys.stderr, show_eta=True, show_percent=True
+            )
             self.bar.__enter__()
         self.bar.update(advance)
 
@@ -40,8 +41,11 @@ def _counts(report):
         return "unchanged"
     if report.status == "error":
         return f"not read: {report.error}"
-    parts = [f"{report.imported:,} imported", f"{report.duplicate:,} duplicate",
-             f"{report.skipped:,} skipped"]
+    parts = [
+        f"{report.imported:,} imported",
+        f"{report.duplicate:,} duplicate",
+        f"{report.skipped:,} skipped",
+    ]
     if report.updated:
         parts.append(f"{report.updated:,} updated")
     if report.removed:
@@ -50,8 +54,10 @@ def _counts(report):
 
 
 def _spool_line(drained):
-    return (f"spool: {drained.recorded:,} recorded, {drained.already:,} already recorded,"
-            f" {len(drained.failed):,} set aside")
+    return (
+        f"spool: {drained.recorded:,} recorded, {drained.already:,} already recorded,"
+        f" {len(drained.failed):,} set aside"
+    )
 
 
 def _echo_issues(report):
@@ -65,10 +71,15 @@ def _echo_issues(report):
 
 @click.command()
 @click.argument("state_root", required=False, type=click.Path())
-@click.option("--strict", is_flag=True,
-              help="Any skipped line is an error: exit 1, nothing from that file imported.")
-@developer_option("Record the imported rows as this developer's (default: $PLANTUNE_DEVELOPER,"
-                  " else your git user email).")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Any skipped line is an error: exit 1, nothing from that file imported.",
+)
+@developer_option(
+    "Record the imported rows as this developer's (default: $PLANTUNE_DEVELOPER,"
+    " else your git user email)."
+)
 @db_option
 @json_option
 def ingest(state_root, strict, developer, db_path, as_json):
@@ -142,8 +153,10 @@ def ingest(state_root, strict, developer, db_path, as_json):
         click.echo(f"{os.path.relpath(report.path, root)}: {_counts(report)}")
     n_tx = summary.as_dict()["transactions"]
     if n_tx:
-        click.echo(f"{n_tx:,} write transaction{'s' * (n_tx != 1)}; the longest held the"
-                   f" database's write lock {summary.lock_max_ms:,.0f} ms.")
+        click.echo(
+            f"{n_tx:,} write transaction{'s' * (n_tx != 1)}; the longest held the"
+            f" database's write lock {summary.lock_max_ms:,.0f} ms."
+        )
     n_files, n_projects = len(summary.files), len(summary.projects)
     click.echo(
         f"Ingested {n_files} file{'s' * (n_files != 1)} from {n_projects}"
@@ -151,4 +164,3 @@ def ingest(state_root, strict, developer, db_path, as_json):
         f" {summary.imported:,} imported, {summary.duplicate:,} duplicate,"
         f" {summary.skipped:,} skipped."
     )
-

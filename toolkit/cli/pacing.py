@@ -91,14 +91,35 @@ def show(session, db_path, as_json):
             budget = f"budget {c['budget']}: {c['spent']} spent, {c['remaining']} left"
         click.echo(f"Chain {c['chain_id']}: {budget}")
     click.echo("")
-    head = ("phase", "findings", "surfaced", "one-way", "gate", "rank", "flip", "silent",
-            "flipped", "answered", "spent")
+    head = (
+        "phase",
+        "findings",
+        "surfaced",
+        "one-way",
+        "gate",
+        "rank",
+        "flip",
+        "silent",
+        "flipped",
+        "answered",
+        "spent",
+    )
     click.echo("  ".join(f"{h:>8}" if i else f"{h:<7}" for i, h in enumerate(head)))
     for p in summary["phases"]:
         b = p["budget"] or {}
-        cells = (p["phase"], p["findings"], p["surfaced"], p["surfaced_one_way"],
-                 p["surfaced_gate"], p["surfaced_rank"], p["surfaced_flip"], p["silent"],
-                 p["flipped"], p["answered"], b.get("spent_this_phase", "-"))
+        cells = (
+            p["phase"],
+            p["findings"],
+            p["surfaced"],
+            p["surfaced_one_way"],
+            p["surfaced_gate"],
+            p["surfaced_rank"],
+            p["surfaced_flip"],
+            p["silent"],
+            p["flipped"],
+            p["answered"],
+            b.get("spent_this_phase", "-"),
+        )
         click.echo("  ".join(f"{c:>8}" if i else f"{c:<7}" for i, c in enumerate(cells)))
     t = summary["total"]
     click.echo(
@@ -106,8 +127,10 @@ def show(session, db_path, as_json):
         f" ({t['flipped']} flipped)."
     )
     for c in summary["closed_earlier"]:
-        click.echo(f"Closed earlier after a quiet spell (last active {c['last_activity']}): "
-                   f"kept as session {c['archived_as']}.")
+        click.echo(
+            f"Closed earlier after a quiet spell (last active {c['last_activity']}): "
+            f"kept as session {c['archived_as']}."
+        )
 
 
 @pacing.command()
@@ -166,7 +189,9 @@ def flip(finding_id, session, choice, surface, db_path):
     try:
         decision = decisions.find_decision(conn, finding_id, session, paths.resolve_slug())
         if decisions.link_answers(conn, decision["session_id"]):
-            decision = decisions.find_decision(conn, finding_id, decision["session_id"], decision["project"])
+            decision = decisions.find_decision(
+                conn, finding_id, decision["session_id"], decision["project"]
+            )
         if choice is not None:
             decision = decisions.flip_choice(conn, decision, choice)
             if decision.get("warning"):

@@ -5,7 +5,9 @@ import click
 from toolkit.cli.app import db_option, fail, gstack_files_apply, json_option, open_db, print_json
 
 project_option = click.option(
-    "--project", "-p", help="Project slug (default: the current directory's project; __all__ for all)."
+    "--project",
+    "-p",
+    help="Project slug (default: the current directory's project; __all__ for all).",
 )
 
 
@@ -14,8 +16,8 @@ def _context(db_path, project=None, existing=True):
 
     Commands that only read (``existing``) refuse a --db that does not exist.
     """
-    from toolkit.store import paths
     from toolkit.gstack import profile_sync
+    from toolkit.store import paths
 
     conn = open_db(db_path, existing=existing)
     project = project or paths.resolve_slug() or "unknown"
@@ -25,8 +27,8 @@ def _context(db_path, project=None, existing=True):
 
 
 def _refresh_mirror(conn, project):
-    from toolkit.store import paths
     from toolkit.gstack import profile_sync
+    from toolkit.store import paths
 
     if profile_sync.mirror_enabled():
         profile_sync.publish(conn, paths.state_root(), project)
@@ -50,9 +52,12 @@ def profile():
 
 @profile.command()
 @project_option
-@click.option("--synthetic/--real", default=None,
-              help="Show the profile of simulated (or real) history. Default: real, except in "
-                   "a demo database (make demo, simulate --new-db), whose history is simulated.")
+@click.option(
+    "--synthetic/--real",
+    default=None,
+    help="Show the profile of simulated (or real) history. Default: real, except in "
+    "a demo database (make demo, simulate --new-db), whose history is simulated.",
+)
 @db_option
 @json_option
 def show(project, synthetic, db_path, as_json):
@@ -79,14 +84,22 @@ def show(project, synthetic, db_path, as_json):
     div = prof.diversity(conn, project, flag)
     gaps = prof.gap(dec, inf["values"])
     if as_json:
-        print_json({
-            "project": project, "synthetic": bool(synthetic), "declared": dec,
-            "inferred": inf, "diversity": div, "gap": gaps,
-            "gate_message": prof.gate_message(div),
-        })
+        print_json(
+            {
+                "project": project,
+                "synthetic": bool(synthetic),
+                "declared": dec,
+                "inferred": inf,
+                "diversity": div,
+                "gap": gaps,
+                "gate_message": prof.gate_message(div),
+            }
+        )
         return
-    click.echo(f"Profile for {'all projects' if project == '__all__' else project}"
-               f"{' (simulated history)' if synthetic else ''}")
+    click.echo(
+        f"Profile for {'all projects' if project == '__all__' else project}"
+        f"{' (simulated history)' if synthetic else ''}"
+    )
     click.echo("")
     width = max(len(d) for d in prof.DIMENSIONS)
     for d in prof.DIMENSIONS:
@@ -98,15 +111,19 @@ def show(project, synthetic, db_path, as_json):
         click.echo(f"  {''.ljust(width)}  0 = {low}, 1 = {high}")
     click.echo("")
     if div["sample_size"]:
-        click.echo(f"Observed: {div['sample_size']} events, {div['skills_covered']} skills, "
-                   f"{div['question_ids_covered']} questions on {div['distinct_days']} days "
-                   f"(from {div['first_day']} to {div['last_day']}).")
+        click.echo(
+            f"Observed: {div['sample_size']} events, {div['skills_covered']} skills, "
+            f"{div['question_ids_covered']} questions on {div['distinct_days']} days "
+            f"(from {div['first_day']} to {div['last_day']})."
+        )
     else:
         click.echo("Observed: no answers recorded for this project yet.")
     message = prof.gate_message(div)
     click.echo(message if message else "Enough observed data: the inferred values are meaningful.")
     if not dec:
-        click.echo("Nothing declared yet: run `plantune profile setup` to say how you like to work.")
+        click.echo(
+            "Nothing declared yet: run `plantune profile setup` to say how you like to work."
+        )
 
 
 @profile.command()
@@ -128,14 +145,25 @@ def derive(project, db_path, as_json):
     inf = prof.inferred(conn, project)
     div = prof.diversity(conn, project)
     if as_json:
-        print_json({"project": project, "values": inf["values"], "totals": inf["totals"],
-                    "events": inf["events"], "diversity": div})
+        print_json(
+            {
+                "project": project,
+                "values": inf["values"],
+                "totals": inf["totals"],
+                "events": inf["events"],
+                "diversity": div,
+            }
+        )
         return
-    click.echo(f"{project}: {div['sample_size']} events, {div['skills_covered']} skills, "
-               f"{div['question_ids_covered']} questions, {div['distinct_days']} days")
+    click.echo(
+        f"{project}: {div['sample_size']} events, {div['skills_covered']} skills, "
+        f"{div['question_ids_covered']} questions, {div['distinct_days']} days"
+    )
     for d in prof.DIMENSIONS:
-        click.echo(f"  {d:<18} {inf['values'][d]:.3f}  (total {inf['totals'][d]:+.2f} from "
-                   f"{inf['events'][d]} events)")
+        click.echo(
+            f"  {d:<18} {inf['values'][d]:.3f}  (total {inf['totals'][d]:+.2f} from "
+            f"{inf['events'][d]} events)"
+        )
 
 
 @profile.command()
@@ -155,17 +183,29 @@ def gap(project, db_path, as_json):
     dec = prof.declared(conn)
     values = prof.inferred(conn, project)["values"]
     gaps = prof.gap(dec, values)
-    rows = [{"dimension": d, "declared": dec[d], "inferred": values[d], "gap": gaps[d],
-             "gap_word": prof.gap_word(gaps[d])} for d in dec]
+    rows = [
+        {
+            "dimension": d,
+            "declared": dec[d],
+            "inferred": values[d],
+            "gap": gaps[d],
+            "gap_word": prof.gap_word(gaps[d]),
+        }
+        for d in dec
+    ]
     if as_json:
         print_json(rows)
         return
     if not rows:
-        click.echo("Nothing declared yet: run `plantune profile setup` or `plantune profile declare`.")
+        click.echo(
+            "Nothing declared yet: run `plantune profile setup` or `plantune profile declare`."
+        )
         return
     for r in rows:
-        click.echo(f"  {r['dimension']:<18} declared {r['declared']:.3f}  inferred "
-                   f"{r['inferred']:.3f}  gap {r['gap']:.3f}  {r['gap_word']}")
+        click.echo(
+            f"  {r['dimension']:<18} declared {r['declared']:.3f}  inferred "
+            f"{r['inferred']:.3f}  gap {r['gap']:.3f}  {r['gap_word']}"
+        )
 
 
 @profile.command()
@@ -214,16 +254,26 @@ def mismatch(project, db_path, as_json):
 
     conn, project = _context(db_path, project)
     div = prof.diversity(conn, project)
-    flagged = prof.mismatch(prof.declared(conn), prof.inferred(conn, project)["values"],
-                            div["sample_size"])
+    flagged = prof.mismatch(
+        prof.declared(conn), prof.inferred(conn, project)["values"], div["sample_size"]
+    )
     if as_json:
-        print_json({"sample_size": div["sample_size"], "enough": flagged is not None,
-                    "mismatches": [dict(zip(("dimension", "declared", "inferred", "gap"), f))
-                                   for f in flagged or []]})
+        print_json(
+            {
+                "sample_size": div["sample_size"],
+                "enough": flagged is not None,
+                "mismatches": [
+                    dict(zip(("dimension", "declared", "inferred", "gap"), f))
+                    for f in flagged or []
+                ],
+            }
+        )
         return
     if flagged is None:
-        click.echo(f"Not enough data to compare yet: {div['sample_size']} events, "
-                   f"need {prof.MISMATCH_MIN_SAMPLE}.")
+        click.echo(
+            f"Not enough data to compare yet: {div['sample_size']} events, "
+            f"need {prof.MISMATCH_MIN_SAMPLE}."
+        )
     elif not flagged:
         click.echo("No mismatch: what you declared agrees with what you do.")
     else:
@@ -244,8 +294,8 @@ def declare(dimension, value, db_path):
     Example:
         plantune profile declare scope_appetite 0.8
     """
-    from toolkit.store import db
     from toolkit.core import profile as prof
+    from toolkit.store import db
 
     try:
         number = prof.parse_declared_value(dimension, value)
@@ -271,8 +321,8 @@ def setup(answers, db_path):
         plantune profile setup
         plantune profile setup --answers a,b,c,b,a
     """
-    from toolkit.store import db
     from toolkit.core import profile as prof
+    from toolkit.store import db
 
     if answers is not None:
         try:
@@ -285,8 +335,9 @@ def setup(answers, db_path):
             click.echo(question)
             for letter, text in zip("ABC", options):
                 click.echo(f"  {letter}) {text}")
-            letter = click.prompt("Your answer", type=click.Choice(["A", "B", "C", "a", "b", "c"]),
-                                  show_choices=False)
+            letter = click.prompt(
+                "Your answer", type=click.Choice(["A", "B", "C", "a", "b", "c"]), show_choices=False
+            )
             values[dim] = prof.SETUP_VALUES[letter.lower()]
             click.echo("")
     conn, project = _context(db_path, existing=False)
@@ -317,15 +368,24 @@ def export(path, project, force, db_path):
         doc = prof.export(conn, path, project, force=force)
     except prof.ProfileError as e:
         fail(str(e))
-    click.echo(f"Exported profile ({len(doc['sessions'])} sessions, "
-               f"{doc['inferred']['sample_size']} events in {project}) to {path}")
+    click.echo(
+        f"Exported profile ({len(doc['sessions'])} sessions, "
+        f"{doc['inferred']['sample_size']} events in {project}) to {path}"
+    )
 
 
 @profile.command()
-@click.option("--project", "-p", help="Delete only this project's events (default: current project).")
-@click.option("--all", "all_", is_flag=True, help="Delete every event, the declared profile and sessions.")
-@click.option("--files", is_flag=True,
-              help="Also remove gstack's copies (question-log.jsonl, developer-profile.json).")
+@click.option(
+    "--project", "-p", help="Delete only this project's events (default: current project)."
+)
+@click.option(
+    "--all", "all_", is_flag=True, help="Delete every event, the declared profile and sessions."
+)
+@click.option(
+    "--files",
+    is_flag=True,
+    help="Also remove gstack's copies (question-log.jsonl, developer-profile.json).",
+)
 @click.option("--yes", is_flag=True, help="Really delete (required).")
 @db_option
 @json_option
@@ -346,9 +406,9 @@ def delete(project, all_, files, yes, db_path, as_json):
         plantune profile delete --all --yes
     """
     from toolkit.claude import hooks
+    from toolkit.core import profile as prof
     from toolkit.gstack import mirror, profile_sync, spool
     from toolkit.store import paths, safe_io
-    from toolkit.core import profile as prof
 
     if project and all_:
         fail("use either --project or --all, not both")

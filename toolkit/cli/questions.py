@@ -10,7 +10,9 @@ import click
 from toolkit.cli.app import db_option, fail, json_option, open_db, print_json, require_database
 from toolkit.core.errors import Refused
 
-_PROJECT_HELP = "Project slug (default: $GSTACK_PROJECT_SLUG, else resolved from the current directory)."
+_PROJECT_HELP = (
+    "Project slug (default: $GSTACK_PROJECT_SLUG, else resolved from the current directory)."
+)
 
 
 def _project(project):
@@ -70,11 +72,17 @@ def log(event, project, db_path, as_json):
 
 @click.command()
 @click.argument("question_id")
-@click.option("--summary-stdin", is_flag=True,
-              help="Read the question text from stdin for the one-way keyword net.")
+@click.option(
+    "--summary-stdin",
+    is_flag=True,
+    help="Read the question text from stdin for the one-way keyword net.",
+)
 @click.option("--project", help=_PROJECT_HELP)
-@click.option("--include-synthetic", is_flag=True,
-              help="Let simulated preferences count too (a demo database always does).")
+@click.option(
+    "--include-synthetic",
+    is_flag=True,
+    help="Let simulated preferences count too (a demo database always does).",
+)
 @db_option
 @json_option
 def check(question_id, summary_stdin, project, include_synthetic, db_path, as_json):
@@ -92,8 +100,15 @@ def check(question_id, summary_stdin, project, include_synthetic, db_path, as_js
     """
     from toolkit.cli.fast import run_check
 
-    _emit(run_check, question_id=question_id, summary_stdin=summary_stdin, project=project,
-          db_path=db_path, as_json=as_json, include_synthetic=include_synthetic)
+    _emit(
+        run_check,
+        question_id=question_id,
+        summary_stdin=summary_stdin,
+        project=project,
+        db_path=db_path,
+        as_json=as_json,
+        include_synthetic=include_synthetic,
+    )
 
 
 @click.group()
@@ -115,15 +130,22 @@ def _scope(global_, project):
     return GLOBAL_SCOPE if global_ else _project(project)
 
 
-_global_option = click.option("--global", "global_", is_flag=True,
-                              help="The global scope (every project without its own preference).")
+_global_option = click.option(
+    "--global",
+    "global_",
+    is_flag=True,
+    help="The global scope (every project without its own preference).",
+)
 
 
 @pref.command(name="set")
 @click.argument("question_id")
 @click.argument("preference", metavar="PREF")
-@click.option("--source", required=True,
-              help="Who asked for it: plan-tune or inline-user (anything else exits 2).")
+@click.option(
+    "--source",
+    required=True,
+    help="Who asked for it: plan-tune or inline-user (anything else exits 2).",
+)
 @click.option("--free-text", help="The user's own words, kept with the event.")
 @_global_option
 @click.option("--project", help=_PROJECT_HELP)
@@ -138,8 +160,8 @@ def set_(question_id, preference, source, free_text, global_, project, db_path):
     Example:
         plantune pref set ship-changelog-voice-polish never-ask --source inline-user
     """
-    from toolkit.gstack import mirror
     from toolkit.core import preferences
+    from toolkit.gstack import mirror
 
     scope = _scope(global_, project)
     conn = open_db(db_path)
@@ -150,8 +172,9 @@ def set_(question_id, preference, source, free_text, global_, project, db_path):
         qid, value, source, free_text = preferences.validate_write(conn, payload)
     except preferences.PreferenceError as e:
         fail(e.message, e.exit_code)
-    _, warning = mirror.set_preference(conn, scope, qid, value, source, free_text,
-                                       enabled=mirror.enabled())
+    _, warning = mirror.set_preference(
+        conn, scope, qid, value, source, free_text, enabled=mirror.enabled()
+    )
     _warn(warning)
     click.echo(f"OK: {qid} → {value} (source: {source}, scope: {scope})")
 
@@ -172,8 +195,10 @@ def list_(global_, project, all_, db_path, as_json):
     from toolkit.store.db import GLOBAL_SCOPE
 
     conn = open_db(db_path, existing=True)
-    sql = ("SELECT scope, question_id, CASE preference WHEN 'unknown' THEN raw_value"
-           " ELSE preference END AS preference, source, synthetic, updated_at FROM preferences")
+    sql = (
+        "SELECT scope, question_id, CASE preference WHEN 'unknown' THEN raw_value"
+        " ELSE preference END AS preference, source, synthetic, updated_at FROM preferences"
+    )
     if all_:
         rows = conn.execute(sql + " ORDER BY scope, rowid").fetchall()
     elif global_:
@@ -182,7 +207,8 @@ def list_(global_, project, all_, db_path, as_json):
         slug = _project(project)
         _pickup(conn, slug)
         rows = conn.execute(
-            sql + " WHERE scope IN (?, ?) ORDER BY scope = ?, rowid", (slug, GLOBAL_SCOPE, GLOBAL_SCOPE)
+            sql + " WHERE scope IN (?, ?) ORDER BY scope = ?, rowid",
+            (slug, GLOBAL_SCOPE, GLOBAL_SCOPE),
         ).fetchall()
     data = [dict(r, synthetic=bool(r["synthetic"])) for r in rows]
     if as_json:
@@ -197,8 +223,10 @@ def list_(global_, project, all_, db_path, as_json):
     width = max(len(r["question_id"]) for r in data)
     for r in data:
         mark = simulated if r["synthetic"] else ""
-        click.echo(f"{r['scope']}  {r['question_id'].ljust(width)}  {r['preference']}"
-                   f"  ({r['source']}, {r['updated_at']}{mark})")
+        click.echo(
+            f"{r['scope']}  {r['question_id'].ljust(width)}  {r['preference']}"
+            f"  ({r['source']}, {r['updated_at']}{mark})"
+        )
 
 
 @pref.command(name="clear")
@@ -217,8 +245,7 @@ def clear(question_id, global_, project, db_path):
 
     scope = _scope(global_, project)
     conn = open_db(db_path)
-    removed, warning = mirror.clear_preferences(conn, scope, question_id,
-                                                enabled=mirror.enabled())
+    removed, warning = mirror.clear_preferences(conn, scope, question_id, enabled=mirror.enabled())
     _warn(warning)
     if question_id is None:
         click.echo(f"OK: cleared all preferences ({len(removed)} in {scope})")

@@ -44,9 +44,14 @@ def list_(db_path, as_json):
 @registry.command()
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--dry-run", is_flag=True, help="Report what would change without writing.")
-@click.option("--allow-downgrade", "allow_downgrade", multiple=True, metavar="ID",
-              help="Let the file drop ID or make it two-way although it is one-way now "
-                   "(repeatable; recorded in registry_downgrades).")
+@click.option(
+    "--allow-downgrade",
+    "allow_downgrade",
+    multiple=True,
+    metavar="ID",
+    help="Let the file drop ID or make it two-way although it is one-way now "
+    "(repeatable; recorded in registry_downgrades).",
+)
 @db_option
 @json_option
 def sync(path, dry_run, allow_downgrade, db_path, as_json):
@@ -86,15 +91,23 @@ def sync(path, dry_run, allow_downgrade, db_path, as_json):
     click.echo(
         f"{verb} {report['total']} questions from {path}: {len(report['added'])} added, "
         f"{len(report['changed'])} changed, {len(report['removed'])} removed, "
-        f"{report['unchanged']} unchanged.")
+        f"{report['unchanged']} unchanged."
+    )
 
 
 @registry.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--registry", "registry_path", type=click.Path(dir_okay=False),
-              help="Lint against this question-registry.ts or JSON file instead of the database.")
-@click.option("--allow-unreferenced", is_flag=True,
-              help="Do not count registry entries that no template uses as drift.")
+@click.option(
+    "--registry",
+    "registry_path",
+    type=click.Path(dir_okay=False),
+    help="Lint against this question-registry.ts or JSON file instead of the database.",
+)
+@click.option(
+    "--allow-unreferenced",
+    is_flag=True,
+    help="Do not count registry entries that no template uses as drift.",
+)
 @db_option
 @json_option
 def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
@@ -126,8 +139,11 @@ def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
         fail(f"{registry_path}: {e.message}" if e.problems else e.message)
     if report["files"] == 0:
         fail(f"no SKILL.md or SKILL.md.tmpl files under {directory}")
-    drift = bool(report["unregistered"] or report["duplicates"]
-                 or (report["unreferenced"] and not allow_unreferenced))
+    drift = bool(
+        report["unregistered"]
+        or report["duplicates"]
+        or (report["unreferenced"] and not allow_unreferenced)
+    )
     report["drift"] = drift
     if as_json:
         print_json(report)
@@ -141,6 +157,7 @@ def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
         click.echo(
             f"{report['files']} template files, {report['referenced']} ids referenced: "
             f"{len(report['unregistered'])} unregistered, {len(report['duplicates'])} duplicate, "
-            f"{len(report['unreferenced'])} unreferenced.")
+            f"{len(report['unreferenced'])} unreferenced."
+        )
     if drift:
         raise SystemExit(1)

@@ -6,13 +6,27 @@ from toolkit.cli.app import db_option, fail
 
 
 @click.command()
-@click.option("--port", "-p", type=click.IntRange(0, 65535), default=8001, show_default=True,
-              help="Port to listen on (0 picks a free one).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Interface to listen on; keep 127.0.0.1 unless you mean to share your history.")
-@click.option("--get", "get_path", metavar="PATH",
-              help="Print one page (e.g. /plantune/phase_counts.json) and exit instead of "
-                   "serving; exit 1 unless it answers 200.")
+@click.option(
+    "--port",
+    "-p",
+    type=click.IntRange(0, 65535),
+    default=8001,
+    show_default=True,
+    help="Port to listen on (0 picks a free one).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to listen on; keep 127.0.0.1 unless you mean to share your history.",
+)
+@click.option(
+    "--get",
+    "get_path",
+    metavar="PATH",
+    help="Print one page (e.g. /plantune/phase_counts.json) and exit instead of "
+    "serving; exit 1 unless it answers 200.",
+)
 @db_option
 def serve(port, host, get_path, db_path):
     """Browse the database in Datasette: described views, facets, charts, canned queries.
@@ -26,8 +40,8 @@ def serve(port, host, get_path, db_path):
         # then open http://127.0.0.1:8001/plantune
         plantune serve --get /plantune/phase_counts.json
     """
-    from toolkit.store import paths
     from toolkit.analysis import serve as serving
+    from toolkit.store import paths
 
     path = paths.db_path(db_path)
     if get_path:

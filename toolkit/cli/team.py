@@ -31,8 +31,10 @@ def _merge_line(result):
 
 @click.command()
 @click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@developer_option("Name the developer of every merged row (default: each row's own; required"
-                  " for rows recorded before attribution).")
+@developer_option(
+    "Name the developer of every merged row (default: each row's own; required"
+    " for rows recorded before attribution)."
+)
 @db_option
 @json_option
 def merge(sources, developer, db_path, as_json):
@@ -71,17 +73,28 @@ def merge(sources, developer, db_path, as_json):
         print_json(results)
         return
     added = sum(r["tables"]["question_log"]["added"] for r in results)
-    click.echo(f"Merged {len(results)} database{'s' * (len(results) != 1)}:"
-               f" {added:,} new question events.")
+    click.echo(
+        f"Merged {len(results)} database{'s' * (len(results) != 1)}: {added:,} new question events."
+    )
 
 
 @click.command()
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["parquet", "csv", "jsonl"]),
-              default="parquet", show_default=True, help="File format of the datasets.")
-@click.option("--pseudonymise", "salt", metavar="SALT",
-              help="Write a stable salted hash in place of each developer identity (keep the"
-                   " salt secret and the same across runs).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["parquet", "csv", "jsonl"]),
+    default="parquet",
+    show_default=True,
+    help="File format of the datasets.",
+)
+@click.option(
+    "--pseudonymise",
+    "salt",
+    metavar="SALT",
+    help="Write a stable salted hash in place of each developer identity (keep the"
+    " salt secret and the same across runs).",
+)
 @db_option
 @json_option
 def export(directory, fmt, salt, db_path, as_json):
@@ -103,8 +116,10 @@ def export(directory, fmt, salt, db_path, as_json):
 
     def progress(name, done):
         if not as_json:
-            click.echo(f"{name}: {done['rows']:,} rows written in {done['files']:,} files"
-                       f" ({done['total_rows']:,} in the dataset)")
+            click.echo(
+                f"{name}: {done['rows']:,} rows written in {done['files']:,} files"
+                f" ({done['total_rows']:,} in the dataset)"
+            )
 
     try:
         summary = exporting.export(conn, directory, fmt=fmt, salt=salt, progress=progress)
@@ -136,8 +151,19 @@ def _table(rows, columns):
     if not rows:
         click.echo("  (no rows)")
         return
-    cells = [[("-" if r[c] is None else f"{r[c]:,}" if isinstance(r[c], int)
-               and not isinstance(r[c], bool) else str(r[c])) for c in columns] for r in rows]
+    cells = [
+        [
+            (
+                "-"
+                if r[c] is None
+                else f"{r[c]:,}"
+                if isinstance(r[c], int) and not isinstance(r[c], bool)
+                else str(r[c])
+            )
+            for c in columns
+        ]
+        for r in rows
+    ]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     for row in [list(columns)] + cells:
         click.echo(("  " + "  ".join(v.ljust(w) for v, w in zip(row, widths))).rstrip())
@@ -146,8 +172,13 @@ def _table(rows, columns):
 @team.command()
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--include-synthetic", is_flag=True, help="Count simulated history too.")
-@click.option("--top", type=click.IntRange(1), default=15, show_default=True,
-              help="Questions listed by override count.")
+@click.option(
+    "--top",
+    type=click.IntRange(1),
+    default=15,
+    show_default=True,
+    help="Questions listed by override count.",
+)
 @json_option
 def report(directory, include_synthetic, top, as_json):
     """Team report from an exported dataset, on DuckDB: interruptions per review phase,
@@ -173,39 +204,77 @@ def report(directory, include_synthetic, top, as_json):
     scope = "all rows" if include_synthetic else "real rows (simulated history left out)"
     click.echo(f"Team report for {directory}: {scope}")
     click.echo("\nInterruptions per review phase:")
-    _table(data["phases"], ["phase", "sessions", "questions", "asked", "auto_decided",
-                            "one_way", "findings_surfaced", "findings_silent", "budget_spent",
-                            "asked_per_session"])
+    _table(
+        data["phases"],
+        [
+            "phase",
+            "sessions",
+            "questions",
+            "asked",
+            "auto_decided",
+            "one_way",
+            "findings_surfaced",
+            "findings_silent",
+            "budget_spent",
+            "asked_per_session",
+        ],
+    )
     click.echo("\nOverride rates by category:")
     _table(data["categories"], ["category", "events", "followed", "overridden", "override_rate"])
     click.echo(f"\nMost overridden questions (top {top}):")
-    ranked = sorted(data["questions"], key=lambda r: (-r["overridden"], r["project"],
-                                                      r["question_id"]))[:top]
-    _table(ranked, ["project", "question_id", "events", "followed", "overridden",
-                    "override_rate"])
+    ranked = sorted(
+        data["questions"], key=lambda r: (-r["overridden"], r["project"], r["question_id"])
+    )[:top]
+    _table(ranked, ["project", "question_id", "events", "followed", "overridden", "override_rate"])
     click.echo("\nDiversity per developer (enough_data: 20 events, 3 skills, 8 questions, 7 days):")
-    _table(data["diversity"], ["developer", "sample_size", "skills_covered",
-                               "question_ids_covered", "distinct_days", "calendar_span_days",
-                               "enough_data"])
+    _table(
+        data["diversity"],
+        [
+            "developer",
+            "sample_size",
+            "skills_covered",
+            "question_ids_covered",
+            "distinct_days",
+            "calendar_span_days",
+            "enough_data",
+        ],
+    )
 
 
 @team.command("calibrate")
 @click.argument("directory")
-@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
-              show_default=True, help="Where the fit runs: embedded DuckDB or a Spark job.")
-@click.option("--master", metavar="URL",
-              help="Spark master (default local[*]); e.g. spark://host:7077 or yarn.")
-@click.option("--target", type=click.FloatRange(0, 1), default=0.20, show_default=True,
-              help="Share of two-way findings that should surface.")
+@click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "spark"]),
+    default="duckdb",
+    show_default=True,
+    help="Where the fit runs: embedded DuckDB or a Spark job.",
+)
+@click.option(
+    "--master",
+    metavar="URL",
+    help="Spark master (default local[*]); e.g. spark://host:7077 or yarn.",
+)
+@click.option(
+    "--target",
+    type=click.FloatRange(0, 1),
+    default=0.20,
+    show_default=True,
+    help="Share of two-way findings that should surface.",
+)
 @click.option("--project", help="Fit on one project's findings only.")
 @click.option("--include-synthetic", is_flag=True, help="Fit on simulated history too.")
-@click.option("--store", is_flag=True,
-              help="Store the fit in the database (--db) as a team calibration: listed by"
-                   " `calibrations list`, in force only once pinned with `calibrations use`.")
+@click.option(
+    "--store",
+    is_flag=True,
+    help="Store the fit in the database (--db) as a team calibration: listed by"
+    " `calibrations list`, in force only once pinned with `calibrations use`.",
+)
 @db_option
 @json_option
-def team_calibrate(directory, engine, master, target, project, include_synthetic, store,
-                   db_path, as_json):
+def team_calibrate(
+    directory, engine, master, target, project, include_synthetic, store, db_path, as_json
+):
     """Fit the surfacing threshold on a team dataset, as map-reduce steps on DuckDB or Spark.
 
     Gives the same threshold and tie fraction as `plantune calibrate` (numpy) on the same
@@ -223,9 +292,14 @@ def team_calibrate(directory, engine, master, target, project, include_synthetic
 
     conn = open_db(db_path) if store else None  # a bad --db fails before a long fit
     try:
-        result = teams.calibrate(directory, engine=engine, target=target,
-                                 include_synthetic=include_synthetic, project=project,
-                                 master=master)
+        result = teams.calibrate(
+            directory,
+            engine=engine,
+            target=target,
+            include_synthetic=include_synthetic,
+            project=project,
+            master=master,
+        )
     except teams.TeamError as e:
         fail(str(e))
     except Exception as e:  # a Spark or DuckDB failure, reported in one line
@@ -245,8 +319,11 @@ def team_calibrate(directory, engine, master, target, project, include_synthetic
         f"Threshold {result['threshold']:g} with tie fraction {result['tie_fraction']:.6f}:"
         f" {result['achieved_rate']:.1%} of {result['n']:,} two-way findings surface"
         f" (target {target:.0%}; {result['n_above']:,} above, {result['n_tie_surfaced']:,} of"
-        f" {result['n_ties']:,} ties) [{engine}]")
+        f" {result['n_ties']:,} ties) [{engine}]"
+    )
     if store:
-        click.echo(f"Stored as team calibration {result['calibration_id']} for"
-                   f" {project or 'all projects'}; it ranks nothing until pinned with"
-                   f" `plantune calibrations use {result['calibration_id']}`.")
+        click.echo(
+            f"Stored as team calibration {result['calibration_id']} for"
+            f" {project or 'all projects'}; it ranks nothing until pinned with"
+            f" `plantune calibrations use {result['calibration_id']}`."
+        )

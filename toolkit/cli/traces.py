@@ -24,7 +24,9 @@ def find_trace_projects(root):
         if os.path.isfile(os.path.join(dirpath, ".plantune", "trace", "index.jsonl")):
             found.append(dirpath)
         # Never descend into bulky or private folders.
-        dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules", ".venv", ".plantune")]
+        dirnames[:] = [
+            d for d in dirnames if d not in (".git", "node_modules", ".venv", ".plantune")
+        ]
     return sorted(found)
 
 
@@ -42,8 +44,7 @@ def ingest_traces(directory, db_path, as_json):
     Example:
         plantune ingest-traces ~/code
     """
-    from toolkit.guidance import files
-    from toolkit.guidance import traces
+    from toolkit.guidance import files, traces
 
     if not os.path.isdir(directory):
         fail(f"{directory} is not a folder")
@@ -55,14 +56,17 @@ def ingest_traces(directory, db_path, as_json):
     for project_dir in projects:
         summary = traces.ingest_index(conn, files.Layout(project_dir))
         for bad in summary["bad_lines"]:
-            click.echo(f"{os.path.join(project_dir, bad['file'])}:{bad['line']}: {bad['reason']}",
-                       err=True)
+            click.echo(
+                f"{os.path.join(project_dir, bad['file'])}:{bad['line']}: {bad['reason']}", err=True
+            )
         results.append({"project_dir": project_dir, **summary})
     if as_json:
         print_json(results)
         return
     for r in results:
-        click.echo(f"{r['project_dir']}: {r['inserted']} new runs, "
-                   f"{r['already_present']} already present, {len(r['bad_lines'])} bad lines")
+        click.echo(
+            f"{r['project_dir']}: {r['inserted']} new runs, "
+            f"{r['already_present']} already present, {len(r['bad_lines'])} bad lines"
+        )
     total = sum(r["inserted"] for r in results)
     click.echo(f"Ingested {total} new runs from {len(results)} project(s).")

@@ -7,8 +7,11 @@ from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 @click.command("ingest-transcripts")
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--project", help="Record every question under this project slug "
-              "(default: resolved from each session's working directory).")
+@click.option(
+    "--project",
+    help="Record every question under this project slug "
+    "(default: resolved from each session's working directory).",
+)
 @db_option
 @json_option
 def ingest_transcripts(directory, project, db_path, as_json):
@@ -22,8 +25,8 @@ def ingest_transcripts(directory, project, db_path, as_json):
     Example:
         plantune ingest-transcripts ~/.claude/projects
     """
-    from toolkit.store import paths
     from toolkit.claude import transcripts
+    from toolkit.store import paths
 
     if project is not None and not paths.is_valid_slug(project):
         fail(f"invalid project slug {project!r}: use letters, digits, '.', '_' and '-'")
@@ -46,9 +49,11 @@ def ingest_transcripts(directory, project, db_path, as_json):
         f"Read {s.files} transcript file{'s' if s.files != 1 else ''}: {s.calls} AskUserQuestion "
         f"call{'s' if s.calls != 1 else ''}; imported {s.imported} question"
         f"{'s' if s.imported != 1 else ''}, {s.already_imported} already imported, "
-        f"{s.captured_by_hook} already captured by hooks.")
+        f"{s.captured_by_hook} already captured by hooks."
+    )
     skipped = s.unanswered + s.rejected + s.unreadable + s.refused
     if skipped:
         click.echo(
             f"Skipped: {s.unanswered} unanswered, {s.rejected} rejected or interrupted, "
-            f"{s.unreadable} unreadable, {s.refused} refused.")
+            f"{s.unreadable} unreadable, {s.refused} refused."
+        )

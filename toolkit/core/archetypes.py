@@ -21,22 +21,54 @@ POLYMATH_DESCRIPTION = (
 
 # name, centre (dimension order), tightness, description
 ARCHETYPES = (
-    ("Cathedral Builder", (0.85, 0.45, 0.60, 0.50, 0.85), 1.0,
-     "You aim big and build it to last: ambitious scope, and the structure done right."),
-    ("Ship-It Pragmatist", (0.25, 0.80, 0.30, 0.65, 0.35), 1.0,
-     "Small slices, shipped today; you accept rough edges to keep moving."),
-    ("Deep Craft", (0.30, 0.30, 0.80, 0.40, 0.85), 1.0,
-     "Narrow and meticulous: you would rather do less and do it properly."),
-    ("Taste Maker", (0.60, 0.45, 0.85, 0.20, 0.55), 1.0,
-     "You care how it looks and reads, and you want a say in the details."),
-    ("Solo Operator", (0.50, 0.70, 0.20, 0.90, 0.45), 1.0,
-     "Hand it over and get out of the way: you delegate and want short updates."),
-    ("Consultant", (0.55, 0.20, 0.70, 0.30, 0.60), 1.0,
-     "Careful and explained: you weigh options and want to be asked before changes."),
-    ("Wedge Hunter", (0.10, 0.65, 0.40, 0.45, 0.30), 1.0,
-     "You look for the smallest thing that proves the idea, and cut everything else."),
-    ("Builder-Coach", (0.50, 0.50, 0.50, 0.50, 0.50), 0.8,
-     "Balanced on every axis: you steer case by case and let the work decide."),
+    (
+        "Cathedral Builder",
+        (0.85, 0.45, 0.60, 0.50, 0.85),
+        1.0,
+        "You aim big and build it to last: ambitious scope, and the structure done right.",
+    ),
+    (
+        "Ship-It Pragmatist",
+        (0.25, 0.80, 0.30, 0.65, 0.35),
+        1.0,
+        "Small slices, shipped today; you accept rough edges to keep moving.",
+    ),
+    (
+        "Deep Craft",
+        (0.30, 0.30, 0.80, 0.40, 0.85),
+        1.0,
+        "Narrow and meticulous: you would rather do less and do it properly.",
+    ),
+    (
+        "Taste Maker",
+        (0.60, 0.45, 0.85, 0.20, 0.55),
+        1.0,
+        "You care how it looks and reads, and you want a say in the details.",
+    ),
+    (
+        "Solo Operator",
+        (0.50, 0.70, 0.20, 0.90, 0.45),
+        1.0,
+        "Hand it over and get out of the way: you delegate and want short updates.",
+    ),
+    (
+        "Consultant",
+        (0.55, 0.20, 0.70, 0.30, 0.60),
+        1.0,
+        "Careful and explained: you weigh options and want to be asked before changes.",
+    ),
+    (
+        "Wedge Hunter",
+        (0.10, 0.65, 0.40, 0.45, 0.30),
+        1.0,
+        "You look for the smallest thing that proves the idea, and cut everything else.",
+    ),
+    (
+        "Builder-Coach",
+        (0.50, 0.50, 0.50, 0.50, 0.50),
+        0.8,
+        "Balanced on every axis: you steer case by case and let the work decide.",
+    ),
 )
 
 NAMES = tuple(a[0] for a in ARCHETYPES) + (POLYMATH,)

@@ -38,7 +38,7 @@ __all__ = [
     "TWO_WAY",
     "UNREADABLE",
     "NO_MATCH",
-    "RULE_NAMES",
+    "RULE_NAMES",  # noqa: F822 - provided by the module __getattr__ below
     "Verdict",
     "Classification",
     "SKILL_CATEGORY_ONE_WAY",
@@ -204,19 +204,89 @@ def canonical_id_sql(column: str) -> str:
 # imitate (Cyrillic, Greek, Latin small capitals and a few others).
 _CONFUSABLES = {
     # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ё": "e", "з": "3", "к": "k", "м": "m", "н": "h",
-    "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i",
-    "ї": "i", "ј": "j", "һ": "h", "ԁ": "d", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ɡ": "g",
-    "ь": "b", "п": "n", "г": "r", "ց": "g", "օ": "o", "ս": "u",
+    "а": "a",
+    "в": "b",
+    "е": "e",
+    "ё": "e",
+    "з": "3",
+    "к": "k",
+    "м": "m",
+    "н": "h",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "т": "t",
+    "у": "y",
+    "х": "x",
+    "ѕ": "s",
+    "і": "i",
+    "ї": "i",
+    "ј": "j",
+    "һ": "h",
+    "ԁ": "d",
+    "ӏ": "l",
+    "ԛ": "q",
+    "ԝ": "w",
+    "ɡ": "g",
+    "ь": "b",
+    "п": "n",
+    "г": "r",
+    "ց": "g",
+    "օ": "o",
+    "ս": "u",
     # Greek
-    "α": "a", "β": "b", "γ": "y", "δ": "d", "ε": "e", "ζ": "z", "η": "n", "ι": "i",
-    "κ": "k", "μ": "u", "ν": "v", "ο": "o", "ρ": "p", "σ": "o", "τ": "t", "υ": "u",
-    "χ": "x", "ω": "w", "ϲ": "c", "ϳ": "j",
+    "α": "a",
+    "β": "b",
+    "γ": "y",
+    "δ": "d",
+    "ε": "e",
+    "ζ": "z",
+    "η": "n",
+    "ι": "i",
+    "κ": "k",
+    "μ": "u",
+    "ν": "v",
+    "ο": "o",
+    "ρ": "p",
+    "σ": "o",
+    "τ": "t",
+    "υ": "u",
+    "χ": "x",
+    "ω": "w",
+    "ϲ": "c",
+    "ϳ": "j",
     # Latin small capitals and other look-alikes
-    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ғ": "f", "ɢ": "g", "ʜ": "h",
-    "ɪ": "i", "ᴊ": "j", "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p",
-    "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z",
-    "ı": "i", "ȷ": "j", "ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t",
+    "ᴀ": "a",
+    "ʙ": "b",
+    "ᴄ": "c",
+    "ᴅ": "d",
+    "ᴇ": "e",
+    "ғ": "f",
+    "ɢ": "g",
+    "ʜ": "h",
+    "ɪ": "i",
+    "ᴊ": "j",
+    "ᴋ": "k",
+    "ʟ": "l",
+    "ᴍ": "m",
+    "ɴ": "n",
+    "ᴏ": "o",
+    "ᴘ": "p",
+    "ʀ": "r",
+    "ꜱ": "s",
+    "ᴛ": "t",
+    "ᴜ": "u",
+    "ᴠ": "v",
+    "ᴡ": "w",
+    "ʏ": "y",
+    "ᴢ": "z",
+    "ı": "i",
+    "ȷ": "j",
+    "ł": "l",
+    "ø": "o",
+    "đ": "d",
+    "ħ": "h",
+    "ŧ": "t",
 }
 # Look-alikes that are not letters, and letters the confusables data leaves out.
 _CONFUSABLES.update({"๏": "o", "○": "o", "◯": "o", "⚬": "o", "⭘": "o", "ꭴ": "o"})
@@ -251,12 +321,18 @@ def _fold_letter(ch, ud):
         # "REGIONAL INDICATOR SYMBOL LETTER D"
         name = ud.name(ch, "")
         head, found, tail = name.partition(" LETTER ")
-        if found and ("LATIN" in head or "REGIONAL INDICATOR" in head) \
-                and "TURNED" not in name and "REVERSED" not in name:
+        if (
+            found
+            and ("LATIN" in head or "REGIONAL INDICATOR" in head)
+            and "TURNED" not in name
+            and "REVERSED" not in name
+        ):
             for word in tail.partition(" WITH ")[0].split():
                 if word not in _NAME_SKIP:
                     return word.lower() if len(word) == 1 and word.isalpha() else ch
     return ch
+
+
 # ASCII fast path: control characters become spaces, "_" joins words like a space.
 _ASCII_TABLE = {i: " " for i in range(32)}
 _ASCII_TABLE[127] = " "
@@ -394,8 +470,13 @@ def explain(text) -> dict:
     try:
         readings = _readings(text)
     except ValueError as e:
-        return {"door": ONE_WAY, "reason": UNREADABLE, "rule": None, "normalised": None,
-                "problem": str(e)}
+        return {
+            "door": ONE_WAY,
+            "reason": UNREADABLE,
+            "rule": None,
+            "normalised": None,
+            "problem": str(e),
+        }
     from toolkit.core.door_rules import match
 
     rule, shown = None, readings[0]
@@ -555,9 +636,7 @@ def id_text(question_id) -> str:
     return key.replace("-", " ")
 
 
-_FOLDED_SQL = (
-    "SELECT canonical_id, source FROM door_knowledge WHERE canonical_id GLOB '*[^ -~]*'"
-)
+_FOLDED_SQL = "SELECT canonical_id, source FROM door_knowledge WHERE canonical_id GLOB '*[^ -~]*'"
 
 
 def before_auto_decide(conn, question_id, door):
@@ -617,12 +696,15 @@ def reclassify(conn, progress=None, batch=5000) -> int:
     state = json.loads(row[0]) if row and row[0] else {}
     last = state.get("last_id", 0) if state.get("version") == version else 0
     total = conn.execute(
-        "SELECT count(*) FROM question_log WHERE id > ? AND synthetic = 0", (last,)).fetchone()[0]
+        "SELECT count(*) FROM question_log WHERE id > ? AND synthetic = 0", (last,)
+    ).fetchone()[0]
     learned = done = 0
     while True:
         rows = conn.execute(
             "SELECT id, question_id, question_summary, door_class FROM question_log"
-            " WHERE id > ? AND synthetic = 0 ORDER BY id LIMIT ?", (last, batch)).fetchall()
+            " WHERE id > ? AND synthetic = 0 ORDER BY id LIMIT ?",
+            (last, batch),
+        ).fetchall()
         if not rows:
             break
         facts = []
@@ -636,12 +718,15 @@ def reclassify(conn, progress=None, batch=5000) -> int:
             before = conn.total_changes
             conn.executemany(
                 "INSERT OR IGNORE INTO door_knowledge (canonical_id, source, question_id,"
-                " evidence, learned_at) VALUES (?, ?, ?, ?, ?)", facts)
+                " evidence, learned_at) VALUES (?, ?, ?, ?, ?)",
+                facts,
+            )
             learned += conn.total_changes - before
             conn.execute(
                 "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
                 " DO UPDATE SET value = excluded.value",
-                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})))
+                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})),
+            )
         done += len(rows)
         if progress:
             progress(done, total)
@@ -650,16 +735,29 @@ def reclassify(conn, progress=None, batch=5000) -> int:
             conn.execute(
                 "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
                 " DO UPDATE SET value = excluded.value",
-                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})))
+                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})),
+            )
     return learned
 
 
-AUDIT_COLUMNS = ("id", "ts", "project", "session_id", "phase", "question_id",
-                 "question_summary", "user_choice", "decided_by", "flagged_by")
+AUDIT_COLUMNS = (
+    "id",
+    "ts",
+    "project",
+    "session_id",
+    "phase",
+    "question_id",
+    "question_summary",
+    "user_choice",
+    "decided_by",
+    "flagged_by",
+)
 
 
 def audit(conn) -> list:
     """The rows of ``one_way_audit`` (auto-decisions on one-way questions), oldest first."""
     cols = ", ".join(AUDIT_COLUMNS)
-    return [dict(zip(AUDIT_COLUMNS, r)) for r in
-            conn.execute(f"SELECT {cols} FROM one_way_audit ORDER BY ts, id")]
+    return [
+        dict(zip(AUDIT_COLUMNS, r))
+        for r in conn.execute(f"SELECT {cols} FROM one_way_audit ORDER BY ts, id")
+    ]

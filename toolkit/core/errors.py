@@ -46,8 +46,9 @@ def _quiet_stdout():
         pass
 
 
-def run_script(prog, run, argv=None, *, refusal="{prog}: {message}", crash=print_error_line,
-               teardown=False):
+def run_script(
+    prog, run, argv=None, *, refusal="{prog}: {message}", crash=print_error_line, teardown=False
+):
     """Run ``run(args)`` (which returns an exit code) inside the error boundary.
 
     With ``argv`` None this is the process's own command: the arguments are

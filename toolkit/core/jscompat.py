@@ -28,6 +28,7 @@ JS_WHITESPACE = (
 
 # --- strings ----------------------------------------------------------------------------
 
+
 def js_trim(s: str) -> str:
     """``String.prototype.trim``: strips JS whitespace, not Python's."""
     return s.strip(JS_WHITESPACE)
@@ -74,6 +75,7 @@ def value_string(v, number=None) -> str:
 
 
 # --- truthiness and numbers ---------------------------------------------------------------
+
 
 def is_finite(x) -> bool:
     """``Number.isFinite`` for a float: neither NaN nor an infinity."""

@@ -10,7 +10,6 @@ Messages carry no command prefix; the callers add ``gstack-question-preference: 
 click's ``Error: `` themselves.
 """
 
-from toolkit.core.jscompat import is_falsy, value_string
 from toolkit.core.vocabulary import FREE_TEXT_MAX, PREFERENCES, QUESTION_ID_MAX, is_kebab
 from toolkit.core.vocabulary import SILENCING_PREFERENCES as SILENCING
 from toolkit.core.vocabulary import USER_PREFERENCE_SOURCES as USER_SOURCES
@@ -22,7 +21,6 @@ UNKNOWN = "unknown"
 
 ASK = "ASK_NORMALLY"
 AUTO = "AUTO_DECIDE"
-
 
 
 __all__ = [
@@ -86,6 +84,9 @@ def validate_write(conn, obj):
     reject → free_text. The origin gate runs before the one-way check so that a poisoning
     source always gets exit 2, whatever the id.
     """
+    # Imported here: a check never validates a write.
+    from toolkit.core.jscompat import is_falsy, value_string
+
     qid = obj.get("question_id")
     if not is_kebab(qid) or len(qid) > QUESTION_ID_MAX:
         raise PreferenceError("invalid question_id")
@@ -114,7 +115,9 @@ def validate_write(conn, obj):
             raise PreferenceError("free_text must not contain NUL bytes")
         from toolkit.core.jscompat import truncate
         from toolkit.core.screening import (
-            PREFERENCE_FREE_TEXT_PATTERNS, flatten_newlines, has_injection,
+            PREFERENCE_FREE_TEXT_PATTERNS,
+            flatten_newlines,
+            has_injection,
         )
 
         ft = flatten_newlines(truncate(ft, FREE_TEXT_MAX))
@@ -123,9 +126,6 @@ def validate_write(conn, obj):
             raise PreferenceError("free_text contains injection-like content, rejected")
         free_text = ft or None
     return qid, pref, source, free_text
-
-
-
 
 
 # --------------------------------------------------------------------------
@@ -255,10 +255,19 @@ def check(conn, project, question_id, summary=None, include_synthetic=False):
 
 def stats(conn, scope):
     """gstack's --stats counters for one scope; silencing values on one-way ids are inert."""
-    counts = {"TOTAL": 0, "ALWAYS_ASK": 0, "NEVER_ASK": 0, "ASK_ONLY_ONE_WAY": 0,
-              "INERT_ONE_WAY": 0, "OTHER": 0}
-    labels = {"always-ask": "ALWAYS_ASK", "never-ask": "NEVER_ASK",
-              "ask-only-for-one-way": "ASK_ONLY_ONE_WAY"}
+    counts = {
+        "TOTAL": 0,
+        "ALWAYS_ASK": 0,
+        "NEVER_ASK": 0,
+        "ASK_ONLY_ONE_WAY": 0,
+        "INERT_ONE_WAY": 0,
+        "OTHER": 0,
+    }
+    labels = {
+        "always-ask": "ALWAYS_ASK",
+        "never-ask": "NEVER_ASK",
+        "ask-only-for-one-way": "ASK_ONLY_ONE_WAY",
+    }
     for qid, value in read(conn, scope).items():
         counts["TOTAL"] += 1
         if value in SILENCING and classify(conn, qid).one_way:
@@ -269,8 +278,10 @@ def stats(conn, scope):
 
 
 def stats_lines(counts):
-    lines = [f"{k}: {counts[k]}" for k in
-             ("TOTAL", "ALWAYS_ASK", "NEVER_ASK", "ASK_ONLY_ONE_WAY", "INERT_ONE_WAY")]
+    lines = [
+        f"{k}: {counts[k]}"
+        for k in ("TOTAL", "ALWAYS_ASK", "NEVER_ASK", "ASK_ONLY_ONE_WAY", "INERT_ONE_WAY")
+    ]
     if counts["OTHER"]:
         lines.append(f"OTHER: {counts['OTHER']}")
     return lines
@@ -302,8 +313,13 @@ def render(prefs):
 
 def event_record(ts, event_type, question_id, preference, source, free_text=None):
     """A question-events.jsonl record, keys in gstack's order."""
-    rec = {"ts": ts, "event_type": event_type, "question_id": question_id,
-           "preference": preference, "source": source}
+    rec = {
+        "ts": ts,
+        "event_type": event_type,
+        "question_id": question_id,
+        "preference": preference,
+        "source": source,
+    }
     if free_text:
         rec["free_text"] = free_text
     return rec
@@ -323,14 +339,24 @@ def _insert_event(conn, scope, record, synthetic=False):
         "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type, question_id,"
         " preference, source, free_text, synthetic, developer)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (event_key(scope, record), scope, record["ts"], record["event_type"],
-         record.get("question_id"), record.get("preference"), record.get("source"),
-         record.get("free_text"), 1 if synthetic else 0, _developer()),
+        (
+            event_key(scope, record),
+            scope,
+            record["ts"],
+            record["event_type"],
+            record.get("question_id"),
+            record.get("preference"),
+            record.get("source"),
+            record.get("free_text"),
+            1 if synthetic else 0,
+            _developer(),
+        ),
     )
 
 
-def write(conn, scope, question_id, preference, source, free_text=None, *, now=None,
-          synthetic=False):
+def write(
+    conn, scope, question_id, preference, source, free_text=None, *, now=None, synthetic=False
+):
     """Store a validated preference and its ``preference-set`` event (caller's transaction).
 
     Returns the event record (what gstack appends to question-events.jsonl). Setting an id
@@ -346,8 +372,16 @@ def write(conn, scope, question_id, preference, source, free_text=None, *, now=N
         " raw_value = NULL, source = excluded.source, free_text = excluded.free_text,"
         " synthetic = excluded.synthetic, updated_at = excluded.updated_at,"
         " developer = excluded.developer",
-        (scope, question_id, preference, source, free_text, 1 if synthetic else 0, ts,
-         _developer()),
+        (
+            scope,
+            question_id,
+            preference,
+            source,
+            free_text,
+            1 if synthetic else 0,
+            ts,
+            _developer(),
+        ),
     )
     record = event_record(ts, "preference-set", question_id, preference, source, free_text)
     _insert_event(conn, scope, record, synthetic)
@@ -376,7 +410,12 @@ def clear(conn, scope, question_id=None, *, now=None):
             "DELETE FROM preferences WHERE scope = ? AND question_id = ?", (scope, question_id)
         )
     for qid, value in removed.items():
-        record = {"ts": ts, "event_type": "preference-cleared", "question_id": qid,
-                  "preference": value if isinstance(value, str) else None, "source": "clear"}
+        record = {
+            "ts": ts,
+            "event_type": "preference-cleared",
+            "question_id": qid,
+            "preference": value if isinstance(value, str) else None,
+            "source": "clear",
+        }
         _insert_event(conn, scope, record)
     return list(removed)

@@ -44,21 +44,35 @@ NEUTRAL = 0.5
 # `profile setup`: A/B/C answers. B is "balanced"; gstack's fixtures use 0.5 for it.
 SETUP_VALUES = {"a": 0.25, "b": 0.5, "c": 0.85}
 SETUP_QUESTIONS = (
-    ("scope_appetite",
-     "When a plan could grow, what do you usually want?",
-     ("Keep it small and ship", "Depends on the project", "Build the full thing properly")),
-    ("risk_tolerance",
-     "When the agent is unsure about a reversible step, should it…",
-     ("Stop and ask me first", "Use judgement", "Just go ahead and tell me after")),
-    ("detail_preference",
-     "How much explanation do you want with each question?",
-     ("Short and to the point", "Some context", "The full reasoning")),
-    ("autonomy",
-     "How much should the agent decide on its own?",
-     ("Consult me on most choices", "Routine ones alone, big ones with me", "Delegate almost everything")),
-    ("architecture_care",
-     "Pragmatic shortcut or principled design, when they conflict?",
-     ("Ship the shortcut", "Case by case", "Get the design right first")),
+    (
+        "scope_appetite",
+        "When a plan could grow, what do you usually want?",
+        ("Keep it small and ship", "Depends on the project", "Build the full thing properly"),
+    ),
+    (
+        "risk_tolerance",
+        "When the agent is unsure about a reversible step, should it…",
+        ("Stop and ask me first", "Use judgement", "Just go ahead and tell me after"),
+    ),
+    (
+        "detail_preference",
+        "How much explanation do you want with each question?",
+        ("Short and to the point", "Some context", "The full reasoning"),
+    ),
+    (
+        "autonomy",
+        "How much should the agent decide on its own?",
+        (
+            "Consult me on most choices",
+            "Routine ones alone, big ones with me",
+            "Delegate almost everything",
+        ),
+    ),
+    (
+        "architecture_care",
+        "Pragmatic shortcut or principled design, when they conflict?",
+        ("Ship the shortcut", "Case by case", "Get the design right first"),
+    ),
 )
 
 
@@ -94,8 +108,11 @@ def inferred(conn, project, synthetic=0):
         " WHERE project = ? AND synthetic = ? ORDER BY position",
         (project, synthetic),
     ).fetchall()
-    out = {"values": neutral_values(), "totals": {d: 0.0 for d in DIMENSIONS},
-           "events": {d: 0 for d in DIMENSIONS}}
+    out = {
+        "values": neutral_values(),
+        "totals": {d: 0.0 for d in DIMENSIONS},
+        "events": {d: 0 for d in DIMENSIONS},
+    }
     for r in rows:
         out["values"][r["dimension"]] = r["value"]
         out["totals"][r["dimension"]] = r["total_delta"]
@@ -112,9 +129,16 @@ def diversity(conn, project, synthetic=0):
         (project, synthetic),
     ).fetchone()
     if row is None:
-        return {"sample_size": 0, "skills_covered": 0, "question_ids_covered": 0,
-                "distinct_days": 0, "calendar_span_days": 0, "first_day": None,
-                "last_day": None, "enough_data": False}
+        return {
+            "sample_size": 0,
+            "skills_covered": 0,
+            "question_ids_covered": 0,
+            "distinct_days": 0,
+            "calendar_span_days": 0,
+            "first_day": None,
+            "last_day": None,
+            "enough_data": False,
+        }
     d = dict(row)
     d["enough_data"] = bool(d["enough_data"])
     return d
@@ -149,13 +173,19 @@ def gate_message(div):
     if s["days"]:
         parts.append(_plural(s["days"], "day"))
     if len(parts) > 1:
-        need = f"{parts[0]} across " + ", ".join(parts[1:-1]) + (
-            " and " if len(parts) > 2 else "") + parts[-1]
+        need = (
+            f"{parts[0]} across "
+            + ", ".join(parts[1:-1])
+            + (" and " if len(parts) > 2 else "")
+            + parts[-1]
+        )
     else:
         need = parts[0]
-    return (f"Not enough observed data yet — need {need} before the inferred values mean much "
-            f"(have {div['sample_size']} events, {div['skills_covered']} skills, "
-            f"{div['question_ids_covered']} questions, {div['distinct_days']} days).")
+    return (
+        f"Not enough observed data yet — need {need} before the inferred values mean much "
+        f"(have {div['sample_size']} events, {div['skills_covered']} skills, "
+        f"{div['question_ids_covered']} questions, {div['distinct_days']} days)."
+    )
 
 
 def gap_word(gap):
@@ -205,15 +235,18 @@ def trace(conn, project, dimension, synthetic=0):
 
 
 def has_events(conn, project):
-    return conn.execute(
-        "SELECT 1 FROM question_log WHERE project = ? LIMIT 1", (project,)
-    ).fetchone() is not None
+    return (
+        conn.execute("SELECT 1 FROM question_log WHERE project = ? LIMIT 1", (project,)).fetchone()
+        is not None
+    )
 
 
 def signals_loaded(conn):
     """True when the registry and the signal map both have rows (derive needs them)."""
     return bool(
-        conn.execute("SELECT 1 FROM registry_questions WHERE signal_key IS NOT NULL LIMIT 1").fetchone()
+        conn.execute(
+            "SELECT 1 FROM registry_questions WHERE signal_key IS NOT NULL LIMIT 1"
+        ).fetchone()
         and conn.execute("SELECT 1 FROM signal_map LIMIT 1").fetchone()
     )
 
@@ -230,16 +263,19 @@ def declared(conn, synthetic=None):
     """
     where = "synthetic = ?" if synthetic is not None else db.real_rows()
     args = (db.GLOBAL_SCOPE,) if synthetic is None else (db.GLOBAL_SCOPE, int(synthetic))
-    rows = dict(conn.execute(
-        "SELECT dimension, value FROM declared_profile WHERE scope = ? AND " + where, args,
-    ).fetchall())
+    rows = dict(
+        conn.execute(
+            "SELECT dimension, value FROM declared_profile WHERE scope = ? AND " + where,
+            args,
+        ).fetchall()
+    )
     return {d: rows[d] for d in DIMENSIONS if d in rows}
 
 
 def declared_at(conn):
     row = conn.execute(
         "SELECT max(declared_at) FROM declared_profile WHERE scope = ? AND " + db.real_rows(),
-        (db.GLOBAL_SCOPE,)
+        (db.GLOBAL_SCOPE,),
     ).fetchone()
     return row[0]
 
@@ -253,7 +289,9 @@ def parse_declared_value(dimension, value):
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ProfileError(f"value for {dimension} must be a number between 0 and 1, got '{value}'") from None
+        raise ProfileError(
+            f"value for {dimension} must be a number between 0 and 1, got '{value}'"
+        ) from None
     if math.isnan(number) or not 0 <= number <= 1:
         raise ProfileError(f"value for {dimension} must be between 0 and 1, got {value}")
     return number
@@ -355,11 +393,19 @@ def add_sessions(conn, sessions, origin, snapshot=False):
             " signals_json, resources_json, topics_json, design_doc, assignment, raw_json, origin,"
             " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                f"{digest}:{n}", _text(s.get("ts")), _text(s.get("date")), _text(s.get("mode")),
-                _text(s.get("project_slug")), _list_json(s.get("signals")),
-                _list_json(s.get("resources_shown")), _list_json(s.get("topics")),
-                _text(s.get("design_doc")), _text(s.get("assignment")),
-                json.dumps(s, ensure_ascii=False), origin, now,
+                f"{digest}:{n}",
+                _text(s.get("ts")),
+                _text(s.get("date")),
+                _text(s.get("mode")),
+                _text(s.get("project_slug")),
+                _list_json(s.get("signals")),
+                _list_json(s.get("resources_shown")),
+                _list_json(s.get("topics")),
+                _text(s.get("design_doc")),
+                _text(s.get("assignment")),
+                json.dumps(s, ensure_ascii=False),
+                origin,
+                now,
             ),
         )
         added += cur.rowcount
@@ -369,8 +415,12 @@ def add_sessions(conn, sessions, origin, snapshot=False):
 def sessions(conn):
     """Every office-hours session of this database's user as stored, in order (sessions
     merged from other developers' databases are theirs, not this profile's)."""
-    return [json.loads(r[0]) for r in conn.execute(
-        "SELECT raw_json FROM office_hours_sessions WHERE merged_from IS NULL ORDER BY id")]
+    return [
+        json.loads(r[0])
+        for r in conn.execute(
+            "SELECT raw_json FROM office_hours_sessions WHERE merged_from IS NULL ORDER BY id"
+        )
+    ]
 
 
 def accumulate(session_list):
@@ -384,8 +434,10 @@ def accumulate(session_list):
             for x in sig:
                 key = _string(x)
                 signals[key] = signals.get(key, 0) + 1
-        for src, out, seen in ((s.get("resources_shown"), resources, seen_r),
-                               (s.get("topics"), topics, seen_t)):
+        for src, out, seen in (
+            (s.get("resources_shown"), resources, seen_r),
+            (s.get("topics"), topics, seen_t),
+        ):
             if isinstance(src, list):
                 for x in src:
                     k = canonical_json(x)
@@ -431,8 +483,15 @@ def builder_summary(session_list):
         ("LAST_ASSIGNMENT", field(last, "assignment")),
         ("LAST_DESIGN_TITLE", field(last, "design_doc")),
         ("DESIGN_COUNT", str(len(designs))),
-        ("DESIGN_TITLES", stringify_plain([s.get("project_slug") if not is_falsy(s.get("project_slug"))
-                                      else "unknown" for s in designs])),
+        (
+            "DESIGN_TITLES",
+            stringify_plain(
+                [
+                    s.get("project_slug") if not is_falsy(s.get("project_slug")) else "unknown"
+                    for s in designs
+                ]
+            ),
+        ),
         ("ACCUMULATED_SIGNALS", ",".join(f"{k}:{v}" for k, v in signals.items())),
         ("TOTAL_SIGNAL_COUNT", str(total)),
         ("CROSS_PROJECT", "true" if cross else "false"),
@@ -456,10 +515,12 @@ def set_meta(conn, key, value):
     if value is None:
         conn.execute("DELETE FROM plantune_meta WHERE key = ?", (key,))
     else:
-        conn.execute("INSERT OR REPLACE INTO plantune_meta (key, value) VALUES (?, ?)", (key, value))
+        conn.execute(
+            "INSERT OR REPLACE INTO plantune_meta (key, value) VALUES (?, ?)", (key, value)
+        )
 
 
-META_EXTRA = "profile_extra_json"      # identity, overrides and unknown keys of the JSON file
+META_EXTRA = "profile_extra_json"  # identity, overrides and unknown keys of the JSON file
 META_DERIVED_AT = "profile_derived_at"
 META_MIGRATED_AT = "profile_migrated_at"
 
@@ -476,9 +537,21 @@ def extras(conn):
 # the unified profile document (gstack's developer-profile.json shape)
 
 # Keys plantune rebuilds from rows; anything else in the file is kept as an extra.
-DOCUMENT_KEYS = ("identity", "declared", "inferred", "gap", "overrides", "sessions",
-                 "signals_accumulated", "resources_shown", "topics", "migrated_at",
-                 "derived_at", "declared_at", "schema_version")
+DOCUMENT_KEYS = (
+    "identity",
+    "declared",
+    "inferred",
+    "gap",
+    "overrides",
+    "sessions",
+    "signals_accumulated",
+    "resources_shown",
+    "topics",
+    "migrated_at",
+    "derived_at",
+    "declared_at",
+    "schema_version",
+)
 
 
 def document(conn, project, synthetic=0):
@@ -572,6 +645,7 @@ def _scoped(sql, project, column="project"):
 
 def delete_counts(conn, project=None):
     """How many rows ``delete`` would remove (``project=None`` means everything)."""
+
     def n(sql, column="project"):
         return conn.execute(*_scoped(f"SELECT count(*) FROM {sql}", project, column)).fetchone()[0]
 
@@ -584,7 +658,8 @@ def delete_counts(conn, project=None):
         "findings": n("findings"),
         "pacing_runs": n("pacing_runs"),
         "preference_free_text": n(
-            "preference_events WHERE free_text IS NOT NULL AND free_text != ''", "scope"),
+            "preference_events WHERE free_text IS NOT NULL AND free_text != ''", "scope"
+        ),
     }
     counts.update((k, v) for k, v in extra.items() if v)
     return counts
@@ -620,30 +695,53 @@ def delete(conn, project=None):
     counts = delete_counts(conn, project)
     conn.execute("PRAGMA secure_delete = ON")
     with db.transaction(conn):
-        db.tombstone(conn, [r[0] for r in conn.execute(
-            *_scoped("SELECT event_key FROM question_log", project))], "question-log")
-        free = _scoped("SELECT event_key FROM preference_events"
-                       " WHERE free_text IS NOT NULL AND free_text != ''", project, "scope")
+        db.tombstone(
+            conn,
+            [r[0] for r in conn.execute(*_scoped("SELECT event_key FROM question_log", project))],
+            "question-log",
+        )
+        free = _scoped(
+            "SELECT event_key FROM preference_events"
+            " WHERE free_text IS NOT NULL AND free_text != ''",
+            project,
+            "scope",
+        )
         db.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
-        conn.execute(*_scoped("DELETE FROM preference_events WHERE free_text IS NOT NULL"
-                              " AND free_text != ''", project, "scope"))
-        conn.execute(*_scoped("UPDATE preferences SET free_text = NULL"
-                              " WHERE free_text IS NOT NULL", project, "scope"))
+        conn.execute(
+            *_scoped(
+                "DELETE FROM preference_events WHERE free_text IS NOT NULL AND free_text != ''",
+                project,
+                "scope",
+            )
+        )
+        conn.execute(
+            *_scoped(
+                "UPDATE preferences SET free_text = NULL WHERE free_text IS NOT NULL",
+                project,
+                "scope",
+            )
+        )
         conn.execute(*_scoped("DELETE FROM pacing_runs", project))
         conn.execute(*_scoped("DELETE FROM findings", project))
         conn.execute(*_scoped("DELETE FROM pacing_chains", project))
         if project is None:
-            conn.execute("UPDATE findings SET answer_event_id = NULL WHERE answer_event_id IS NOT NULL")
+            conn.execute(
+                "UPDATE findings SET answer_event_id = NULL WHERE answer_event_id IS NOT NULL"
+            )
             conn.execute("DELETE FROM question_log")
             conn.execute("DELETE FROM declared_profile")
             conn.execute("DELETE FROM office_hours_sessions")
             for key in (META_EXTRA, META_DERIVED_AT, META_MIGRATED_AT):
                 set_meta(conn, key, None)
-            conn.execute("DELETE FROM ingest_state WHERE kind IN ('developer-profile', 'builder-profile')")
+            conn.execute(
+                "DELETE FROM ingest_state WHERE kind IN ('developer-profile', 'builder-profile')"
+            )
         else:
             conn.execute(
                 "UPDATE findings SET answer_event_id = NULL WHERE answer_event_id IN"
-                " (SELECT id FROM question_log WHERE project = ?)", (project,))
+                " (SELECT id FROM question_log WHERE project = ?)",
+                (project,),
+            )
             conn.execute("DELETE FROM question_log WHERE project = ?", (project,))
             conn.execute("DELETE FROM office_hours_sessions WHERE project_slug = ?", (project,))
     return counts

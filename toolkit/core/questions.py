@@ -4,10 +4,7 @@ The validation section below is pure (stdlib only, no I/O) because every agent
 hook call goes through it.  Recording lives further down the module.
 """
 
-
 # json's own C scanner and encoder without the json package's import cost (hot path).
-from toolkit.store import json_lite as json
-
 from toolkit.core.jscompat import (
     JS_WHITESPACE,
     is_falsy,
@@ -30,6 +27,7 @@ from toolkit.core.vocabulary import (
     SESSION_ID_MAX,
     is_kebab,
 )
+from toolkit.store import json_lite as json
 
 # ===========================================================================
 # Validation — gstack-question-log's fields, checks, truncation and followed_recommendation.
@@ -118,9 +116,9 @@ def normalize_choice(s: str) -> str:
     whitespace on both sides of the marker.
     """
     t = s.rstrip(JS_WHITESPACE)
-    tail = t[-len(_RECOMMENDED):]
+    tail = t[-len(_RECOMMENDED) :]
     if tail.isascii() and tail.lower() == _RECOMMENDED:
-        t = t[:-len(_RECOMMENDED)]
+        t = t[: -len(_RECOMMENDED)]
     else:
         t = s
     return js_trim(t)
@@ -147,9 +145,6 @@ def format_ts(dt=None) -> str:
         f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
         f"{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}.{dt.microsecond // 1000:03d}Z"
     )
-
-
-
 
 
 def _no_nul(field: str, value: str):
@@ -292,9 +287,22 @@ def validate_json(text, now=None, allow_phase: bool = False) -> dict:
 
 # Columns that mirror a gstack field; every other key of the record goes to extra_json.
 _COLUMN_FIELDS = (
-    "skill", "question_id", "question_summary", "category", "door_type", "options_count",
-    "user_choice", "recommended", "followed_recommendation", "session_id", "source",
-    "tool_use_id", "free_text", "ts", "phase", "question_index",
+    "skill",
+    "question_id",
+    "question_summary",
+    "category",
+    "door_type",
+    "options_count",
+    "user_choice",
+    "recommended",
+    "followed_recommendation",
+    "session_id",
+    "source",
+    "tool_use_id",
+    "free_text",
+    "ts",
+    "phase",
+    "question_index",
 )
 DEDUP_WINDOW = 100
 
@@ -358,9 +366,21 @@ INSERT_SQL = (
 )
 
 
-def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, question_index=None,
-                ingested_from=None, synthetic=False, recorded_at=None, default_ts=None,
-                classify=None, developer=None) -> tuple:
+def prepare_row(
+    record: dict,
+    project: str,
+    *,
+    registry,
+    key=None,
+    raw=None,
+    question_index=None,
+    ingested_from=None,
+    synthetic=False,
+    recorded_at=None,
+    default_ts=None,
+    classify=None,
+    developer=None,
+) -> tuple:
     """The ``INSERT_SQL`` parameters for one validated event: the one row mapping.
 
     ``key`` defaults to :func:`event_key` of the record and ``raw`` to its serialisation;
@@ -381,26 +401,45 @@ def prepare_row(record: dict, project: str, *, registry, key=None, raw=None, que
     if not (isinstance(ts, str) and ts):
         ts = default_ts or format_ts()
     category = _text_or_none(record.get("category"))
-    verdict = classify(record.get("question_id"), record.get("skill"), category,
-                       getattr(record, "door_text", None) or record.get("question_summary"),
-                       registry)
+    verdict = classify(
+        record.get("question_id"),
+        record.get("skill"),
+        category,
+        getattr(record, "door_text", None) or record.get("question_summary"),
+        registry,
+    )
     extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
     if not recorded_at:
         from toolkit.store.db import utc_now
 
         recorded_at = utc_now()
     return (
-        key or event_key(project, record), project, ts, record["skill"], record["question_id"],
-        record["question_summary"], category, _text_or_none(record.get("door_type")),
-        options_count, record["user_choice"], _text_or_none(record.get("recommended")),
-        followed, _text_or_none(record.get("session_id")), record.get("source", "agent"),
-        _text_or_none(record.get("tool_use_id")) or None, _index_of(record, question_index),
-        _text_or_none(record.get("free_text")), phase,
+        key or event_key(project, record),
+        project,
+        ts,
+        record["skill"],
+        record["question_id"],
+        record["question_summary"],
+        category,
+        _text_or_none(record.get("door_type")),
+        options_count,
+        record["user_choice"],
+        _text_or_none(record.get("recommended")),
+        followed,
+        _text_or_none(record.get("session_id")),
+        record.get("source", "agent"),
+        _text_or_none(record.get("tool_use_id")) or None,
+        _index_of(record, question_index),
+        _text_or_none(record.get("free_text")),
+        phase,
         "one-way" if verdict.one_way else "two-way",
         verdict.reason,
         json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
-        raw if raw is not None else stringify(record), ingested_from, 1 if synthetic else 0,
-        recorded_at, developer or _developer(),
+        raw if raw is not None else stringify(record),
+        ingested_from,
+        1 if synthetic else 0,
+        recorded_at,
+        developer or _developer(),
     )
 
 
@@ -410,8 +449,18 @@ def _developer():
     return identity.developer()
 
 
-def record_event(conn, record: dict, project: str, *, question_index=None, ingested_from=None,
-                 synthetic=False, dedup=True, registry=None, recorded_at=None) -> Recorded:
+def record_event(
+    conn,
+    record: dict,
+    project: str,
+    *,
+    question_index=None,
+    ingested_from=None,
+    synthetic=False,
+    dedup=True,
+    registry=None,
+    recorded_at=None,
+) -> Recorded:
     """Insert one validated event (from ``validate_event``) for ``project``.
 
     Dedup follows gstack's rule (same source and tool_use_id among the project's last 100
@@ -441,9 +490,15 @@ def record_event(conn, record: dict, project: str, *, question_index=None, inges
                 return Recorded("dedup", event_key=event_key(project, record))
         if registry is None:
             registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
-        row = prepare_row(record, project, registry=registry, question_index=question_index,
-                          ingested_from=ingested_from, synthetic=synthetic,
-                          recorded_at=recorded_at)
+        row = prepare_row(
+            record,
+            project,
+            registry=registry,
+            question_index=question_index,
+            ingested_from=ingested_from,
+            synthetic=synthetic,
+            recorded_at=recorded_at,
+        )
         cur = conn.execute(INSERT_SQL, row)
         if own:
             conn.execute("COMMIT")

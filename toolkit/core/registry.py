@@ -56,7 +56,8 @@ def replace_signal_map(conn, signal_map):
             for dim, delta in deltas:
                 rows.append((key, choice, dim, float(delta)))
     conn.executemany(
-        "INSERT INTO signal_map (signal_key, user_choice, dimension, delta) VALUES (?, ?, ?, ?)", rows
+        "INSERT INTO signal_map (signal_key, user_choice, dimension, delta) VALUES (?, ?, ?, ?)",
+        rows,
     )
     conn.execute(
         "INSERT OR REPLACE INTO plantune_meta (key, value) VALUES ('signal_map_version', ?)",
@@ -159,15 +160,15 @@ def _tokenize(text):
                     break
                 if ch == "\\":
                     nxt = text[i + 1] if i + 1 < n else ""
-                    if nxt == "u" and text[i + 2: i + 3] == "{":
+                    if nxt == "u" and text[i + 2 : i + 3] == "{":
                         j = text.index("}", i)
-                        out.append(chr(int(text[i + 3: j], 16)))
+                        out.append(chr(int(text[i + 3 : j], 16)))
                         i = j + 1
                     elif nxt == "u":
-                        out.append(chr(int(text[i + 2: i + 6], 16)))
+                        out.append(chr(int(text[i + 2 : i + 6], 16)))
                         i += 6
                     elif nxt == "x":
-                        out.append(chr(int(text[i + 2: i + 4], 16)))
+                        out.append(chr(int(text[i + 2 : i + 4], 16)))
                         i += 4
                     elif nxt == "\n":  # line continuation
                         line += 1
@@ -189,7 +190,7 @@ def _tokenize(text):
             yield _Token("str", "".join(out), start_line, col)
         elif _IDENT_START.match(c):
             m = _IDENT.match(text, i + 1)
-            yield _Token("ident", text[i: m.end()], line, i - line_start + 1)
+            yield _Token("ident", text[i : m.end()], line, i - line_start + 1)
             i = m.end()
         elif c.isdigit() or (c == "-" and i + 1 < n and text[i + 1].isdigit()):
             m = _NUMBER.match(text, i)
@@ -233,14 +234,20 @@ class _Parser:
             val = self.array()
         elif tok.kind == "str":
             val = tok.value
-            while self.peek() is not None and self.peek().value == "+" and self.peek().kind == "punct":
+            while (
+                self.peek() is not None and self.peek().value == "+" and self.peek().kind == "punct"
+            ):
                 self.next()
                 nxt = self.next()
                 if nxt.kind != "str":
                     raise RegistryError(f"line {nxt.line}: only strings can be joined with '+'")
                 val += nxt.value
         elif tok.kind == "num":
-            val = float(tok.value) if any(ch in tok.value for ch in ".eE") and "x" not in tok.value.lower() else int(tok.value, 0)
+            val = (
+                float(tok.value)
+                if any(ch in tok.value for ch in ".eE") and "x" not in tok.value.lower()
+                else int(tok.value, 0)
+            )
         elif tok.kind == "ident" and tok.value in ("true", "false", "null", "undefined"):
             val = {"true": True, "false": False, "null": None, "undefined": None}[tok.value]
         else:
@@ -260,7 +267,9 @@ class _Parser:
             if tok.kind == "punct" and tok.value == "}":
                 return _Object(items, open_tok.line)
             if tok.kind not in ("str", "ident", "num"):
-                raise RegistryError(f"line {tok.line}: expected a property name, found {tok.value!r}")
+                raise RegistryError(
+                    f"line {tok.line}: expected a property name, found {tok.value!r}"
+                )
             self.expect(":")
             items.append((str(tok.value), self.value(), tok.line))
             tok = self.next()
@@ -313,8 +322,13 @@ def parse_registry_ts(text: str) -> list:
         while p.peek() is not None and not (p.peek().kind == "punct" and p.peek().value in "=;{})"):
             p.next()
         nxt = p.peek()
-        if nxt is not None and nxt.value == "=" and p.pos + 1 < len(p.tokens) \
-                and p.tokens[p.pos + 1].value == "{" and p.tokens[p.pos + 1].kind == "punct":
+        if (
+            nxt is not None
+            and nxt.value == "="
+            and p.pos + 1 < len(p.tokens)
+            and p.tokens[p.pos + 1].value == "{"
+            and p.tokens[p.pos + 1].kind == "punct"
+        ):
             p.next()
             open_tok = p.next()
             top = p.obj(open_tok)
@@ -370,7 +384,9 @@ def entry_problems(key, entry, signal_keys) -> list:
     elif isinstance(eid, str) and not eid.startswith(skill + "-"):
         out.append(f"id must start with its skill followed by '-' ({skill}-…)")
     if entry.get("category") not in CATEGORIES:
-        out.append(f"category must be one of {', '.join(CATEGORIES)} (got {entry.get('category')!r})")
+        out.append(
+            f"category must be one of {', '.join(CATEGORIES)} (got {entry.get('category')!r})"
+        )
     if entry.get("door_type") not in DOOR_TYPES:
         out.append(f"door_type must be one-way or two-way (got {entry.get('door_type')!r})")
     options = entry.get("options")
@@ -416,8 +432,9 @@ def validate_source(items, signal_keys) -> list:
         problems.append("no entries")
     if problems:
         n = len(problems)
-        raise RegistryError(f"registry refused: {n} problem{'s' if n != 1 else ''}, nothing changed",
-                            problems)
+        raise RegistryError(
+            f"registry refused: {n} problem{'s' if n != 1 else ''}, nothing changed", problems
+        )
     return entries
 
 
@@ -427,8 +444,11 @@ def diff_registry(old: list, new: list) -> dict:
     after = {e["id"]: e for e in new}
     changed = []
     for eid in sorted(set(before) & set(after)):
-        fields = [f for f in COMPARED_FIELDS
-                  if (before[eid].get(f) or None) != (after[eid].get(f) or None)]
+        fields = [
+            f
+            for f in COMPARED_FIELDS
+            if (before[eid].get(f) or None) != (after[eid].get(f) or None)
+        ]
         if fields:
             changed.append({"id": eid, "fields": fields})
     return {
@@ -444,9 +464,10 @@ def one_way_floor(conn) -> dict:
     one-way entry of the registry in the database."""
     from toolkit.core import doors
 
-    floor = {doors.canonical_id(k): k for k, v in doors.bundled_door_types().items()
-             if v == "one-way"}
-    for qid, in conn.execute("SELECT id FROM registry_questions WHERE door_type = 'one-way'"):
+    floor = {
+        doors.canonical_id(k): k for k, v in doors.bundled_door_types().items() if v == "one-way"
+    }
+    for (qid,) in conn.execute("SELECT id FROM registry_questions WHERE door_type = 'one-way'"):
         floor.setdefault(doors.canonical_id(qid), qid)
     return floor
 
@@ -476,8 +497,8 @@ def sync(conn, path: str, dry_run: bool = False, allow_downgrade=()) -> dict:
     ``allow_downgrade`` does not name; each allowed downgrade is recorded in
     ``registry_downgrades``.
     """
-    from toolkit.store import db
     from toolkit.core import doors
+    from toolkit.store import db
 
     signal_keys = {r[0] for r in conn.execute("SELECT DISTINCT signal_key FROM signal_map")}
     entries = validate_source(load_source(path), signal_keys)
@@ -494,7 +515,9 @@ def sync(conn, path: str, dry_run: bool = False, allow_downgrade=()) -> dict:
         n = len(refused)
         raise RegistryError(
             f"registry refused: {n} one-way question{'s' if n != 1 else ''} would be dropped "
-            "or downgraded, nothing changed", problems)
+            "or downgraded, nothing changed",
+            problems,
+        )
     report = diff_registry(list_questions(conn), entries)
     report["total"] = len(entries)
     report["dry_run"] = dry_run
@@ -506,7 +529,8 @@ def sync(conn, path: str, dry_run: bool = False, allow_downgrade=()) -> dict:
             conn.executemany(
                 "INSERT INTO registry_downgrades (question_id, from_door, to_door, registry_file,"
                 " allowed_at) VALUES (?, 'one-way', ?, ?, ?)",
-                [(d["id"], d["to_door"], os.path.abspath(path), now) for d in lost])
+                [(d["id"], d["to_door"], os.path.abspath(path), now) for d in lost],
+            )
     return report
 
 
@@ -541,8 +565,8 @@ def lint(root: str, entries: list) -> dict:
     """
     registered = {e["id"]: e for e in entries}
     files = template_files(root)
-    refs: dict = {}      # id -> [(where, skill_dir)]
-    marked: dict = {}    # id -> {skill_dir}
+    refs: dict = {}  # id -> [(where, skill_dir)]
+    marked: dict = {}  # id -> {skill_dir}
     for path in files:
         rel = os.path.relpath(path, root)
         skill_dir = os.path.dirname(rel) or "."
@@ -563,15 +587,24 @@ def lint(root: str, entries: list) -> dict:
             for m in _BACKTICK_RE.finditer(line):
                 if m.group(1) in registered:
                     refs.setdefault(m.group(1), []).append(where)
-    unregistered = [{"id": q, "where": sorted(set(w))} for q, w in sorted(refs.items())
-                    if q not in registered]
+    unregistered = [
+        {"id": q, "where": sorted(set(w))} for q, w in sorted(refs.items()) if q not in registered
+    ]
     unreferenced = sorted(set(registered) - set(refs))
     duplicates = [
-        {"id": q, "skills": sorted(dirs)} for q, dirs in sorted(marked.items())
+        {"id": q, "skills": sorted(dirs)}
+        for q, dirs in sorted(marked.items())
         if len(dirs) > 1 and registered.get(q, {}).get("skill") != "preamble"
     ]
-    return {"files": len(files), "referenced": len(refs), "unregistered": unregistered,
-            "unreferenced": unreferenced, "duplicates": duplicates}
+    return {
+        "files": len(files),
+        "referenced": len(refs),
+        "unregistered": unregistered,
+        "unreferenced": unreferenced,
+        "duplicates": duplicates,
+    }
+
+
 # --------------------------------------------------------------------------
 # Pure helpers over the registry entries and the signal map (gstack's
 # question-registry.ts and psychographic-signals.ts), for lint, tests and the profile.
@@ -596,8 +629,13 @@ def stats(entries):
         by_skill[e["skill"]] = by_skill.get(e["skill"], 0) + 1
         by_category[e["category"]] = by_category.get(e["category"], 0) + 1
     one_way = len(one_way_ids(entries))
-    return {"total": len(entries), "one_way": one_way, "two_way": len(entries) - one_way,
-            "by_skill": by_skill, "by_category": by_category}
+    return {
+        "total": len(entries),
+        "one_way": one_way,
+        "two_way": len(entries) - one_way,
+        "by_skill": by_skill,
+        "by_category": by_category,
+    }
 
 
 def apply_signal(signal_map, signal_key, user_choice, totals=None):
@@ -620,6 +658,7 @@ def normalize(total):
     """``1 / (1 + e^(-3 total))`` rounded half-up to 3 decimals, as JS ``toFixed(3)`` does
     on the exact binary value (Python's ``round`` is half-even)."""
     import math
+
     from toolkit.core.jscompat import round3
 
     try:

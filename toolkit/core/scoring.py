@@ -42,7 +42,9 @@ def tie_hash(finding_id):
     return int.from_bytes(digest[:4], "big") / 2**32
 
 
-def reaches_threshold(value, finding_id, threshold=DEFAULT_THRESHOLD, tie_fraction=DEFAULT_TIE_FRACTION):
+def reaches_threshold(
+    value, finding_id, threshold=DEFAULT_THRESHOLD, tie_fraction=DEFAULT_TIE_FRACTION
+):
     """True when a two-way finding with this score is eligible to surface."""
     value = round(float(value), SCORE_DECIMALS)
     threshold = round(float(threshold), SCORE_DECIMALS)

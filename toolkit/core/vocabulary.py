@@ -27,7 +27,13 @@ SILENCING_PREFERENCES = ("never-ask", "ask-only-for-one-way")
 USER_PREFERENCE_SOURCES = ("plan-tune", "inline-user")
 
 # The five dimensions of a developer profile (gstack's psychographic signals).
-DIMENSIONS = ("scope_appetite", "risk_tolerance", "detail_preference", "autonomy", "architecture_care")
+DIMENSIONS = (
+    "scope_appetite",
+    "risk_tolerance",
+    "detail_preference",
+    "autonomy",
+    "architecture_care",
+)
 
 # Pacing findings: approval and migration gates never count against a budget.
 FINDING_KINDS = ("finding", "approval", "migration")

@@ -58,8 +58,10 @@ def package_parent():
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from toolkit.gstack.backlog import main; main(sys.argv[2:])")
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from toolkit.gstack.backlog import main; main(sys.argv[2:])"
+)
 
 
 def start(db_path, state_root, slug, env=None):
@@ -72,12 +74,27 @@ def start(db_path, state_root, slug, env=None):
         if not _try_lock(fd):
             return False
         os.set_inheritable(fd, True)
-        argv = [sys.executable, "-I", "-S", "-c", _BOOT, package_parent(), str(fd),
-                db_path, state_root, slug]
+        argv = [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            _BOOT,
+            package_parent(),
+            str(fd),
+            db_path,
+            state_root,
+            slug,
+        ]
         devnull = [(os.POSIX_SPAWN_OPEN, n, os.devnull, os.O_RDWR, 0) for n in (0, 1, 2)]
         try:
-            os.posix_spawn(sys.executable, argv, dict(os.environ if env is None else env),
-                           file_actions=devnull, setsid=True)
+            os.posix_spawn(
+                sys.executable,
+                argv,
+                dict(os.environ if env is None else env),
+                file_actions=devnull,
+                setsid=True,
+            )
         except OSError:
             return False
         return True

@@ -115,8 +115,8 @@ def _question_log(args):
         sys.stderr.write(e.message + "\n")
         return 1
 
-    from toolkit.store import db, paths
     from toolkit.gstack import mirror, spool
+    from toolkit.store import db, paths
 
     if slug is None:
         slug = _slug()
@@ -129,8 +129,7 @@ def _question_log(args):
         # Locked past the busy timeout: keep the answer in the spool (the next writer or
         # `plantune ingest` records it) and succeed, as the agent must not lose it.
         try:
-            spool.put_question(record, slug, paths.db_path(), mirror=mirroring,
-                               allow_phase=False)
+            spool.put_question(record, slug, paths.db_path(), mirror=mirroring, allow_phase=False)
         except spool.SpoolError as err:
             _complain(LOG, f"database is locked and {err}")
             return 1
@@ -162,7 +161,9 @@ def _spawn_derive():
             return
     try:
         os.posix_spawn(
-            exe, [exe, "--derive"], os.environ,
+            exe,
+            [exe, "--derive"],
+            os.environ,
             file_actions=[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)],
             setsid=True,
         )
@@ -238,8 +239,8 @@ def _pref_write(rest):
         return 1
     slug, conn, mirroring = _prepared(pick_up=False)
     text = _utf8(PREF, rest[0], "--write payload")
-    from toolkit.gstack import mirror
     from toolkit.core import preferences
+    from toolkit.gstack import mirror
 
     try:
         qid, pref, source, free_text = preferences.validate_write(
@@ -248,9 +249,7 @@ def _pref_write(rest):
     except preferences.PreferenceError as e:
         _complain(PREF, e.message)
         return e.exit_code
-    _, warning = mirror.set_preference(
-        conn, slug, qid, pref, source, free_text, enabled=mirroring
-    )
+    _, warning = mirror.set_preference(conn, slug, qid, pref, source, free_text, enabled=mirroring)
     if warning:
         _complain(PREF, warning)
     _say(f"OK: {qid} → {pref} (source: {source})")

@@ -12,9 +12,9 @@ import sys
 from toolkit.core import database, profile
 from toolkit.core.errors import Refused, run_script
 from toolkit.core.jscompat import is_falsy, number_string_exact_ints, stringify_indented
+from toolkit.gstack import profile_sync
 from toolkit.store import db, paths
 from toolkit.store import json_lite as json
-from toolkit.gstack import profile_sync
 
 PROG = "gstack-developer-profile"
 
@@ -108,9 +108,11 @@ def cmd_derive(ctx, args):
         profile.set_meta(ctx.conn, profile.META_DERIVED_AT, db.utc_now())
     # One read of the views serves both the file and the summary line.
     inferred = profile_sync.publish(ctx.conn, ctx.root, ctx.project)["inferred"]
-    out(f"DERIVE: ok — {inferred['sample_size']} events, "
+    out(
+        f"DERIVE: ok — {inferred['sample_size']} events, "
         f"{inferred['diversity']['skills_covered']} skills, "
-        f"{inferred['diversity']['question_ids_covered']} questions")
+        f"{inferred['diversity']['question_ids_covered']} questions"
+    )
     return 0
 
 
@@ -130,8 +132,10 @@ def cmd_trace(ctx, args):
     out(f"TRACE: {len(rows)} events for {dim}")
     for r in rows:
         sign = "+" if r["delta"] > 0 else ""
-        out(f"  {r['ts'][:19]}  {r['question_id']}  → {r['user_choice']}  "
-            f"({sign}{number_string_exact_ints(r['delta'])})")
+        out(
+            f"  {r['ts'][:19]}  {r['question_id']}  → {r['user_choice']}  "
+            f"({sign}{number_string_exact_ints(r['delta'])})"
+        )
     return 0
 
 
@@ -141,16 +145,22 @@ def cmd_check_mismatch(ctx, args):
     values = profile.inferred(ctx.conn, ctx.project)["values"]
     flagged = profile.mismatch(profile.declared(ctx.conn), values, div["sample_size"])
     if flagged is None:
-        out(f"MISMATCH: not enough data ({div['sample_size']} events; need "
-            f"{profile.MISMATCH_MIN_SAMPLE}+)")
+        out(
+            f"MISMATCH: not enough data ({div['sample_size']} events; need "
+            f"{profile.MISMATCH_MIN_SAMPLE}+)"
+        )
         return 0
     if not flagged:
         out("MISMATCH: none")
         return 0
-    out(f"MISMATCH: {len(flagged)} dimension(s) disagree (gap > {number_string_exact_ints(profile.MISMATCH_GAP)})")
+    out(
+        f"MISMATCH: {len(flagged)} dimension(s) disagree (gap > {number_string_exact_ints(profile.MISMATCH_GAP)})"
+    )
     for dim, d, i, g in flagged:
-        out(f"  {dim}: declared {number_string_exact_ints(d)} vs inferred {number_string_exact_ints(i)} "
-            f"(gap {number_string_exact_ints(g)})")
+        out(
+            f"  {dim}: declared {number_string_exact_ints(d)} vs inferred {number_string_exact_ints(i)} "
+            f"(gap {number_string_exact_ints(g)})"
+        )
     return 0
 
 
@@ -174,8 +184,7 @@ def cmd_log_session(ctx, args):
         entry = json.loads(args[0])
     except ValueError:
         return 0
-    if not isinstance(entry, dict) or is_falsy(entry.get("date")) \
-            or is_falsy(entry.get("mode")):
+    if not isinstance(entry, dict) or is_falsy(entry.get("date")) or is_falsy(entry.get("mode")):
         return 0
     ctx.ensure()
     if is_falsy(entry.get("ts")):

@@ -33,21 +33,40 @@ from __future__ import annotations
 import os
 import time
 
-from toolkit.store import safe_io
-from toolkit.store.paths import is_valid_slug
-from toolkit.gstack.ingest_base import FileReport, IngestError, PROJECT_FILES, ROOT_FILES, StrictError, Summary
+from toolkit.gstack.ingest_base import (
+    PROJECT_FILES,
+    ROOT_FILES,
+    FileReport,
+    IngestError,
+    StrictError,
+    Summary,
+)
 from toolkit.gstack.ingest_jsonl import JSONL_KINDS, _ingest_jsonl, _report_partial
 from toolkit.gstack.ingest_state import _load_states
-from toolkit.gstack.mirror import unread_bytes
 from toolkit.gstack.ingest_whole import WHOLE_KINDS, _ingest_whole
-
+from toolkit.gstack.mirror import unread_bytes
+from toolkit.store import safe_io
+from toolkit.store.paths import is_valid_slug
 
 # ---------------------------------------------------------------------------
 # Entry points
 
 
-def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, final=True,
-                progress=None, report=None, parallel=True, root=None, deadline=None):
+def ingest_file(
+    conn,
+    path,
+    kind,
+    project=None,
+    *,
+    state=None,
+    strict=False,
+    final=True,
+    progress=None,
+    report=None,
+    parallel=True,
+    root=None,
+    deadline=None,
+):
     """Ingest one gstack file of ``kind``; returns its :class:`FileReport`.
 
     ``final`` marks an explicit run: a truncated last line is then reported as skipped.
@@ -66,13 +85,39 @@ def ingest_file(conn, path, kind, project=None, *, state=None, strict=False, fin
         report.error = e.reason if isinstance(e, safe_io.UnsafeFile) else (e.strerror or str(e))
         return report
     with fh:
-        return _ingest_open(conn, path, kind, project, report, state, os.fstat(fh.fileno()),
-                            strict=strict, final=final, progress=progress, parallel=parallel,
-                            fh=fh, deadline=deadline)
+        return _ingest_open(
+            conn,
+            path,
+            kind,
+            project,
+            report,
+            state,
+            os.fstat(fh.fileno()),
+            strict=strict,
+            final=final,
+            progress=progress,
+            parallel=parallel,
+            fh=fh,
+            deadline=deadline,
+        )
 
 
-def _ingest_open(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                 parallel, fh, deadline=None):
+def _ingest_open(
+    conn,
+    path,
+    kind,
+    project,
+    report,
+    state,
+    st,
+    *,
+    strict,
+    final,
+    progress,
+    parallel,
+    fh,
+    deadline=None,
+):
     if state is None:
         state = _load_states(conn, [path]).get(path)
     if state is not None and state.unchanged(st):
@@ -84,11 +129,25 @@ def _ingest_open(conn, path, kind, project, report, state, st, *, strict, final,
                 report.status = "failed"
                 raise
         return report
-    run, extra = ((_ingest_whole, {}) if kind in WHOLE_KINDS
-                  else (_ingest_jsonl, {"deadline": deadline}))
+    run, extra = (
+        (_ingest_whole, {}) if kind in WHOLE_KINDS else (_ingest_jsonl, {"deadline": deadline})
+    )
     try:
-        return run(conn, path, kind, project, report, state, st, strict=strict, final=final,
-                   progress=progress, parallel=parallel, fh=fh, **extra)
+        return run(
+            conn,
+            path,
+            kind,
+            project,
+            report,
+            state,
+            st,
+            strict=strict,
+            final=final,
+            progress=progress,
+            parallel=parallel,
+            fh=fh,
+            **extra,
+        )
     except StrictError:
         report.status = "failed"
         raise
@@ -123,12 +182,22 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> 
         state = states.get(path)
         if state is None and not os.path.lexists(path):
             continue
-        if kind in JSONL_KINDS and (skip_jsonl or (
-                deadline is not None and time.monotonic() >= deadline)):
+        if kind in JSONL_KINDS and (
+            skip_jsonl or (deadline is not None and time.monotonic() >= deadline)
+        ):
             pending += unread_bytes(state, path)
             continue
-        report = ingest_file(conn, path, kind, slug, state=state, final=False,
-                             parallel=False, root=state_root, deadline=deadline)
+        report = ingest_file(
+            conn,
+            path,
+            kind,
+            slug,
+            state=state,
+            final=False,
+            parallel=False,
+            root=state_root,
+            deadline=deadline,
+        )
         pending += report.pending
         reports.append(report)
     return {
@@ -233,8 +302,17 @@ def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
         report = FileReport(path, kind, project)
         summary.files.append(report)
         try:
-            ingest_file(conn, path, kind, project, strict=strict, final=True, progress=tick,
-                        report=report, root=state_root)
+            ingest_file(
+                conn,
+                path,
+                kind,
+                project,
+                strict=strict,
+                final=True,
+                progress=tick,
+                report=report,
+                root=state_root,
+            )
         except StrictError as e:
             e.summary = summary
             raise

@@ -13,10 +13,8 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit.store import json_lite
 from toolkit.core import questions
-
-
+from toolkit.store import json_lite
 
 QUESTION_LOG = "question-log.jsonl"
 PREFERENCES = "question-preferences.json"
@@ -58,7 +56,9 @@ class StrictError(IngestError):
 
     def __init__(self, report, line, reason):
         where = f"{report.path}:{line}" if line else report.path
-        super().__init__(f"{where}: {reason} (--strict: stopped, this run imported nothing from this file)")
+        super().__init__(
+            f"{where}: {reason} (--strict: stopped, this run imported nothing from this file)"
+        )
         self.report = report
 
 
@@ -210,8 +210,11 @@ class Summary:
         def at(q):
             return round(holds[min(len(holds) - 1, int(q * (len(holds) - 1) + 0.5))] * 1000, 1)
 
-        return {"lock_p50_ms": at(0.5), "lock_p99_ms": at(0.99),
-                "lock_over_100ms": sum(h > 0.1 for h in holds)}
+        return {
+            "lock_p50_ms": at(0.5),
+            "lock_p99_ms": at(0.99),
+            "lock_over_100ms": sum(h > 0.1 for h in holds),
+        }
 
     @property
     def readable(self):

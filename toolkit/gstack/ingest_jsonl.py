@@ -13,13 +13,24 @@ import os
 import re
 import time
 
-from toolkit.store import db, json_lite, rollups
 from toolkit.core import identity, jscompat, questions
-from toolkit.gstack.ingest_base import BUILDER_PROFILE, DEADLINE_CHECK_LINES, EVENT_FIELDS, EVENT_TYPES, MULTILINE_MAX_CHARS, MULTILINE_MAX_LINES, StrictError, _Skip, _mtime_ts, _parse, _text_or_none, session_key
 from toolkit.gstack import ingest_state
-from toolkit.gstack.ingest_state import _Tx, _fingerprints, _load_states, _next_chunk
-
-
+from toolkit.gstack.ingest_base import (
+    BUILDER_PROFILE,
+    DEADLINE_CHECK_LINES,
+    EVENT_FIELDS,
+    EVENT_TYPES,
+    MULTILINE_MAX_CHARS,
+    MULTILINE_MAX_LINES,
+    StrictError,
+    _mtime_ts,
+    _parse,
+    _Skip,
+    _text_or_none,
+    session_key,
+)
+from toolkit.gstack.ingest_state import _fingerprints, _load_states, _next_chunk, _Tx
+from toolkit.store import db, json_lite, rollups
 
 # ---------------------------------------------------------------------------
 # JSONL: complete lines -> records
@@ -180,10 +191,15 @@ class _QuestionLog:
             raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
         key = questions.event_key(self.project, obj)
         row = questions.prepare_row(
-            rec, self.project, registry=self.registry, key=key,
+            rec,
+            self.project,
+            registry=self.registry,
+            key=key,
             raw=text if text is not None else jscompat.stringify(obj),
-            ingested_from=f"{self.path}:{line_no}", recorded_at=self.recorded_at,
-            default_ts=self.default_ts, classify=_classify,
+            ingested_from=f"{self.path}:{line_no}",
+            recorded_at=self.recorded_at,
+            default_ts=self.default_ts,
+            classify=_classify,
         )
         if any(k in obj for k in questions.ANNOTATION_FIELDS):
             self.annotated.append((row[20], row[21], key, row[21]))
@@ -229,16 +245,24 @@ class _PreferenceEvents:
         if event_type not in EVENT_TYPES:
             raise _Skip("event_type must be one of: " + ", ".join(EVENT_TYPES))
         # A known field of the wrong type is kept in extra_json rather than dropped.
-        extra = {k: v for k, v in obj.items()
-                 if k not in EVENT_FIELDS or (k != "event_type" and not isinstance(v, str))}
+        extra = {
+            k: v
+            for k, v in obj.items()
+            if k not in EVENT_FIELDS or (k != "event_type" and not isinstance(v, str))
+        }
         ts = obj.get("ts")
         return (
-            questions.event_key(self.project, obj), self.project,
-            ts if isinstance(ts, str) and ts else self.default_ts, event_type,
-            _text_or_none(obj.get("question_id")), _text_or_none(obj.get("preference")),
-            _text_or_none(obj.get("source")), _text_or_none(obj.get("free_text")),
+            questions.event_key(self.project, obj),
+            self.project,
+            ts if isinstance(ts, str) and ts else self.default_ts,
+            event_type,
+            _text_or_none(obj.get("question_id")),
+            _text_or_none(obj.get("preference")),
+            _text_or_none(obj.get("source")),
+            _text_or_none(obj.get("free_text")),
             json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
-            f"{self.path}:{line_no}", identity.developer(),
+            f"{self.path}:{line_no}",
+            identity.developer(),
         )
 
     @classmethod
@@ -259,12 +283,19 @@ def _json_array(v):
 
 def _session_row(session, origin, recorded_at):
     return (
-        session_key(session), _text_or_none(session.get("ts")),
-        _text_or_none(session.get("date")), _text_or_none(session.get("mode")),
-        _text_or_none(session.get("project_slug")), _json_array(session.get("signals")),
-        _json_array(session.get("resources_shown")), _json_array(session.get("topics")),
-        _text_or_none(session.get("design_doc")), _text_or_none(session.get("assignment")),
-        jscompat.stringify(session), origin, recorded_at,
+        session_key(session),
+        _text_or_none(session.get("ts")),
+        _text_or_none(session.get("date")),
+        _text_or_none(session.get("mode")),
+        _text_or_none(session.get("project_slug")),
+        _json_array(session.get("signals")),
+        _json_array(session.get("resources_shown")),
+        _json_array(session.get("topics")),
+        _text_or_none(session.get("design_doc")),
+        _text_or_none(session.get("assignment")),
+        jscompat.stringify(session),
+        origin,
+        recorded_at,
     )
 
 
@@ -344,8 +375,7 @@ def _storable(row):
     keep the original.
     """
     return tuple(
-        _LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and _LONE_SURROGATE.search(v)
-        else v
+        _LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and _LONE_SURROGATE.search(v) else v
         for v in row
     )
 
@@ -414,7 +444,8 @@ class _Preparer:
             # it (they only turn text into tuples) and end with os._exit or SIGTERM, so
             # no SQLite state is used or finalised on their side.
             self.pool = multiprocessing.get_context("fork").Pool(
-                workers, initializer=_worker_init, initargs=(os.getpid(),))
+                workers, initializer=_worker_init, initargs=(os.getpid(),)
+            )
             self.limit = workers + 1  # batches in flight: bounded memory
 
     def submit(self, records):
@@ -487,8 +518,11 @@ def _read_lines(fh, offset, line_no, st, joiner, check_strict, cut, deadline):
             batch = 0
         if offset >= st.st_size:
             break  # bytes appended after our stat are for the next run
-        if deadline is not None and not line_no % DEADLINE_CHECK_LINES \
-                and time.monotonic() >= deadline:
+        if (
+            deadline is not None
+            and not line_no % DEADLINE_CHECK_LINES
+            and time.monotonic() >= deadline
+        ):
             stopped = True  # out of time: what is read so far is kept, the rest waits
             break
     return offset, line_no, stopped
@@ -503,8 +537,22 @@ class _BatchWriter:
     run.
     """
 
-    def __init__(self, conn, path, kind, st, fd, report, tx, strict, handler, preparer, bulk,
-                 progress, offset):
+    def __init__(
+        self,
+        conn,
+        path,
+        kind,
+        st,
+        fd,
+        report,
+        tx,
+        strict,
+        handler,
+        preparer,
+        bulk,
+        progress,
+        offset,
+    ):
         self.conn, self.path, self.kind, self.st, self.fd = conn, path, kind, st, fd
         self.report, self.tx, self.strict, self.handler = report, tx, strict, handler
         self.preparer, self.bulk, self.progress = preparer, bulk, progress
@@ -525,7 +573,7 @@ class _BatchWriter:
         self.check_strict()
         i = 0
         while True:
-            part = rows[i:i + self.chunk] if tx.own and not strict else rows[i:]
+            part = rows[i : i + self.chunk] if tx.own and not strict else rows[i:]
             i += len(part)
             done = i >= len(rows)
             at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
@@ -539,8 +587,17 @@ class _BatchWriter:
                 report.imported += inserted
                 report.duplicate += len(part) - inserted
                 report.updated += updated
-            ingest_state._save_state(conn, self.path, self.kind, self.st, at, at_line, head,
-                                     tail, size=None if done and last else at)
+            ingest_state._save_state(
+                conn,
+                self.path,
+                self.kind,
+                self.st,
+                at,
+                at_line,
+                head,
+                tail,
+                size=None if done and last else at,
+            )
             if not strict:
                 tx.commit()
                 if tx.holds:
@@ -552,8 +609,22 @@ class _BatchWriter:
             self.reported = end
 
 
-def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                  parallel=True, fh, deadline=None):
+def _ingest_jsonl(
+    conn,
+    path,
+    kind,
+    project,
+    report,
+    state,
+    st,
+    *,
+    strict,
+    final,
+    progress,
+    parallel=True,
+    fh,
+    deadline=None,
+):
     handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
     preparer = cache_size = bulk = None
@@ -575,21 +646,32 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
         if st.st_size - offset >= PARALLEL_MIN_BYTES:
             cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
             conn.execute(f"PRAGMA cache_size = -{LARGE_READ_CACHE_KIB}")
-        preparer = _Preparer(kind, handler.context(conn, path, project, st),
-                             _worker_count(st.st_size - offset, parallel))
+        preparer = _Preparer(
+            kind,
+            handler.context(conn, path, project, st),
+            _worker_count(st.st_size - offset, parallel),
+        )
         records = []
         joiner = _LineJoiner(
             lambda obj, text, first, last: records.append(
-                (obj, text, first, last != first, joiner.safe())),
-            report, line_no, offset)
+                (obj, text, first, last != first, joiner.safe())
+            ),
+            report,
+            line_no,
+            offset,
+        )
         in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
 
         # A large read adds the analysis rollups set-based instead of row by row.
-        if (kind == "question-log" and st.st_size - offset >= rollups.BULK_MIN_BYTES
-                and rollups.bulk_ready(conn)):
+        if (
+            kind == "question-log"
+            and st.st_size - offset >= rollups.BULK_MIN_BYTES
+            and rollups.bulk_ready(conn)
+        ):
             bulk = rollups.Window(conn).__enter__()
-        writer = _BatchWriter(conn, path, kind, st, fd, report, tx, strict, handler, preparer,
-                              bulk, progress, offset)
+        writer = _BatchWriter(
+            conn, path, kind, st, fd, report, tx, strict, handler, preparer, bulk, progress, offset
+        )
         check_strict, land = writer.check_strict, writer.land
 
         def cut(end, last=False):
@@ -600,8 +682,9 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
                 land(*in_flight.pop(0))
 
         start_offset = offset
-        offset, line_no, stopped = _read_lines(fh, offset, line_no, st, joiner, check_strict,
-                                               cut, deadline)
+        offset, line_no, stopped = _read_lines(
+            fh, offset, line_no, st, joiner, check_strict, cut, deadline
+        )
         if not stopped:
             joiner.finish()
             check_strict()
@@ -627,7 +710,7 @@ def _ingest_jsonl(conn, path, kind, project, report, state, st, *, strict, final
             preparer.close()
         if cache_size is not None:
             conn.execute(f"PRAGMA cache_size = {cache_size}")
-        report.issues.sort(key=lambda i: (i.line or 0))
+        report.issues.sort(key=lambda i: i.line or 0)
     return report
 
 

@@ -15,15 +15,14 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit.store import db
 from toolkit.gstack.ingest_base import FINGERPRINT_BYTES
+from toolkit.store import db
 
 # Lines per transaction: large enough that commits cost little, small enough that memory
 # stays bounded and a hook waiting for the write lock waits about a second at most. Event
 # keys are random, so a batch dirties leaves all over the unique index: the larger the
 # batch, the more of its rows share each page written to the WAL (and checkpointed).
 BATCH_LINES = 10000
-
 
 
 # ---------------------------------------------------------------------------
@@ -34,12 +33,14 @@ class _State:
     __slots__ = ("inode", "size", "offset", "line_no", "mtime_ns", "head", "tail")
 
     def __init__(self, row):
-        (self.inode, self.size, self.offset, self.line_no, self.mtime_ns,
-         self.head, self.tail) = row
+        (self.inode, self.size, self.offset, self.line_no, self.mtime_ns, self.head, self.tail) = (
+            row
+        )
 
     def unchanged(self, st):
-        return (self.inode == st.st_ino and self.size == st.st_size
-                and self.mtime_ns == st.st_mtime_ns)
+        return (
+            self.inode == st.st_ino and self.size == st.st_size and self.mtime_ns == st.st_mtime_ns
+        )
 
 
 def _load_states(conn, paths):

@@ -14,16 +14,21 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
-from toolkit.store import db, json_lite
 from toolkit.core import identity
 from toolkit.core.vocabulary import DIMENSIONS
 from toolkit.core.vocabulary import PREFERENCES as PREFERENCE_VALUES
-from toolkit.gstack.ingest_base import DEVELOPER_PROFILE, PREFERENCE_FILE_SOURCE, PROFILE_SOURCE, StrictError, _mtime_ts, _parse
-from toolkit.gstack.ingest_jsonl import _LONE_SURROGATE, _SESSION_SQL, _session_row, _storable
 from toolkit.gstack import ingest_state
-from toolkit.gstack.ingest_state import _Tx, _load_states
-
-
+from toolkit.gstack.ingest_base import (
+    DEVELOPER_PROFILE,
+    PREFERENCE_FILE_SOURCE,
+    PROFILE_SOURCE,
+    StrictError,
+    _mtime_ts,
+    _parse,
+)
+from toolkit.gstack.ingest_jsonl import _LONE_SURROGATE, _SESSION_SQL, _session_row, _storable
+from toolkit.gstack.ingest_state import _load_states, _Tx
+from toolkit.store import db, json_lite
 
 # ---------------------------------------------------------------------------
 # Whole-file JSON stores
@@ -77,7 +82,8 @@ def _apply_preferences(conn, report, obj, text, scope, st):
         r[0]: (r[1], r[2])
         for r in conn.execute(
             "SELECT question_id, preference, raw_value FROM preferences WHERE scope = ?"
-            " AND synthetic = 0", (scope,)
+            " AND synthetic = 0",
+            (scope,),
         )
     }
     file_ts = _mtime_ts(st)
@@ -113,8 +119,18 @@ def _apply_preferences(conn, report, obj, text, scope, st):
             " raw_value = excluded.raw_value, source = excluded.source,"
             " free_text = excluded.free_text, synthetic = 0, updated_at = excluded.updated_at,"
             " developer = excluded.developer",
-            _storable((scope, qid, pref, raw, source or PREFERENCE_FILE_SOURCE, free_text,
-                       ts or file_ts, identity.developer())),  # raw may be JSON text
+            _storable(
+                (
+                    scope,
+                    qid,
+                    pref,
+                    raw,
+                    source or PREFERENCE_FILE_SOURCE,
+                    free_text,
+                    ts or file_ts,
+                    identity.developer(),
+                )
+            ),  # raw may be JSON text
         )
         if qid in current:
             report.updated += 1
@@ -122,8 +138,10 @@ def _apply_preferences(conn, report, obj, text, scope, st):
             report.imported += 1
     gone = [qid for qid in current if qid not in seen]
     for qid in gone:
-        conn.execute("DELETE FROM preferences WHERE scope = ? AND question_id = ? AND synthetic = 0",
-                     (scope, qid))
+        conn.execute(
+            "DELETE FROM preferences WHERE scope = ? AND question_id = ? AND synthetic = 0",
+            (scope, qid),
+        )
     report.removed += len(gone)
 
 
@@ -194,8 +212,9 @@ def _apply_profile(conn, report, obj, text, st):
     report.duplicate += len(rows) - inserted
 
 
-def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final, progress,
-                  parallel=False, fh):
+def _ingest_whole(
+    conn, path, kind, project, report, state, st, *, strict, final, progress, parallel=False, fh
+):
     tx = _Tx(conn)
     tx.begin()
     try:

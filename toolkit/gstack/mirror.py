@@ -68,8 +68,11 @@ def belongs_to_state_root(db_option, env=None):
     the command was also given ``--state-root``: reading a backup must not change it,
     and a scratch database must not rewrite live files.
     """
-    return (not db_option or _state_root_given
-            or paths.is_own_database(db_option, os.environ if env is None else env))
+    return (
+        not db_option
+        or _state_root_given
+        or paths.is_own_database(db_option, os.environ if env is None else env)
+    )
 
 
 def keep_to_own_database(db_option, env=None):
@@ -130,8 +133,8 @@ def ensure_preferences_file(conn, slug, env=None):
     path = project_file(slug, PREFERENCES, env)
     if os.path.exists(path):
         return path
-    from toolkit.store import db
     from toolkit.core import preferences
+    from toolkit.store import db
 
     with db.transaction(conn):
         prefs = preferences.read(conn, slug)
@@ -161,8 +164,11 @@ def failure(path, err):
 # (same unchanged test, same fingerprints); tests compare them with the importer's own.
 
 # (file name, ingest kind), in the importer's order.
-PROJECT_FILES = ((EVENTS, "question-events"), (PREFERENCES, "question-preferences"),
-                 (QUESTION_LOG, "question-log"))
+PROJECT_FILES = (
+    (EVENTS, "question-events"),
+    (PREFERENCES, "question-preferences"),
+    (QUESTION_LOG, "question-log"),
+)
 FINGERPRINT_BYTES = 4096
 
 
@@ -180,7 +186,9 @@ def _states(conn, paths_):
         r[0]: tuple(r)[1:]
         for r in conn.execute(
             "SELECT path, inode, size, offset, line_no, mtime_ns FROM ingest_state"
-            f" WHERE path IN ({marks})", list(paths_))
+            f" WHERE path IN ({marks})",
+            list(paths_),
+        )
     }
 
 
@@ -192,8 +200,11 @@ def _stat(path):
 
 
 def _unchanged(state, st):
-    return state is not None and st is not None and (state[0], state[1], state[4]) == (
-        st.st_ino, st.st_size, st.st_mtime_ns)
+    return (
+        state is not None
+        and st is not None
+        and (state[0], state[1], state[4]) == (st.st_ino, st.st_size, st.st_mtime_ns)
+    )
 
 
 # A hook or compat call imports at most this much of other writers' lines itself; a larger
@@ -267,8 +278,9 @@ def pickup(conn, slug, env=None):
     if nested:
         conn.execute("SAVEPOINT plantune_pickup")
     try:
-        summary = ingest.sync_project(conn, root, slug, skip_jsonl=defer,
-                                      deadline=time.monotonic() + INLINE_BUDGET_SECONDS)
+        summary = ingest.sync_project(
+            conn, root, slug, skip_jsonl=defer, deadline=time.monotonic() + INLINE_BUDGET_SECONDS
+        )
     except Exception as e:  # noqa: BLE001 - the answer must not depend on the import
         if nested:
             conn.execute("ROLLBACK TO plantune_pickup")
@@ -293,8 +305,9 @@ def pickup(conn, slug, env=None):
         first = next(f for f in summary.get("files", ()) if f.get("skipped"))
         issue = next(i for i in first["issues"] if i["skipped"])
         entries = "1 unreadable entry" if skipped == 1 else f"{skipped} unreadable entries"
-        return (f"warning: skipped {entries}, first {first['path']}:{issue['line']}:"
-                f" {issue['message']}")
+        return (
+            f"warning: skipped {entries}, first {first['path']}:{issue['line']}: {issue['message']}"
+        )
     return None
 
 
@@ -304,8 +317,7 @@ def backlog_note(conn, slug, env=None):
     For answers that depend on the whole history (``--derive``, ``--profile``): they
     answer from what is imported and say so.
     """
-    files = [project_file(slug, name, env) for name, kind in PROJECT_FILES
-             if kind in JSONL_KINDS]
+    files = [project_file(slug, name, env) for name, kind in PROJECT_FILES if kind in JSONL_KINDS]
     try:
         states = _states(conn, files)
     except Exception:  # noqa: BLE001 - no ingest_state table: nothing imported yet either
@@ -321,8 +333,10 @@ def backlog_note(conn, slug, env=None):
     if not unread:
         return None
     done = 100 * (total - unread) // total if total else 0
-    return (f"note: gstack's history is still being imported in the background ({done}% done,"
-            f" {unread / 1048576:.1f} MiB left); this answer covers what is imported so far")
+    return (
+        f"note: gstack's history is still being imported in the background ({done}% done,"
+        f" {unread / 1048576:.1f} MiB left); this answer covers what is imported so far"
+    )
 
 
 def unread_bytes(state, path):
@@ -390,7 +404,8 @@ def append_committed(conn, path, kind, line, env=None):
     done = safe_io.append_line(path, line, root=paths.state_root(env))
     before = done.before
     caught_up = (state is None and before.st_size == 0) or (
-        _unchanged(state, before) and state[2] == before.st_size)
+        _unchanged(state, before) and state[2] == before.st_size
+    )
     if not (caught_up and done.alone and not done.completed):
         return
     try:
@@ -398,8 +413,7 @@ def append_committed(conn, path, kind, line, env=None):
     except OSError:
         return
     if marks is not None:
-        _advance_state(conn, path, kind, state, done.after, (state[3] if state else 0) + 1,
-                       *marks)
+        _advance_state(conn, path, kind, state, done.after, (state[3] if state else 0) + 1, *marks)
 
 
 def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
@@ -408,8 +422,7 @@ def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
     meanwhile). Gives up quietly on a busy or failing database."""
     from toolkit.store.db import sqlite3, utc_now
 
-    new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail,
-           utc_now())
+    new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail, utc_now())
     wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {min(wait, _STATE_WAIT_MS)}")
     try:
@@ -417,13 +430,17 @@ def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
             conn.execute(
                 "INSERT OR IGNORE INTO ingest_state (kind, inode, size, offset, line_no,"
                 " mtime_ns, head_sha1, tail_sha1, updated_at, path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*new, path))
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*new, path),
+            )
         else:
             conn.execute(
                 "UPDATE ingest_state SET kind = ?, inode = ?, size = ?, offset = ?,"
                 " line_no = ?, mtime_ns = ?, head_sha1 = ?, tail_sha1 = ?, updated_at = ?"
                 " WHERE path = ? AND inode = ? AND size = ? AND offset = ? AND line_no = ?"
-                " AND mtime_ns = ?", (*new, path, *expected))
+                " AND mtime_ns = ?",
+                (*new, path, *expected),
+            )
     except sqlite3.Error:
         pass
     finally:
@@ -439,8 +456,8 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
     ``question_index`` (position in a multi-question call) defaults to the record's own.
     Returns ``(Recorded, warning or None)``.
     """
-    from toolkit.store import db
     from toolkit.core import questions
+    from toolkit.store import db
 
     picked, warnings = None, []
     row = conn.execute(
@@ -450,8 +467,9 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
     with db.transaction(conn):
         if enabled:
             picked = pickup(conn, project, env)
-        rec = questions.record_event(conn, record, project, registry=registry,
-                                     question_index=question_index)
+        rec = questions.record_event(
+            conn, record, project, registry=registry, question_index=question_index
+        )
     if rec.status == "inserted" and enabled:
         warnings.append(append_question_event(conn, project, record, env))
     return rec, _one_warning(picked, warnings)
@@ -501,7 +519,8 @@ def append_question_event(conn, project, record, env=None, warnings=None):
     path = project_file(project, QUESTION_LOG, env)
     line = jscompat.stringify(record)
     return _once_committed(
-        conn, lambda: _append_or_warn(conn, path, "question-log", line, env), warnings)
+        conn, lambda: _append_or_warn(conn, path, "question-log", line, env), warnings
+    )
 
 
 def preferences_changed(conn, scope, events=(), env=None, warnings=None):
@@ -537,8 +556,8 @@ def _rewrite_preferences(conn, scope, env):
     A project file that changed since plantune last read it (a hand edit pickup could not
     parse, an unreadable file) is never replaced: it is reported and left for the user.
     """
-    from toolkit.store import db
     from toolkit.core import preferences
+    from toolkit.store import db
     from toolkit.store.db import GLOBAL_SCOPE, sqlite3
 
     path = preferences_file(scope, env)
@@ -549,9 +568,12 @@ def _rewrite_preferences(conn, scope, env):
                 st = _stat(path)
                 if st is not None and not _unchanged(_states(conn, [path]).get(path), st):
                     kind = safe_io.kind_of(st.st_mode)
-                    reason = (f"is {kind}, not a regular file; refused" if kind else
-                              "it could not be read, so it is left as it is"
-                              " (details: plantune ingest)")
+                    reason = (
+                        f"is {kind}, not a regular file; refused"
+                        if kind
+                        else "it could not be read, so it is left as it is"
+                        " (details: plantune ingest)"
+                    )
                     return failure(path, safe_io.UnsafeFile(path, reason))
             text = preferences.render(preferences.read(conn, scope))
             # The global file is not a project file: the importer does not read it.
@@ -565,8 +587,9 @@ def _rewrite_preferences(conn, scope, env):
     return None
 
 
-def set_preference(conn, scope, question_id, preference, source, free_text=None, *,
-                   enabled=True, env=None):
+def set_preference(
+    conn, scope, question_id, preference, source, free_text=None, *, enabled=True, env=None
+):
     """Store a validated preference; then rewrite the preferences file and append the event.
 
     The store runs under the write lock after picking up the files, so a hand edit made
@@ -575,8 +598,8 @@ def set_preference(conn, scope, question_id, preference, source, free_text=None,
     its preferences go to global-question-preferences.json, which gstack's PreToolUse
     hook reads.
     """
-    from toolkit.store import db
     from toolkit.core import preferences
+    from toolkit.store import db
 
     picked, warnings = None, []
     with db.transaction(conn):
@@ -592,8 +615,8 @@ def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
     """Remove one or all preferences of ``scope``; then rewrite its file when anything
     changed. Returns ``(removed ids, warning or None)``.
     """
-    from toolkit.store import db
     from toolkit.core import preferences
+    from toolkit.store import db
 
     picked, warnings = None, []
     with db.transaction(conn):
@@ -619,8 +642,8 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
     replaces the old one atomically (mode kept) and is marked read. A missing file is
     nothing to do.
     """
-    from toolkit.store import db, json_lite
     from toolkit.core import questions
+    from toolkit.store import db, json_lite
 
     root = paths.state_root(env)
     try:
@@ -649,8 +672,9 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
     text = b"".join(line + b"\n" for line in keep)
     st = safe_io.write_atomic(path, text, root=root)
     n = min(len(text), FINGERPRINT_BYTES)
-    _save_state(conn, path, kind, st, len(keep), _sha1_hex(text[:n]),
-                _sha1_hex(text[len(text) - n:]))
+    _save_state(
+        conn, path, kind, st, len(keep), _sha1_hex(text[:n]), _sha1_hex(text[len(text) - n :])
+    )
     return removed
 
 
@@ -675,10 +699,15 @@ def forget(conn, project=None, env=None):
     rewritten, problems = [], []
     jobs = []
     for slug in slugs:
-        jobs.append((project_file(slug, QUESTION_LOG, env), "question-log", slug,
-                     lambda r: True))
-        jobs.append((project_file(slug, EVENTS, env), "question-events", slug,
-                     lambda r: bool(r.get("free_text"))))
+        jobs.append((project_file(slug, QUESTION_LOG, env), "question-log", slug, lambda r: True))
+        jobs.append(
+            (
+                project_file(slug, EVENTS, env),
+                "question-events",
+                slug,
+                lambda r: bool(r.get("free_text")),
+            )
+        )
     for path, kind, slug, drop in jobs:
         # One file at a time: a FIFO or an unreadable file is reported, the others still
         # lose their lines (the rows' tombstones already keep the deleted events out).
@@ -687,6 +716,7 @@ def forget(conn, project=None, env=None):
                 if rewrite_without(conn, path, kind, slug, drop, env):
                     rewritten.append(path)
         except OSError as e:
-            problems.append(f"could not remove the deleted lines from {path}:"
-                            f" {safe_io.describe(e)}")
+            problems.append(
+                f"could not remove the deleted lines from {path}: {safe_io.describe(e)}"
+            )
     return rewritten, problems

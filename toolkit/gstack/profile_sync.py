@@ -18,8 +18,8 @@ import os
 import sys
 import time
 
-from toolkit.store import db, safe_io
 from toolkit.core import jscompat, profile
+from toolkit.store import db, safe_io
 from toolkit.store import json_lite as json
 
 PROFILE_FILE = "developer-profile.json"
@@ -97,17 +97,30 @@ def import_profile(conn, data):
     and ``gap`` are ignored: they are derived from the question log.
     """
     changed = profile.replace_declared(
-        conn, _clean_declared(data.get("declared")), source=PROFILE_FILE,
+        conn,
+        _clean_declared(data.get("declared")),
+        source=PROFILE_FILE,
         now=data.get("declared_at") if isinstance(data.get("declared_at"), str) else None,
     )
-    session_list = [s for s in data.get("sessions") or [] if isinstance(s, dict)] \
-        if isinstance(data.get("sessions"), list) else []
-    changed = profile.add_sessions(conn, session_list, origin=PROFILE_FILE, snapshot=True) > 0 or changed
-    extra = {k: v for k, v in data.items() if k in ("identity", "overrides") or k not in profile.DOCUMENT_KEYS}
+    session_list = (
+        [s for s in data.get("sessions") or [] if isinstance(s, dict)]
+        if isinstance(data.get("sessions"), list)
+        else []
+    )
+    changed = (
+        profile.add_sessions(conn, session_list, origin=PROFILE_FILE, snapshot=True) > 0 or changed
+    )
+    extra = {
+        k: v
+        for k, v in data.items()
+        if k in ("identity", "overrides") or k not in profile.DOCUMENT_KEYS
+    }
     if extra != profile.extras(conn):
         profile.set_meta(conn, profile.META_EXTRA, json.dumps(extra, ensure_ascii=False))
         changed = True
-    if isinstance(data.get("migrated_at"), str) and not profile.get_meta(conn, profile.META_MIGRATED_AT):
+    if isinstance(data.get("migrated_at"), str) and not profile.get_meta(
+        conn, profile.META_MIGRATED_AT
+    ):
         profile.set_meta(conn, profile.META_MIGRATED_AT, data["migrated_at"])
     return changed
 
@@ -232,8 +245,9 @@ def write_mirror(conn, root, project, doc=None):
         body = jscompat.stringify_indented(doc).encode("utf-8")
         safe_io.write_atomic(path, body, root=root)
     except OSError as e:
-        _warn(f"could not update {PROFILE_FILE}: {safe_io.describe(e)}"
-              " (the database has the change)")
+        _warn(
+            f"could not update {PROFILE_FILE}: {safe_io.describe(e)} (the database has the change)"
+        )
         return False
     key = _stat_key(path)
     if key is not None:

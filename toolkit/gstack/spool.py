@@ -70,8 +70,9 @@ def _private_dir(path):
         raise SpoolError(f"{path} is not a folder")
 
 
-def put_question(record, project, db_file, *, question_index=None, mirror=True,
-                 allow_phase=True, env=None):
+def put_question(
+    record, project, db_file, *, question_index=None, mirror=True, allow_phase=True, env=None
+):
     """Spool one validated question event meant for database ``db_file``; returns the
     spool file's path.
 
@@ -83,9 +84,17 @@ def put_question(record, project, db_file, *, question_index=None, mirror=True,
     from toolkit.core import questions
 
     key = questions.event_key(project, record)
-    entry = {"v": VERSION, "kind": QUESTION_EVENT, "db": _same_file_key(db_file),
-             "project": project, "key": key, "question_index": question_index,
-             "mirror": bool(mirror), "allow_phase": bool(allow_phase), "record": record}
+    entry = {
+        "v": VERSION,
+        "kind": QUESTION_EVENT,
+        "db": _same_file_key(db_file),
+        "project": project,
+        "key": key,
+        "question_index": question_index,
+        "mirror": bool(mirror),
+        "allow_phase": bool(allow_phase),
+        "record": record,
+    }
     return _put(entry, key, env)
 
 
@@ -105,8 +114,7 @@ def _put(entry, key, env):
         # sees the whole entry or none of it.
         safe_io.create_exclusive(final, data)
     except OSError as e:
-        raise SpoolError(f"could not spool the event to {where}: "
-                         f"{e.strerror or e}") from None
+        raise SpoolError(f"could not spool the event to {where}: {e.strerror or e}") from None
     _fsync_dir(where)
     return final
 
@@ -129,8 +137,12 @@ class Drained:
         self.left = 0  # entries not drained (the limit, or the database was busy)
 
     def as_dict(self):
-        return {"recorded": self.recorded, "already": self.already, "failed": self.failed,
-                "left": self.left}
+        return {
+            "recorded": self.recorded,
+            "already": self.already,
+            "failed": self.failed,
+            "left": self.left,
+        }
 
 
 def _read_entry(path):
@@ -155,10 +167,15 @@ def _read_entry(path):
         entry = json_lite.loads(b"".join(chunks).decode("ascii"))
     except (UnicodeDecodeError, ValueError):
         raise ValueError("not a spooled event (invalid JSON)") from None
-    if not (isinstance(entry, dict) and entry.get("v") == VERSION
-            and isinstance(entry.get("db"), str)
-            and entry.get("kind") == QUESTION_EVENT and isinstance(entry.get("record"), dict)
-            and isinstance(entry.get("project"), str) and paths.is_valid_slug(entry["project"])):
+    if not (
+        isinstance(entry, dict)
+        and entry.get("v") == VERSION
+        and isinstance(entry.get("db"), str)
+        and entry.get("kind") == QUESTION_EVENT
+        and isinstance(entry.get("record"), dict)
+        and isinstance(entry.get("project"), str)
+        and paths.is_valid_slug(entry["project"])
+    ):
         raise ValueError("not a spooled event of this plantune version")
     return entry
 
@@ -197,9 +214,9 @@ def drain(conn, env=None, limit=None):
     when the database is busy again. Never raises for a bad entry; a database error other
     than busy propagates.
     """
-    from toolkit.store import db
-    from toolkit.gstack import mirror
     from toolkit.core import questions
+    from toolkit.gstack import mirror
+    from toolkit.store import db
 
     drained = Drained()
     names = pending(env)
@@ -224,15 +241,22 @@ def drain(conn, env=None, limit=None):
             drained.left += 1
             continue
         try:
-            record = questions.validate_event(entry["record"],
-                                              allow_phase=entry.get("allow_phase") is not False)
+            record = questions.validate_event(
+                entry["record"], allow_phase=entry.get("allow_phase") is not False
+            )
         except questions.QuestionError as e:
             _set_aside(path, e.message, env, drained)
             continue
         enabled = bool(entry.get("mirror")) and mirror.enabled(env)
         try:
-            rec, _ = mirror.log_question(conn, record, entry["project"], enabled=enabled,
-                                         env=env, question_index=entry.get("question_index"))
+            rec, _ = mirror.log_question(
+                conn,
+                record,
+                entry["project"],
+                enabled=enabled,
+                env=env,
+                question_index=entry.get("question_index"),
+            )
         except Exception as e:  # noqa: BLE001 - one entry never blocks the others
             if db.is_busy(e):
                 drained.left += len(names) - i

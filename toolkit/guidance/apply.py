@@ -4,6 +4,7 @@
 changed since the proposal was made (it fails closed), never suppresses a one-way door,
 never writes a global preference, and touches no file but the project's guidance file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -11,12 +12,24 @@ import json
 import os
 import re
 
-from toolkit.store import db, safe_io
 from toolkit.core import identity
 from toolkit.gstack import mirror
-from toolkit.store.safe_io import write_atomic
-from toolkit.guidance.files import GUIDANCE_DIRNAME, GuidanceError, LOCAL_FILENAME, Layout, _append_to_section, _canonical, _preference_index, _section_lines, file_hash, guidance_template, read_layer
+from toolkit.guidance.files import (
+    GUIDANCE_DIRNAME,
+    LOCAL_FILENAME,
+    GuidanceError,
+    Layout,
+    _append_to_section,
+    _canonical,
+    _preference_index,
+    _section_lines,
+    file_hash,
+    guidance_template,
+    read_layer,
+)
 from toolkit.guidance.proposals import _safe, preferences_hash, unsafe_ids
+from toolkit.store import db, safe_io
+from toolkit.store.safe_io import write_atomic
 
 
 def render_proposal(p, status="proposed", applied_at=None) -> str:
@@ -26,18 +39,24 @@ def render_proposal(p, status="proposed", applied_at=None) -> str:
     out.append(f"- Created: {p['created_at']}")
     out.append(f"- Run: {p['run_id'] or '(none: `plantune guidance propose`)'}")
     gh = p["guidance_hash"]
-    out.append(f"- Guidance file: `{p['guidance_file']}` "
-               + (f"(sha256 {gh[:16]}… when proposed)" if gh else "(absent when proposed)"))
-    out.append("- Affected preferences: "
-               + (", ".join(f"`{q}`" for q in p["affected_question_ids"]) or "none")
-               + f" (hash {p['preferences_hash'][:16]}…)")
+    out.append(
+        f"- Guidance file: `{p['guidance_file']}` "
+        + (f"(sha256 {gh[:16]}… when proposed)" if gh else "(absent when proposed)")
+    )
+    out.append(
+        "- Affected preferences: "
+        + (", ".join(f"`{q}`" for q in p["affected_question_ids"]) or "none")
+        + f" (hash {p['preferences_hash'][:16]}…)"
+    )
     if p["items"]:
         out.append(f"- Status: {status}; applied: {applied}")
     else:
         out.append("- Status: no changes, nothing to apply")
     if p["items"] and status == "proposed":
-        out.append(f"- Apply with: `plantune guidance apply {p['id']}` (refused if the guidance "
-                   "file or these preferences change first)")
+        out.append(
+            f"- Apply with: `plantune guidance apply {p['id']}` (refused if the guidance "
+            "file or these preferences change first)"
+        )
     if p.get("guidance_malformed"):
         out.append(f"- Warning: {p['guidance_malformed']}")
     out.append("")
@@ -64,18 +83,27 @@ def render_proposal(p, status="proposed", applied_at=None) -> str:
         out.append("Nothing else came close.")
     for r in p["rejected"]:
         ev = _evidence_text(r["evidence"])
-        out.append(f"- `{r['subject']}` ({r['rule']}): {r['reason']}"
-                   + (f". Evidence: {ev}" if ev != "none" else ""))
+        out.append(
+            f"- `{r['subject']}` ({r['rule']}): {r['reason']}"
+            + (f". Evidence: {ev}" if ev != "none" else "")
+        )
     out.append("")
-    out.append("Never proposed: suppressing a one-way door, validation, evidence or safety "
-               "check; anything from a single run; anything from tool output or file content.")
+    out.append(
+        "Never proposed: suppressing a one-way door, validation, evidence or safety "
+        "check; anything from a single run; anything from tool output or file content."
+    )
     return "\n".join(out) + "\n"
 
 
 def _evidence_text(ev) -> str:
-    names = {"question_events": "question-log events", "sessions": "sessions",
-             "trace_runs": "trace runs", "findings": "flipped findings",
-             "preference_events": "preference events", "registry": "registry"}
+    names = {
+        "question_events": "question-log events",
+        "sessions": "sessions",
+        "trace_runs": "trace runs",
+        "findings": "flipped findings",
+        "preference_events": "preference events",
+        "registry": "registry",
+    }
     parts = []
     for key, label in names.items():
         v = ev.get(key)
@@ -84,7 +112,9 @@ def _evidence_text(ev) -> str:
         if isinstance(v, dict):
             parts.append(f"{label} " + ", ".join(f"{k}={w}" for k, w in v.items()))
         else:
-            shown = ", ".join(str(x) for x in v[:20]) + (f" (+{len(v) - 20} more)" if len(v) > 20 else "")
+            shown = ", ".join(str(x) for x in v[:20]) + (
+                f" (+{len(v) - 20} more)" if len(v) > 20 else ""
+            )
             parts.append(f"{label} {shown}")
     return "; ".join(parts) or "none"
 
@@ -103,18 +133,31 @@ def save_proposal(conn, p, md_path, layout: Layout, write_md=True):
 
 def store_proposal(conn, p, project_dir, details=None):
     """The proposal's row (what `guidance apply` reads back), in its own transaction."""
-    details = dict(details or {}, rejected=p["rejected"],
-                   affected_question_ids=p["affected_question_ids"],
-                   thresholds=p["thresholds"], guidance_file=p["guidance_file"])
+    details = dict(
+        details or {},
+        rejected=p["rejected"],
+        affected_question_ids=p["affected_question_ids"],
+        thresholds=p["thresholds"],
+        guidance_file=p["guidance_file"],
+    )
     with db.transaction(conn):
         conn.execute(
             "INSERT INTO guidance_proposals (id, project, run_id, created_at, path,"
             " guidance_hash, preferences_hash, status, items_json, project_dir, details_json)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?)",
-            (p["id"], p["project"], p["run_id"], p["created_at"], p.get("path"),
-             p["guidance_hash"], p["preferences_hash"],
-             json.dumps(p["items"], ensure_ascii=False), project_dir,
-             json.dumps(details, ensure_ascii=False)))
+            (
+                p["id"],
+                p["project"],
+                p["run_id"],
+                p["created_at"],
+                p.get("path"),
+                p["guidance_hash"],
+                p["preferences_hash"],
+                json.dumps(p["items"], ensure_ascii=False),
+                project_dir,
+                json.dumps(details, ensure_ascii=False),
+            ),
+        )
 
 
 def set_preference(conn, scope, question_id, preference, now, proposal_id, previous):
@@ -126,33 +169,57 @@ def set_preference(conn, scope, question_id, preference, now, proposal_id, previ
         " DO UPDATE SET preference = excluded.preference, raw_value = NULL,"
         " source = 'plan-tune', free_text = NULL, synthetic = 0,"
         " updated_at = excluded.updated_at, developer = excluded.developer",
-        (scope, question_id, preference, now, identity.developer()))
-    record = {"ts": now, "event_type": "preference-set", "question_id": question_id,
-              "preference": preference, "source": "plan-tune", "proposal_id": proposal_id}
+        (scope, question_id, preference, now, identity.developer()),
+    )
+    record = {
+        "ts": now,
+        "event_type": "preference-set",
+        "question_id": question_id,
+        "preference": preference,
+        "source": "plan-tune",
+        "proposal_id": proposal_id,
+    }
     conn.execute(
         "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type,"
         " question_id, preference, source, extra_json, developer) VALUES (?, ?, ?,"
         " 'preference-set', ?, ?, 'plan-tune', ?, ?)",
-        (_pref_event_key(scope, record), scope, now, question_id, preference,
-         json.dumps({"proposal_id": proposal_id, "previous": previous}),
-         identity.developer()))
+        (
+            _pref_event_key(scope, record),
+            scope,
+            now,
+            question_id,
+            preference,
+            json.dumps({"proposal_id": proposal_id, "previous": previous}),
+            identity.developer(),
+        ),
+    )
     return record
 
 
 def _proposal_from_row(row) -> dict:
     details = json.loads(row["details_json"] or "{}")
     return {
-        "id": row["id"], "project": row["project"], "project_dir": row["project_dir"],
-        "run_id": row["run_id"], "created_at": row["created_at"], "path": row["path"],
-        "guidance_file": details.get("guidance_file", os.path.join(GUIDANCE_DIRNAME, LOCAL_FILENAME)),
-        "guidance_hash": row["guidance_hash"], "preferences_hash": row["preferences_hash"],
+        "id": row["id"],
+        "project": row["project"],
+        "project_dir": row["project_dir"],
+        "run_id": row["run_id"],
+        "created_at": row["created_at"],
+        "path": row["path"],
+        "guidance_file": details.get(
+            "guidance_file", os.path.join(GUIDANCE_DIRNAME, LOCAL_FILENAME)
+        ),
+        "guidance_hash": row["guidance_hash"],
+        "preferences_hash": row["preferences_hash"],
         "affected_question_ids": details.get("affected_question_ids", []),
-        "items": json.loads(row["items_json"]), "rejected": details.get("rejected", []),
+        "items": json.loads(row["items_json"]),
+        "rejected": details.get("rejected", []),
         "thresholds": details.get("thresholds", {}),
         "guidance_malformed": details.get("guidance_malformed"),
-        "status": row["status"], "applied_at": row["applied_at"],
+        "status": row["status"],
+        "applied_at": row["applied_at"],
         "kind": details.get("kind", "project"),
-        "merged_from": row["merged_from"], "developer": row["developer"],
+        "merged_from": row["merged_from"],
+        "developer": row["developer"],
     }
 
 
@@ -176,7 +243,8 @@ def find_proposal(conn, ref) -> dict:
         pid = m.group(1)
     rows = conn.execute(
         "SELECT * FROM guidance_proposals WHERE id = ? OR (length(?) >= 6 AND id LIKE ? || '%')",
-        (pid, pid, pid.replace("%", "").replace("_", ""))).fetchall()
+        (pid, pid, pid.replace("%", "").replace("_", "")),
+    ).fetchall()
     exact = [r for r in rows if r["id"] == pid]
     if exact:
         rows = exact
@@ -206,8 +274,10 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
     if not p["items"]:
         raise GuidanceError(f"proposal {p['id']} has no changes to apply")
     if p["merged_from"] is not None:
-        raise GuidanceError(f"proposal {p['id']} was merged from another database; apply it"
-                            " in the database it was made in")
+        raise GuidanceError(
+            f"proposal {p['id']} was merged from another database; apply it"
+            " in the database it was made in"
+        )
     if p["kind"] == "promotion":
         from toolkit.guidance import promote
 
@@ -228,39 +298,57 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         if current != p["guidance_hash"]:
             raise GuidanceError(
                 f"{layout.rel(layout.local_file)} changed after proposal {p['id']} was "
-                "generated; nothing applied (run `plantune guidance propose` again)")
-        if preferences_hash(conn, p["project"], p["affected_question_ids"]) != p["preferences_hash"]:
+                "generated; nothing applied (run `plantune guidance propose` again)"
+            )
+        if (
+            preferences_hash(conn, p["project"], p["affected_question_ids"])
+            != p["preferences_hash"]
+        ):
             raise GuidanceError(
                 "preferences for " + ", ".join(p["affected_question_ids"]) + f" changed after "
                 f"proposal {p['id']} was generated; nothing applied (run `plantune guidance "
-                "propose` again)")
+                "propose` again)"
+            )
         unsafe = unsafe_ids(conn, p["affected_question_ids"])
         for item in p["items"]:
             if not _safe(item, unsafe):
                 raise GuidanceError(
                     f"cannot set {item['preference']} on one-way question "
-                    f"\"{item['question_id']}\"; nothing applied")
+                    f'"{item["question_id"]}"; nothing applied'
+                )
         if current is None:
             text = guidance_template(p["project"], now)
         else:
             text = safe_io.read_text(layout.local_file)
             layer = read_layer(layout.local_file, "project")
             if layer.warning:
-                raise GuidanceError(layer.warning.replace("; continuing without it", "")
-                                    + "; nothing applied")
+                raise GuidanceError(
+                    layer.warning.replace("; continuing without it", "") + "; nothing applied"
+                )
         new_text = _edit_guidance(text, p, now)
         events = []
         for item in p["items"]:
             if item["kind"] != "preference":
                 continue
-            events.append(set_preference(conn, p["project"], item["question_id"],
-                                         item["preference"], now, p["id"],
-                                         item["previous_preference"]))
-        conn.execute("UPDATE guidance_proposals SET status = 'applied', applied_at = ? WHERE id = ?",
-                     (now, p["id"]))
+            events.append(
+                set_preference(
+                    conn,
+                    p["project"],
+                    item["question_id"],
+                    item["preference"],
+                    now,
+                    p["id"],
+                    item["previous_preference"],
+                )
+            )
+        conn.execute(
+            "UPDATE guidance_proposals SET status = 'applied', applied_at = ? WHERE id = ?",
+            (now, p["id"]),
+        )
         if p["run_id"]:
-            conn.execute("UPDATE trace_runs SET applied_guidance_update = 1 WHERE run_id = ?",
-                         (p["run_id"],))
+            conn.execute(
+                "UPDATE trace_runs SET applied_guidance_update = 1 WHERE run_id = ?", (p["run_id"],)
+            )
         # Last step inside the transaction: if the file cannot be written, the database
         # changes roll back with the raised error.
         write_atomic(layout.local_file, new_text)
@@ -300,8 +388,11 @@ def _edit_guidance(text, p, now) -> str:
                 _append_to_section(lines, "Project Preferences", item["line"])
             prev = item["previous_preference"] or "none"
             new = item["preference"] or "removed"
-            changes.append(f"{qid} {prev} → {new}" if item["kind"] == "preference"
-                           else f"{item['action']} note {qid}")
+            changes.append(
+                f"{qid} {prev} → {new}"
+                if item["kind"] == "preference"
+                else f"{item['action']} note {qid}"
+            )
         else:
             _append_to_section(lines, item["section"], item["line"])
             changes.append(f"artifact policy {item['path']}")
@@ -315,10 +406,13 @@ def _edit_guidance(text, p, now) -> str:
     anchors = "\n".join(l for _, l in _section_lines(lines, "Trace Anchors"))
     for rid in runs[-5:]:
         if rid not in anchors:
-            _append_to_section(lines, "Trace Anchors",
-                               f"- run {rid}: `{GUIDANCE_DIRNAME}/trace/runs/{rid}`")
+            _append_to_section(
+                lines, "Trace Anchors", f"- run {rid}: `{GUIDANCE_DIRNAME}/trace/runs/{rid}`"
+            )
     where = p.get("path") or "the database"
     _append_to_section(
-        lines, "Revision History",
-        f"- {now} applied proposal {p['id']} ({'; '.join(changes)}); evidence: `{where}`")
+        lines,
+        "Revision History",
+        f"- {now} applied proposal {p['id']} ({'; '.join(changes)}); evidence: `{where}`",
+    )
     return "\n".join(lines) + "\n"

@@ -17,11 +17,10 @@ import os
 import re
 from collections import OrderedDict, namedtuple
 
-from toolkit.store import db, paths, safe_io
-from toolkit.store.safe_io import write_atomic
 from toolkit.core.screening import has_injection
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
-
+from toolkit.store import db, paths, safe_io
+from toolkit.store.safe_io import write_atomic
 
 # ---------------------------------------------------------------------------
 # Modes: exactly the seed's table.
@@ -43,8 +42,14 @@ GUIDANCE_DIRNAME = ".plantune"
 LOCAL_FILENAME = "local_guidance.md"
 GLOBAL_FILENAME = "guidance-preferences.md"
 TITLE = "# plantune Local Guidance"
-SECTIONS = ("Scope", "Active Guidance", "Artifact Policy", "Project Preferences",
-            "Trace Anchors", "Revision History")
+SECTIONS = (
+    "Scope",
+    "Active Guidance",
+    "Artifact Policy",
+    "Project Preferences",
+    "Trace Anchors",
+    "Revision History",
+)
 # Sections that go into the context an agent sees; the history is for people.
 CONTEXT_EXCLUDED = ("Revision History",)
 MAX_GUIDANCE_BYTES = 256 * 1024
@@ -152,8 +157,11 @@ def parse_guidance(text: str, required=()):
             sections.setdefault("", []).append(line)
     missing = [s for s in required if s not in sections]
     if missing:
-        raise Malformed("missing section" + ("s " if len(missing) > 1 else " ")
-                        + ", ".join(f"'{s}'" for s in missing))
+        raise Malformed(
+            "missing section"
+            + ("s " if len(missing) > 1 else " ")
+            + ", ".join(f"'{s}'" for s in missing)
+        )
     return sections
 
 
@@ -163,8 +171,11 @@ def _read_bytes(path):
     except FileNotFoundError:
         return None
     except safe_io.UnsafeFile as e:
-        raise Malformed("is a folder, not a file" if "directory" in e.reason
-                        else e.reason.replace("; refused", "")) from None
+        raise Malformed(
+            "is a folder, not a file"
+            if "directory" in e.reason
+            else e.reason.replace("; refused", "")
+        ) from None
     except OSError as e:
         raise Malformed(f"cannot be read ({e.strerror or e})") from None
     return data
@@ -186,8 +197,14 @@ def read_layer(path, kind) -> Layer:
             raise Malformed("is not UTF-8 text") from None
         sections = parse_guidance(text, SECTIONS if kind == "project" else ())
     except Malformed as e:
-        return Layer(kind, path, True, None,
-                     f"{kind} guidance {path} is malformed ({e}); continuing without it", None)
+        return Layer(
+            kind,
+            path,
+            True,
+            None,
+            f"{kind} guidance {path} is malformed ({e}); continuing without it",
+            None,
+        )
     return Layer(kind, path, True, sections, None, _sha256(data))
 
 
@@ -232,8 +249,10 @@ def load_guidance(layout: Layout, mode=DEFAULT_MODE, env=None, slug=None) -> Gui
     """
     if not MODE_TABLE[mode].reads_guidance:
         return Guidance(mode, [], [], [], "", "guidance not read (mode off)")
-    layers = [read_layer(global_guidance_file(env), "global"),
-              read_layer(layout.local_file, "project")]
+    layers = [
+        read_layer(global_guidance_file(env), "global"),
+        read_layer(layout.local_file, "project"),
+    ]
     warnings = [l.warning for l in layers if l.warning]
     files_read = []
     for layer in layers:
@@ -258,7 +277,8 @@ def load_guidance(layout: Layout, mode=DEFAULT_MODE, env=None, slug=None) -> Gui
                     warnings.append(
                         f"{layer.kind} guidance {layer.path}: a line of section "
                         f"'{name or '(top)'}' was left out of the context: instruction-like "
-                        "content")
+                        "content"
+                    )
                     continue
                 kept.append(line)
             if not any(l.strip() for l in kept):

@@ -6,18 +6,26 @@ policy, removals), each item naming the events that justify it. Nothing is writt
 ``apply_proposal``, which fails closed when the guidance file or a preference it depends on
 changed since the proposal was made. A one-way door is never proposed for suppression.
 """
+
 from __future__ import annotations
 
 import json
 from collections import OrderedDict
 
-from toolkit.store import db, safe_io
 from toolkit.core import doors
 from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.core.screening import has_injection
 from toolkit.core.vocabulary import SILENCING_PREFERENCES, USER_PREFERENCE_SOURCES
-from toolkit.guidance.files import Layout, _canonical, _preference_lines, _section_lines, _sha256, file_hash, read_layer
-
+from toolkit.guidance.files import (
+    Layout,
+    _canonical,
+    _preference_lines,
+    _section_lines,
+    _sha256,
+    file_hash,
+    read_layer,
+)
+from toolkit.store import db, safe_io
 
 # ---------------------------------------------------------------------------
 # Evidence rules. Conservative on purpose: each needs repetition across sessions.
@@ -61,13 +69,15 @@ def unsafe_ids(conn, candidates, registry=None):
     unsafe = {c for c in candidates if registry and doors.decide(c, registry=registry).one_way}
     unsafe.update(c for c in candidates if c not in unsafe and doors.door_for(conn, c).one_way)
     for i in range(0, len(candidates), 500):
-        chunk = [c for c in candidates[i:i + 500] if c not in unsafe]
+        chunk = [c for c in candidates[i : i + 500] if c not in unsafe]
         if not chunk:
             continue
         marks = ",".join("?" * len(chunk))
         for qid, skill, category, summary in conn.execute(
-                "SELECT DISTINCT question_id, skill, category, question_summary FROM question_log"
-                f" WHERE question_id IN ({marks}) AND door_class IS NULL", chunk):
+            "SELECT DISTINCT question_id, skill, category, question_summary FROM question_log"
+            f" WHERE question_id IN ({marks}) AND door_class IS NULL",
+            chunk,
+        ):
             if qid not in unsafe and doors.decide(qid, skill, category, summary, {}).one_way:
                 unsafe.add(qid)
     return unsafe
@@ -96,17 +106,25 @@ def preferences_hash(conn, slug, question_ids) -> str:
     rows = []
     if qids:
         marks = ",".join("?" * len(qids))
-        rows = [list(r) for r in conn.execute(
-            "SELECT scope, question_id, preference, raw_value, source, updated_at"
-            f" FROM preferences WHERE scope IN (?, ?) AND question_id IN ({marks})"
-            " AND " + db.real_rows() + " ORDER BY scope, question_id", (slug, db.GLOBAL_SCOPE, *qids))]
+        rows = [
+            list(r)
+            for r in conn.execute(
+                "SELECT scope, question_id, preference, raw_value, source, updated_at"
+                f" FROM preferences WHERE scope IN (?, ?) AND question_id IN ({marks})"
+                " AND " + db.real_rows() + " ORDER BY scope, question_id",
+                (slug, db.GLOBAL_SCOPE, *qids),
+            )
+        ]
     return _sha256(_canonical([qids, rows]).encode())
 
 
 def _preference(conn, scope, qid):
     # A simulated preference never shapes a real proposal (only in a demo database).
-    r = conn.execute("SELECT preference, source FROM preferences WHERE scope = ? AND question_id = ?"
-                     " AND " + db.real_rows(), (scope, qid)).fetchone()
+    r = conn.execute(
+        "SELECT preference, source FROM preferences WHERE scope = ? AND question_id = ?"
+        " AND " + db.real_rows(),
+        (scope, qid),
+    ).fetchone()
     return (r[0], r[1]) if r else (None, None)
 
 
@@ -115,9 +133,14 @@ def _runs_of_sessions(conn, slug, sessions):
     if not sessions:
         return []
     marks = ",".join("?" * len(sessions))
-    return [r[0] for r in conn.execute(
-        f"SELECT run_id FROM trace_runs WHERE project = ? AND session_id IN ({marks})"
-        " ORDER BY created_at, run_id", (slug, *sessions))]
+    return [
+        r[0]
+        for r in conn.execute(
+            f"SELECT run_id FROM trace_runs WHERE project = ? AND session_id IN ({marks})"
+            " ORDER BY created_at, run_id",
+            (slug, *sessions),
+        )
+    ]
 
 
 def _pref_line(qid, pref, reason):
@@ -138,7 +161,9 @@ class _Evidence:
         self.existing_prefs = _preference_lines(guidance_lines) if guidance_lines else {}
         self.artifact_text = (
             "\n".join(l for _, l in _section_lines(guidance_lines, "Artifact Policy"))
-            if guidance_lines else "")
+            if guidance_lines
+            else ""
+        )
         self.by_qid = _answers_by_question(conn, slug)
         self.flips = _flipped_silent_decisions(conn, slug)
         # Checked lazily: only ids that reach a threshold pay for the one-way lookups.
@@ -146,8 +171,9 @@ class _Evidence:
         self.items, self.rejected = [], []
 
     def reject(self, subject, rule, reason, evidence=None):
-        self.rejected.append({"subject": subject, "rule": rule, "reason": reason,
-                              "evidence": evidence or {}})
+        self.rejected.append(
+            {"subject": subject, "rule": rule, "reason": reason, "evidence": evidence or {}}
+        )
 
 
 def _answers_by_question(conn, slug):
@@ -159,12 +185,20 @@ def _answers_by_question(conn, slug):
     cur.execute(
         "SELECT id, session_id, question_id, user_choice, recommended, followed_recommendation"
         f" FROM question_log WHERE project = ? AND {db.real_rows()} AND source IN ({marks})"
-        " AND user_choice != ? ORDER BY ts, id", (slug, *USER_SOURCES, UNKNOWN_CHOICE))
+        " AND user_choice != ? ORDER BY ts, id",
+        (slug, *USER_SOURCES, UNKNOWN_CHOICE),
+    )
     by_qid = OrderedDict()
     for eid, session, qid, choice, rec, followed in cur:
-        by_qid.setdefault(qid, []).append({
-            "id": eid, "session_id": session, "user_choice": choice, "recommended": rec,
-            "followed_recommendation": followed})
+        by_qid.setdefault(qid, []).append(
+            {
+                "id": eid,
+                "session_id": session,
+                "user_choice": choice,
+                "recommended": rec,
+                "followed_recommendation": followed,
+            }
+        )
     return by_qid
 
 
@@ -173,10 +207,12 @@ def _flipped_silent_decisions(conn, slug):
     that answered the finding when known, else by the finding id."""
     flips = {}
     for r in conn.execute(
-            "SELECT f.id, f.session_id, COALESCE(q.question_id, f.finding_id) AS qid"
-            " FROM findings f LEFT JOIN question_log q ON q.id = f.answer_event_id"
-            " WHERE f.project = ? AND " + db.real_rows("f") + " AND f.disposition = 'silent'"
-            " AND f.flipped_at IS NOT NULL ORDER BY f.id", (slug,)):
+        "SELECT f.id, f.session_id, COALESCE(q.question_id, f.finding_id) AS qid"
+        " FROM findings f LEFT JOIN question_log q ON q.id = f.answer_event_id"
+        " WHERE f.project = ? AND " + db.real_rows("f") + " AND f.disposition = 'silent'"
+        " AND f.flipped_at IS NOT NULL ORDER BY f.id",
+        (slug,),
+    ):
         flips.setdefault(r["qid"], []).append((r["id"], r["session_id"]))
     return flips
 
@@ -186,8 +222,11 @@ def _propose_always_ask(ev):
     always_ask = set()
     for qid in list(ev.by_qid) + [q for q in ev.flips if q not in ev.by_qid]:
         evs = ev.by_qid.get(qid, [])
-        with_rec = [e for e in evs if e["recommended"] is not None
-                    and e["followed_recommendation"] is not None]
+        with_rec = [
+            e
+            for e in evs
+            if e["recommended"] is not None and e["followed_recommendation"] is not None
+        ]
         overrides = [e for e in with_rec if e["followed_recommendation"] == 0]
         flip_rows = ev.flips.get(qid, [])
         n_over = len(overrides) + len(flip_rows)
@@ -196,16 +235,22 @@ def _propose_always_ask(ev):
         total = len(with_rec) + len(flip_rows)
         if n_over < ALWAYS_ASK_MIN_OVERRIDES:
             continue
-        evidence = {"question_events": [e["id"] for e in overrides],
-                    "findings": [i for i, _ in flip_rows],
-                    "sessions": sorted(sessions),
-                    "trace_runs": _runs_of_sessions(ev.conn, ev.slug, sessions)}
+        evidence = {
+            "question_events": [e["id"] for e in overrides],
+            "findings": [i for i, _ in flip_rows],
+            "sessions": sorted(sessions),
+            "trace_runs": _runs_of_sessions(ev.conn, ev.slug, sessions),
+        }
         if len(sessions) < ALWAYS_ASK_MIN_SESSIONS:
             ev.reject(qid, "always-ask", f"{n_over} overrides, but all in one session", evidence)
             continue
         if n_over / total < ALWAYS_ASK_MIN_SHARE:
-            ev.reject(qid, "always-ask", f"overrides are {n_over} of {total} answers, under "
-                   f"{ALWAYS_ASK_MIN_SHARE:.0%}", evidence)
+            ev.reject(
+                qid,
+                "always-ask",
+                f"overrides are {n_over} of {total} answers, under {ALWAYS_ASK_MIN_SHARE:.0%}",
+                evidence,
+            )
             continue
         if qid in ev.unsafe:
             ev.reject(qid, "always-ask", "one-way doors are always asked already", evidence)
@@ -216,28 +261,35 @@ def _propose_always_ask(ev):
             ev.reject(qid, "always-ask", "already always-ask", evidence)
             continue
         always_ask.add(qid)
-        line = _pref_line(qid, "always-ask", f"the recommendation was overridden {n_over} "
-                          f"times in {len(sessions)} sessions")
-        ev.items.append({
-            "id": f"always-ask:{qid}",
-            "action": "edit" if current or qid in ev.existing_prefs else "add",
-            "kind": "preference",
-            "section": "Project Preferences",
-            "question_id": qid,
-            "preference": "always-ask",
-            "previous_preference": current,
-            "line": line,
-            "rule": (f"recommendation overridden in >= {ALWAYS_ASK_MIN_OVERRIDES} answers across "
-                     f">= {ALWAYS_ASK_MIN_SESSIONS} sessions and >= {ALWAYS_ASK_MIN_SHARE:.0%} "
-                     "of answers with a recommendation"),
-            "evidence": evidence,
-            "future_behaviour": f"`{qid}` is always asked in this project, never auto-decided "
-                                "or paced silently.",
-            "rejected_alternatives": [
-                "never-ask: would auto-pick the recommendation this user keeps overriding",
-                "leave as is: the recommendation keeps being overridden",
-            ],
-        })
+        line = _pref_line(
+            qid,
+            "always-ask",
+            f"the recommendation was overridden {n_over} times in {len(sessions)} sessions",
+        )
+        ev.items.append(
+            {
+                "id": f"always-ask:{qid}",
+                "action": "edit" if current or qid in ev.existing_prefs else "add",
+                "kind": "preference",
+                "section": "Project Preferences",
+                "question_id": qid,
+                "preference": "always-ask",
+                "previous_preference": current,
+                "line": line,
+                "rule": (
+                    f"recommendation overridden in >= {ALWAYS_ASK_MIN_OVERRIDES} answers across "
+                    f">= {ALWAYS_ASK_MIN_SESSIONS} sessions and >= {ALWAYS_ASK_MIN_SHARE:.0%} "
+                    "of answers with a recommendation"
+                ),
+                "evidence": evidence,
+                "future_behaviour": f"`{qid}` is always asked in this project, never auto-decided "
+                "or paced silently.",
+                "rejected_alternatives": [
+                    "never-ask: would auto-pick the recommendation this user keeps overriding",
+                    "leave as is: the recommendation keeps being overridden",
+                ],
+            }
+        )
     return always_ask
 
 
@@ -254,60 +306,102 @@ def _propose_never_ask(ev, always_ask):
         sessions = sorted({e["session_id"] for e in streak if e["session_id"]})
         if len(streak) < NEVER_ASK_MIN_EVENTS:
             continue
-        evidence = {"question_events": [e["id"] for e in streak], "sessions": sessions,
-                    "trace_runs": _runs_of_sessions(ev.conn, ev.slug, sessions)}
+        evidence = {
+            "question_events": [e["id"] for e in streak],
+            "sessions": sessions,
+            "trace_runs": _runs_of_sessions(ev.conn, ev.slug, sessions),
+        }
         if qid in ev.unsafe:
-            ev.reject(qid, "never-ask", f"same answer {len(streak)} times, but it is a one-way "
-                   "door: never suppressed", evidence)
+            ev.reject(
+                qid,
+                "never-ask",
+                f"same answer {len(streak)} times, but it is a one-way door: never suppressed",
+                evidence,
+            )
             continue
         if "-split-" in qid:
-            ev.reject(qid, "never-ask", "split-chain questions are always asked; a preference "
-                   "would not apply", evidence)
+            ev.reject(
+                qid,
+                "never-ask",
+                "split-chain questions are always asked; a preference would not apply",
+                evidence,
+            )
             continue
         if len(sessions) < NEVER_ASK_MIN_SESSIONS:
-            ev.reject(qid, "never-ask", f"same answer {len(streak)} times, but all in one "
-                   "session", evidence)
+            ev.reject(
+                qid,
+                "never-ask",
+                f"same answer {len(streak)} times, but all in one session",
+                evidence,
+            )
             continue
         if not all(e["followed_recommendation"] == 1 for e in streak):
-            ev.reject(qid, "never-ask", "the repeated answer is not always the recommended "
-                   "option, so auto-deciding would not reproduce it", evidence)
+            ev.reject(
+                qid,
+                "never-ask",
+                "the repeated answer is not always the recommended "
+                "option, so auto-deciding would not reproduce it",
+                evidence,
+            )
             continue
         if qid in always_ask:
-            ev.reject(qid, "never-ask", "conflicting evidence: the recommendation was also "
-                   "often overridden (always-ask proposed instead)", evidence)
+            ev.reject(
+                qid,
+                "never-ask",
+                "conflicting evidence: the recommendation was also "
+                "often overridden (always-ask proposed instead)",
+                evidence,
+            )
             continue
         current, csource = _preference(ev.conn, ev.slug, qid)
         glob, _ = _preference(ev.conn, db.GLOBAL_SCOPE, qid)
         if current is not None:
-            ev.reject(qid, "never-ask", f"the project already has a {current} preference "
-                   f"(source {csource}); an explicit choice is not overridden", evidence)
+            ev.reject(
+                qid,
+                "never-ask",
+                f"the project already has a {current} preference "
+                f"(source {csource}); an explicit choice is not overridden",
+                evidence,
+            )
             continue
         if glob is not None:
-            ev.reject(qid, "never-ask", f"the global preference is {glob}; not overridden for "
-                   "one project", evidence)
+            ev.reject(
+                qid,
+                "never-ask",
+                f"the global preference is {glob}; not overridden for one project",
+                evidence,
+            )
             continue
-        line = _pref_line(qid, "never-ask", f"answered \"{_one_line(last)}\" (the "
-                          f"recommendation) {len(streak)} times in {len(sessions)} sessions")
-        ev.items.append({
-            "id": f"never-ask:{qid}",
-            "action": "edit" if qid in ev.existing_prefs else "add",
-            "kind": "preference",
-            "section": "Project Preferences",
-            "question_id": qid,
-            "preference": "never-ask",
-            "previous_preference": None,
-            "line": line,
-            "rule": (f"same recommended answer to a two-way question in >= "
-                     f"{NEVER_ASK_MIN_EVENTS} events across >= {NEVER_ASK_MIN_SESSIONS} "
-                     "sessions, with no different answer since"),
-            "evidence": evidence,
-            "future_behaviour": f"`{qid}` is auto-decided to the recommended option in this "
-                                "project (one-way safety checks still apply).",
-            "rejected_alternatives": [
-                "global never-ask: evidence comes from this project only",
-                "ask-only-for-one-way: same effect on a two-way question, less clear",
-            ],
-        })
+        line = _pref_line(
+            qid,
+            "never-ask",
+            f'answered "{_one_line(last)}" (the '
+            f"recommendation) {len(streak)} times in {len(sessions)} sessions",
+        )
+        ev.items.append(
+            {
+                "id": f"never-ask:{qid}",
+                "action": "edit" if qid in ev.existing_prefs else "add",
+                "kind": "preference",
+                "section": "Project Preferences",
+                "question_id": qid,
+                "preference": "never-ask",
+                "previous_preference": None,
+                "line": line,
+                "rule": (
+                    f"same recommended answer to a two-way question in >= "
+                    f"{NEVER_ASK_MIN_EVENTS} events across >= {NEVER_ASK_MIN_SESSIONS} "
+                    "sessions, with no different answer since"
+                ),
+                "evidence": evidence,
+                "future_behaviour": f"`{qid}` is auto-decided to the recommended option in this "
+                "project (one-way safety checks still apply).",
+                "rejected_alternatives": [
+                    "global never-ask: evidence comes from this project only",
+                    "ask-only-for-one-way: same effect on a two-way question, less clear",
+                ],
+            }
+        )
 
 
 def _restate_explicit_preferences(ev):
@@ -315,11 +409,14 @@ def _restate_explicit_preferences(ev):
     # in force in the guidance file so the agent sees them with their reason.
     seen = set()
     for r in ev.conn.execute(
-            "SELECT e.id, e.question_id, e.preference, e.source, e.free_text, e.extra_json,"
-            " p.preference AS current FROM preference_events e"
-            " JOIN preferences p ON p.scope = e.scope AND p.question_id = e.question_id"
-            " WHERE e.scope = ? AND e.event_type = 'preference-set' AND " + db.real_rows("e") +
-            " ORDER BY e.ts DESC, e.id DESC", (ev.slug,)):
+        "SELECT e.id, e.question_id, e.preference, e.source, e.free_text, e.extra_json,"
+        " p.preference AS current FROM preference_events e"
+        " JOIN preferences p ON p.scope = e.scope AND p.question_id = e.question_id"
+        " WHERE e.scope = ? AND e.event_type = 'preference-set' AND "
+        + db.real_rows("e")
+        + " ORDER BY e.ts DESC, e.id DESC",
+        (ev.slug,),
+    ):
         qid = r["question_id"]
         if qid in seen or qid is None:
             continue
@@ -335,29 +432,35 @@ def _restate_explicit_preferences(ev):
         if r["preference"] != r["current"] or any(i.get("question_id") == qid for i in ev.items):
             continue
         if r["preference"] in SUPPRESSING and qid in ev.unsafe:
-            ev.reject(qid, "explicit-preference", f"{r['preference']} is inert on a one-way door; "
-                   "not restated", {"preference_events": [r["id"]]})
+            ev.reject(
+                qid,
+                "explicit-preference",
+                f"{r['preference']} is inert on a one-way door; not restated",
+                {"preference_events": [r["id"]]},
+            )
             continue
         if ev.existing_prefs.get(qid, (None, None))[1] == r["preference"]:
             continue
         reason = f"stated by the user (source {r['source']})"
         if r["free_text"] and not has_injection(r["free_text"]):
-            reason += f": \"{_one_line(r['free_text'])}\""
-        ev.items.append({
-            "id": f"explicit:{qid}",
-            "action": "edit" if qid in ev.existing_prefs else "add",
-            "kind": "preference-note",
-            "section": "Project Preferences",
-            "question_id": qid,
-            "preference": r["preference"],
-            "previous_preference": r["preference"],
-            "line": _pref_line(qid, r["preference"], reason),
-            "rule": "explicit user preference (tune: reply or /plan-tune); restated as written",
-            "evidence": {"preference_events": [r["id"]]},
-            "future_behaviour": f"the guidance context shows the {r['preference']} preference "
-                                f"for `{qid}` and why; the preference itself is unchanged.",
-            "rejected_alternatives": ["changing the preference: the user set it explicitly"],
-        })
+            reason += f': "{_one_line(r["free_text"])}"'
+        ev.items.append(
+            {
+                "id": f"explicit:{qid}",
+                "action": "edit" if qid in ev.existing_prefs else "add",
+                "kind": "preference-note",
+                "section": "Project Preferences",
+                "question_id": qid,
+                "preference": r["preference"],
+                "previous_preference": r["preference"],
+                "line": _pref_line(qid, r["preference"], reason),
+                "rule": "explicit user preference (tune: reply or /plan-tune); restated as written",
+                "evidence": {"preference_events": [r["id"]]},
+                "future_behaviour": f"the guidance context shows the {r['preference']} preference "
+                f"for `{qid}` and why; the preference itself is unchanged.",
+                "rejected_alternatives": ["changing the preference: the user set it explicitly"],
+            }
+        )
 
 
 def _propose_artifact_policy(ev):
@@ -365,8 +468,10 @@ def _propose_artifact_policy(ev):
     missing_runs = OrderedDict()
     last_seen = {}
     for r in ev.conn.execute(
-            "SELECT run_id, session_id, created_at, required_outputs_json, missing_outputs_json"
-            " FROM trace_runs WHERE project = ? ORDER BY created_at, run_id", (ev.slug,)):
+        "SELECT run_id, session_id, created_at, required_outputs_json, missing_outputs_json"
+        " FROM trace_runs WHERE project = ? ORDER BY created_at, run_id",
+        (ev.slug,),
+    ):
         try:
             required = json.loads(r["required_outputs_json"])
             missing = set(json.loads(r["missing_outputs_json"]))
@@ -394,45 +499,54 @@ def _propose_artifact_policy(ev):
             continue
         if f"`{p}`" in ev.artifact_text:
             continue
-        ev.items.append({
-            "id": f"artifact:{p}",
-            "action": "add",
-            "kind": "artifact-policy",
-            "section": "Artifact Policy",
-            "path": p,
-            "line": f"- Produce `{p}` before the session ends: it was required but missing in "
-                    f"{len(runs)} runs across {len(sessions)} sessions.",
-            "rule": (f"required output missing in >= {ARTIFACT_MIN_RUNS} runs across >= "
-                     f"{ARTIFACT_MIN_SESSIONS} sessions, and in the latest one"),
-            "evidence": evidence,
-            "future_behaviour": f"agents are reminded to write `{p}`; the validator gate "
-                                "still checks it.",
-            "rejected_alternatives": [
-                "dropping the requirement: guidance never relaxes a required output",
-            ],
-        })
+        ev.items.append(
+            {
+                "id": f"artifact:{p}",
+                "action": "add",
+                "kind": "artifact-policy",
+                "section": "Artifact Policy",
+                "path": p,
+                "line": f"- Produce `{p}` before the session ends: it was required but missing in "
+                f"{len(runs)} runs across {len(sessions)} sessions.",
+                "rule": (
+                    f"required output missing in >= {ARTIFACT_MIN_RUNS} runs across >= "
+                    f"{ARTIFACT_MIN_SESSIONS} sessions, and in the latest one"
+                ),
+                "evidence": evidence,
+                "future_behaviour": f"agents are reminded to write `{p}`; the validator gate "
+                "still checks it.",
+                "rejected_alternatives": [
+                    "dropping the requirement: guidance never relaxes a required output",
+                ],
+            }
+        )
 
 
 def _propose_removals(ev):
     # Removals: a suppressing preference line in the file for an id now known one-way.
     for qid, (_, pref) in ev.existing_prefs.items():
-        if pref in SUPPRESSING and qid in ev.unsafe and not any(
-                i.get("question_id") == qid for i in ev.items):
-            ev.items.append({
-                "id": f"remove:{qid}",
-                "action": "remove",
-                "kind": "preference-note",
-                "section": "Project Preferences",
-                "question_id": qid,
-                "preference": None,
-                "previous_preference": pref,
-                "line": None,
-                "rule": "guidance must not suggest suppressing a one-way door",
-                "evidence": {"registry": {qid: ev.registry.get(qid, "classified one-way")}},
-                "future_behaviour": f"the guidance no longer lists {pref} for `{qid}`; it is "
-                                    "asked every time (one-way).",
-                "rejected_alternatives": ["keeping the line: it would mislead the agent"],
-            })
+        if (
+            pref in SUPPRESSING
+            and qid in ev.unsafe
+            and not any(i.get("question_id") == qid for i in ev.items)
+        ):
+            ev.items.append(
+                {
+                    "id": f"remove:{qid}",
+                    "action": "remove",
+                    "kind": "preference-note",
+                    "section": "Project Preferences",
+                    "question_id": qid,
+                    "preference": None,
+                    "previous_preference": pref,
+                    "line": None,
+                    "rule": "guidance must not suggest suppressing a one-way door",
+                    "evidence": {"registry": {qid: ev.registry.get(qid, "classified one-way")}},
+                    "future_behaviour": f"the guidance no longer lists {pref} for `{qid}`; it is "
+                    "asked every time (one-way).",
+                    "rejected_alternatives": ["keeping the line: it would mislead the agent"],
+                }
+            )
 
 
 def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> dict:
@@ -467,8 +581,14 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
         "rejected": rejected,
         "thresholds": THRESHOLDS,
     }
-    proposal["id"] = "gp-" + _sha256(_canonical(
-        [slug, layout.project_dir, run_id, now, items, proposal["guidance_hash"]]).encode())[:12]
+    proposal["id"] = (
+        "gp-"
+        + _sha256(
+            _canonical(
+                [slug, layout.project_dir, run_id, now, items, proposal["guidance_hash"]]
+            ).encode()
+        )[:12]
+    )
     return proposal
 
 

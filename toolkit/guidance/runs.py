@@ -15,12 +15,21 @@ import os
 import re
 from collections import OrderedDict, namedtuple
 
+from toolkit.guidance.apply import apply_proposal, render_proposal, save_proposal
+from toolkit.guidance.files import (
+    DEFAULT_MODE,
+    MODE_TABLE,
+    MODES,
+    OPTIONAL_OUTPUTS,
+    GuidanceError,
+    Layout,
+    global_guidance_file,
+    load_guidance,
+    project_root,
+)
+from toolkit.guidance.proposals import build_proposal
 from toolkit.store import db, safe_io
 from toolkit.store.safe_io import append_line, write_atomic
-from toolkit.guidance.files import DEFAULT_MODE, GuidanceError, Layout, MODES, MODE_TABLE, OPTIONAL_OUTPUTS, global_guidance_file, load_guidance, project_root
-from toolkit.guidance.apply import apply_proposal, render_proposal, save_proposal
-from toolkit.guidance.proposals import build_proposal
-
 
 # ---------------------------------------------------------------------------
 # What happened in a session (from the database)
@@ -28,14 +37,24 @@ from toolkit.guidance.proposals import build_proposal
 
 def session_questions(conn, session_id):
     """Questions asked, auto-decided and flipped in ``session_id``, and its pacing findings."""
-    events = [dict(r) for r in conn.execute(
-        "SELECT id, ts, phase, skill, question_id, question_summary, door_type, door_class,"
-        " user_choice, recommended, followed_recommendation, source FROM question_log"
-        " WHERE session_id = ? ORDER BY ts, id", (session_id,))]
-    findings = [dict(r) for r in conn.execute(
-        "SELECT id, phase, finding_id, summary, door_type, disposition, surface_reason,"
-        " recommended, choice, flipped_at FROM findings WHERE session_id = ?"
-        " ORDER BY created_at, id", (session_id,))]
+    events = [
+        dict(r)
+        for r in conn.execute(
+            "SELECT id, ts, phase, skill, question_id, question_summary, door_type, door_class,"
+            " user_choice, recommended, followed_recommendation, source FROM question_log"
+            " WHERE session_id = ? ORDER BY ts, id",
+            (session_id,),
+        )
+    ]
+    findings = [
+        dict(r)
+        for r in conn.execute(
+            "SELECT id, phase, finding_id, summary, door_type, disposition, surface_reason,"
+            " recommended, choice, flipped_at FROM findings WHERE session_id = ?"
+            " ORDER BY created_at, id",
+            (session_id,),
+        )
+    ]
     return {
         "asked": [e for e in events if e["source"] not in ("auto-decided", "flip")],
         "auto_decided": [e for e in events if e["source"] == "auto-decided"],
@@ -53,37 +72,62 @@ def _cell(v) -> str:
 
 def render_questions(session_id, q) -> str:
     out = [f"# Questions in session {session_id}", ""]
-    out.append(f"{len(q['asked'])} asked, {len(q['auto_decided'])} auto-decided by preference, "
-               f"{len(q['silent'])} silent pacing decisions, {len(q['flipped'])} flipped.")
+    out.append(
+        f"{len(q['asked'])} asked, {len(q['auto_decided'])} auto-decided by preference, "
+        f"{len(q['silent'])} silent pacing decisions, {len(q['flipped'])} flipped."
+    )
     out.append("")
     out.append("## Asked")
     if q["asked"]:
-        out.append("| event | ts | phase | question | door | summary | answer | recommended | source |")
+        out.append(
+            "| event | ts | phase | question | door | summary | answer | recommended | source |"
+        )
         out.append("|---|---|---|---|---|---|---|---|---|")
         for e in q["asked"]:
             door = e["door_class"] or e["door_type"] or ""
-            out.append("| " + " | ".join(_cell(x) for x in (
-                e["id"], e["ts"], e["phase"], e["question_id"], door, e["question_summary"],
-                e["user_choice"], e["recommended"], e["source"])) + " |")
+            out.append(
+                "| "
+                + " | ".join(
+                    _cell(x)
+                    for x in (
+                        e["id"],
+                        e["ts"],
+                        e["phase"],
+                        e["question_id"],
+                        door,
+                        e["question_summary"],
+                        e["user_choice"],
+                        e["recommended"],
+                        e["source"],
+                    )
+                )
+                + " |"
+            )
     else:
         out.append("None recorded for this session.")
     out.append("")
     out.append("## Auto-decided")
     if q["auto_decided"] or q["silent"]:
         for e in q["auto_decided"]:
-            out.append(f"- event {e['id']}: `{e['question_id']}` → {_cell(e['user_choice'])} "
-                       "(never-ask preference)")
+            out.append(
+                f"- event {e['id']}: `{e['question_id']}` → {_cell(e['user_choice'])} "
+                "(never-ask preference)"
+            )
         for f in q["silent"]:
-            out.append(f"- finding `{f['finding_id']}` ({f['phase']}): silently accepted "
-                       f"{_cell(f['recommended'])}")
+            out.append(
+                f"- finding `{f['finding_id']}` ({f['phase']}): silently accepted "
+                f"{_cell(f['recommended'])}"
+            )
     else:
         out.append("None.")
     out.append("")
     out.append("## Flipped")
     if q["flipped"] or q["flip_events"]:
         for f in q["flipped"]:
-            out.append(f"- finding `{f['finding_id']}` ({f['phase']}): flipped at "
-                       f"{f['flipped_at']} to {_cell(f['choice'])}")
+            out.append(
+                f"- finding `{f['finding_id']}` ({f['phase']}): flipped at "
+                f"{f['flipped_at']} to {_cell(f['choice'])}"
+            )
         for e in q["flip_events"]:
             out.append(f"- event {e['id']}: `{e['question_id']}` → {_cell(e['user_choice'])}")
     else:
@@ -144,12 +188,25 @@ def _store_run(conn, record, errors):
             " ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET"
             " applied_guidance_update = excluded.applied_guidance_update,"
             " raw_json = excluded.raw_json",
-            (record["run_id"], record["project"], record["session_id"], record["created_at"],
-             record["task_id"], record["topic"], record["cwd"], record["guidance_mode"],
-             record["run_dir"], json.dumps(record["required_outputs"]),
-             json.dumps(record["found_outputs"]), json.dumps(record["missing_outputs"]),
-             json.dumps(record["guidance_files_read"]), record["guidance_proposal"],
-             int(record["applied_guidance_update"]), json.dumps(raw, ensure_ascii=False)))
+            (
+                record["run_id"],
+                record["project"],
+                record["session_id"],
+                record["created_at"],
+                record["task_id"],
+                record["topic"],
+                record["cwd"],
+                record["guidance_mode"],
+                record["run_dir"],
+                json.dumps(record["required_outputs"]),
+                json.dumps(record["found_outputs"]),
+                json.dumps(record["missing_outputs"]),
+                json.dumps(record["guidance_files_read"]),
+                record["guidance_proposal"],
+                int(record["applied_guidance_update"]),
+                json.dumps(raw, ensure_ascii=False),
+            ),
+        )
 
 
 def _propose(conn, layout, slug, record, now, env, flags, warnings, errors):
@@ -181,24 +238,41 @@ def _bundle_files(conn, session_id, packet, guidance, flags, gate, provided, pro
     files = OrderedDict()
     files["task_packet.json"] = lambda: json.dumps(packet, indent=2, ensure_ascii=False) + "\n"
     files["guidance_context.md"] = lambda: _context_doc(guidance, flags)
-    files["questions.md"] = lambda: render_questions(session_id, session_questions(conn, session_id))
+    files["questions.md"] = lambda: render_questions(
+        session_id, session_questions(conn, session_id)
+    )
     files["validator_gate.json"] = lambda: json.dumps(gate, indent=2, ensure_ascii=False) + "\n"
     for name in OPTIONAL_OUTPUTS:
         files[name] = _provided_reader(name, provided.get(name))
     if flags.writes_proposal:
         if proposal is not None:
             files["guidance_update_proposal.md"] = lambda: render_proposal(
-                proposal, proposal.get("status", "proposed"), proposal.get("applied_at"))
+                proposal, proposal.get("status", "proposed"), proposal.get("applied_at")
+            )
         else:
             reason = "; ".join(e for e in errors if e.startswith("proposal")) or "unknown error"
             files["guidance_update_proposal.md"] = lambda: (
-                f"# Guidance update proposal\n\nNot produced: {reason}\n")
+                f"# Guidance update proposal\n\nNot produced: {reason}\n"
+            )
     return files
 
 
-def run_session(conn, *, session_id, cwd=None, project_dir=None, mode=DEFAULT_MODE,
-                required=(), provided=None, hook_event=None, transcript_path=None,
-                topic=None, task_id=None, now=None, env=None) -> RunResult:
+def run_session(
+    conn,
+    *,
+    session_id,
+    cwd=None,
+    project_dir=None,
+    mode=DEFAULT_MODE,
+    required=(),
+    provided=None,
+    hook_event=None,
+    transcript_path=None,
+    topic=None,
+    task_id=None,
+    now=None,
+    env=None,
+) -> RunResult:
     """Trace one session end and, as ``mode`` allows, read, propose and apply guidance.
 
     Every stage is independent: the database row is written first, and a failure to
@@ -227,12 +301,21 @@ def run_session(conn, *, session_id, cwd=None, project_dir=None, mode=DEFAULT_MO
     gate = validator_gate(layout, list(required))
     proposal_rel = layout.rel(os.path.join(run_dir, "guidance_update_proposal.md"))
     record = OrderedDict(
-        run_id=run_id, created_at=now, task_id=task_id or session_id, topic=topic, cwd=cwd,
-        guidance_mode=mode, run_dir=layout.rel(run_dir),
-        required_outputs=gate["required_outputs"], found_outputs=gate["found_outputs"],
-        missing_outputs=gate["missing_outputs"], guidance_files_read=guidance.files_read,
+        run_id=run_id,
+        created_at=now,
+        task_id=task_id or session_id,
+        topic=topic,
+        cwd=cwd,
+        guidance_mode=mode,
+        run_dir=layout.rel(run_dir),
+        required_outputs=gate["required_outputs"],
+        found_outputs=gate["found_outputs"],
+        missing_outputs=gate["missing_outputs"],
+        guidance_files_read=guidance.files_read,
         guidance_proposal=proposal_rel if flags.writes_proposal else None,
-        applied_guidance_update=False, project=slug, session_id=session_id,
+        applied_guidance_update=False,
+        project=slug,
+        session_id=session_id,
     )
 
     try:
@@ -244,19 +327,30 @@ def run_session(conn, *, session_id, cwd=None, project_dir=None, mode=DEFAULT_MO
 
     # The bundle. Written file by file so one failure does not hide the rest.
     packet = OrderedDict(
-        run_id=run_id, created_at=now, session_id=session_id, project=slug,
-        cwd=cwd, hook_event=hook_event, transcript_path=transcript_path, topic=topic,
-        task_id=record["task_id"], required_outputs=list(required),
+        run_id=run_id,
+        created_at=now,
+        session_id=session_id,
+        project=slug,
+        cwd=cwd,
+        hook_event=hook_event,
+        transcript_path=transcript_path,
+        topic=topic,
+        task_id=record["task_id"],
+        required_outputs=list(required),
         local_guidance=OrderedDict(
-            enabled=flags.reads_guidance, mode=mode,
+            enabled=flags.reads_guidance,
+            mode=mode,
             project_guidance_file=layout.rel(layout.local_file),
             global_preferences_file=global_guidance_file(env),
-            trace_dir=record["run_dir"], summary=guidance.summary,
-            guidance_context=guidance.context),
+            trace_dir=record["run_dir"],
+            summary=guidance.summary,
+            guidance_context=guidance.context,
+        ),
         warnings=warnings,
     )
-    files = _bundle_files(conn, session_id, packet, guidance, flags, gate, provided, proposal,
-                          errors)
+    files = _bundle_files(
+        conn, session_id, packet, guidance, flags, gate, provided, proposal, errors
+    )
     try:
         os.makedirs(run_dir, exist_ok=True)
     except OSError as e:
@@ -270,8 +364,9 @@ def run_session(conn, *, session_id, cwd=None, project_dir=None, mode=DEFAULT_MO
     try:
         append_line(layout.index_file, json.dumps(record, ensure_ascii=False))
     except OSError as e:
-        errors.append(f"index: line not appended to {layout.rel(layout.index_file)}: "
-                      f"{e.strerror or e}")
+        errors.append(
+            f"index: line not appended to {layout.rel(layout.index_file)}: {e.strerror or e}"
+        )
     if errors or record["applied_guidance_update"]:
         try:
             _store_run(conn, record, errors)
@@ -295,7 +390,10 @@ def _context_doc(guidance, flags) -> str:
 def _provided_reader(name, source):
     def make():
         if source is None:
-            return (f"# {name}\n\nNot produced: the caller provided no {name[:-3].replace('_', ' ')} "
-                    "for this run.\n")
+            return (
+                f"# {name}\n\nNot produced: the caller provided no {name[:-3].replace('_', ' ')} "
+                "for this run.\n"
+            )
         return safe_io.read_text(source, errors="replace")
+
     return make

@@ -8,16 +8,27 @@ from __future__ import annotations
 
 import json
 
+from toolkit.guidance.files import MODE_TABLE, MODES, Layout
 from toolkit.store import db, safe_io
-from toolkit.guidance.files import Layout, MODES, MODE_TABLE
-
 
 # ---------------------------------------------------------------------------
 # Trace index
 
-INDEX_FIELDS = ("run_id", "created_at", "task_id", "topic", "cwd", "guidance_mode", "run_dir",
-                "required_outputs", "found_outputs", "missing_outputs", "guidance_files_read",
-                "guidance_proposal", "applied_guidance_update")
+INDEX_FIELDS = (
+    "run_id",
+    "created_at",
+    "task_id",
+    "topic",
+    "cwd",
+    "guidance_mode",
+    "run_dir",
+    "required_outputs",
+    "found_outputs",
+    "missing_outputs",
+    "guidance_files_read",
+    "guidance_proposal",
+    "applied_guidance_update",
+)
 
 
 def read_index(path):
@@ -75,20 +86,33 @@ def ingest_index(conn, layout: Layout, slug=None) -> dict:
                 " missing_outputs_json, guidance_files_read_json, guidance_proposal,"
                 " applied_guidance_update, raw_json, ingested_from) VALUES (?, ?, ?, ?, ?, ?, ?,"
                 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
-                (rec["run_id"], _text(rec.get("project")) or slug, _text(rec.get("session_id")),
-                 rec["created_at"], _text(rec.get("task_id")), _text(rec.get("topic")),
-                 _text(rec.get("cwd")), rec["guidance_mode"], _text(rec.get("run_dir")),
-                 json.dumps(rec.get("required_outputs", [])),
-                 json.dumps(rec.get("found_outputs", [])),
-                 json.dumps(rec.get("missing_outputs", [])),
-                 json.dumps(rec.get("guidance_files_read", [])),
-                 _text(rec.get("guidance_proposal")),
-                 1 if rec.get("applied_guidance_update") is True else 0,
-                 json.dumps(rec, ensure_ascii=False), source))
+                (
+                    rec["run_id"],
+                    _text(rec.get("project")) or slug,
+                    _text(rec.get("session_id")),
+                    rec["created_at"],
+                    _text(rec.get("task_id")),
+                    _text(rec.get("topic")),
+                    _text(rec.get("cwd")),
+                    rec["guidance_mode"],
+                    _text(rec.get("run_dir")),
+                    json.dumps(rec.get("required_outputs", [])),
+                    json.dumps(rec.get("found_outputs", [])),
+                    json.dumps(rec.get("missing_outputs", [])),
+                    json.dumps(rec.get("guidance_files_read", [])),
+                    _text(rec.get("guidance_proposal")),
+                    1 if rec.get("applied_guidance_update") is True else 0,
+                    json.dumps(rec, ensure_ascii=False),
+                    source,
+                ),
+            )
             inserted += cur.rowcount
-    return {"records": len(records), "inserted": inserted,
-            "already_present": len(records) - inserted,
-            "bad_lines": [{"file": source, "line": n, "reason": r} for n, r in bad]}
+    return {
+        "records": len(records),
+        "inserted": inserted,
+        "already_present": len(records) - inserted,
+        "bad_lines": [{"file": source, "line": n, "reason": r} for n, r in bad],
+    }
 
 
 def _text(v):

@@ -5,14 +5,13 @@ into a question), every change a row. The per-session summary and the Silent Dec
 block report what pacing decided, phase by phase.
 """
 
-
-from toolkit.store import db
 from toolkit.core import questions
-# question_log truncates session_id to its limit; longer ids could not link.
-from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
 from toolkit.pacing.rank import _log_event, _number
 from toolkit.pacing.request import OPTION_MAX, PHASES, PacingError, _one_line
+from toolkit.store import db
 
+# question_log truncates session_id to its limit; longer ids could not link.
+from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
 
 # ---------------------------------------------------------------------------
 # Answers, flips and reports
@@ -59,8 +58,10 @@ _DECISION_COLUMNS = (
 def find_decision(conn, finding_id, session_id=None, project=None):
     """The decision a ``flip ID`` means: by finding id or question id, in ``session_id``
     when given, else the newest one (preferring ``project``)."""
-    sql = (f"SELECT {_DECISION_COLUMNS} FROM findings WHERE (finding_id = ? OR question_id = ?)"
-           " AND " + db.real_rows())
+    sql = (
+        f"SELECT {_DECISION_COLUMNS} FROM findings WHERE (finding_id = ? OR question_id = ?)"
+        " AND " + db.real_rows()
+    )
     params = [finding_id, finding_id]
     if session_id is not None:
         sql += " AND session_id = ?"
@@ -108,12 +109,14 @@ def flip_question(decision):
         "current_choice": decision["choice"],
         "flipped": decision["flipped_at"] is not None,
         "ask_user_question": {
-            "questions": [{
-                "question": decision["summary"],
-                "header": f"Flip {decision['phase']}",
-                "multiSelect": False,
-                "options": labels,
-            }]
+            "questions": [
+                {
+                    "question": decision["summary"],
+                    "header": f"Flip {decision['phase']}",
+                    "multiSelect": False,
+                    "options": labels,
+                }
+            ]
         },
         "record_answer": (
             f"plantune flip {quote(decision['finding_id'])} --session"
@@ -132,15 +135,22 @@ def flip_choice(conn, decision, choice, project=None, now=None):
         if choice is None:
             raise PacingError(f"choice must be one of: {', '.join(options)}")
     now = now or db.utc_now()
-    ctx = {"skill": decision["skill"], "session_id": decision["session_id"],
-           "phase": decision["phase"], "chain_id": decision["chain_id"]}
-    f = {"question_id": decision["question_id"], "door": decision["door_type"],
-         "recommended": decision["recommended"], "options": options}
+    ctx = {
+        "skill": decision["skill"],
+        "session_id": decision["session_id"],
+        "phase": decision["phase"],
+        "chain_id": decision["chain_id"],
+    }
+    f = {
+        "question_id": decision["question_id"],
+        "door": decision["door_type"],
+        "recommended": decision["recommended"],
+        "options": options,
+    }
     notes = []
     with db.transaction(conn):
         event_id = _log_event(
-            conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None,
-            notes
+            conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None, notes
         )
         conn.execute(
             "UPDATE findings SET choice = ?, answer_event_id = ?, flipped_at = ?, updated_at = ?"
@@ -157,7 +167,9 @@ def flip_surface(conn, decision, now=None):
     """Take a Silent Decision out of the block: it counts as surfaced (reason 'flip') and
     waits for the user's answer. Spends no chain budget: the user asked for it."""
     if decision["disposition"] != "silent":
-        raise PacingError(f"{decision['finding_id']} is already surfaced ({decision['surface_reason']})")
+        raise PacingError(
+            f"{decision['finding_id']} is already surfaced ({decision['surface_reason']})"
+        )
     now = now or db.utc_now()
     with db.transaction(conn):
         conn.execute(
@@ -166,8 +178,13 @@ def flip_surface(conn, decision, now=None):
             " answer_event_id = NULL, updated_at = ? WHERE id = ?",
             (now, now, decision["id"]),
         )
-    return dict(decision, disposition="surfaced", surface_reason="flip", flipped_at=now,
-                answer_event_id=None)
+    return dict(
+        decision,
+        disposition="surfaced",
+        surface_reason="flip",
+        flipped_at=now,
+        answer_event_id=None,
+    )
 
 
 _PHASE_ORDER = {p: i for i, p in enumerate(PHASES + ("unknown",))}
@@ -208,12 +225,20 @@ def session_summary(conn, session_id):
     ]
     total = {k: sum(p[k] for p in phases) for k in ("findings", "surfaced", "silent", "flipped")}
     closed = [
-        dict(r) for r in conn.execute(
+        dict(r)
+        for r in conn.execute(
             "SELECT project, archived_as, last_activity, closed_at FROM pacing_expiries"
-            " WHERE kind = 'session' AND original_id = ? ORDER BY id", (session_id,),
+            " WHERE kind = 'session' AND original_id = ? ORDER BY id",
+            (session_id,),
         )
     ]
-    return {"session_id": session_id, "phases": phases, "chains": chains, "total": total, "closed_earlier": closed}
+    return {
+        "session_id": session_id,
+        "phases": phases,
+        "chains": chains,
+        "total": total,
+        "closed_earlier": closed,
+    }
 
 
 def silent_decisions(conn, session_id, phase=None):
@@ -226,14 +251,19 @@ def silent_decisions(conn, session_id, phase=None):
     params = [session_id]
     if phase is not None:
         if phase.lower() not in PHASES:
-            raise PacingError(f"unknown phase {json.dumps(phase)}, must be one of: {', '.join(PHASES)}")
+            raise PacingError(
+                f"unknown phase {json.dumps(phase)}, must be one of: {', '.join(PHASES)}"
+            )
         sql += " AND phase = ?"
         params.append(phase.lower())
     sql += " ORDER BY created_at, id"
     rows = [dict(r) for r in conn.execute(sql, params)]
-    if not rows and not conn.execute(
-        "SELECT 1 FROM findings WHERE session_id = ? LIMIT 1", (session_id,)
-    ).fetchone():
+    if (
+        not rows
+        and not conn.execute(
+            "SELECT 1 FROM findings WHERE session_id = ? LIMIT 1", (session_id,)
+        ).fetchone()
+    ):
         raise PacingError(f"no pacing decisions for session {session_id}")
     for r in rows:
         r["flipped"] = bool(r["flipped"])

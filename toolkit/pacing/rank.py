@@ -21,14 +21,26 @@ script the review templates call, so it avoids click entirely.
 import os
 import sys
 
-from toolkit.store import db
 from toolkit.core import doors, identity, questions, scoring
 from toolkit.core.errors import Refused, run_script
 from toolkit.core.vocabulary import OPTIONS_MAX
+from toolkit.pacing.request import (
+    ARCHIVE_MARK,
+    DEFAULT_TTL_MINUTES,
+    GATE_KINDS,
+    PHASE_CAP,
+    TTL_ENV,
+    PacingError,
+    Ranking,
+    _request_key,
+    _screened,
+    parse_request,
+    validate_request,
+)
+from toolkit.store import db
+
 # question_log truncates session_id to its limit; longer ids could not link.
 from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
-from toolkit.pacing.request import ARCHIVE_MARK, DEFAULT_TTL_MINUTES, GATE_KINDS, PHASE_CAP, PacingError, Ranking, TTL_ENV, _request_key, _screened, parse_request, validate_request
-
 
 # ---------------------------------------------------------------------------
 # Ranking
@@ -88,15 +100,22 @@ def active_calibration(conn, project):
     except ValueError:
         weights = None
     if not isinstance(weights, dict):
-        raise PacingError(f"calibration {row[0]} has unusable weights; run `plantune calibrate` again")
+        raise PacingError(
+            f"calibration {row[0]} has unusable weights; run `plantune calibrate` again"
+        )
     cal = {
         "id": row[0],
         "threshold": row[1],
         "tie_fraction": row[2],
         "score_function": row[3],
         "weights": weights,
-        "in_force": {"scope": row[5], "pinned": bool(row[9]), "low_confidence": bool(row[6]),
-                     "synthetic": bool(row[7]), "created_at": row[8]},
+        "in_force": {
+            "scope": row[5],
+            "pinned": bool(row[9]),
+            "low_confidence": bool(row[6]),
+            "synthetic": bool(row[7]),
+            "created_at": row[8],
+        },
     }
     try:
         scoring.score({f: 0 for f in scoring.FACTORS}, cal["score_function"], weights)
@@ -188,7 +207,8 @@ def _chain_budget(conn, project, chain_id, asked, now, notes):
         # a chained review reset what it has left.
         chain_budget = chain[0]
         conn.execute(
-            "UPDATE pacing_chains SET updated_at = ? WHERE project = ? AND chain_id = ?", (now, project, chain_id)
+            "UPDATE pacing_chains SET updated_at = ? WHERE project = ? AND chain_id = ?",
+            (now, project, chain_id),
         )
         if asked != chain_budget and asked is not None:
             kept = "no budget" if chain_budget is None else f"its first budget {chain_budget}"
@@ -241,16 +261,39 @@ def _store_decisions(conn, project, req, decided, cal, now, registry, notes):
         if disposition == "silent":
             choice = f["recommended"]
             event_id = _log_event(
-                conn, project, req, f, summary, choice, "auto-decided", now, registry,
-                notes
+                conn, project, req, f, summary, choice, "auto-decided", now, registry, notes
             )
-        rows.append((
-            project, session_id, chain_id, phase, f["id"], summary, f["severity"],
-            f["irreversibility"], f["decision_matters"], f["door"], f["door_reason"],
-            f["kind"], f["recommended"], json.dumps(f["options"], ensure_ascii=False),
-            f["score"], threshold, cal["id"], disposition, reason, choice, event_id, now, now,
-            f["question_id"], req["skill"], int(withheld), developer,
-        ))
+        rows.append(
+            (
+                project,
+                session_id,
+                chain_id,
+                phase,
+                f["id"],
+                summary,
+                f["severity"],
+                f["irreversibility"],
+                f["decision_matters"],
+                f["door"],
+                f["door_reason"],
+                f["kind"],
+                f["recommended"],
+                json.dumps(f["options"], ensure_ascii=False),
+                f["score"],
+                threshold,
+                cal["id"],
+                disposition,
+                reason,
+                choice,
+                event_id,
+                now,
+                now,
+                f["question_id"],
+                req["skill"],
+                int(withheld),
+                developer,
+            )
+        )
     conn.executemany(
         "INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary,"
         " severity, irreversibility, decision_matters, door_type, door_reason, kind,"
@@ -269,8 +312,12 @@ def _output(req, cal, decided, ranked, silent, chain_budget, spent_before):
     for f, disposition, reason in decided:
         if disposition != "surfaced":
             break
-        item = {"id": f["id"], "reason": reason, "score": _number(f["score"]),
-                "door_reason": f["door_reason"]}
+        item = {
+            "id": f["id"],
+            "reason": reason,
+            "score": _number(f["score"]),
+            "door_reason": f["door_reason"],
+        }
         if f["question_id"] != f["id"]:
             item["question_id"] = f["question_id"]
         surface.append(item)
@@ -283,15 +330,20 @@ def _output(req, cal, decided, ranked, silent, chain_budget, spent_before):
         "calibration": cal["in_force"],
         "surface": surface,
         "silent_decisions": [
-            {"id": f["id"], "choice": f["recommended"], "score": _number(f["score"]),
-             "flip": f"flip {f['id']}"}
+            {
+                "id": f["id"],
+                "choice": f["recommended"],
+                "score": _number(f["score"]),
+                "flip": f"flip {f['id']}",
+            }
             for f in silent
         ],
         "budget": {
             "chain_budget": chain_budget,
             "spent_before": spent_before,
             "spent_this_phase": len(ranked),
-            "remaining": None if chain_budget is None
+            "remaining": None
+            if chain_budget is None
             else max(0, chain_budget - spent_before - len(ranked)),
             "phase_cap": PHASE_CAP,
         },
@@ -342,8 +394,15 @@ def rank(conn, request, project, *, now=None, registry=None):
         conn.execute(
             "INSERT INTO pacing_runs (project, session_id, phase, chain_id, request_sha1,"
             " output_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (project, session_id, phase, chain_id, key,
-             json.dumps(output, ensure_ascii=False, separators=(",", ":")), now),
+            (
+                project,
+                session_id,
+                phase,
+                chain_id,
+                key,
+                json.dumps(output, ensure_ascii=False, separators=(",", ":")),
+                now,
+            ),
         )
     return Ranking(output, notes=notes)
 
@@ -383,7 +442,10 @@ def _epoch_ms(ts):
 def _last_activity(conn, kind, project, ident):
     """The newest ranking or flip of a session or chain (None when it never ranked)."""
     if kind == "session":
-        column, ranked = "session_id", "SELECT max(created_at) FROM pacing_runs WHERE session_id = :id"
+        column, ranked = (
+            "session_id",
+            "SELECT max(created_at) FROM pacing_runs WHERE session_id = :id",
+        )
     else:
         column, ranked = "chain_id", "SELECT updated_at FROM pacing_chains WHERE chain_id = :id"
     row = conn.execute(
@@ -395,7 +457,9 @@ def _last_activity(conn, kind, project, ident):
 
 
 def _archived_name(conn, kind, project, ident):
-    column, table = ("session_id", "pacing_runs") if kind == "session" else ("chain_id", "pacing_chains")
+    column, table = (
+        ("session_id", "pacing_runs") if kind == "session" else ("chain_id", "pacing_chains")
+    )
     n = conn.execute(
         "SELECT count(*) FROM pacing_expiries WHERE project = ? AND kind = ? AND original_id = ?",
         (project, kind, ident),
@@ -403,10 +467,13 @@ def _archived_name(conn, kind, project, ident):
     while True:
         n += 1
         name = f"{ident}{ARCHIVE_MARK}{n}"
-        taken = conn.execute(f"SELECT 1 FROM {table} WHERE project = ? AND {column} = ? LIMIT 1",
-                             (project, name)).fetchone()
+        taken = conn.execute(
+            f"SELECT 1 FROM {table} WHERE project = ? AND {column} = ? LIMIT 1", (project, name)
+        ).fetchone()
         if taken is None:
-            taken = conn.execute(f"SELECT 1 FROM findings WHERE {column} = ? LIMIT 1", (name,)).fetchone()
+            taken = conn.execute(
+                f"SELECT 1 FROM findings WHERE {column} = ? LIMIT 1", (name,)
+            ).fetchone()
         if taken is None:
             return name
 
@@ -429,21 +496,34 @@ def close_idle(conn, project, session_id, chain_id, now, ttl):
             continue
         name = _archived_name(conn, kind, project, ident)
         if kind == "session":
-            conn.execute("UPDATE pacing_runs SET session_id = ? WHERE project = ? AND session_id = ?",
-                         (name, project, ident))
-            conn.execute("UPDATE findings SET session_id = ? WHERE project = ? AND session_id = ?",
-                         (name, project, ident))
+            conn.execute(
+                "UPDATE pacing_runs SET session_id = ? WHERE project = ? AND session_id = ?",
+                (name, project, ident),
+            )
+            conn.execute(
+                "UPDATE findings SET session_id = ? WHERE project = ? AND session_id = ?",
+                (name, project, ident),
+            )
         else:
             for table in ("pacing_chains", "pacing_runs", "findings"):
-                conn.execute(f"UPDATE {table} SET chain_id = ? WHERE project = ? AND chain_id = ?",
-                             (name, project, ident))
+                conn.execute(
+                    f"UPDATE {table} SET chain_id = ? WHERE project = ? AND chain_id = ?",
+                    (name, project, ident),
+                )
         conn.execute(
             "INSERT INTO pacing_expiries (project, kind, original_id, archived_as, last_activity, closed_at,"
             " ttl_minutes) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (project, kind, ident, name, last, now, ttl),
         )
-        closed.append({"kind": kind, "original_id": ident, "archived_as": name, "last_activity": last,
-                       "idle_minutes": round(idle, 1)})
+        closed.append(
+            {
+                "kind": kind,
+                "original_id": ident,
+                "archived_as": name,
+                "last_activity": last,
+                "idle_minutes": round(idle, 1),
+            }
+        )
     return closed
 
 
@@ -493,6 +573,7 @@ def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, no
         "SELECT id FROM question_log WHERE event_key = ?", (recorded.event_key,)
     ).fetchone()[0]
 
+
 # ---------------------------------------------------------------------------
 # gstack-pacing-rank: the hook-side entry point (no click)
 # ---------------------------------------------------------------------------
@@ -522,8 +603,8 @@ def _rank_command(argv):
     elif argv:
         raise Refused(_USAGE)
     try:
-        from toolkit.gstack import mirror
         from toolkit.core import database
+        from toolkit.gstack import mirror
         from toolkit.store import paths
 
         request = parse_request(sys.stdin.read())

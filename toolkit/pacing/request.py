@@ -8,14 +8,21 @@ import re
 import sys
 
 from toolkit.core import questions, scoring
-from toolkit.core.vocabulary import DOOR_TYPES, FINDING_KINDS, FINDING_PHASES, OPTIONS_MAX
-from toolkit.core.vocabulary import GATE_KINDS as GATE_KIND_NAMES
-# question_log truncates session_id to its limit; longer ids could not link.
-from toolkit.core.vocabulary import QUESTION_ID_MAX, SESSION_ID_MAX, is_kebab
-from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
 from toolkit.core.jscompat import truncate
 from toolkit.core.screening import flatten_newlines, has_injection
 
+# question_log truncates session_id to its limit; longer ids could not link.
+from toolkit.core.vocabulary import (
+    DOOR_TYPES,
+    FINDING_KINDS,
+    FINDING_PHASES,
+    OPTIONS_MAX,
+    QUESTION_ID_MAX,
+    SESSION_ID_MAX,
+    is_kebab,
+)
+from toolkit.core.vocabulary import GATE_KINDS as GATE_KIND_NAMES
+from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
 
 # Phases a review can rank in ('unknown' exists only for legacy question-log rows).
 PHASES = FINDING_PHASES
@@ -74,13 +81,17 @@ def _reject_constant(name):
 def parse_request(text):
     """Parse the stdin of ``pacing rank``: one JSON object."""
     if text is None or not text.strip():
-        raise PacingError("no input: expected a JSON object with session_id, phase and findings on stdin")
+        raise PacingError(
+            "no input: expected a JSON object with session_id, phase and findings on stdin"
+        )
     try:
         obj = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as e:
         raise PacingError(f"invalid JSON: {e}") from None
     if not isinstance(obj, dict):
-        raise PacingError("invalid input: expected a JSON object with session_id, phase and findings")
+        raise PacingError(
+            "invalid input: expected a JSON object with session_id, phase and findings"
+        )
     return obj
 
 
@@ -157,7 +168,9 @@ def validate_request(obj):
     Raises PacingError naming the first problem. Nothing here reads the database.
     """
     if not isinstance(obj, dict):
-        raise PacingError("invalid input: expected a JSON object with session_id, phase and findings")
+        raise PacingError(
+            "invalid input: expected a JSON object with session_id, phase and findings"
+        )
     session_id = _one_line(obj.get("session_id"), "session_id", SESSION_ID_MAX)
     chain_id = obj.get("chain_id")
     chain_id = session_id if chain_id is None else _one_line(chain_id, "chain_id", CHAIN_ID_MAX)
@@ -183,7 +196,9 @@ def validate_request(obj):
         seen.add(f["id"])
         f["question_id"] = qid = question_id_for(f["id"])
         if qid in qids:
-            raise PacingError(f"findings {qids[qid]} and {f['id']} map to the same question id {qid}")
+            raise PacingError(
+                f"findings {qids[qid]} and {f['id']} map to the same question id {qid}"
+            )
         qids[qid] = f["id"]
         normalised.append(f)
     return {
@@ -210,7 +225,9 @@ def question_id_for(finding_id):
 
 
 def _request_key(project, req):
-    canonical = json.dumps([project, req], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(
+        [project, req], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return _sha1(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -100,14 +100,26 @@ def real_rows(alias=None, include_synthetic=False):
     if include_synthetic:
         return "1"
     column = f"{alias}.synthetic" if alias else "synthetic"
-    return (f"({column} = 0 OR EXISTS (SELECT 1 FROM plantune_meta"
-            f" WHERE key = '{DEMO_KEY}' AND value = '1'))")
+    return (
+        f"({column} = 0 OR EXISTS (SELECT 1 FROM plantune_meta"
+        f" WHERE key = '{DEMO_KEY}' AND value = '1'))"
+    )
 
 
 # Tables whose rows are a user's history; a demo database must hold none that are real.
-HISTORY_TABLES = ("question_log", "findings", "preferences", "preference_events", "declared_profile",
-                  "calibrations", "office_hours_sessions", "pacing_chains", "pacing_runs", "trace_runs",
-                  "guidance_proposals")
+HISTORY_TABLES = (
+    "question_log",
+    "findings",
+    "preferences",
+    "preference_events",
+    "declared_profile",
+    "calibrations",
+    "office_hours_sessions",
+    "pacing_chains",
+    "pacing_runs",
+    "trace_runs",
+    "guidance_proposals",
+)
 
 
 def real_history(conn):
@@ -183,7 +195,8 @@ class Schema:
             self.earlier_names.setdefault(new, []).append(old)
         if not self.migrations:
             raise DatabaseError(
-                resources.missing_message("schema migrations (*.sql)", migrations_dir))
+                resources.missing_message("schema migrations (*.sql)", migrations_dir)
+            )
         self.views = []
         # _sha1, which the event keys load anyway (zlib would be one more library per hook).
         try:
@@ -264,7 +277,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         conn.close()
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
     if migrate and current != schema.stamp:
-            _migrate(conn, schema, created, seed)
+        _migrate(conn, schema, created, seed)
     return conn
 
 
@@ -522,7 +535,8 @@ def tombstone(conn, keys, kind):
     now = utc_now()
     conn.executemany(
         "INSERT OR IGNORE INTO tombstones (event_key, kind, deleted_at) VALUES (?, ?, ?)",
-        [(k, kind, now) for k in keys])
+        [(k, kind, now) for k in keys],
+    )
 
 
 def save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=None):
@@ -538,8 +552,18 @@ def save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=No
         " size = excluded.size, offset = excluded.offset, line_no = excluded.line_no,"
         " mtime_ns = excluded.mtime_ns, head_sha1 = excluded.head_sha1,"
         " tail_sha1 = excluded.tail_sha1, updated_at = excluded.updated_at",
-        (path, kind, st.st_ino, st.st_size if size is None else size, offset, line_no,
-         st.st_mtime_ns, head, tail, utc_now()),
+        (
+            path,
+            kind,
+            st.st_ino,
+            st.st_size if size is None else size,
+            offset,
+            line_no,
+            st.st_mtime_ns,
+            head,
+            tail,
+            utc_now(),
+        ),
     )
 
 
@@ -563,7 +587,8 @@ def synthetic_counts(conn):
         columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}
         if "synthetic" in columns:
             out[name] = conn.execute(
-                f'SELECT count(*) FROM "{name}" WHERE synthetic = 1').fetchone()[0]
+                f'SELECT count(*) FROM "{name}" WHERE synthetic = 1'
+            ).fetchone()[0]
     return out
 
 

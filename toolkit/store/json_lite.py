@@ -56,13 +56,19 @@ def _loads_with(s, object_pairs_hook, parse_float, parse_int, parse_constant):
     if _json is None or not isinstance(s, str):
         import json
 
-        return json.loads(s, object_pairs_hook=object_pairs_hook, parse_float=parse_float,
-                          parse_int=parse_int, parse_constant=parse_constant)
+        return json.loads(
+            s,
+            object_pairs_hook=object_pairs_hook,
+            parse_float=parse_float,
+            parse_int=parse_int,
+            parse_constant=parse_constant,
+        )
     key = (object_pairs_hook, parse_constant, parse_float, parse_int)
     scan = _scanners.get(key)
     if scan is None:
         scan = _scanners[key] = _json.make_scanner(
-            _Context(object_pairs_hook, parse_constant, parse_float, parse_int))
+            _Context(object_pairs_hook, parse_constant, parse_float, parse_int)
+        )
     if s.startswith("\ufeff"):
         raise _error("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0)
     start = len(s) - len(s.lstrip(_WHITESPACE))
@@ -76,8 +82,13 @@ def _loads_with(s, object_pairs_hook, parse_float, parse_int, parse_constant):
         # the hot path, so let json itself parse it and raise.
         import json
 
-        return json.loads(s, object_pairs_hook=object_pairs_hook, parse_float=parse_float,
-                          parse_int=parse_int, parse_constant=parse_constant)
+        return json.loads(
+            s,
+            object_pairs_hook=object_pairs_hook,
+            parse_float=parse_float,
+            parse_int=parse_int,
+            parse_constant=parse_constant,
+        )
     if s[end:].strip(_WHITESPACE):
         raise _error("Extra data", s, end)
     return obj
@@ -99,8 +110,13 @@ def dumps(obj, *, ensure_ascii=True, separators=None, sort_keys=False, indent=No
         if separators is not None or sort_keys or _json is None:
             import json
 
-            return json.dumps(obj, ensure_ascii=ensure_ascii, separators=separators,
-                              sort_keys=sort_keys, indent=indent)
+            return json.dumps(
+                obj,
+                ensure_ascii=ensure_ascii,
+                separators=separators,
+                sort_keys=sort_keys,
+                indent=indent,
+            )
         string = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
         out = []
         _indented(obj, string, " " * indent, 0, out, {})
@@ -109,14 +125,16 @@ def dumps(obj, *, ensure_ascii=True, separators=None, sort_keys=False, indent=No
     if _json is None:  # pragma: no cover
         import json
 
-        return json.dumps(obj, ensure_ascii=ensure_ascii, separators=(item_sep, key_sep),
-                          sort_keys=sort_keys)
+        return json.dumps(
+            obj, ensure_ascii=ensure_ascii, separators=(item_sep, key_sep), sort_keys=sort_keys
+        )
     string = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
     if isinstance(obj, str):
         return string(obj)
     # A fresh markers dict per call, as json does: circular references raise ValueError.
-    encode = _json.make_encoder({}, _default, string, None, key_sep, item_sep, sort_keys,
-                                False, True)
+    encode = _json.make_encoder(
+        {}, _default, string, None, key_sep, item_sep, sort_keys, False, True
+    )
     return "".join(encode(obj, 0))
 
 
@@ -154,8 +172,7 @@ def _key(k):
         return k
     text = _scalar(k, None)
     if text is None:
-        raise TypeError(
-            f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
+        raise TypeError(f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
     return text
 
 

@@ -32,7 +32,14 @@ __all__ = [
 # Same as gstack's walk cap: protects against pathological or looping paths.
 MAX_WALK_DEPTH = 64
 
-STRONG_MARKERS = (".project.yaml", "package.json", "pyproject.toml", "Cargo.toml", "Gemfile", "go.mod")
+STRONG_MARKERS = (
+    ".project.yaml",
+    "package.json",
+    "pyproject.toml",
+    "Cargo.toml",
+    "Gemfile",
+    "go.mod",
+)
 WEAK_MARKERS = ("README.md", "README", "README.rst", "LICENSE", "LICENSE.md")
 
 # Values a slug source may produce that must never name a directory under
@@ -164,7 +171,7 @@ def _section_header(line):
         return None
     sub, end = None, j
     k = _skip_space(line, j)
-    if k > j and line[k:k + 1] == '"':  # \s+"((?:[^"\\]|\\.)*)"
+    if k > j and line[k : k + 1] == '"':  # \s+"((?:[^"\\]|\\.)*)"
         m = k + 1
         while m < len(line) and line[m] != '"':
             if line[m] == "\\":
@@ -173,11 +180,11 @@ def _section_header(line):
                 m += 1
             m += 1
         if m < len(line) and line[m] == '"':
-            sub, end = line[k + 1:m], m + 1
+            sub, end = line[k + 1 : m], m + 1
     end = _skip_space(line, end)
-    if line[end:end + 1] != "]":
+    if line[end : end + 1] != "]":
         return None
-    return line[i:j], sub, line[end + 1:]
+    return line[i:j], sub, line[end + 1 :]
 
 
 def _unescape(text):
@@ -204,8 +211,10 @@ def _key_line(line):
     if k == len(line):
         return line[:j], None
     if line[k] == "=":
-        return line[:j], line[k + 1:]
+        return line[:j], line[k + 1 :]
     return None
+
+
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b"}
 
 
@@ -260,8 +269,7 @@ def _config_get(config_file: str, section: str, subsection, key: str) -> str:
                 continue
             name, sub, line = header[0].lower(), header[1], header[2].strip()
             if sub is not None:
-                inside = (subsection is not None and name == section
-                          and _unescape(sub) == subsection)
+                inside = subsection is not None and name == section and _unescape(sub) == subsection
             else:
                 # Deprecated "[remote.origin]" form; its subsection is case-insensitive.
                 inside = name == dotted.lower()
@@ -298,7 +306,7 @@ def _git_config_file(dot_git: str) -> str:
     line = _read_first_line(dot_git)
     if not line.startswith("gitdir:"):
         return ""
-    gitdir = line[len("gitdir:"):].strip()
+    gitdir = line[len("gitdir:") :].strip()
     if not gitdir:
         return ""
     gitdir = os.path.join(os.path.dirname(dot_git), gitdir)

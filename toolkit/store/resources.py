@@ -64,5 +64,7 @@ def path(name):
 
 def missing_message(what, where):
     """The one sentence for a bundled file that is not there: a broken install."""
-    return (f"{what} not found at {where}: this plantune installation is incomplete; "
-            "reinstall it (pipx install --force, or pip install --force-reinstall)")
+    return (
+        f"{what} not found at {where}: this plantune installation is incomplete; "
+        "reinstall it (pipx install --force, or pip install --force-reinstall)"
+    )

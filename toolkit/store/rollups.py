@@ -128,8 +128,11 @@ def bulk_ready(conn):
 def _authorizer(action, arg1, arg2, dbname, source):
     from toolkit.store.db import sqlite3
 
-    if action == sqlite3.SQLITE_INSERT and source == INSERT_TRIGGER and (
-            arg1 or "").startswith("rollup_"):
+    if (
+        action == sqlite3.SQLITE_INSERT
+        and source == INSERT_TRIGGER
+        and (arg1 or "").startswith("rollup_")
+    ):
         return sqlite3.SQLITE_IGNORE
     return sqlite3.SQLITE_OK
 

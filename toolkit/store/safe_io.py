@@ -168,8 +168,10 @@ class Appended:
     @property
     def alone(self):
         """True when nobody else appended between our look and our write."""
-        return (self.after.st_ino == self.before.st_ino
-                and self.after.st_size == self.before.st_size + self.written)
+        return (
+            self.after.st_ino == self.before.st_ino
+            and self.after.st_size == self.before.st_size + self.written
+        )
 
 
 def append_line(path, line, *, root=None, make_dirs=True):
@@ -209,8 +211,6 @@ def append_line(path, line, *, root=None, make_dirs=True):
         return Appended(before_st, done, os.fstat(fd), completed)
     finally:
         os.close(fd)
-
-
 
 
 # How long an append waits for another plantune appender of the same file; after that it
