@@ -20,7 +20,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests import doors_support  # noqa: E402
+from tests.helpers import door_corpus as doors_support  # noqa: E402
 
 TARGET_MS = 0.2
 STEMS = [

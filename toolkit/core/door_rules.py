@@ -568,7 +568,10 @@ _REMOVE = _F(
         "decommission, deprovision, terminate, deactivate, kill, unlink, replace, "
         "empty, clear, reset, flush, clean up, restore, reinitialise, reinitialize, "
         "format, revert, throw away, trash, scrap, delete all, remove all, "
-        "clean out, dump, evict, expire"
+        "clean out, dump, evict, expire, bin, ditch, axe, junk, chuck, toss, "
+        "toss out, nix, kill off, throw out, do away with, dispose of, "
+        "deep-six, shitcan, blow up, zero out, eradicate, eliminate, demolish, "
+        "cull, prune, rip out, excise, liquidate, dispose, void"
     ),
     "rm, removal, teardown, tore down, torn down, overwrote, overwritten, lost, "
     "got rid of, emptied, emptying, empties, threw away, thrown away, reinit",
@@ -578,7 +581,8 @@ _PASSIVE_GONE = _F(
     "discarded, overwritten, emptied, cleared, flushed, lost, gone, torn down, "
     "decommissioned, terminated, deactivated, reset, nuked, shredded, reverted, "
     "replaced, restored, reinitialised, reinitialized, formatted, trashed, "
-    "scrapped, expired, evicted"
+    "scrapped, expired, evicted, binned, ditched, axed, junked, chucked, "
+    "tossed, nixed, killed off, thrown out, disposed of"
 )
 # ---- object families ------------------------------------------------------------
 _DURABLE = _F(
@@ -598,7 +602,10 @@ _DURABLE = _F(
         "profile, photo, video, asset, recording, conversation, chat history, key, table row, "
         "distribution, cdn distribution, hosted zone, load balancer, vpc, subnet, nat gateway, "
         "user pool, identity pool, secret, kms key, vault, keystore, cron job, scheduled job, "
-        "webhook, integration, app registration, oauth app, github app, service account"
+        "webhook, integration, app registration, oauth app, github app, service account, "
+        "spreadsheet, sheet, crm, contact, lead, ticket, calendar, shared drive, drive folder, "
+        "google drive, notion page, confluence space, slack workspace, metric, analytics, "
+        "telemetry, catalog, release, artifact registry, package version, published version"
     ),
     "keys, logs, tokens, production, prod, storage, everything, inventory, indices, "
     "user data, customer data, personal data, client data, production data, prod data, "
@@ -645,7 +652,8 @@ _HARMLESS = _F(
         "parenthesis, quote, alias, shortcut, keybinding, hint, animation, screenshot, "
         "thumbnail, image cache, query cache, page cache, asset cache, layer cache, "
         "compiled file, stale comment, temp variable, cell output, notebook output, output, "
-        "code, commented out code, pencil mark, mark"
+        "code, commented out code, pencil mark, mark, tempfile, temp file, tmp file, tmpfile, "
+        "temporary file, scratch file"
     ),
     "unused, dead, trailing, redundant, extra, stray, commented, obsolete comment, "
     "node_modules, __pycache__, dist, build",
@@ -659,7 +667,8 @@ _NAMING_NEXT = _W(
     "at by flag flags column columns field fields timestamp timestamps marker "
     "markers button buttons icon icons key keys event events endpoint "
     "handler handlers hook hooks permission permissions confirmation "
-    "dialog modal".split()
+    "dialog modal click clicked callback callbacks listener listeners "
+    "action actions".split()
 )
 _NAMING_PREV = _W("soft un undo is_ has_ confirm the_".split())
 # Places where deleting is editing: "erase the marks in the mockup".
@@ -750,7 +759,11 @@ _SECURITY = _F(
         "signed commit, commit signing, dmarc, dkim, spf, password hashing, hashing, "
         "private network, private networking, private endpoint, private access, security, "
         "tls certificate check, token check, token validation, jwt validation, "
-        "jwt verification, webhook signature, hmac check, hmac verification"
+        "jwt verification, webhook signature, hmac check, hmac verification, backup, "
+        "automated backup, nightly backup, snapshot, replication, point in time recovery, "
+        "pitr, versioning, bucket versioning, object lock, retention, log retention, "
+        "data retention, soft delete, deletion protection, termination protection, "
+        "delete protection, recycle bin, trash retention, audit, monitoring, alerting"
     )
 )
 _WEAK_SEC_PASSIVE = _F(
@@ -1014,7 +1027,8 @@ _SEND = _F(
         "send, email, e-mail, mail, text, sms, notify, message, blast, announce, "
         "broadcast, push, alert, contact, ping, invite, remind, dispatch, "
         "bulk email, bulk send, mass email, mass mail, mass send, spam, "
-        "reach out to, write to, inform, warn, tell, post to"
+        "reach out to, write to, inform, warn, tell, post to, reply all, "
+        "reply to all, cc, bcc, unsubscribe, opt out, resubscribe, subscribe"
     ),
     "sent, e-mails, emailed, mailed",
 )
@@ -1107,13 +1121,17 @@ _DOMAIN_CODE = _W(
 _DEAL_VERB = _F(
     _forms(
         "buy, purchase, sell, sign, accept, decline, commit to, order, lease, "
-        "renew, reserve, countersign, execute, agree to, approve"
+        "renew, reserve, countersign, execute, agree to, approve, consent to, "
+        "e-sign, sign up for, click accept on, click through, sign off on, agree"
     ),
     "bought, sold",
 )
 _DEAL = _F(
     _nouns(
         "contract, agreement, nda, lease, offer, license, licence, seat, "
+        "terms, terms of service, terms of use, terms and conditions, tos, eula, "
+        "license terms, licence terms, user agreement, addendum, dpa, baa, "
+        "data processing addendum, data processing agreement, subscription terms, "
         "reserved instance, savings plan, enterprise plan, annual plan, "
         "hardware, purchase order, quote, term sheet, sow, msa, dpa, "
         "statement of work, settlement, acquisition, merger, invoice"
@@ -1134,6 +1152,52 @@ _PUBLIC_PLACE = _F(
     "instagram, youtube, product hunt, the forum, public forum, "
     "public channel, public slack, public repo, public issue, public issues, "
     "github issue, public github issue, gist, public gist, pastebin"
+)
+
+# Sending data out of the company: a sensitive object is enough ("forward the customer
+# list to the vendor"); the destination is rarely named in a way a rule could trust.
+_SHARE_VERB = _F(
+    _forms(
+        "share, forward, send, email, e-mail, mail, upload, post, export, "
+        "give, hand over, hand, leak, attach, paste, sync, transfer, "
+        "reply all, reply to all, cc, bcc, dm, message, text, publish, "
+        "sell, expose, provide, disclose, submit, copy"
+    ),
+    "sent, gave, given",
+)
+_SENSITIVE = _F(
+    _nouns(
+        "customer list, customer data, customer record, customer database, customer export, "
+        "customer spreadsheet, customer email, customer detail, customer info, client list, "
+        "client data, client record, user list, user data, user record, user database, "
+        "user export, user email, email list, contact list, mailing list, subscriber list, "
+        "lead list, salary, salary sheet, salary list, salary data, salary spreadsheet, payroll, "
+        "payroll data, payroll spreadsheet, payslip, employee list, employee data, "
+        "employee record, employee salary, personnel file, hr file, hr record, patient data, "
+        "patient record, medical record, health record, health data, pii, personal data, "
+        "personal information, personal detail, social security number, ssn, passport, "
+        "credit card number, card number, card data, bank detail, bank account detail, "
+        "tax record, tax return, financial statement, financials, cap table, board deck, "
+        "database dump, db dump, data dump, production data, prod data, production database, "
+        "prod database, full export, data export, password list, password file, "
+        "confidential document, confidential file, trade secret, source code, private key, "
+        "internal document, customer pii, user pii, address list, phone list"
+    ),
+    "salaries, customers, users, patients, employees",
+)
+_OUTSIDE = _F(
+    "anyone, anybody, anyone who has the link, anyone with the link, "
+    "anyone with a link, anybody with the link, the public, the internet, "
+    "the world, everyone on the internet, externally, outside the company, "
+    "outside the org, outside the organisation, outside the organization, "
+    "third party, third parties, third-party, strangers, public link, publicly"
+)
+# Mass changes to who hears from us.
+_MASS_VERB = _F(
+    _forms(
+        "unsubscribe, opt out, resubscribe, subscribe, enrol, enroll, sign up, "
+        "mute, remove from the list, remove from the mailing list"
+    )
 )
 
 _TEARDOWN = _F(
@@ -1239,6 +1303,18 @@ RULES = (
                 )
             ),
             _Then(_F("find"), _is_flag("-delete"), 12),
+            _Then(_F("truncate"), _is_flag("-s", "--size"), 2),
+            _Then(_F("crontab"), _is_flag("-r", "-ir", "-ri"), 2),
+            _Any(
+                _F(
+                    "db drop, db reset, db purge, db wipe, db flush, database drop, "
+                    "database reset, migrate fresh, migrate reset, migrate refresh, "
+                    "force reset, --force-reset, accept data loss, --accept-data-loss, pg reset, "
+                    "sqlflush, schema load, db schema load, drop all, dropall, drop_all, "
+                    "reset --force, wipe data, factory reset"
+                )
+            ),
+            _Pair(_F(_forms("move"), "mv"), _F("dev null"), 8),
             _Then(
                 _F("format, formatting, reformat, reformatting, wipe, partition, repartition"),
                 lambda w: (
@@ -1287,6 +1363,8 @@ RULES = (
                 6,
             ),
             _Then(_F("reset"), _is_flag("--hard", "--merge", "--keep"), 3),
+            _Then(_F("push"), lambda w: w == "force", 3),
+            _Then(_F("tag"), _is_flag("-d", "--delete"), 2),
             _Then(_F("clean"), _flag_with("fdx"), 2),
             _Then(_F("branch"), _is_flag("-d", "--delete", "-dr", "--force"), 2),
             _Then(_F("gc"), _is_flag("--prune", "--aggressive"), 2),
@@ -1578,6 +1656,13 @@ RULES = (
                 2,
             ),
             _Then(_F("chmod"), _chmod_mode, 4),
+            _Then(_F("--visibility"), lambda w: w in _W("public internal".split()), 2),
+            _Any(
+                _F(
+                    "--visibility=public, --visibility=internal, --public, --access=public, "
+                    "--acl=public-read, --acl=public-read-write"
+                )
+            ),
             _Then(_F("chown"), lambda w: w.startswith("root"), 4),
             _Pair(_GRANT, _PRIV, 6, unless_after=_PRIV_UI),
             _Pair(
@@ -1676,6 +1761,18 @@ RULES = (
             ),
             _Pair(_DOMAIN_VERB, _DOMAIN, 6, passive=_DOMAIN_VERB, unless_after=_DOMAIN_CODE),
             _Pair(_DEAL_VERB, _DEAL, 6),
+            _Pair(
+                _SHARE_VERB,
+                _SENSITIVE,
+                6,
+                unless_after=_CRED_UI
+                | _DURABLE_UNLESS_AFTER
+                | _W("calculator calculators page pages screen widget".split()),
+            ),
+            _Pair(_SHARE_VERB, _OUTSIDE, 8),
+            _Then(_MASS_VERB, lambda w: w in _QUANT, 4),
+            _Pair(_MASS_VERB, _BROAD_AUDIENCE, 6),
+            _Any(_F("mass unsubscribe, bulk unsubscribe, unsubscribe everyone, unsubscribe all")),
             _Pair(_POST_VERB, _PUBLIC_PLACE, 7),
         ),
     ),
@@ -1878,11 +1975,7 @@ def _words(normalised):
     return out
 
 
-def match(normalised):
-    """The name of the first rule that fires on already normalised text, or None."""
-    found = _words(normalised)
-    if not found:
-        return None
+def _match_words(found):
     t = _Text(found)
     hits = t.hits
     if not hits:
@@ -1890,6 +1983,299 @@ def match(normalised):
     for name, test, needs in _CHECKS:
         if needs in hits and test(t):
             return name
+    return None
+
+
+# ---- shell command lines --------------------------------------------------------
+# Read from the text itself: redirections, refspecs and paths lose their punctuation in
+# the word list. Each check names the rule family it belongs to.
+
+_SHELL_MARKS = (">", "/dev/null", "--", "+", " -delete", " -s", " :")
+_CMD_BREAKS = ("&&", "||", ";", "|", "\n", "$(", "`")
+_EMPTY_SOURCES = frozenset(
+    (
+        "",
+        ":",
+        "true",
+        "echo",
+        "echo -n",
+        "echo ''",
+        'echo ""',
+        "echo -n ''",
+        'echo -n ""',
+        "printf ''",
+        'printf ""',
+        "printf",
+        "cat /dev/null",
+        "> ",
+        "echo -e ''",
+    )
+)
+_DURABLE_EXT = (
+    ".db",
+    ".sqlite",
+    ".sqlite3",
+    ".ibd",
+    ".mdb",
+    ".wal",
+    ".parquet",
+    ".sql",
+    ".dump",
+    ".bak",
+)
+_DURABLE_DIRS = ("/var/", "/etc/", "/srv/", "/opt/", "/data/", "/mnt/", "/home/", "~/")
+_DELETE_FLAGS = ("--delete", "-delete", "--remove-source-files", "--del")
+_DRY_RUN = frozenset(("--dry-run", "-n", "--list-only", "--dryrun", "-whatif", "--check"))
+
+
+def _commands(text):
+    """The text split into simple commands (word lists), at ``;``, ``&&``, ``|`` ..."""
+    for mark in _CMD_BREAKS:
+        if mark in text:
+            text = text.replace(mark, "\n")
+    return [line.split() for line in text.split("\n") if line.strip()]
+
+
+def _redirect_truncates(cmd_text):
+    """``> file`` (not ``>>``, not ``2>&1``, not into /dev/...) that empties or overwrites a
+    file holding data: the source is empty, or the target is a data file or system path."""
+    at = 0
+    while True:
+        i = cmd_text.find(">", at)
+        if i < 0:
+            return False
+        at = i + 1
+        if cmd_text[i + 1 : i + 2] in (">", "&", "=") or cmd_text[i - 1 : i] in (
+            ">",
+            "-",
+            "=",
+            "<",
+        ):
+            at = i + 2
+            continue
+        source = cmd_text[:i].strip()
+        if source[-1:].isdigit() and source[-2:-1] in (" ", ""):
+            source = source[:-1].strip()  # "1> file"
+        target = cmd_text[i + 1 :].split()
+        if not target:
+            continue
+        target = target[0].strip("'\"")
+        if target.startswith("/dev/") or not any(c in target for c in "./~"):
+            continue
+        if target.rstrip("?.!,") != target and "/" not in target and target.count(".") < 2:
+            continue  # the end of a sentence, not a path
+        if source in _EMPTY_SOURCES or source.startswith("cat /dev/null"):
+            return True
+        if target.endswith(_DURABLE_EXT) or target.startswith(_DURABLE_DIRS) or "prod" in target:
+            return True
+
+
+def _shell(text):
+    """The rule a shell command line in ``text`` breaks, or None."""
+    if not any(m in text for m in _SHELL_MARKS):
+        return None
+    for cmd in _commands(text):
+        if ">" in " ".join(cmd) and _redirect_truncates(" ".join(cmd)):
+            return "filesystem-destructive"
+        args = [a.strip("'\"") for a in cmd]
+        if _DRY_RUN.intersection(args):
+            continue
+        names = args[:3]
+        if "mv" in names and args[-1].rstrip("/") in ("/dev/null",):
+            return "filesystem-destructive"
+        if ("cp" in names or "install" in names) and "/dev/null" in args[1:3]:
+            return "filesystem-destructive"
+        if any(
+            a.startswith(_DELETE_FLAGS) and not a.startswith("--delete-branch") for a in args[1:]
+        ):
+            return "filesystem-destructive"
+        if "git" in names or "push" in names:
+            sub = args[args.index("git") + 1 :] if "git" in args else args
+            verb = sub[0] if sub else ""
+            rest = sub[1:]
+            if verb == "push" and any(a[:1] in "+:" and a[1:2].isalnum() for a in rest):
+                return "history-rewrite"  # a forced refspec, or one that deletes a branch
+            if verb == "restore" and any(
+                a == "-s" or a.startswith(("--source", "-s")) and a[:3] != "-st" for a in rest
+            ):
+                return "history-rewrite"  # files overwritten from another revision
+            if verb == "checkout" and "--" in rest:
+                before = rest[: rest.index("--")]
+                if any(a[:1] != "-" for a in before):
+                    return "history-rewrite"
+    return None
+
+
+# ---- repaired spellings ----------------------------------------------------------
+# Short words of ordinary prose: never half of a word split in two.
+_SHORT_WORDS = _SKIP | _W(
+    "to of in on at is it be we i you or and for with as by if so do no "
+    "not can up out off now new old was are has had but our us me my "
+    "he she they them one two all any get set put use run add fix see "
+    "let may how why who what when yes ok its per via via vs etc "
+    "s t d ll re ve m".split()
+)
+_DIGIT_LETTERS = {"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"}
+
+
+def _known(word, mask=None):
+    """Whether ``word`` is a single word of any family (or of the families in ``mask``)."""
+    if _INDEX is None:
+        _build()
+    bits = _INDEX.shard(word)[0].get(word, 0)
+    return bool(bits if mask is None else bits & mask)
+
+
+def _verb_mask():
+    return sum(
+        1 << f.id
+        for f in (_REMOVE, _STRONG, _TEARDOWN, _PASSIVE_GONE, _CRED_VERB, _WEAKEN, _SCHEMA_VERB)
+    )
+
+
+def _undigit(word):
+    """``dr0p`` → ``drop``, ``w1pe`` → ``wipe``, ``de1ete`` → ``delete``: digits standing for
+    letters inside a word, read back when the result is a rule word."""
+    if not word[:1].isalpha() and not word[-1:].isalpha():
+        return None
+    if sum(c.isalpha() for c in word) < 2:
+        return None
+    base = "".join(_DIGIT_LETTERS.get(c, c) for c in word)
+    for one in ("l", "i"):
+        guess = base.replace("1", one)
+        if guess.isalpha() and _known(guess):
+            return guess
+    return None
+
+
+def _unstretch(word):
+    """``drooop`` → ``drop``, ``deeeleete`` → ``delete``: letters held down, read back when
+    the result is a rule word (a run of three or more; kept single or double)."""
+    runs, k = [], 0
+    while k < len(word):
+        j = k
+        while j < len(word) and word[j] == word[k]:
+            j += 1
+        runs.append((word[k], j - k))
+        k = j
+    for double in (False, True):
+        guess = "".join(c * (min(n, 2) if double else 1) for c, n in runs)
+        if _known(guess):
+            return guess
+    return None
+
+
+def _repair(found, text=""):
+    """The words with disguises undone: digits for letters, letters spaced or hyphenated
+    apart ("d r o p", "dr-op", "del ete"), joined back when they make a rule verb.
+    The same list when nothing changed."""
+    verbs = None
+    stretched = any(c * 3 in text for c in set(text) if c.isalpha())
+    out, i, n, changed = [], 0, len(found), False
+    while i < n:
+        w = found[i]
+        if (
+            len(w) > 3
+            and w.isalpha()
+            and not stretched
+            and (i + 1 == n or len(found[i + 1]) > 3 or found[i + 1] in _SHORT_WORDS)
+        ):
+            out.append(w)  # the common case: an ordinary word
+            i += 1
+            continue
+        if w.isalnum() and not w.isalpha() and not w.isdigit():
+            fixed = _undigit(w)
+            if fixed:
+                out.append(fixed)
+                changed = True
+                i += 1
+                continue
+        if stretched and len(w) >= 5 and w.isalpha() and not _known(w):
+            fixed = _unstretch(w)
+            if fixed:
+                out.append(fixed)
+                changed = True
+                i += 1
+                continue
+        if len(w) == 1 and w.isalpha():
+            j = i
+            while j < n and len(found[j]) == 1 and found[j].isalpha():
+                j += 1
+            if j - i >= 3:
+                joined = "".join(found[i:j])
+                if _known(joined):
+                    out.append(joined)
+                    changed = True
+                    i = j
+                    continue
+        if (
+            i + 1 < n
+            and w.isalpha()
+            and found[i + 1].isalpha()
+            and min(len(w), len(found[i + 1])) <= 3
+            and w not in _SHORT_WORDS
+            and found[i + 1] not in _SHORT_WORDS
+        ):
+            joined = w + found[i + 1]
+            if verbs is None:
+                verbs = _verb_mask()
+            if _known(joined, verbs) and not (_known(w) and _known(found[i + 1])):
+                out.append(joined)
+                changed = True
+                i += 2
+                continue
+        out.append(w)
+        i += 1
+    return out if changed else found
+
+
+_CALL_VERBS = None
+
+
+def _code_calls(text):
+    """``db.users.drop()`` → ``drop db users``: a method call read verb first, so the rules
+    see what it is called on. None when the text has no such call."""
+    if "." not in text and "::" not in text:
+        return None
+    changed, out = False, []
+    for chunk in text.split(" "):
+        flat = chunk.replace("::", ".")
+        if "." in flat.strip(".?!,;") and any(c.isalpha() for c in flat):
+            parts = [p for p in flat.split(".") if p]
+            if len(parts) >= 2:
+                last = _tokens(parts[-1])
+                if last and last[0].isalpha() and _known(last[0], _verb_mask()):
+                    receiver = " ".join(w for p in parts[:-1] for w in _tokens(p))
+                    out.append(" ".join([last[0], receiver] + last[1:]))
+                    changed = True
+                    continue
+        out.append(chunk)
+    return " ".join(out) if changed else None
+
+
+def match(normalised):
+    """The name of the first rule that fires on already normalised text, or None.
+
+    The words are read as written; then, only if nothing fired, shell command lines,
+    method calls and disguised spellings are read too.
+    """
+    found = _words(normalised)
+    if not found:
+        return None
+    rule = _match_words(found)
+    if rule:
+        return rule
+    rule = _shell(normalised)
+    if rule:
+        return rule
+    calls = _code_calls(normalised)
+    if calls:
+        rule = _match_words(_words(calls))
+        if rule:
+            return rule
+    fixed = _repair(found, normalised)
+    if fixed is not found:
+        return _match_words(fixed)
     return None
 
 

@@ -4,9 +4,11 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
 
 * ``classify(text) -> Verdict(door, reason)`` reads a question's text. The text is
   normalised first (``normalise``: NFKC, combining marks, zero-width and control characters
-  dropped, case-folded, common Cyrillic/Greek look-alike letters folded to ASCII, ``_`` read
-  as a space, whitespace collapsed) and read whole by the rules in ``toolkit.core.door_rules``
-  (verb families crossed with object families, loaded only when a text is read).
+  dropped, case-folded, look-alike letters folded to ASCII (a small table, Unicode's
+  confusables data, any decimal digit, Latin letters by name), ``_`` read as a space,
+  whitespace collapsed) and read whole by the rules in ``toolkit.core.door_rules`` (verb
+  families crossed with object families, loaded only when a text is read). Mixed-case
+  text is read a second time with code names split (``dropTable`` → ``drop table``).
   ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for text that
   cannot be read (lone surrogates, NUL, invalid UTF-8, not text: fail safe), ``no-match``
   for two-way.
@@ -17,8 +19,11 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
   always read too.
 
 Ids are compared in their canonical form (``canonical_id``): surrounding whitespace and
-zero-width characters dropped, ASCII letters lower-cased, ``_`` read as ``-``. The same
-expression exists in SQL (``canonical_id_sql``) for the triggers, index and audit view.
+zero-width characters dropped, ASCII letters lower-cased, ``_`` read as ``-``; beyond
+ASCII, Unicode dashes read ``-`` and look-alike letters their ASCII letter. The ASCII part
+exists in SQL (``canonical_id_sql``) for the triggers, index and audit view. A question
+about to be auto-decided gets a second look (``before_auto_decide``): its id's own words,
+and facts stored under look-alike spellings.
 
 Stable API: ``classify``, ``normalise``, ``explain``, ``canonical_id``, ``decide``,
 ``door_for``, ``RULE_NAMES``, ``ONE_WAY``/``TWO_WAY``.
@@ -47,6 +52,8 @@ __all__ = [
     "is_one_way",
     "door_for",
     "known_one_way",
+    "before_auto_decide",
+    "id_text",
     "load_bundled_registry",
     "bundled_door_types",
     "bundled_one_way_ids",
@@ -123,13 +130,54 @@ _ID_TABLE_NO_CASE = {k: v for k, v in _ID_TABLE.items() if v is None or k == ord
 def canonical_id(question_id):
     """The form ids are compared in for door decisions (storage keeps what was given).
 
-    ``" LAND_AND_DEPLOY-Rollback "`` → ``"land-and-deploy-rollback"``. Only ASCII letters
-    change case (exactly what SQLite's ``lower()`` does, so SQL and Python agree).
-    Non-strings give ``None``.
+    ``" LAND_AND_DEPLOY-Rollback "`` → ``"land-and-deploy-rollback"``. For an ASCII id this
+    is exactly ``canonical_id_sql`` (only ASCII letters change case, as SQLite's
+    ``lower()``); an id with other characters is folded further (``_fold_id``), so a
+    look-alike spelling is the id it imitates. Non-strings give ``None``.
     """
+    key = _sql_key(question_id)
+    if key is None or key.isascii():
+        return key
+    return _fold_id(key)
+
+
+def _sql_key(question_id):
+    """``canonical_id_sql`` in Python: the key the database's triggers store."""
     if not isinstance(question_id, str):
         return None
     return question_id.translate(_ID_TABLE_NO_CASE).strip(_ID_SPACE).translate(_ID_TABLE)
+
+
+def _fold_id(key):
+    """An id with characters outside ASCII, in the form a reader sees: every Unicode dash
+    and minus reads ``-``, every space a space, look-alike and accented letters (and any
+    decimal digit) their ASCII letter, other invisible characters nothing. So
+    ``lаnd-and-deploy-rollback`` (Cyrillic а) and ``drop‐users‐table`` (U+2010 hyphens) are
+    the ids they imitate. Characters that imitate nothing stay as they are."""
+    import unicodedata as ud
+
+    table = _fold_table_now()
+    out = []
+    for ch in ud.normalize("NFKC", key):
+        if ch.isascii():
+            out.append(ch)
+            continue
+        cat = ud.category(ch)
+        if cat == "Pd" or ch in "\u2212\u2043\ufe63\uff0d\u02d7":
+            out.append("-")
+        elif cat == "Zs" or ch.isspace():
+            out.append(" ")
+        elif cat in ("Cf", "Mn", "Me"):
+            continue
+        else:
+            base = ud.normalize("NFD", ch)[0]
+            if base.isascii():
+                out.append(base)
+                continue
+            folded = table.get(ord(ch)) or table.get(ord(ch.casefold()[:1]))
+            out.append(folded if folded else _fold_letter(ch, ud))
+    key = "".join(out).strip(_ID_SPACE)
+    return key.translate(_ID_TABLE)
 
 
 def _sql_chars(chars):
@@ -137,9 +185,10 @@ def _sql_chars(chars):
 
 
 def canonical_id_sql(column: str) -> str:
-    """The SQL expression equal to ``canonical_id(column)``.
+    """The SQL expression equal to ``canonical_id(column)`` for ids that stay ASCII.
 
-    Migration 0009 and the views spell out the same text (a test keeps them equal); an
+    Ids with other characters keep them in SQL (no Unicode folding there); checks compare
+    such stored keys through ``canonical_id`` (``before_auto_decide``). Migration 0009 and the views spell out the same text (a test keeps them equal); an
     expression index only serves queries that repeat it exactly.
     """
     expr = column
@@ -239,7 +288,51 @@ _CONFUSABLES = {
     "ħ": "h",
     "ŧ": "t",
 }
+# Look-alikes that are not letters, and letters the confusables data leaves out.
+_CONFUSABLES.update({"๏": "o", "○": "o", "◯": "o", "⚬": "o", "⭘": "o", "ꭴ": "o"})
 _CONFUSABLE_TABLE = {ord(k): v for k, v in _CONFUSABLES.items()}
+_fold_table = None  # _CONFUSABLE_TABLE and toolkit.core.confusables, built on first need
+# Words in a Latin letter's name that say how it is drawn, not which letter it is.
+_NAME_SKIP = frozenset("SMALL CAPITAL LETTER SCRIPT DOTLESS BARRED LONG".split())
+
+
+def _fold_table_now():
+    global _fold_table
+    if _fold_table is None:
+        from toolkit.core.confusables import PAIRS
+
+        table = {ord(PAIRS[i]): PAIRS[i + 1] for i in range(0, len(PAIRS), 2)}
+        table.update(_CONFUSABLE_TABLE)
+        _fold_table = table
+    return _fold_table
+
+
+def _fold_letter(ch, ud):
+    """The ASCII letter or digit ``ch`` stands for, or ``ch`` itself.
+
+    Any decimal digit reads as its ASCII digit; a Latin letter drawn with a hook, a
+    stroke or as a small capital ("LATIN SMALL LETTER D WITH HOOK") reads as its letter.
+    """
+    cat = ud.category(ch)
+    if cat == "Nd":
+        return str(ud.digit(ch))
+    if cat[0] == "L" or cat == "So":
+        # "LATIN SMALL LETTER D WITH HOOK", "NEGATIVE SQUARED LATIN CAPITAL LETTER D",
+        # "REGIONAL INDICATOR SYMBOL LETTER D"
+        name = ud.name(ch, "")
+        head, found, tail = name.partition(" LETTER ")
+        if (
+            found
+            and ("LATIN" in head or "REGIONAL INDICATOR" in head)
+            and "TURNED" not in name
+            and "REVERSED" not in name
+        ):
+            for word in tail.partition(" WITH ")[0].split():
+                if word not in _NAME_SKIP:
+                    return word.lower() if len(word) == 1 and word.isalpha() else ch
+    return ch
+
+
 # ASCII fast path: control characters become spaces, "_" joins words like a space.
 _ASCII_TABLE = {i: " " for i in range(32)}
 _ASCII_TABLE[127] = " "
@@ -270,7 +363,10 @@ def _fold_unicode(text, invisible_as):
             out.append(" ")  # other controls and separators
         else:
             out.append(ch)
-    return "".join(out).translate(_CONFUSABLE_TABLE)
+    text = "".join(out).translate(_fold_table_now())
+    if not text.isascii():
+        text = "".join(c if c.isascii() else _fold_letter(c, ud) for c in text)
+    return text
 
 
 def normalise(text: str, invisible_as: str = "") -> str:
@@ -286,6 +382,44 @@ def normalise(text: str, invisible_as: str = "") -> str:
             raise ValueError("lone surrogate") from None
         text = _fold_unicode(text, invisible_as)
     return " ".join(text.translate(_ASCII_TABLE).split())  # whitespace runs -> one space
+
+
+def _decamel(text):
+    """``dropTable`` → ``drop Table``: code names read as the words they are made of.
+    The same text when no word has a capital after a small letter."""
+    pieces = text.split(" ")
+    changed = False
+    for k, word in enumerate(pieces):
+        rest = word[1:]
+        if rest == rest.lower() or word == word.upper():
+            continue  # no capital inside, or an all-capitals word ("SQL", "README")
+        out, prev = [], ""
+        for ch in word:
+            if ch.isupper() and prev.islower():
+                out.append(" ")
+            out.append(ch)
+            prev = ch
+        split = "".join(out)
+        if split != word:
+            pieces[k] = split
+            changed = True
+    return " ".join(pieces) if changed else text
+
+
+def _readings(text):
+    """Every form the rules read: the normalised text, with zero-width characters read as
+    spaces, and with code names split into words. Raises ValueError when unreadable."""
+    first, other = _read(text)
+    found = [first] if other is None else [first, other]
+    if not isinstance(text, str):
+        text = bytes(text).decode("utf-8")
+    if text != text.lower() and text != text.upper():  # mixed case: maybe camelCase names
+        split = _decamel(text)
+        if split != text:
+            split = normalise(split)
+            if split not in found:
+                found.append(split)
+    return found
 
 
 def _read(text):
@@ -316,12 +450,16 @@ def classify(text) -> Verdict:
     ``("two-way", "no-match")``. Never raises.
     """
     try:
-        first, other = _read(text)
+        readings = _readings(text)
     except ValueError:
         return Verdict(ONE_WAY, UNREADABLE)
     from toolkit.core.door_rules import match
 
-    rule = match(first) or (match(other) if other else None)
+    rule = None
+    for reading in readings:
+        rule = match(reading)
+        if rule:
+            break
     if rule:
         return Verdict(ONE_WAY, "keyword:" + rule)
     return Verdict(TWO_WAY, NO_MATCH)
@@ -330,7 +468,7 @@ def classify(text) -> Verdict:
 def explain(text) -> dict:
     """Decision, rule and normalised text, for ``plantune doors explain``."""
     try:
-        first, other = _read(text)
+        readings = _readings(text)
     except ValueError as e:
         return {
             "door": ONE_WAY,
@@ -341,11 +479,12 @@ def explain(text) -> dict:
         }
     from toolkit.core.door_rules import match
 
-    rule = match(first)
-    shown = first
-    if rule is None and other:
-        rule = match(other)
-        shown = other if rule else first
+    rule, shown = None, readings[0]
+    for reading in readings:
+        rule = match(reading)
+        if rule:
+            shown = reading
+            break
     return {
         "door": ONE_WAY if rule else TWO_WAY,
         "reason": "keyword:" + rule if rule else NO_MATCH,
@@ -491,6 +630,39 @@ def door_for(conn, question_id=None, summary=None, skill=None, category=None) ->
     return verdict
 
 
+def id_text(question_id) -> str:
+    """An id read as words: ``drop-users-table`` and ``dropUsersTable`` → ``drop users table``."""
+    key = canonical_id(_decamel(question_id)) or ""
+    return key.replace("-", " ")
+
+
+_FOLDED_SQL = "SELECT canonical_id, source FROM door_knowledge WHERE canonical_id GLOB '*[^ -~]*'"
+
+
+def before_auto_decide(conn, question_id, door):
+    """A second, slower look at a question about to be auto-decided; a one-way
+    ``Classification`` if it finds one, else None.
+
+    Only this path pays for it, so an ordinary check stays as fast as it was:
+    * an unregistered id's own words (``--check drop-users-table``) are read by the rules;
+    * one-way facts recorded under a spelling of the id that only the Unicode fold of
+      ``canonical_id`` makes equal (a look-alike letter, a Unicode dash) count too.
+    """
+    if not isinstance(question_id, str) or not question_id:
+        return None
+    if door is None or door.reason != "registry":
+        verdict = classify(id_text(question_id))
+        if verdict.door == ONE_WAY:
+            rule = verdict.reason.partition(":")[2] or None
+            return Classification(True, "id-words:" + (rule or verdict.reason), rule)
+    if conn is not None:
+        key = canonical_id(question_id)
+        for stored, source in conn.execute(_FOLDED_SQL).fetchall():
+            if canonical_id(stored) == key:
+                return Classification(True, "recorded:" + source)
+    return None
+
+
 # --------------------------------------------------------------------------
 # Reading recorded summaries again, and the audit
 
@@ -539,7 +711,8 @@ def reclassify(conn, progress=None, batch=5000) -> int:
         now = db.utc_now()
         for rid, qid, summary, door_class in rows:
             if door_class != ONE_WAY and classify(summary).door == ONE_WAY:
-                facts.append((canonical_id(qid), "classifier", qid, f"question_log:{rid}", now))
+                for key in {canonical_id(qid), _sql_key(qid)}:  # the audit view's key too
+                    facts.append((key, "classifier", qid, f"question_log:{rid}", now))
         last = rows[-1][0]
         with db.transaction(conn):
             before = conn.total_changes

@@ -240,6 +240,13 @@ def check(conn, project, question_id, summary=None, include_synthetic=False):
             )
         return Decision(question_id, ASK, notes, pref, scope, door)
     if pref in SILENCING:
+        from toolkit.core import doors
+
+        second = doors.before_auto_decide(conn, question_id, door)
+        if second is not None:
+            if pref == "never-ask":
+                notes.append("one-way door overrides your never-ask preference for safety.")
+            return Decision(question_id, ASK, notes, pref, scope, second)
         return Decision(question_id, AUTO, notes, pref, scope, door)
     if pref is not None and pref != "always-ask":
         notes.append(f"unknown preference value: {pref}")

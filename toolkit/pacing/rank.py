@@ -128,18 +128,25 @@ def _door(conn, finding):
     """(door_type, door_reason): one-way if any source says so, else two-way.
 
     The registry (canonical id, for the finding id and the question it stands for), the
-    whole summary as the agent sent it, every recorded fact about either id, and the
-    finding's own door_type: an agent's "one-way" is final, its "two-way" overrules
-    nothing.
+    whole summary as the agent sent it, every recorded fact about either id, the
+    finding's own door_type (an agent's "one-way" is final, its "two-way" overrules
+    nothing), and last the ids' own words (``doors.before_auto_decide``).
     """
     registered = False
+    verdicts = {}
     for qid in dict.fromkeys((finding["id"], finding["question_id"])):
         verdict = doors.door_for(conn, qid, finding["door_text"] if qid == finding["id"] else None)
         if verdict.one_way:
             return "one-way", verdict.reason
         registered = registered or verdict.reason == "registry"
+        verdicts[qid] = verdict
     if finding["door_type"] == "one-way":
         return "one-way", "finding"
+    # Anything not one-way may be decided silently: the ids' own words get a second look.
+    for qid, verdict in verdicts.items():
+        second = doors.before_auto_decide(conn, qid, verdict)
+        if second is not None:
+            return "one-way", second.reason
     if registered:
         return "two-way", "registry"
     if finding["door_type"] == "two-way":
