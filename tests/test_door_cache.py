@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from toolkit.core import door_rules
+import toolkit.core.door_rules  # noqa: F401  (makes every word family: the index can be built)
+from toolkit.core import door_words
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "tests", "fixtures", "doors")
@@ -21,12 +22,12 @@ CORPUS = os.path.join(ROOT, "tests", "fixtures", "doors")
 
 @pytest.fixture(scope="module")
 def fresh():
-    return door_rules._index_now()
+    return door_words._index_now()
 
 
 @pytest.fixture(scope="module")
 def cache_bytes(fresh):
-    return door_rules._Index.of(fresh).dump()
+    return door_words._Index.of(fresh).dump()
 
 
 def _damaged(data, rng):
@@ -47,7 +48,7 @@ def _damaged(data, rng):
 
 
 def test_round_trip_equals_the_rules(fresh, cache_bytes):
-    assert door_rules._Index.load(cache_bytes) == fresh
+    assert door_words._Index.load(cache_bytes) == fresh
 
 
 def test_damaged_cache_is_refused_or_read_as_the_rules(fresh, cache_bytes):
@@ -58,7 +59,7 @@ def test_damaged_cache_is_refused_or_read_as_the_rules(fresh, cache_bytes):
         if data == cache_bytes:
             continue
         try:
-            index = door_rules._Index.load(data)
+            index = door_words._Index.load(data)
         except ValueError:
             refused += 1
             continue
@@ -73,7 +74,7 @@ def test_every_byte_of_the_shards_is_guarded(fresh, cache_bytes):
         data = bytearray(cache_bytes)
         data[i] ^= 0x5A
         try:
-            index = door_rules._Index.load(bytes(data))
+            index = door_words._Index.load(bytes(data))
         except ValueError:
             continue
         assert index == fresh, f"byte {i}"
@@ -85,7 +86,7 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
     for name in sorted(os.listdir(CORPUS)):
         with open(os.path.join(CORPUS, name), encoding="utf-8") as f:
             texts += [row["text"] for row in map(json.loads, f) if row["door"] == "one-way"]
-    good = door_rules._Index.of(door_rules._index_now()).dump()
+    good = door_words._Index.of(door_words._index_now()).dump()
     data = {
         "flip": good[:-40] + bytes([good[-40] ^ 1]) + good[-39:],
         "cut": good[: len(good) * 2 // 3],
@@ -96,8 +97,8 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
     cache.write_bytes(data)
     code = (
         "import json, sys\n"
-        "from toolkit.core import door_rules, doors\n"
-        f"door_rules._cache_path = lambda: {str(cache)!r}\n"
+        "from toolkit.core import door_words, doors\n"
+        f"door_words._cache_path = lambda: {str(cache)!r}\n"
         "texts = json.load(sys.stdin)\n"
         "print(json.dumps([doors.classify(t).door for t in texts]))\n"
     )
@@ -111,4 +112,4 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
     ).stdout
     assert json.loads(out) == ["one-way"] * len(texts)
     # The damaged file was replaced by an intact cache of the rules.
-    assert door_rules._Index.load(cache.read_bytes()) == door_rules._index_now()
+    assert door_words._Index.load(cache.read_bytes()) == door_words._index_now()

@@ -440,10 +440,10 @@ def test_checks_without_text_never_load_the_rules():
 
 
 def test_word_index_cache_equals_a_fresh_build():
-    from toolkit.core import door_rules
+    from toolkit.core import door_words
 
     classify("warm the cache")
-    assert door_rules._INDEX == door_rules._index_now()
+    assert door_words._INDEX == door_words._index_now()
 
 
 def test_word_splitting_matches_the_token_pattern():
@@ -451,9 +451,9 @@ def test_word_splitting_matches_the_token_pattern():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from toolkit.core import door_rules
+    from toolkit.core import door_rules, door_words
 
-    pattern = door_rules._token_pattern()
+    pattern = door_words._token_pattern()
     pieces = st.sampled_from(
         list("abz09 -.?!;,$%#+=/:()'\"é")
         + ["--", "o+w", "-rf", "v1.2.3", "::/0", "a-b", "x.", "$ 5", "rm", "2.0"]
