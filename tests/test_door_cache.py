@@ -8,6 +8,7 @@ shard is read; in both cases the rules themselves decide, never a damaged copy o
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 
@@ -112,4 +113,123 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
     ).stdout
     assert json.loads(out) == ["one-way"] * len(texts)
     # The damaged file was replaced by an intact cache of the rules.
+    assert door_words._Index.load(cache.read_bytes()) == door_words._index_now()
+
+
+# --- the cache follows every module of the rules --------------------------------------------
+
+# Run in a copy of the package: the verdict on a text, the rules version, and the cache files.
+_READ_IN_COPY = (
+    "import json, os, sys\n"
+    "from toolkit.core import doors\n"
+    "verdict = list(doors.classify(sys.argv[1]))\n"
+    "folder = os.path.join(os.path.dirname(doors.__file__), '__pycache__')\n"
+    "caches = sorted(n for n in os.listdir(folder) if n.startswith('door-words.'))\n"
+    "print(json.dumps([verdict, doors.rules_version(), caches, doors.__file__]))\n"
+)
+
+
+def _read_in_copy(root, text):
+    out = subprocess.run(
+        [sys.executable, "-c", _READ_IN_COPY, text],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    ).stdout
+    return json.loads(out)
+
+
+@pytest.mark.parametrize(
+    "module, before, after, text",
+    [
+        # A word added to a named family: a new strong verb.
+        (
+            "door_families.py",
+            '"deletion, deletions, erasure, destruction, del",',
+            '"deletion, deletions, erasure, destruction, del, zorblify",',
+            "Should we zorblify the users table?",
+        ),
+        # A word added to a family written inside a rule.
+        (
+            "door_rules.py",
+            '"never come back, no going back"',
+            '"never come back, no going back, zorblified"',
+            "The settings move is zorblified, fine?",
+        ),
+        # A new inflection made for every verb.
+        (
+            "door_words.py",
+            '        out.add(base)\n        if " " in base:',
+            '        out.add(base)\n        out.add(base + "zz")\n        if " " in base:',
+            "Should we wipezz the orders?",
+        ),
+    ],
+)
+def test_an_edit_to_any_rules_module_is_read_by_the_next_process_not_the_stale_cache(
+    tmp_path, module, before, after, text
+):
+    root = tmp_path / "copy"
+    shutil.copytree(
+        os.path.join(ROOT, "toolkit"),
+        root / "toolkit",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    verdict, version, caches, loaded = _read_in_copy(root, text)
+    assert loaded.startswith(str(root)), loaded  # the copy, not the checkout, was read
+    assert verdict == ["two-way", "no-match"]
+    assert len(caches) == 1  # the word index was cached by that process
+    assert _read_in_copy(root, text)[:3] == [verdict, version, caches]  # and read from it
+
+    path = root / "toolkit" / "core" / module
+    source = path.read_text(encoding="utf-8")
+    assert source.count(before) == 1
+    path.write_text(source.replace(before, after), encoding="utf-8")
+
+    for _ in range(2):  # the first process builds and caches the index, the second loads it
+        new_verdict, new_version, new_caches, _ = _read_in_copy(root, text)
+        assert new_verdict[0] == "one-way", new_verdict
+        assert new_version != version  # recorded summaries will be read again
+        assert len(new_caches) == 1 and new_caches != caches  # the stale cache is gone
+
+
+def test_the_cache_key_names_every_module_that_defines_words_or_rules():
+    from toolkit.core.door_words import RULE_SOURCES
+
+    core = os.path.join(ROOT, "toolkit", "core")
+    modules = {n for n in os.listdir(core) if n.startswith("door_") and n.endswith(".py")}
+    assert set(RULE_SOURCES) == modules
+    # Every module that makes a word family is one of them.
+    for name in os.listdir(core):
+        if name.endswith(".py"):
+            with open(os.path.join(core, name), encoding="utf-8") as f:
+                text = f.read()
+            if "_F(" in text or "_Family(" in text:
+                assert name in RULE_SOURCES, name
+
+
+def test_no_index_is_built_or_cached_before_every_family_is_made(tmp_path):
+    cache = tmp_path / "door-words.partial.marshal"
+    code = (
+        "import sys\n"
+        "from toolkit.core import door_words, door_families\n"
+        f"door_words._cache_path = lambda: {str(cache)!r}\n"
+        "try:\n"
+        "    door_words._scan(['zap', 'the', 'orders'])\n"
+        "except RuntimeError as e:\n"
+        "    print('refused:', e)\n"
+        "from toolkit.core import door_rules\n"
+        "print(door_rules.match('zap the orders'))\n"
+        "try:\n"
+        "    door_words._F('late, family')\n"
+        "except RuntimeError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    lines = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.splitlines()
+    assert lines[0].startswith("refused:")
+    assert lines[1] == "destructive-verb"
+    assert lines[2].startswith("refused:")
     assert door_words._Index.load(cache.read_bytes()) == door_words._index_now()
