@@ -732,20 +732,31 @@ def match(normalised):
     rule = _match_words(found)
     if rule:
         return rule
-    from toolkit.core.door_readings import _code_calls, _repair, _shell
-
-    rule = _shell(normalised)
+    shell, code_calls, repair = _READERS or _load_readers()
+    rule = shell(normalised)
     if rule:
         return rule
-    calls = _code_calls(normalised)
+    calls = code_calls(normalised)
     if calls:
         rule = _match_words(_words(calls))
         if rule:
             return rule
-    fixed = _repair(found, normalised)
+    fixed = repair(found, normalised)
     if fixed is not found:
         return _match_words(fixed)
     return None
+
+
+# The other readings (door_readings), loaded on the first text whose words fire no rule.
+_READERS = None
+
+
+def _load_readers():
+    global _READERS
+    from toolkit.core.door_readings import _code_calls, _repair, _shell
+
+    _READERS = (_shell, _code_calls, _repair)
+    return _READERS
 
 
 words = _words
