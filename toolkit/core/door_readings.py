@@ -15,6 +15,7 @@ from toolkit.core.door_families import (
 )
 from toolkit.core.door_words import _SKIP, _W, _known, _tokens
 
+# ---- shell command lines --------------------------------------------------------
 # Read from the text itself: redirections, refspecs and paths lose their punctuation in
 # the word list. Each check names the rule family it belongs to.
 

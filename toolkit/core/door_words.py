@@ -407,6 +407,8 @@ _SKIP = frozenset(
 )
 
 
+# ---- the words of a text ----------------------------------------------------------
+
 _TOKEN = None
 _ENDS = frozenset("?!;.,")
 
@@ -543,6 +545,9 @@ def _known(word, mask=None):
         _build()
     bits = _INDEX.shard(word)[0].get(word, 0)
     return bool(bits if mask is None else bits & mask)
+
+
+# ---- the shapes of rules -----------------------------------------------------------
 
 
 class _Pair:
@@ -706,6 +711,7 @@ def _or(*rules):
     return rules
 
 
+# Shorthand for the families and rules modules: a family of words, a plain set of words.
 def _F(*groups):
     return _Family(*groups)
 
