@@ -177,7 +177,9 @@ def test_hooks_import_no_functools_collections_enum_or_re(tmp_path):
         )
         # The answer's text is read for the record; a pass-through (no preference) cannot
         # depend on the question's door, so it spares itself the classifier.
+        rule_modules = {m for m in mods if m.startswith("toolkit.core.door_")}
         assert ("toolkit.core.door_rules" in mods) == (sub == "post-tool-use"), sub
+        assert bool(rule_modules) == (sub == "post-tool-use"), (sub, rule_modules)
         assert not (mods & {"functools", "collections", "enum", "re"}), (sub, sorted(mods))
 
 
