@@ -1,19 +1,20 @@
--- 0021_rollup_feed: the question_log rollups written once, through a feed.
+-- 0021_rollup_feeds: the rollups of question_log and findings written once, through feeds.
 --
 -- SQLite parses every trigger of the schema when a connection runs its first statement,
 -- and every hook and compat command opens a new connection: the trigger text is paid on
--- each call. The rollups of question_log (rollup_phase, rollup_day, rollup_question,
--- rollup_choice) were spelled out three times: adding an event (insert), taking one away
--- (delete) and both (update, which repeated the other two whole).
+-- each call. The rollups were spelled out three times per table: adding a row (insert),
+-- taking one away (delete) and both (update, which repeated the other two whole):
+-- question_log's into rollup_phase, rollup_day, rollup_question and rollup_choice;
+-- findings' into rollup_phase and rollup_pacing.
 --
--- Now each of the three triggers only writes the event's row (or rows) into
--- rollup_question_log_feed, signed +1 or -1, and that table's BEFORE INSERT triggers apply
--- it and discard the row (RAISE(IGNORE) keeps the work and stores nothing), as
--- profile_feed does. The statements are those of 0011a, in the same order, so every total
--- is what it was; only where they are written changed.
+-- Now the insert, delete and update triggers only write the row (or rows) into a feed,
+-- signed +1 or -1, and the feed's BEFORE INSERT triggers apply it and discard the row
+-- (RAISE(IGNORE) keeps the work and stores nothing), as profile_feed does. The statements
+-- are those of 0011a and 0015, in the same order per table, so every total is what it was;
+-- only where they are written changed. An update takes the old row away, then adds the new.
 --
--- The feed's columns have no declared type, so every value reaches the triggers exactly
--- as question_log holds it (no affinity conversion).
+-- The feeds' columns have no declared type, so every value reaches the triggers exactly
+-- as the base table holds it (no affinity conversion).
 
 DROP TRIGGER question_log_rollup_insert;
 DROP TRIGGER question_log_rollup_delete;
@@ -87,7 +88,7 @@ BEGIN
     SELECT RAISE(IGNORE);
 END;
 
--- Taking an event away. question_log no longer holds it in that group (deleted, or
+-- Taking an event away: question_log no longer holds it in that group (deleted, or
 -- updated to its new values), so the boundary look-ups find the events that remain.
 CREATE TRIGGER rollup_question_log_feed_remove BEFORE INSERT ON rollup_question_log_feed
 WHEN NEW.n < 0
@@ -185,4 +186,132 @@ BEGIN
     INSERT INTO rollup_question_log_feed VALUES (1, NEW.id, NEW.project, NEW.session_id,
         NEW.phase, NEW.synthetic, NEW.source, NEW.door_class, NEW.door_type,
         NEW.followed_recommendation, NEW.question_id, NEW.user_choice, NEW.ts);
+END;
+
+-- findings -> rollup_phase (pacing decisions per phase) and rollup_pacing (per chain).
+DROP TRIGGER findings_rollup_insert;
+DROP TRIGGER findings_rollup_delete;
+DROP TRIGGER findings_rollup_update;
+DROP TRIGGER findings_pacing_insert;
+DROP TRIGGER findings_pacing_delete;
+DROP TRIGGER findings_pacing_update;
+
+CREATE TABLE rollup_findings_feed (
+    n, project, session_id, chain_id, phase, synthetic, disposition, surface_reason, flipped_at,
+    created_at
+);
+
+CREATE TRIGGER rollup_findings_feed_add BEFORE INSERT ON rollup_findings_feed
+WHEN NEW.n > 0
+BEGIN
+    INSERT INTO rollup_phase (project, session_key, phase, synthetic, findings, surfaced, silent, ranked,
+                              f_first_ts, f_last_ts)
+    VALUES (NEW.project, NEW.session_id, NEW.phase, NEW.synthetic, 1, NEW.disposition = 'surfaced',
+            NEW.disposition = 'silent', NEW.disposition = 'surfaced' AND NEW.surface_reason IS 'rank',
+            NEW.created_at, NEW.created_at)
+    ON CONFLICT (project, session_key, phase, synthetic) DO UPDATE SET
+        findings = findings + 1,
+        surfaced = surfaced + excluded.surfaced,
+        silent = silent + excluded.silent,
+        ranked = ranked + excluded.ranked,
+        f_first_ts = min(coalesce(f_first_ts, excluded.f_first_ts), excluded.f_first_ts),
+        f_last_ts = max(coalesce(f_last_ts, excluded.f_last_ts), excluded.f_last_ts);
+
+    INSERT INTO rollup_pacing (project, session_id, chain_id, phase, synthetic, findings, surfaced,
+                               reasons, surfaced_one_way, surfaced_gate, surfaced_rank,
+                               surfaced_flip, silent, flipped, ranked_at)
+    VALUES (NEW.project, NEW.session_id, NEW.chain_id, NEW.phase, NEW.synthetic, 1,
+            NEW.disposition = 'surfaced', NEW.surface_reason IS NOT NULL,
+            NEW.surface_reason IS 'one-way', NEW.surface_reason IS 'gate',
+            NEW.surface_reason IS 'rank', NEW.surface_reason IS 'flip',
+            NEW.disposition = 'silent', NEW.flipped_at IS NOT NULL, NEW.created_at)
+    ON CONFLICT (project, session_id, chain_id, phase, synthetic) DO UPDATE SET
+        findings = findings + 1,
+        surfaced = surfaced + excluded.surfaced,
+        reasons = reasons + excluded.reasons,
+        surfaced_one_way = surfaced_one_way + excluded.surfaced_one_way,
+        surfaced_gate = surfaced_gate + excluded.surfaced_gate,
+        surfaced_rank = surfaced_rank + excluded.surfaced_rank,
+        surfaced_flip = surfaced_flip + excluded.surfaced_flip,
+        silent = silent + excluded.silent,
+        flipped = flipped + excluded.flipped,
+        ranked_at = min(ranked_at, excluded.ranked_at);
+
+    SELECT RAISE(IGNORE);
+END;
+
+-- Taking a finding away: findings no longer holds it in that group (deleted, or updated to
+-- its new values), so the boundary look-ups find the findings that remain.
+CREATE TRIGGER rollup_findings_feed_remove BEFORE INSERT ON rollup_findings_feed
+WHEN NEW.n < 0
+BEGIN
+    UPDATE rollup_phase SET
+        findings = findings - 1,
+        surfaced = surfaced - (NEW.disposition = 'surfaced'),
+        silent = silent - (NEW.disposition = 'silent'),
+        ranked = ranked - (NEW.disposition = 'surfaced' AND NEW.surface_reason IS 'rank')
+    WHERE project = NEW.project AND session_key = NEW.session_id AND phase = NEW.phase
+      AND synthetic = NEW.synthetic;
+    DELETE FROM rollup_phase
+    WHERE project = NEW.project AND session_key = NEW.session_id AND phase = NEW.phase
+      AND synthetic = NEW.synthetic AND questions = 0 AND findings = 0;
+    UPDATE rollup_phase SET
+        f_first_ts = (SELECT min(created_at) FROM findings WHERE session_id = NEW.session_id
+                      AND phase = NEW.phase AND project = NEW.project AND synthetic = NEW.synthetic),
+        f_last_ts = (SELECT max(created_at) FROM findings WHERE session_id = NEW.session_id
+                     AND phase = NEW.phase AND project = NEW.project AND synthetic = NEW.synthetic)
+    WHERE project = NEW.project AND session_key = NEW.session_id AND phase = NEW.phase
+      AND synthetic = NEW.synthetic AND (f_first_ts = NEW.created_at OR f_last_ts = NEW.created_at);
+
+    UPDATE rollup_pacing SET
+        findings = findings - 1,
+        surfaced = surfaced - (NEW.disposition = 'surfaced'),
+        reasons = reasons - (NEW.surface_reason IS NOT NULL),
+        surfaced_one_way = surfaced_one_way - (NEW.surface_reason IS 'one-way'),
+        surfaced_gate = surfaced_gate - (NEW.surface_reason IS 'gate'),
+        surfaced_rank = surfaced_rank - (NEW.surface_reason IS 'rank'),
+        surfaced_flip = surfaced_flip - (NEW.surface_reason IS 'flip'),
+        silent = silent - (NEW.disposition = 'silent'),
+        flipped = flipped - (NEW.flipped_at IS NOT NULL)
+    WHERE project = NEW.project AND session_id = NEW.session_id AND chain_id = NEW.chain_id
+      AND phase = NEW.phase AND synthetic = NEW.synthetic;
+    DELETE FROM rollup_pacing
+    WHERE project = NEW.project AND session_id = NEW.session_id AND chain_id = NEW.chain_id
+      AND phase = NEW.phase AND synthetic = NEW.synthetic AND findings = 0;
+    UPDATE rollup_pacing SET
+        ranked_at = (SELECT min(created_at) FROM findings
+                     WHERE session_id = NEW.session_id AND phase = NEW.phase
+                       AND project = NEW.project AND synthetic = NEW.synthetic
+                       AND chain_id = NEW.chain_id)
+    WHERE project = NEW.project AND session_id = NEW.session_id AND chain_id = NEW.chain_id
+      AND phase = NEW.phase AND synthetic = NEW.synthetic AND ranked_at = NEW.created_at;
+
+    SELECT RAISE(IGNORE);
+END;
+
+CREATE TRIGGER findings_rollup_insert AFTER INSERT ON findings
+BEGIN
+    INSERT INTO rollup_findings_feed VALUES (1, NEW.project, NEW.session_id, NEW.chain_id,
+        NEW.phase, NEW.synthetic, NEW.disposition, NEW.surface_reason, NEW.flipped_at,
+        NEW.created_at);
+END;
+
+CREATE TRIGGER findings_rollup_delete AFTER DELETE ON findings
+BEGIN
+    INSERT INTO rollup_findings_feed VALUES (-1, OLD.project, OLD.session_id, OLD.chain_id,
+        OLD.phase, OLD.synthetic, OLD.disposition, OLD.surface_reason, OLD.flipped_at,
+        OLD.created_at);
+END;
+
+-- Every column either rollup reads (rollup_phase's are a subset of rollup_pacing's).
+CREATE TRIGGER findings_rollup_update
+AFTER UPDATE OF project, session_id, chain_id, phase, synthetic, disposition, surface_reason,
+    flipped_at, created_at ON findings
+BEGIN
+    INSERT INTO rollup_findings_feed VALUES (-1, OLD.project, OLD.session_id, OLD.chain_id,
+        OLD.phase, OLD.synthetic, OLD.disposition, OLD.surface_reason, OLD.flipped_at,
+        OLD.created_at);
+    INSERT INTO rollup_findings_feed VALUES (1, NEW.project, NEW.session_id, NEW.chain_id,
+        NEW.phase, NEW.synthetic, NEW.disposition, NEW.surface_reason, NEW.flipped_at,
+        NEW.created_at);
 END;
