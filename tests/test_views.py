@@ -622,3 +622,66 @@ def test_row_view_pages_read_each_row_at_most_once_through_an_index(large_log, v
         steps = vm_steps(conn, sql)
         assert steps < 3 * scan, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
     conn.close()
+
+
+@pytest.fixture(scope="module")
+def moving_log(tmp_path_factory):
+    """20,000 events in 100 sessions of 200, every fifth session simulated: one event in 25
+    answers a registered question with a choice that moves the profile (one or two
+    dimensions), one in 25 answers it with a choice that moves nothing, the rest are
+    unmarked hook questions."""
+    path = str(tmp_path_factory.mktemp("moving") / "plantune.db")
+    conn = database.connect(path)
+    with db.transaction(conn):
+        conn.execute(
+            """
+            WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 19999)
+            INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary, user_choice,
+                recommended, followed_recommendation, session_id, source, phase, door_class, synthetic,
+                raw_json, recorded_at)
+            SELECT 'k' || i, 'p' || (i / 200 % 3),
+                   strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i * 60) || ' seconds'),
+                   'ship', iif(i % 25 < 2, 'ship-test-failure-triage', 'hook-' || printf('%010d', i % 20)),
+                   'Tests failed. What now?',
+                   CASE WHEN i % 25 = 1 THEN 'not-in-the-map'
+                        ELSE CASE i / 25 % 3 WHEN 0 THEN 'fix-now' WHEN 1 THEN 'skip' ELSE 'add-test' END END,
+                   'fix-now', 1, 's' || (i / 200), 'agent',
+                   CASE i % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng' ELSE 'dx' END,
+                   'two-way', i / 200 % 5 = 0, '{}', '2026-01-01T00:00:00.000Z'
+            FROM s
+            """
+        )
+    conn.close()
+    return path
+
+
+def test_dimension_trace_page_count_and_facet_read_only_the_moves(moving_log):
+    """The page reads the newest events until it has its rows; the count and the synthetic
+    facet read the index entries of the moving answers only, never the whole log."""
+    conn = sqlite3.connect(moving_log)
+    scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
+    # 800 of the 20,000 events move something: reading only them (and grouping their
+    # moves for the facet) stays well under half a scan; walking the log takes several.
+    for sql in datasette_queries("dimension_trace", load_metadata()):
+        steps = vm_steps(conn, sql)
+        assert steps < scan / 2, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
+    # the counts are still every move: one row per event and dimension its answer moved
+    dims = {}
+    for key, choice in conn.execute(
+        "SELECT r.id, m.user_choice FROM registry_questions r JOIN signal_map m USING (signal_key)"
+    ):
+        dims[key, choice] = dims.get((key, choice), 0) + 1
+    expected = {0: 0, 1: 0}
+    for qid, choice, synthetic in conn.execute(
+        "SELECT question_id, user_choice, synthetic FROM question_log"
+    ):
+        expected[synthetic] += dims.get((qid, choice), 0)
+    assert expected[0] > 0 and expected[1] > 0
+    *_, facet = datasette_queries("dimension_trace", load_metadata())
+    assert dict(conn.execute(facet).fetchall()) == expected
+    assert conn.execute("SELECT count(*) FROM dimension_trace").fetchone()[0] == sum(
+        expected.values()
+    )
+    newest = conn.execute("SELECT ts FROM dimension_trace ORDER BY ts DESC LIMIT 101").fetchall()
+    assert len(newest) == 101 and newest == sorted(newest, reverse=True)
+    conn.close()
