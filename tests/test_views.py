@@ -662,7 +662,9 @@ def test_dimension_trace_page_count_and_facet_read_only_the_moves(moving_log):
     scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
     # 800 of the 20,000 events move something: reading only them (and grouping their
     # moves for the facet) stays well under half a scan; walking the log takes several.
-    for sql in datasette_queries("dimension_trace", load_metadata()):
+    # The extra count is the one of the page that a click on the facet's value 0 opens.
+    queries = [*datasette_queries("dimension_trace", load_metadata())]
+    for sql in [*queries, "SELECT count(*) FROM dimension_trace WHERE synthetic = 0"]:
         steps = vm_steps(conn, sql)
         assert steps < scan / 2, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
     # the counts are still every move: one row per event and dimension its answer moved
@@ -677,7 +679,7 @@ def test_dimension_trace_page_count_and_facet_read_only_the_moves(moving_log):
     ):
         expected[synthetic] += dims.get((qid, choice), 0)
     assert expected[0] > 0 and expected[1] > 0
-    *_, facet = datasette_queries("dimension_trace", load_metadata())
+    facet = queries[-1]
     assert dict(conn.execute(facet).fetchall()) == expected
     assert conn.execute("SELECT count(*) FROM dimension_trace").fetchone()[0] == sum(
         expected.values()
