@@ -24,7 +24,8 @@ CREATE INDEX question_log_choice ON question_log (question_id, user_choice, synt
 -- moves for the page. These rows tell the planner what a large plantune database looks
 -- like: a registry of about a hundred questions, a signal map of a few rows per signal key
 -- and two per answer, and a log where each question recurs thousands of times and each of
--- its answers hundreds. With them each of the three queries gets its own plan, whatever
+-- its answers hundreds (so a look-up of one answer reads question_log_choice, not every
+-- event of the question through question_log_question). With them each of the three queries gets its own plan, whatever
 -- the size of the database. ANALYZE replaces them with measured ones (and can then make
 -- the page sort).
 ANALYZE sqlite_schema;
