@@ -444,15 +444,25 @@ def vm_steps(conn, sql):
     return steps[0] * 100
 
 
+def database_with(tmp_path_factory, name, *statements):
+    """A migrated database in a temporary folder, filled by ``statements`` in one transaction."""
+    path = str(tmp_path_factory.mktemp(name) / "plantune.db")
+    conn = database.connect(path)
+    with db.transaction(conn):
+        for sql in statements:
+            conn.execute(sql)
+    conn.close()
+    return path
+
+
 @pytest.fixture(scope="module")
 def large_log(tmp_path_factory):
     """20,000 events in 100 sessions of 200 (few rollup rows per event), 5% auto-decided,
     and 5,000 pacing findings (1,000 of them answered by an event)."""
-    path = str(tmp_path_factory.mktemp("large") / "plantune.db")
-    conn = database.connect(path)
-    with db.transaction(conn):
-        conn.execute(
-            """
+    return database_with(
+        tmp_path_factory,
+        "large",
+        """
             WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 19999)
             INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary, user_choice,
                 recommended, followed_recommendation, session_id, source, phase, door_class, raw_json, recorded_at)
@@ -464,10 +474,8 @@ def large_log(tmp_path_factory):
                    CASE i % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng' ELSE 'dx' END,
                    'two-way', '{}', '2026-01-01T00:00:00.000Z'
             FROM s
-            """
-        )
-        conn.execute(
-            """
+            """,
+        """
             WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 4999)
             INSERT INTO findings (project, session_id, chain_id, phase, finding_id, severity, irreversibility,
                 decision_matters, door_type, door_reason, score, threshold, disposition, surface_reason,
@@ -479,10 +487,8 @@ def large_log(tmp_path_factory):
                    strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i * 240) || ' seconds'),
                    '2026-01-01T00:00:00.000Z'
             FROM s
-            """
-        )
-    conn.close()
-    return path
+            """,
+    )
 
 
 def datasette_queries(view, meta):
@@ -630,11 +636,10 @@ def moving_log(tmp_path_factory):
     answers a registered question with a choice that moves the profile (one or two
     dimensions), one in 25 answers it with a choice that moves nothing, the rest are
     unmarked hook questions."""
-    path = str(tmp_path_factory.mktemp("moving") / "plantune.db")
-    conn = database.connect(path)
-    with db.transaction(conn):
-        conn.execute(
-            """
+    return database_with(
+        tmp_path_factory,
+        "moving",
+        """
             WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 19999)
             INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary, user_choice,
                 recommended, followed_recommendation, session_id, source, phase, door_class, synthetic,
@@ -649,10 +654,8 @@ def moving_log(tmp_path_factory):
                    CASE i % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng' ELSE 'dx' END,
                    'two-way', i / 200 % 5 = 0, '{}', '2026-01-01T00:00:00.000Z'
             FROM s
-            """
-        )
-    conn.close()
-    return path
+            """,
+    )
 
 
 def test_dimension_trace_page_count_and_facet_read_only_the_moves(moving_log):
