@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from tests.helpers.hotpath import SLUG, count, db_rows, env, pref, project_dir, run
+from tests.helpers.hotpath import SLUG, count, db_rows, env, log, pref, project_dir, run
 from toolkit.core import database
 from toolkit.gstack import backlog, ingest, mirror
 
@@ -203,3 +203,147 @@ def test_hook_install_imports_the_history_itself(state_root, tmp_path):
     assert "Imported 3,000 new entries" in r.stderr
     assert count("question_log") == 3000
     assert not backlog.running(_db_file())
+
+
+# ---------------------------------------------------------------------------
+# gstack's dedup window while lines wait for import
+
+
+def _hold_backlog_lock(db_file):
+    """Hold the lock as a running background ingest would (calls leave the file to it)."""
+    import fcntl
+
+    fd = os.open(backlog.lock_path(db_file), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _append_line(path, record):
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+
+
+def _event(summary, tool_use_id, source="hook", **extra):
+    return {
+        "skill": "ship",
+        "question_id": TWO_WAY,
+        "question_summary": summary,
+        "user_choice": "accept",
+        "source": source,
+        "tool_use_id": tool_use_id,
+        **extra,
+    }
+
+
+def _import_everything(state_root):
+    c = database.connect(_db_file())
+    try:
+        while ingest.sync_project(c, str(state_root), SLUG)["pending"]:
+            pass
+    finally:
+        c.close()
+
+
+def test_log_dedups_against_the_lines_still_waiting_for_import(state_root):
+    assert pref("--check", TWO_WAY).returncode == 0
+    path = _write_backlog(state_root)
+    # gstack logged this answer before the switch; plantune has not imported it yet.
+    _append_line(path, _event("Pick the release channel?", "toolu_01", ts="2026-03-01T10:00:00Z"))
+    _write_backlog(state_root, n=40, start=LINES)  # still within the last 100 lines
+    fd = _hold_backlog_lock(_db_file())
+    try:
+        twin = log(_event("Pick the release channel? (asked again)", "toolu_01"))
+        other = log(_event("Pick the release channel?", "toolu_02"))
+        # The same source and tool_use_id with another position is another question.
+        second = log(_event("Second question of the call", "toolu_01", question_index=1))
+        assert count("question_log") == 2  # nothing of the backlog was imported meanwhile
+    finally:
+        os.close(fd)
+    assert twin.returncode == 0
+    assert twin.stdout == "DEDUP: skipped (source=hook, tool_use_id duplicate)\n"
+    assert other.returncode == 0 and other.stdout == ""
+    assert second.returncode == 0 and second.stdout == ""
+    _import_everything(state_root)
+    # The backlog's line counted once, the two new events once each.
+    assert count("question_log") == LINES + 41 + 2
+    rows = db_rows("SELECT count(*) AS n FROM question_log WHERE tool_use_id = 'toolu_01'")
+    assert rows[0]["n"] == 2
+
+
+def test_a_twin_older_than_the_window_is_not_a_duplicate(state_root):
+    assert pref("--check", TWO_WAY).returncode == 0
+    path = _write_backlog(state_root, n=10)
+    _append_line(path, _event("Pick the release channel?", "toolu_old"))
+    _write_backlog(state_root, n=150, start=10)  # pushes it out of gstack's last 100 lines
+    fd = _hold_backlog_lock(_db_file())
+    try:
+        r = log(_event("Pick the release channel?", "toolu_old", ts="2026-04-01T10:00:00Z"))
+    finally:
+        os.close(fd)
+    assert r.returncode == 0 and r.stdout == ""  # gstack itself would log it again
+    _import_everything(state_root)
+    assert count("question_log") == 10 + 1 + 150 + 1
+
+
+def test_post_tool_use_hook_dedups_against_unimported_lines(state_root, tmp_path):
+    from tests.helpers.hooks import payload, question, run_hook
+
+    assert pref("--check", TWO_WAY).returncode == 0
+    path = _write_backlog(state_root)
+    q = question("Which release channel should ship first?", ["Stable", "Beta"])
+    # gstack's own hook logged this call (same tool_use_id, source hook) before the switch.
+    _append_line(path, _event("Which release channel should ship first?", "toolu_hook"))
+    _write_backlog(state_root, n=30, start=LINES)
+    fd = _hold_backlog_lock(_db_file())
+    try:
+        call = payload(
+            [q], {"answers": {q["question"]: "Stable"}}, cwd=tmp_path, tool_use_id="toolu_hook"
+        )
+        r = run_hook("post-tool-use", call, env=env())
+        assert r.returncode == 0, r.stderr
+        assert count("question_log") == 0
+        # Another call is recorded, and its line is appended to gstack's file.
+        call = payload(
+            [q], {"answers": {q["question"]: "Beta"}}, cwd=tmp_path, tool_use_id="toolu_new"
+        )
+        assert run_hook("post-tool-use", call, env=env()).returncode == 0
+        assert count("question_log") == 1
+    finally:
+        os.close(fd)
+    # The background ingest meets the hook's own line again and does not count it twice.
+    _import_everything(state_root)
+    assert count("question_log") == LINES + 1 + 30 + 1
+    got = db_rows("SELECT tool_use_id, count(*) AS n FROM question_log GROUP BY tool_use_id")
+    assert {r["tool_use_id"]: r["n"] for r in got if r["tool_use_id"]} == {
+        "toolu_hook": 1,
+        "toolu_new": 1,
+    }
+
+
+def test_twin_search_reads_escaped_ids_and_skips_broken_lines(state_root, conn):
+    path = os.path.join(project_dir(state_root), "question-log.jsonl")
+    os.makedirs(project_dir(state_root), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        # The id spelled with escapes, a torn line, then a line without a newline yet.
+        f.write('{"source":"hook","tool_use_id":"\\u0074oolu_esc","skill":"ship"}\n')
+        f.write('{"source":"hook","tool_use_id":"toolu_torn"\n')
+        f.write('{"source":"agent","tool_use_id":"toolu_tail"}')
+    twin = mirror.backlog_twin(SLUG)
+    assert twin(conn, "hook", "toolu_esc", 0)
+    assert not twin(conn, "agent", "toolu_esc", 0)  # another source
+    assert not twin(conn, "hook", "toolu_torn", 0)  # unparseable: never a twin (as gstack)
+    assert twin(conn, "agent", "toolu_tail", 0)
+    assert not twin(conn, "hook", "toolu_esc", 1)
+
+
+def test_twin_search_reads_only_what_is_not_imported(state_root, conn):
+    path = _write_backlog(state_root, n=5)
+    _append_line(path, _event("Pick the release channel?", "toolu_1"))
+    twin = mirror.backlog_twin(SLUG)
+    assert twin(conn, "hook", "toolu_1", 0)
+    ingest.sync_project(conn, str(state_root), SLUG)
+    assert count("question_log") == 6
+    # The line is in the database now: the file's part is empty, the window is the table's.
+    assert not twin(conn, "hook", "toolu_1", 0)
+    _write_backlog(state_root, n=3, start=5)
+    assert not twin(conn, "hook", "toolu_1", 0)  # only the three new lines are read

@@ -8,12 +8,14 @@ shard is read; in both cases the rules themselves decide, never a damaged copy o
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from toolkit.core import door_rules
+import toolkit.core.door_rules  # noqa: F401  (makes every word family: the index can be built)
+from toolkit.core import door_words
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "tests", "fixtures", "doors")
@@ -21,12 +23,12 @@ CORPUS = os.path.join(ROOT, "tests", "fixtures", "doors")
 
 @pytest.fixture(scope="module")
 def fresh():
-    return door_rules._index_now()
+    return door_words._index_now()
 
 
 @pytest.fixture(scope="module")
 def cache_bytes(fresh):
-    return door_rules._Index.of(fresh).dump()
+    return door_words._Index.of(fresh).dump()
 
 
 def _damaged(data, rng):
@@ -47,7 +49,7 @@ def _damaged(data, rng):
 
 
 def test_round_trip_equals_the_rules(fresh, cache_bytes):
-    assert door_rules._Index.load(cache_bytes) == fresh
+    assert door_words._Index.load(cache_bytes) == fresh
 
 
 def test_damaged_cache_is_refused_or_read_as_the_rules(fresh, cache_bytes):
@@ -58,7 +60,7 @@ def test_damaged_cache_is_refused_or_read_as_the_rules(fresh, cache_bytes):
         if data == cache_bytes:
             continue
         try:
-            index = door_rules._Index.load(data)
+            index = door_words._Index.load(data)
         except ValueError:
             refused += 1
             continue
@@ -73,7 +75,7 @@ def test_every_byte_of_the_shards_is_guarded(fresh, cache_bytes):
         data = bytearray(cache_bytes)
         data[i] ^= 0x5A
         try:
-            index = door_rules._Index.load(bytes(data))
+            index = door_words._Index.load(bytes(data))
         except ValueError:
             continue
         assert index == fresh, f"byte {i}"
@@ -85,7 +87,7 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
     for name in sorted(os.listdir(CORPUS)):
         with open(os.path.join(CORPUS, name), encoding="utf-8") as f:
             texts += [row["text"] for row in map(json.loads, f) if row["door"] == "one-way"]
-    good = door_rules._Index.of(door_rules._index_now()).dump()
+    good = door_words._Index.of(door_words._index_now()).dump()
     data = {
         "flip": good[:-40] + bytes([good[-40] ^ 1]) + good[-39:],
         "cut": good[: len(good) * 2 // 3],
@@ -96,8 +98,8 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
     cache.write_bytes(data)
     code = (
         "import json, sys\n"
-        "from toolkit.core import door_rules, doors\n"
-        f"door_rules._cache_path = lambda: {str(cache)!r}\n"
+        "from toolkit.core import door_words, doors\n"
+        f"door_words._cache_path = lambda: {str(cache)!r}\n"
         "texts = json.load(sys.stdin)\n"
         "print(json.dumps([doors.classify(t).door for t in texts]))\n"
     )
@@ -111,4 +113,123 @@ def test_a_new_process_with_a_damaged_cache_still_finds_every_one_way_door(tmp_p
     ).stdout
     assert json.loads(out) == ["one-way"] * len(texts)
     # The damaged file was replaced by an intact cache of the rules.
-    assert door_rules._Index.load(cache.read_bytes()) == door_rules._index_now()
+    assert door_words._Index.load(cache.read_bytes()) == door_words._index_now()
+
+
+# --- the cache follows every module of the rules --------------------------------------------
+
+# Run in a copy of the package: the verdict on a text, the rules version, and the cache files.
+_READ_IN_COPY = (
+    "import json, os, sys\n"
+    "from toolkit.core import doors\n"
+    "verdict = list(doors.classify(sys.argv[1]))\n"
+    "folder = os.path.join(os.path.dirname(doors.__file__), '__pycache__')\n"
+    "caches = sorted(n for n in os.listdir(folder) if n.startswith('door-words.'))\n"
+    "print(json.dumps([verdict, doors.rules_version(), caches, doors.__file__]))\n"
+)
+
+
+def _read_in_copy(root, text):
+    out = subprocess.run(
+        [sys.executable, "-c", _READ_IN_COPY, text],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    ).stdout
+    return json.loads(out)
+
+
+@pytest.mark.parametrize(
+    "module, before, after, text",
+    [
+        # A word added to a named family: a new strong verb.
+        (
+            "door_families.py",
+            '"deletion, deletions, erasure, destruction, del",',
+            '"deletion, deletions, erasure, destruction, del, zorblify",',
+            "Should we zorblify the users table?",
+        ),
+        # A word added to a family written inside a rule.
+        (
+            "door_rules.py",
+            '"never come back, no going back"',
+            '"never come back, no going back, zorblified"',
+            "The settings move is zorblified, fine?",
+        ),
+        # A new inflection made for every verb.
+        (
+            "door_words.py",
+            '        out.add(base)\n        if " " in base:',
+            '        out.add(base)\n        out.add(base + "zz")\n        if " " in base:',
+            "Should we wipezz the orders?",
+        ),
+    ],
+)
+def test_an_edit_to_any_rules_module_is_read_by_the_next_process_not_the_stale_cache(
+    tmp_path, module, before, after, text
+):
+    root = tmp_path / "copy"
+    shutil.copytree(
+        os.path.join(ROOT, "toolkit"),
+        root / "toolkit",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    verdict, version, caches, loaded = _read_in_copy(root, text)
+    assert loaded.startswith(str(root)), loaded  # the copy, not the checkout, was read
+    assert verdict == ["two-way", "no-match"]
+    assert len(caches) == 1  # the word index was cached by that process
+    assert _read_in_copy(root, text)[:3] == [verdict, version, caches]  # and read from it
+
+    path = root / "toolkit" / "core" / module
+    source = path.read_text(encoding="utf-8")
+    assert source.count(before) == 1
+    path.write_text(source.replace(before, after), encoding="utf-8")
+
+    for _ in range(2):  # the first process builds and caches the index, the second loads it
+        new_verdict, new_version, new_caches, _ = _read_in_copy(root, text)
+        assert new_verdict[0] == "one-way", new_verdict
+        assert new_version != version  # recorded summaries will be read again
+        assert len(new_caches) == 1 and new_caches != caches  # the stale cache is gone
+
+
+def test_the_cache_key_names_every_module_that_defines_words_or_rules():
+    from toolkit.core.door_words import RULE_SOURCES
+
+    core = os.path.join(ROOT, "toolkit", "core")
+    modules = {n for n in os.listdir(core) if n.startswith("door_") and n.endswith(".py")}
+    assert set(RULE_SOURCES) == modules
+    # Every module that makes a word family is one of them.
+    for name in os.listdir(core):
+        if name.endswith(".py"):
+            with open(os.path.join(core, name), encoding="utf-8") as f:
+                text = f.read()
+            if "_F(" in text or "_Family(" in text:
+                assert name in RULE_SOURCES, name
+
+
+def test_no_index_is_built_or_cached_before_every_family_is_made(tmp_path):
+    cache = tmp_path / "door-words.partial.marshal"
+    code = (
+        "import sys\n"
+        "from toolkit.core import door_words, door_families\n"
+        f"door_words._cache_path = lambda: {str(cache)!r}\n"
+        "try:\n"
+        "    door_words._scan(['zap', 'the', 'orders'])\n"
+        "except RuntimeError as e:\n"
+        "    print('refused:', e)\n"
+        "from toolkit.core import door_rules\n"
+        "print(door_rules.match('zap the orders'))\n"
+        "try:\n"
+        "    door_words._F('late, family')\n"
+        "except RuntimeError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    lines = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.splitlines()
+    assert lines[0].startswith("refused:")
+    assert lines[1] == "destructive-verb"
+    assert lines[2].startswith("refused:")
+    assert door_words._Index.load(cache.read_bytes()) == door_words._index_now()

@@ -439,11 +439,26 @@ def test_checks_without_text_never_load_the_rules():
     assert out.stdout.split() == ["none", "True"]
 
 
+def test_a_text_whose_words_fire_a_rule_never_loads_the_other_readings():
+    # Shell lines, method calls and disguised spellings are read only when the words as
+    # written fire nothing: a plainly one-way question spares its process that module.
+    code = (
+        "import sys\n"
+        "import toolkit.core.doors as d\n"
+        "print(d.classify('Drop the users table?').door)\n"
+        "print('toolkit.core.door_readings' in sys.modules)\n"
+        "print(d.classify('cat /dev/null > app.sqlite').door)\n"
+        "print('toolkit.core.door_readings' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["one-way", "False", "one-way", "True"]
+
+
 def test_word_index_cache_equals_a_fresh_build():
-    from toolkit.core import door_rules
+    from toolkit.core import door_words
 
     classify("warm the cache")
-    assert door_rules._INDEX == door_rules._index_now()
+    assert door_words._INDEX == door_words._index_now()
 
 
 def test_word_splitting_matches_the_token_pattern():
@@ -451,9 +466,9 @@ def test_word_splitting_matches_the_token_pattern():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from toolkit.core import door_rules
+    from toolkit.core import door_rules, door_words
 
-    pattern = door_rules._token_pattern()
+    pattern = door_words._token_pattern()
     pieces = st.sampled_from(
         list("abz09 -.?!;,$%#+=/:()'\"é")
         + ["--", "o+w", "-rf", "v1.2.3", "::/0", "a-b", "x.", "$ 5", "rm", "2.0"]

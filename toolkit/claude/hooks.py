@@ -282,7 +282,12 @@ def _record(conn, record, project, index, registry, hook, env):
     from toolkit.gstack import mirror
 
     result = questions.record_event(
-        conn, record, project, question_index=index, registry=registry.door_types()
+        conn,
+        record,
+        project,
+        question_index=index,
+        registry=registry.door_types(),
+        unimported=mirror.backlog_twin(project, env),
     )
     if result.status == "inserted" and mirror.enabled(env):
         # The row is committed: now the line, marked read so pickup does not read it back.

@@ -670,13 +670,17 @@ _SCAN_KEY = "door_rules_scan"
 
 
 def rules_version() -> str:
-    """A short hash of the rules' text: recorded summaries are re-read when it changes."""
+    """A short hash of the rules' text (every module of them): recorded summaries are
+    re-read when it changes."""
     import hashlib
 
-    from toolkit.core import door_rules
+    from toolkit.core.door_words import rule_files
 
-    with open(door_rules.__file__, "rb") as f:
-        return hashlib.sha1(f.read()).hexdigest()[:12]
+    digest = hashlib.sha1()
+    for path in rule_files():
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:12]
 
 
 def reclassify(conn, progress=None, batch=5000) -> int:

@@ -348,7 +348,7 @@ def _text_or_none(v):
     return v if isinstance(v, str) else None
 
 
-def _index_of(record, question_index):
+def index_of(record, question_index):
     if question_index is None:
         question_index = record.get("question_index")
     valid = isinstance(question_index, int) and not isinstance(question_index, bool)
@@ -429,7 +429,7 @@ def prepare_row(
         _text_or_none(record.get("session_id")),
         record.get("source", "agent"),
         _text_or_none(record.get("tool_use_id")) or None,
-        _index_of(record, question_index),
+        index_of(record, question_index),
         _text_or_none(record.get("free_text")),
         phase,
         "one-way" if verdict.one_way else "two-way",
@@ -460,15 +460,19 @@ def record_event(
     dedup=True,
     registry=None,
     recorded_at=None,
+    unimported=None,
 ) -> Recorded:
     """Insert one validated event (from ``validate_event``) for ``project``.
 
     Dedup follows gstack's rule (same source and tool_use_id among the project's last 100
     events) extended with the question's position, so questions 2..n of one
     multi-question call are all kept. ``registry`` maps id -> door type; by default the
-    database's (synced) registry is used.
+    database's (synced) registry is used. ``unimported(conn, source, tool_use_id,
+    question_index)`` says whether an entry not yet imported (gstack's lines still waiting
+    for a background ingest) already holds the event; it is asked inside the write
+    transaction when the database's window has no twin, so the event is not counted twice.
     """
-    question_index = _index_of(record, question_index)
+    question_index = index_of(record, question_index)
     tool_use_id = _text_or_none(record.get("tool_use_id")) or None
 
     own = not conn.in_transaction
@@ -484,6 +488,8 @@ def record_event(
                 " WHERE source = ? AND tool_use_id = ? AND question_index = ?",
                 (project, DEDUP_WINDOW, record.get("source"), tool_use_id, question_index),
             ).fetchone()
+            if not hit and unimported is not None:
+                hit = unimported(conn, record.get("source"), tool_use_id, question_index)
             if hit:
                 if own:
                     conn.execute("COMMIT")

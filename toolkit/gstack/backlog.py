@@ -58,6 +58,85 @@ def package_parent():
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# gstack's dedup window is the last 100 lines of the file; while a backlog waits for import,
+# its newest lines are read backwards from the end, at most this much (a line is a few hundred
+# bytes; unknown fields could make one longer, and the read must stay bounded on the hot path).
+TAIL_CHUNK = 64 << 10
+TAIL_MAX_BYTES = 1 << 20
+
+
+def unimported_twin(conn, path, source, tool_use_id, question_index, window):
+    """True when a line of ``path`` (a project's question-log.jsonl) that the database has
+    not imported yet, among the file's last ``window`` lines, has this ``source``,
+    ``tool_use_id`` and question position: the event is already recorded there.
+
+    Call it inside the write transaction that would insert the event: the importer commits
+    rows together with the offset that covers them, so database rows plus the lines past
+    the offset read here are the whole history, with nothing seen twice or missed.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    row = conn.execute("SELECT inode, offset FROM ingest_state WHERE path = ?", (path,)).fetchone()
+    start = row[1] if row and row[0] == st.st_ino and row[1] <= st.st_size else 0
+    if start >= st.st_size:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        lines = _last_lines(fd, start, st.st_size, window)
+    finally:
+        os.close(fd)
+    return _has_twin(lines, source, tool_use_id, question_index)
+
+
+def _last_lines(fd, start, end, window):
+    """Up to ``window`` complete lines between ``start`` and ``end``, newest first."""
+    import stat
+
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        return []
+    floor = max(start, end - TAIL_MAX_BYTES)
+    pos, rest, lines = end, b"", []
+    while pos > floor and len(lines) < window:
+        n = min(TAIL_CHUNK, pos - floor)
+        pos -= n
+        parts = (os.pread(fd, n, pos) + rest).split(b"\n")
+        # The first part may be cut by this chunk: keep it for the next one, unless this
+        # is the start of the unread part (the offset always sits at a line's start).
+        rest = parts.pop(0) if pos > start else b""
+        lines.extend(p for p in reversed(parts) if p.strip())
+    return lines[:window]
+
+
+def _has_twin(lines, source, tool_use_id, question_index):
+    from toolkit.core.questions import index_of
+    from toolkit.store import json_lite as json
+
+    needle = tool_use_id.encode("utf-8", "surrogatepass")
+    for line in lines:
+        # Without a backslash every string in the line is spelled literally, so a line
+        # that does not contain the id cannot hold it (most lines are skipped unparsed).
+        if needle not in line and b"\\" not in line:
+            continue
+        try:
+            obj = json.loads(line.decode("utf-8", "surrogateescape"))
+        except (ValueError, RecursionError):
+            continue  # as gstack: only parseable lines count
+        if (
+            isinstance(obj, dict)
+            # A line without a source is imported as the default one; so it is read here.
+            and obj.get("source", "agent") == source
+            and obj.get("tool_use_id") == tool_use_id
+            and index_of(obj, None) == question_index
+        ):
+            return True
+    return False
+
+
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
     "from toolkit.gstack.backlog import main; main(sys.argv[2:])"

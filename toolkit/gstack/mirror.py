@@ -468,11 +468,38 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
         if enabled:
             picked = pickup(conn, project, env)
         rec = questions.record_event(
-            conn, record, project, registry=registry, question_index=question_index
+            conn,
+            record,
+            project,
+            registry=registry,
+            question_index=question_index,
+            unimported=backlog_twin(project, env),
         )
     if rec.status == "inserted" and enabled:
         warnings.append(append_question_event(conn, project, record, env))
     return rec, _one_warning(picked, warnings)
+
+
+def backlog_twin(project, env=None):
+    """``record_event``'s check of the project's question-log.jsonl lines not imported yet.
+
+    While a backlog waits for the background ingest, a twin of the event (same source and
+    tool_use_id among the file's last lines, gstack's dedup rule) may sit only in the file:
+    recording the event again would count it twice once the line is imported. Checked
+    whether or not gstack's files are kept current, since ``plantune ingest`` imports
+    them either way.
+    """
+    path = project_file(project, QUESTION_LOG, env)
+
+    def check(conn, source, tool_use_id, question_index):
+        from toolkit.core.questions import DEDUP_WINDOW
+        from toolkit.gstack import backlog
+
+        return backlog.unimported_twin(
+            conn, path, source, tool_use_id, question_index, DEDUP_WINDOW
+        )
+
+    return check
 
 
 def _one_warning(picked, writes):
