@@ -690,3 +690,31 @@ def test_dimension_trace_page_count_and_facet_read_only_the_moves(moving_log):
     newest = conn.execute("SELECT ts FROM dimension_trace ORDER BY ts DESC LIMIT 101").fetchall()
     assert len(newest) == 101 and newest == sorted(newest, reverse=True)
     conn.close()
+
+
+def test_migration_0020_gives_an_existing_database_the_plans(tmp_path, db_file):
+    """A database from before 0020 gets the index and the planner statistics: its count
+    starts from the moving answers and its page from the newest events, with the same rows."""
+    conn = database.connect(db_file, schema=schema_before(tmp_path, "0020"))
+    build_history(conn)
+    conn.close()
+    conn = database.connect(db_file)
+    rows = conn.execute("SELECT * FROM dimension_trace ORDER BY event_id, dimension").fetchall()
+    joined = conn.execute(
+        "SELECT q.id, m.dimension, m.delta FROM question_log q"
+        " JOIN registry_questions r ON r.id = q.question_id"
+        " JOIN signal_map m ON m.signal_key = r.signal_key AND m.user_choice = q.user_choice"
+        " ORDER BY q.id, m.dimension"
+    ).fetchall()
+    assert rows and [(r["event_id"], r["dimension"], r["delta"]) for r in rows] == [
+        tuple(r) for r in joined
+    ]
+
+    def plan(sql):
+        return " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
+
+    count = plan("SELECT count(*) FROM dimension_trace")
+    assert count.startswith("SCAN r") and "question_log_choice" in count, count
+    page = plan("SELECT * FROM dimension_trace ORDER BY ts DESC LIMIT 101")
+    assert page.startswith("SCAN q USING INDEX question_log_ts") and "TEMP B-TREE" not in page
+    conn.close()
