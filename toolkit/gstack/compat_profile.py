@@ -224,7 +224,13 @@ COMMANDS = {
 }
 
 
-def run(argv):
+def run(argv, close=True):
+    """Run one subcommand; ``close=False`` leaves the connection to the process's exit.
+
+    The console commands exit right after (``run_script``) and do not close: closing the
+    last connection checkpoints the WAL, about half a millisecond of every ``--derive``.
+    Every commit is already in the WAL, durable as every other compat command's.
+    """
     sub = argv[0] if argv else "--read"
     if sub in ("--help", "-h", "help"):
         sys.stdout.write(USAGE)
@@ -243,16 +249,17 @@ def run(argv):
     try:
         return handler(ctx, argv[1:])
     finally:
-        ctx.conn.close()
+        if close:
+            ctx.conn.close()
 
 
 def developer_profile_main():
-    run_script(PROG, run)
+    run_script(PROG, lambda args: run(args, close=False))
 
 
 def builder_profile_main():
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    run_script(PROG, lambda _args: run(["--read"]))
+    run_script(PROG, lambda _args: run(["--read"], close=False))
 
 
 if __name__ == "__main__":

@@ -1,19 +1,21 @@
 """Bulk upkeep of the analysis rollups (rollup_phase, _day, _question, _choice) for imports.
 
 The rollup tables behind the analysis views are kept exact by triggers, one event at a
-time (migrations 0005 and 0011a). For a bulk import that per-row work is most of the cost, so a large
-part of an import inserts its rows with ``question_log_rollup_insert`` left out and then
-adds the whole part's contribution in four set-based statements, in the same transaction:
-no other connection ever sees the rows without their totals.
+time (migrations 0005 and 0011a; since 0021 ``question_log_rollup_insert`` writes the event
+into ``rollup_question_log_feed``, whose ``rollup_question_log_feed_add`` trigger adds it).
+For a bulk import that per-row work is most of the cost, so a large part of an import
+inserts its rows with the feed left out and then adds the whole part's contribution in
+four set-based statements, in the same transaction: no other connection ever sees the rows
+without their totals.
 
-How the trigger is left out: an authorizer answers SQLITE_IGNORE for the INSERTs inside
-that one trigger while the bulk statement is prepared, so SQLite compiles the statement
-without them. Nothing in the schema changes (dropping and re-creating the trigger would
+How the trigger is left out: an authorizer answers SQLITE_IGNORE for the INSERT into the
+feed inside that one trigger while the bulk statement is prepared, so SQLite compiles the
+statement without it. Nothing in the schema changes (dropping and re-creating the trigger would
 make every other connection re-read the schema), and every other trigger still runs. The
 bulk statement has its own SQL text, so no other writer can ever reuse its compiled form.
 
-The set-based statements mirror the trigger; :data:`TRIGGER_SHA1` is the trigger they
-mirror. When a migration redefines the trigger (new columns, a new key), its SQL no longer
+The set-based statements mirror the triggers; :data:`TRIGGER_SHA1` is the triggers they
+mirror. When a migration redefines either (new columns, a new key), their SQL no longer
 matches, bulk upkeep switches itself off and imports fall back to the trigger (exact,
 slower) until these statements are brought in line: tests compare the two paths table by
 table.
@@ -25,9 +27,11 @@ except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
 INSERT_TRIGGER = "question_log_rollup_insert"
-# sha1 of the trigger's SQL in sqlite_master as migration 0011a creates it (every total
-# keyed by synthetic as well, so simulated and real rows are never added together).
-TRIGGER_SHA1 = "7d19631de770d8b157140ae3f492791ba362659b"
+FEED_ADD_TRIGGER = "rollup_question_log_feed_add"
+# sha1 of the two triggers' SQL in sqlite_master, joined by a NUL, as migration 0021 creates
+# them (every total keyed by synthetic as well, so simulated and real rows are never added
+# together).
+TRIGGER_SHA1 = "4f9888932959166c08ba34138beb313b1ab18016"
 # Below this many bytes to read (about 1,000 lines), an import keeps the per-row trigger.
 BULK_MIN_BYTES = 256 << 10
 
@@ -117,12 +121,22 @@ ADD_ROWS = (
 )
 
 
+def triggers_sha1(conn):
+    """sha1 of the SQL of the insert trigger and the feed trigger (None if one is missing)."""
+    sqls = []
+    for name in (INSERT_TRIGGER, FEED_ADD_TRIGGER):
+        row = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            return None
+        sqls.append(row[0])
+    return _sha1("\0".join(sqls).encode()).hexdigest()
+
+
 def bulk_ready(conn):
-    """True when the insert trigger is the one :data:`ADD_ROWS` mirrors."""
-    row = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (INSERT_TRIGGER,)
-    ).fetchone()
-    return row is not None and _sha1(row[0].encode()).hexdigest() == TRIGGER_SHA1
+    """True when the triggers are the ones :data:`ADD_ROWS` mirrors."""
+    return triggers_sha1(conn) == TRIGGER_SHA1
 
 
 def _authorizer(action, arg1, arg2, dbname, source):
