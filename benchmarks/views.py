@@ -137,8 +137,10 @@ def build(path, n_events):
 
 
 VIEW_MIGRATION = os.path.join(db.MIGRATIONS_DIR, "0015_view_rollups.sql")
+TRACE_MIGRATION = os.path.join(db.MIGRATIONS_DIR, "0020_dimension_trace_plans.sql")
 WITHOUT_TRIGGERS = "without rollup triggers"
 BEFORE_VIEWS = "before 0015 (view indexes, pacing rollup)"
+BEFORE_TRACE = "before 0020 (dimension_trace index)"
 CURRENT = "with rollup triggers"
 
 
@@ -146,6 +148,54 @@ def objects_of(migration):
     """The indexes and triggers a migration creates, by name."""
     with open(migration, encoding="utf-8") as f:
         return re.findall(r"^CREATE (INDEX|TRIGGER) (\w+)", f.read(), flags=re.M)
+
+
+def schema_variant(path, label):
+    """A fresh database with the schema as shipped, less what ``label`` leaves out."""
+    conn = database.connect(path)
+    if label == WITHOUT_TRIGGERS:
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+        ).fetchall():
+            conn.execute(f'DROP TRIGGER "{name}"')
+    elif label in (BEFORE_VIEWS, BEFORE_TRACE):
+        migration = VIEW_MIGRATION if label == BEFORE_VIEWS else TRACE_MIGRATION
+        for kind, name in objects_of(migration):
+            conn.execute(f'DROP {kind} "{name}"')
+    return conn
+
+
+def hook_insert(conn, i):
+    """One question-log row as a hook writes it."""
+    conn.execute(
+        "INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary,"
+        " user_choice, recommended, followed_recommendation, session_id, source, phase, door_class,"
+        " raw_json, recorded_at) VALUES (?, 'p', ?, 'qa', 'qa-tier', 'Which tier?', 'quick',"
+        " 'quick', 1, ?, 'agent', 'eng', 'two-way', '{}', ?)",
+        (f"k{i}", f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z", f"s{i // 40}", "now"),
+    )
+
+
+def insert_steps(directory, n=200):
+    """SQLite virtual-machine steps per hook-style insert, as shipped and before 0020: a
+    measure of the write path's work that does not depend on the machine's load."""
+    out = {}
+    for label in (BEFORE_TRACE, CURRENT):
+        conn = schema_variant(os.path.join(directory, f"steps-{len(out)}.db"), label)
+        steps = [0]
+
+        def tick():
+            steps[0] += 1
+            return 0
+
+        conn.set_progress_handler(tick, 1)
+        with db.transaction(conn):
+            for i in range(n):
+                hook_insert(conn, i)
+        conn.set_progress_handler(None, 0)
+        out[label] = steps[0] / n
+        conn.close()
+    return out
 
 
 def insert_cost(directory, n=1000, rounds=3):
@@ -165,32 +215,13 @@ def insert_cost(directory, n=1000, rounds=3):
         results[key] = min(value, results.get(key, value))
 
     for r in range(rounds):
-        for k, label in enumerate((WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT)):
+        for k, label in enumerate((WITHOUT_TRIGGERS, BEFORE_VIEWS, BEFORE_TRACE, CURRENT)):
             path = os.path.join(directory, f"insert-{r}-{k}.db")
-            conn = database.connect(path)
-            if label == WITHOUT_TRIGGERS:
-                for (name,) in conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'trigger'"
-                ).fetchall():
-                    conn.execute(f'DROP TRIGGER "{name}"')
-            elif label == BEFORE_VIEWS:
-                for kind, name in objects_of(VIEW_MIGRATION):
-                    conn.execute(f'DROP {kind} "{name}"')
+            conn = schema_variant(path, label)
             t = time.perf_counter()
             for i in range(n):
                 with db.transaction(conn):
-                    conn.execute(
-                        "INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary,"
-                        " user_choice, recommended, followed_recommendation, session_id, source, phase, door_class,"
-                        " raw_json, recorded_at) VALUES (?, 'p', ?, 'qa', 'qa-tier', 'Which tier?', 'quick',"
-                        " 'quick', 1, ?, 'agent', 'eng', 'two-way', '{}', ?)",
-                        (
-                            f"k{i}",
-                            f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
-                            f"s{i // 40}",
-                            "now",
-                        ),
-                    )
+                    hook_insert(conn, i)
             keep(label, (time.perf_counter() - t) / n)
             t = time.perf_counter()
             for i in range(n):
@@ -384,6 +415,7 @@ def main(argv=None):
     naive = naive_vs_rollup(path)
     with tempfile.TemporaryDirectory() as scratch:
         inserts = insert_cost(scratch)
+        steps = insert_steps(scratch)
     print(f"question_log rows: {n:,}; sqlite3 count(*) directly: {direct * 1000:.1f} ms")
     print(
         f"baseline: select count(*) from question_log through Datasette: {baseline * 1000:.1f} ms\n"
@@ -423,6 +455,12 @@ def main(argv=None):
         f"hook-style insert (own transaction): {plain * 1e6:.0f} us without rollup triggers, "
         f"{before * 1e6:.0f} us {BEFORE_VIEWS}, {rolled * 1e6:.0f} us as shipped = "
         f"{rolled / plain:.2f}x without triggers, {rolled / before:.2f}x before 0015"
+    )
+    before, rolled = inserts[BEFORE_TRACE], inserts[CURRENT]
+    print(
+        f"hook-style insert: {before * 1e6:.0f} us {BEFORE_TRACE}, {rolled * 1e6:.0f} us as shipped"
+        f" = {rolled / before:.2f}x; SQLite VM steps per insert: {steps[BEFORE_TRACE]:.0f} before 0020,"
+        f" {steps[CURRENT]:.0f} as shipped = {steps[CURRENT] / steps[BEFORE_TRACE]:.3f}x"
     )
     plain, before, rolled = (
         inserts["finding " + k] for k in (WITHOUT_TRIGGERS, BEFORE_VIEWS, CURRENT)

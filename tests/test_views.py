@@ -444,15 +444,25 @@ def vm_steps(conn, sql):
     return steps[0] * 100
 
 
+def database_with(tmp_path_factory, name, *statements):
+    """A migrated database in a temporary folder, filled by ``statements`` in one transaction."""
+    path = str(tmp_path_factory.mktemp(name) / "plantune.db")
+    conn = database.connect(path)
+    with db.transaction(conn):
+        for sql in statements:
+            conn.execute(sql)
+    conn.close()
+    return path
+
+
 @pytest.fixture(scope="module")
 def large_log(tmp_path_factory):
     """20,000 events in 100 sessions of 200 (few rollup rows per event), 5% auto-decided,
     and 5,000 pacing findings (1,000 of them answered by an event)."""
-    path = str(tmp_path_factory.mktemp("large") / "plantune.db")
-    conn = database.connect(path)
-    with db.transaction(conn):
-        conn.execute(
-            """
+    return database_with(
+        tmp_path_factory,
+        "large",
+        """
             WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 19999)
             INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary, user_choice,
                 recommended, followed_recommendation, session_id, source, phase, door_class, raw_json, recorded_at)
@@ -464,10 +474,8 @@ def large_log(tmp_path_factory):
                    CASE i % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng' ELSE 'dx' END,
                    'two-way', '{}', '2026-01-01T00:00:00.000Z'
             FROM s
-            """
-        )
-        conn.execute(
-            """
+            """,
+        """
             WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 4999)
             INSERT INTO findings (project, session_id, chain_id, phase, finding_id, severity, irreversibility,
                 decision_matters, door_type, door_reason, score, threshold, disposition, surface_reason,
@@ -479,10 +487,8 @@ def large_log(tmp_path_factory):
                    strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i * 240) || ' seconds'),
                    '2026-01-01T00:00:00.000Z'
             FROM s
-            """
-        )
-    conn.close()
-    return path
+            """,
+    )
 
 
 def datasette_queries(view, meta):
@@ -621,4 +627,94 @@ def test_row_view_pages_read_each_row_at_most_once_through_an_index(large_log, v
     for sql in rest:
         steps = vm_steps(conn, sql)
         assert steps < 3 * scan, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def moving_log(tmp_path_factory):
+    """20,000 events in 100 sessions of 200, every fifth session simulated: one event in 25
+    answers a registered question with a choice that moves the profile (one or two
+    dimensions), one in 25 answers it with a choice that moves nothing, the rest are
+    unmarked hook questions."""
+    return database_with(
+        tmp_path_factory,
+        "moving",
+        """
+            WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 19999)
+            INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary, user_choice,
+                recommended, followed_recommendation, session_id, source, phase, door_class, synthetic,
+                raw_json, recorded_at)
+            SELECT 'k' || i, 'p' || (i / 200 % 3),
+                   strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i * 60) || ' seconds'),
+                   'ship', iif(i % 25 < 2, 'ship-test-failure-triage', 'hook-' || printf('%010d', i % 20)),
+                   'Tests failed. What now?',
+                   CASE WHEN i % 25 = 1 THEN 'not-in-the-map'
+                        ELSE CASE i / 25 % 3 WHEN 0 THEN 'fix-now' WHEN 1 THEN 'skip' ELSE 'add-test' END END,
+                   'fix-now', 1, 's' || (i / 200), 'agent',
+                   CASE i % 4 WHEN 0 THEN 'ceo' WHEN 1 THEN 'design' WHEN 2 THEN 'eng' ELSE 'dx' END,
+                   'two-way', i / 200 % 5 = 0, '{}', '2026-01-01T00:00:00.000Z'
+            FROM s
+            """,
+    )
+
+
+def test_dimension_trace_page_count_and_facet_read_only_the_moves(moving_log):
+    """The page reads the newest events until it has its rows; the count and the synthetic
+    facet read the index entries of the moving answers only, never the whole log."""
+    conn = sqlite3.connect(moving_log)
+    scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
+    # 800 of the 20,000 events move something: reading only them (and grouping their
+    # moves for the facet) stays well under half a scan; walking the log takes several.
+    # The extra count is the one of the page that a click on the facet's value 0 opens.
+    queries = [*datasette_queries("dimension_trace", load_metadata())]
+    for sql in [*queries, "SELECT count(*) FROM dimension_trace WHERE synthetic = 0"]:
+        steps = vm_steps(conn, sql)
+        assert steps < scan / 2, f"{sql!r} took {steps} steps; one scan of the log takes {scan}"
+    # the counts are still every move: one row per event and dimension its answer moved
+    dims = {}
+    for key, choice in conn.execute(
+        "SELECT r.id, m.user_choice FROM registry_questions r JOIN signal_map m USING (signal_key)"
+    ):
+        dims[key, choice] = dims.get((key, choice), 0) + 1
+    expected = {0: 0, 1: 0}
+    for qid, choice, synthetic in conn.execute(
+        "SELECT question_id, user_choice, synthetic FROM question_log"
+    ):
+        expected[synthetic] += dims.get((qid, choice), 0)
+    assert expected[0] > 0 and expected[1] > 0
+    facet = queries[-1]
+    assert dict(conn.execute(facet).fetchall()) == expected
+    assert conn.execute("SELECT count(*) FROM dimension_trace").fetchone()[0] == sum(
+        expected.values()
+    )
+    newest = conn.execute("SELECT ts FROM dimension_trace ORDER BY ts DESC LIMIT 101").fetchall()
+    assert len(newest) == 101 and newest == sorted(newest, reverse=True)
+    conn.close()
+
+
+def test_migration_0020_gives_an_existing_database_the_plans(tmp_path, db_file):
+    """A database from before 0020 gets the index and the planner statistics: its count
+    starts from the moving answers and its page from the newest events, with the same rows."""
+    conn = database.connect(db_file, schema=schema_before(tmp_path, "0020"))
+    build_history(conn)
+    conn.close()
+    conn = database.connect(db_file)
+    rows = conn.execute("SELECT * FROM dimension_trace ORDER BY event_id, dimension").fetchall()
+    joined = conn.execute(
+        "SELECT q.id, m.dimension, m.delta FROM question_log q"
+        " JOIN registry_questions r ON r.id = q.question_id"
+        " JOIN signal_map m ON m.signal_key = r.signal_key AND m.user_choice = q.user_choice"
+        " ORDER BY q.id, m.dimension"
+    ).fetchall()
+    assert rows and [(r["event_id"], r["dimension"], r["delta"]) for r in rows] == [
+        tuple(r) for r in joined
+    ]
+
+    def plan(sql):
+        return " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
+
+    count = plan("SELECT count(*) FROM dimension_trace")
+    assert count.startswith("SCAN r") and "question_log_choice" in count, count
+    page = plan("SELECT * FROM dimension_trace ORDER BY ts DESC LIMIT 101")
+    assert page.startswith("SCAN q USING INDEX question_log_ts") and "TEMP B-TREE" not in page
     conn.close()

@@ -6,11 +6,17 @@
 -- dimension), in log order by event_id. Events with an empty question_id or user_choice
 -- never count, as in gstack's `--derive`.
 -- `synthetic` is copied from the event so simulated history can be kept apart.
+--
+-- Datasette counts this view and groups it by synthetic in queries of their own, which
+-- SQLite plans from the moving answers (registry x signal map) and the question index
+-- (migration 0020); the newest-first page walks question_log (ts) instead. synthetic is
+-- read as +q.synthetic (the same value) so that grouping by it is never served by walking
+-- the whole log in the order of question_log (synthetic).
 CREATE VIEW dimension_trace AS
 SELECT
     q.id AS event_id,
     q.project,
-    q.synthetic,
+    +q.synthetic AS synthetic,
     q.ts,
     q.skill,
     q.question_id,

@@ -9,7 +9,9 @@
 -- choice_in_force is what the agent should act on. A simulated finding (synthetic = 1)
 -- is answered only by simulated events and a real one only by real events.
 -- The answer's fields are looked up per row shown (not joined), so counting the view or
--- faceting it on a finding's own columns never looks for answers.
+-- faceting it on a finding's own columns never looks for answers. The answer is found
+-- through question_log_question, newest first, stopping at the first match (+session_id
+-- keeps SQLite from reading and sorting the whole session instead).
 CREATE VIEW pacing_decisions AS
 SELECT
     d.*,
@@ -47,7 +49,7 @@ FROM (
         f.synthetic,
         (
             SELECT q.id FROM question_log q
-            WHERE q.session_id = f.session_id
+            WHERE +q.session_id = f.session_id
               AND q.question_id = f.question_id
               AND (q.phase = f.phase OR q.phase = 'unknown')
               AND q.synthetic = f.synthetic
