@@ -320,30 +320,35 @@ def test_post_tool_use_hook_dedups_against_unimported_lines(state_root, tmp_path
     }
 
 
+def _line(tool_use_id, source="hook", **extra):
+    return json.dumps(_event("Pick the release channel?", tool_use_id, source=source, **extra))
+
+
 def test_twin_search_reads_escaped_ids_and_skips_broken_lines(state_root, conn):
     path = os.path.join(project_dir(state_root), "question-log.jsonl")
     os.makedirs(project_dir(state_root), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         # The id spelled with escapes, a torn line, then a line without a newline yet.
-        f.write('{"source":"hook","tool_use_id":"\\u0074oolu_esc","skill":"ship"}\n')
+        f.write(_line("toolu_esc").replace('"toolu_esc"', '"\\u0074oolu_esc"') + "\n")
         f.write('{"source":"hook","tool_use_id":"toolu_torn"\n')
-        f.write('{"source":"agent","tool_use_id":"toolu_tail"}')
+        f.write(_line("toolu_tail", source="agent"))
     twin = mirror.backlog_twin(SLUG)
-    assert twin(conn, "hook", "toolu_esc", 0)
-    assert not twin(conn, "agent", "toolu_esc", 0)  # another source
-    assert not twin(conn, "hook", "toolu_torn", 0)  # unparseable: never a twin (as gstack)
-    assert twin(conn, "agent", "toolu_tail", 0)
-    assert not twin(conn, "hook", "toolu_esc", 1)
+    assert twin(conn, "hook", "toolu_esc", 0) == (True, 3)
+    assert twin(conn, "agent", "toolu_esc", 0) == (False, 3)  # another source
+    # unparseable: never a twin (as gstack)
+    assert twin(conn, "hook", "toolu_torn", 0) == (False, 3)
+    assert twin(conn, "agent", "toolu_tail", 0) == (True, 3)
+    assert twin(conn, "hook", "toolu_esc", 1) == (False, 3)
 
 
 def test_twin_search_reads_only_what_is_not_imported(state_root, conn):
     path = _write_backlog(state_root, n=5)
     _append_line(path, _event("Pick the release channel?", "toolu_1"))
     twin = mirror.backlog_twin(SLUG)
-    assert twin(conn, "hook", "toolu_1", 0)
+    assert twin(conn, "hook", "toolu_1", 0) == (True, 6)
     ingest.sync_project(conn, str(state_root), SLUG)
     assert count("question_log") == 6
     # The line is in the database now: the file's part is empty, the window is the table's.
-    assert not twin(conn, "hook", "toolu_1", 0)
+    assert twin(conn, "hook", "toolu_1", 0) == (False, 0)
     _write_backlog(state_root, n=3, start=5)
-    assert not twin(conn, "hook", "toolu_1", 0)  # only the three new lines are read
+    assert twin(conn, "hook", "toolu_1", 0) == (False, 3)  # only the three new lines are read

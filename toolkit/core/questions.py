@@ -449,6 +449,20 @@ def _developer():
     return identity.developer()
 
 
+def _in_window(conn, project, record, tool_use_id, question_index, unread):
+    """Whether the project's newest ``DEDUP_WINDOW - unread`` rows hold this event. As
+    gstack, a row counts only if its line carried a source: an imported line without one
+    is stored with the default source, but gstack never matches it."""
+    return conn.execute(
+        "SELECT 1 FROM (SELECT source, tool_use_id, question_index, ingested_from, raw_json"
+        " FROM question_log WHERE project = ? ORDER BY id DESC LIMIT ?)"
+        " WHERE source = ? AND tool_use_id = ? AND question_index = ?"
+        " AND (ingested_from IS NULL OR NOT json_valid(raw_json)"
+        " OR json_extract(raw_json, '$.source') IS NOT NULL)",
+        (project, DEDUP_WINDOW - unread, record.get("source"), tool_use_id, question_index),
+    ).fetchone()
+
+
 def record_event(
     conn,
     record: dict,
@@ -468,9 +482,11 @@ def record_event(
     events) extended with the question's position, so questions 2..n of one
     multi-question call are all kept. ``registry`` maps id -> door type; by default the
     database's (synced) registry is used. ``unimported(conn, source, tool_use_id,
-    question_index)`` says whether an entry not yet imported (gstack's lines still waiting
-    for a background ingest) already holds the event; it is asked inside the write
-    transaction when the database's window has no twin, so the event is not counted twice.
+    question_index)`` returns ``(twin, unread)``: whether an entry not yet imported
+    (gstack's lines still waiting for a background ingest) already holds the event, and
+    how many of the window's entries are such lines; the database's newest rows fill the
+    rest of the window. It is asked inside the write transaction, so the event is neither
+    counted twice nor lost to a twin outside gstack's window.
     """
     question_index = index_of(record, question_index)
     tool_use_id = _text_or_none(record.get("tool_use_id")) or None
@@ -482,14 +498,11 @@ def record_event(
         begin_immediate(conn)
     try:
         if dedup and tool_use_id:
-            hit = conn.execute(
-                "SELECT 1 FROM (SELECT source, tool_use_id, question_index FROM question_log"
-                " WHERE project = ? ORDER BY id DESC LIMIT ?)"
-                " WHERE source = ? AND tool_use_id = ? AND question_index = ?",
-                (project, DEDUP_WINDOW, record.get("source"), tool_use_id, question_index),
-            ).fetchone()
-            if not hit and unimported is not None:
-                hit = unimported(conn, record.get("source"), tool_use_id, question_index)
+            hit, unread = False, 0
+            if unimported is not None:
+                hit, unread = unimported(conn, record.get("source"), tool_use_id, question_index)
+            if not hit and unread < DEDUP_WINDOW:
+                hit = _in_window(conn, project, record, tool_use_id, question_index, unread)
             if hit:
                 if own:
                     conn.execute("COMMIT")

@@ -58,75 +58,147 @@ def package_parent():
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-# gstack's dedup window is the last 100 lines of the file; while a backlog waits for import,
-# its newest lines are read backwards from the end, at most this much (a line is a few hundred
-# bytes; unknown fields could make one longer, and the read must stay bounded on the hot path).
+# gstack's dedup window is the last 100 lines of the file, whatever their size. While a
+# backlog waits for import, the file's newest unread lines are found by reading backwards
+# from the end in chunks, up to 100 line ends or the importer's offset. Lines are kept as
+# positions only; the newest bytes (up to TAIL_KEEP_BYTES) stay in memory to be searched,
+# an older (long) line is searched in pieces, and only a line that holds the id's bytes (or
+# an escape that could spell it) is decoded and parsed.
 TAIL_CHUNK = 64 << 10
-TAIL_MAX_BYTES = 1 << 20
+TAIL_KEEP_BYTES = 1 << 20
 
 
-def unimported_twin(path, start, end, source, tool_use_id, question_index, window):
-    """True when a line of ``path`` (a project's question-log.jsonl) between ``start`` (the
-    importer's offset) and ``end``, among the file's last ``window`` lines, has this
-    ``source``, ``tool_use_id`` and question position: the event is already recorded there.
+def unimported_twin(conn, path, project, source, tool_use_id, question_index, window):
+    """``(twin, lines)`` for the lines of ``path`` (``project``'s question-log.jsonl) the
+    importer has not read: ``lines`` is how many of the file's last ``window`` lines are
+    unread (the database's newest ``window - lines`` rows make up the rest of gstack's
+    window), ``twin`` whether one of them holds this event (same ``source``,
+    ``tool_use_id`` and question position) and will be imported.
 
-    The caller reads the offset inside the write transaction that would insert the event:
-    the importer commits rows together with the offset that covers them, so database rows
-    plus the lines past the offset are the whole history, nothing seen twice or missed.
+    The caller asks inside the write transaction that would insert the event: the importer
+    commits rows together with the offset that covers them, so database rows plus the
+    lines past the offset are the whole history, nothing seen twice or missed.
     """
+    import stat
+
+    from toolkit.gstack import ingest_state
+
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
-        return False
+        return False, 0
     try:
-        lines = _last_lines(fd, start, end, window)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False, 0
+        # Where the importer will start: its offset only when the file is still the one it
+        # read (fingerprints), else the start (replaced, or truncated and written again).
+        state = ingest_state._load_states(conn, [path]).get(path)
+        start, _ = ingest_state.resume_point(fd, state, st)
+        tail = _Tail(fd, start, st.st_size)
+        spans = tail.last_lines(window)
+        needle = tool_use_id.encode("utf-8", "surrogatepass")
+        for lo, hi in spans:
+            if tail.holds(lo, hi, needle) and _is_twin(
+                conn, tail, lo, hi, project, source, tool_use_id, question_index
+            ):
+                return True, len(spans)
+        return False, len(spans)
     finally:
         os.close(fd)
-    return _has_twin(lines, source, tool_use_id, question_index)
 
 
-def _last_lines(fd, start, end, window):
-    """Up to ``window`` complete lines between ``start`` and ``end``, newest first."""
-    import stat
+class _Tail:
+    """The lines of ``[start, end)`` of a file, read backwards with bounded memory."""
 
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        return []
-    floor = max(start, end - TAIL_MAX_BYTES)
-    pos, rest, lines = end, b"", []
-    while pos > floor and len(lines) < window:
-        n = min(TAIL_CHUNK, pos - floor)
-        pos -= n
-        parts = (os.pread(fd, n, pos) + rest).split(b"\n")
-        # The first part may be cut by this chunk: keep it for the next one, unless this
-        # is the start of the unread part (the offset always sits at a line's start).
-        rest = parts.pop(0) if pos > start else b""
-        lines.extend(p for p in reversed(parts) if p.strip())
-    return lines[:window]
+    def __init__(self, fd, start, end):
+        self.fd, self.start, self.end = fd, start, end
+        self.kept, self.kept_at = b"", end  # the newest bytes: [kept_at, end)
+
+    def _chunk(self, pos, n):
+        data = os.pread(self.fd, n, pos)
+        if len(self.kept) + len(data) <= TAIL_KEEP_BYTES and pos + len(data) == self.kept_at:
+            self.kept, self.kept_at = data + self.kept, pos
+        return data
+
+    def last_lines(self, window):
+        """``(lo, hi)`` of up to ``window`` last lines, newest first (``hi`` excludes the
+        newline). A last line without its newline yet counts, as it does for gstack."""
+        spans, hi, pos = [], self.end, self.end
+        while pos > self.start and len(spans) < window:
+            n = min(TAIL_CHUNK, pos - self.start)
+            pos -= n
+            data = self._chunk(pos, n)
+            i = len(data)
+            while len(spans) < window:
+                j = data.rfind(b"\n", 0, i)
+                if j < 0:
+                    break
+                nl, i = pos + j, j
+                if nl != self.end - 1:  # the file's final newline ends the last line
+                    spans.append((nl + 1, hi))
+                hi = nl
+        if len(spans) < window and pos <= self.start and (hi < self.end or hi > self.start):
+            spans.append((self.start, hi))  # the first unread line
+        return spans
+
+    def read(self, lo, hi):
+        if lo >= self.kept_at:
+            return self.kept[lo - self.kept_at : hi - self.kept_at]
+        return os.pread(self.fd, hi - lo, lo)
+
+    def holds(self, lo, hi, needle):
+        """Whether ``[lo, hi)`` holds ``needle`` or a backslash (an escape can spell the id
+        in other bytes), searched in pieces so a long line is never read whole."""
+        if lo >= self.kept_at:
+            line = self.read(lo, hi)
+            return needle in line or b"\\" in line
+        overlap = max(len(needle) - 1, 0)
+        pos = lo
+        while pos < hi:
+            piece = os.pread(self.fd, min(TAIL_KEEP_BYTES, hi - pos), pos)
+            if not piece:
+                return False
+            if needle in piece or b"\\" in piece:
+                return True
+            if pos + len(piece) >= hi:
+                return False
+            pos += max(len(piece) - overlap, 1)
+        return False
 
 
-def _has_twin(lines, source, tool_use_id, question_index):
-    from toolkit.core.questions import index_of
-    from toolkit.store import json_lite as json
+def _is_twin(conn, tail, lo, hi, project, source, tool_use_id, question_index):
+    """Whether the importer will import line ``[lo, hi)`` as this event: read as it reads
+    lines, checked with its own rules, not deleted (tombstoned). gstack counts only lines
+    that carry both a source and a tool_use_id."""
+    from toolkit.core import questions
+    from toolkit.gstack import ingest_base, ingest_jsonl
 
-    needle = tool_use_id.encode("utf-8", "surrogatepass")
-    for line in lines:
-        # Without a backslash every string in the line is spelled literally, so a line
-        # that does not contain the id cannot hold it (most lines are skipped unparsed).
-        if needle not in line and b"\\" not in line:
-            continue
-        try:
-            obj = json.loads(line.decode("utf-8", "surrogateescape"))
-        except (ValueError, RecursionError):
-            continue  # as gstack: only parseable lines count
-        if (
-            isinstance(obj, dict)
-            # A line without a source is imported as the default one; so it is read here.
-            and obj.get("source", "agent") == source
-            and obj.get("tool_use_id") == tool_use_id
-            and index_of(obj, None) == question_index
-        ):
-            return True
-    return False
+    if hi - lo >= ingest_jsonl.MAX_LINE_BYTES:
+        return False  # the importer skips a line this long
+    try:
+        text = tail.read(lo, hi).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    text = text[:-1] if text[-1:] == "\r" else text
+    try:
+        obj = ingest_base._parse(text)
+    except (ValueError, RecursionError):
+        return False  # as gstack: only parseable lines count
+    if not (isinstance(obj, dict) and "source" in obj and "tool_use_id" in obj):
+        return False
+    try:
+        rec = ingest_jsonl.question_record(obj, questions.format_ts())
+    except ingest_base._Skip:
+        return False  # the importer skips it: the event would be in no store
+    if not (
+        rec.get("source") == source
+        and rec.get("tool_use_id") == tool_use_id
+        and questions.index_of(rec, None) == question_index
+    ):
+        return False
+    key = questions.event_key(project, obj)
+    return not conn.execute("SELECT 1 FROM tombstones WHERE event_key = ?", (key,)).fetchone()
 
 
 _BOOT = (

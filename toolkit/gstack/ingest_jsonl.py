@@ -163,6 +163,22 @@ class _LineJoiner:
 OWN_SOURCES = ("flip",)
 
 
+def question_record(obj, default_ts):
+    """The validated record a question-log.jsonl line is imported as; raises ``_Skip`` with
+    the reason when the line is not imported. The one check for both the importer and the
+    dedup window over lines still waiting for import (:mod:`toolkit.gstack.backlog`)."""
+    try:
+        if obj.get("source") in OWN_SOURCES:
+            # A line plantune itself wrote (a pacing flip): gstack's rules but that
+            # source, which gstack's readers count like any other.
+            rec = questions.validate_event(dict(obj, source="agent"), now=default_ts)
+            rec["source"] = obj["source"]
+            return rec
+        return questions.validate_event(obj, now=default_ts)
+    except questions.QuestionError as e:
+        raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
+
+
 class _QuestionLog:
     """question-log.jsonl lines: validated with gstack's rules, stored with their original
     content (key and raw_json from the line as written, ts/source/unknown fields kept)."""
@@ -179,16 +195,7 @@ class _QuestionLog:
         return (path, project, _mtime_ts(st), db.utc_now(), registry)
 
     def row(self, obj, text, line_no):
-        try:
-            if obj.get("source") in OWN_SOURCES:
-                # A line plantune itself wrote (a pacing flip): gstack's rules but that
-                # source, which gstack's readers count like any other.
-                rec = questions.validate_event(dict(obj, source="agent"), now=self.default_ts)
-                rec["source"] = obj["source"]
-            else:
-                rec = questions.validate_event(obj, now=self.default_ts)
-        except questions.QuestionError as e:
-            raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
+        rec = question_record(obj, self.default_ts)
         key = questions.event_key(self.project, obj)
         row = questions.prepare_row(
             rec,
@@ -467,14 +474,9 @@ class _Preparer:
 
 
 def _resume_point(fd, state, st, report):
-    """``(offset, line_no)`` to read from: where the last import stopped when the file is
-    still the one it read (same inode, not shorter, same fingerprints), else the start."""
-    offset, line_no = 0, 0
+    """``(offset, line_no)`` to read from (see :func:`ingest_state.resume_point`)."""
+    offset, line_no = ingest_state.resume_point(fd, state, st)
     if state is not None:
-        if state.inode == st.st_ino and st.st_size >= state.offset:
-            head, tail = _fingerprints(fd, state.offset)
-            if head == state.head and tail == state.tail:
-                offset, line_no = state.offset, state.line_no
         if offset == 0 and state.offset > 0:
             report.rescanned = True
             report.note(None, "file was replaced or rewritten; read again from the start")

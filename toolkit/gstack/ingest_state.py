@@ -64,6 +64,17 @@ def _fingerprints(fd, offset):
     return _sha1(head).hexdigest(), _sha1(tail).hexdigest()
 
 
+def resume_point(fd, state, st):
+    """``(offset, line_no)`` the importer reads from: where the last import stopped when the
+    file is still the one it read (same inode, not shorter, same fingerprints), else the
+    start (the file was replaced, or truncated and written again)."""
+    if state is not None and state.inode == st.st_ino and st.st_size >= state.offset:
+        head, tail = _fingerprints(fd, state.offset)
+        if head == state.head and tail == state.tail:
+            return state.offset, state.line_no
+    return 0, 0
+
+
 class _Tx:
     """Batch transactions that also work inside a caller's open transaction.
 

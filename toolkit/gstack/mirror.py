@@ -485,27 +485,27 @@ def backlog_twin(project, env=None):
 
     While a backlog waits for the background ingest, a twin of the event (same source and
     tool_use_id among the file's last lines, gstack's dedup rule) may sit only in the file:
-    recording the event again would count it twice once the line is imported. Checked
-    whether or not gstack's files are kept current, since ``plantune ingest`` imports
-    them either way.
+    recording the event again would count it twice once the line is imported. Returns
+    ``(twin, unread lines in the window)`` (see :func:`backlog.unimported_twin`). Checked
+    whether or not gstack's files are kept current, since ``plantune ingest`` imports them
+    either way. A file read to its end costs one stat and one indexed read.
     """
     path = project_file(project, QUESTION_LOG, env)
 
     def check(conn, source, tool_use_id, question_index):
         st = _stat(path)
         if st is None:
-            return False
+            return False, 0
         row = conn.execute(
-            "SELECT inode, offset FROM ingest_state WHERE path = ?", (path,)
+            "SELECT inode, size, offset, mtime_ns FROM ingest_state WHERE path = ?", (path,)
         ).fetchone()
-        start = row[1] if row and row[0] == st.st_ino and row[1] <= st.st_size else 0
-        if start >= st.st_size:
-            return False  # all imported: the database's own window is the whole history
+        if row and tuple(row) == (st.st_ino, st.st_size, st.st_size, st.st_mtime_ns):
+            return False, 0  # all imported: the database's own window is the whole history
         from toolkit.core.questions import DEDUP_WINDOW
         from toolkit.gstack import backlog
 
         return backlog.unimported_twin(
-            path, start, st.st_size, source, tool_use_id, question_index, DEDUP_WINDOW
+            conn, path, project, source, tool_use_id, question_index, DEDUP_WINDOW
         )
 
     return check
