@@ -43,8 +43,11 @@ for text in texts:
     except ValueError:
         readings = []
     shown = doors.explain(text)
-    out.append([verdict, [door_rules.match(r) for r in readings], shown["rule"],
-                shown["normalised"]])
+    rules = [door_rules.match(r) for r in readings]
+    # Readings whose words as written fire nothing: shell lines, calls, disguises decide.
+    other = [bool(rule) and not door_rules._match_words(door_rules._words(r) or ["."])
+             for r, rule in zip(readings, rules)]
+    out.append([verdict, rules, shown["rule"], shown["normalised"], other])
 singles, phrases, firsts, versions = index_home._index_now()
 json.dump({"results": out, "rules": list(door_rules.RULE_NAMES), "file": door_rules.__file__,
            "index": [sorted(singles.items()), sorted(phrases.items()),
@@ -295,13 +298,15 @@ def main():
     for i in diffs[:20]:
         problems.append(f"{texts[i]!r}: {old['results'][i]} vs {new['results'][i]}")
     one_way = sum(r[0][0] == "one-way" for r in new["results"])
+    by_other = sum(any(r[4]) for r in new["results"])
     fired = {}
     for r in new["results"]:
         for rule in r[1]:
             if rule:
                 fired[rule] = fired.get(rule, 0) + 1
     print(
-        f"{len(texts)} texts compared ({one_way} one-way, {len(texts) - one_way} two-way), "
+        f"{len(texts)} texts compared ({one_way} one-way, {len(texts) - one_way} two-way; "
+        f"{by_other} found by shell, call or disguise readings), "
         f"{sum(len(r[1]) for r in new['results'])} readings; "
         f"{len(diffs)} differences; word index equal: {old['index'] == new['index']}; "
         f"{time.time() - started:.0f} s"

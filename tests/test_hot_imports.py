@@ -181,6 +181,12 @@ def test_hooks_import_no_functools_collections_enum_or_re(tmp_path):
         assert ("toolkit.core.door_rules" in mods) == (sub == "post-tool-use"), sub
         assert bool(rule_modules) == (sub == "post-tool-use"), (sub, rule_modules)
         assert not (mods & {"functools", "collections", "enum", "re"}), (sub, sorted(mods))
+    # gstack's question-log.jsonl now holds the first answer, read: its dedup window is
+    # the database's, and the file is not read.
+    mods = imported_modules(
+        "plantune", ["hook", "post-tool-use"], environ, stdin=hook_payload("PostToolUse", "tu-2")
+    )
+    assert "toolkit.gstack.backlog" not in mods
 
 
 def test_sqlite3_loads_without_functools_and_keeps_its_statement_cache():

@@ -65,29 +65,21 @@ TAIL_CHUNK = 64 << 10
 TAIL_MAX_BYTES = 1 << 20
 
 
-def unimported_twin(conn, path, source, tool_use_id, question_index, window):
-    """True when a line of ``path`` (a project's question-log.jsonl) that the database has
-    not imported yet, among the file's last ``window`` lines, has this ``source``,
-    ``tool_use_id`` and question position: the event is already recorded there.
+def unimported_twin(path, start, end, source, tool_use_id, question_index, window):
+    """True when a line of ``path`` (a project's question-log.jsonl) between ``start`` (the
+    importer's offset) and ``end``, among the file's last ``window`` lines, has this
+    ``source``, ``tool_use_id`` and question position: the event is already recorded there.
 
-    Call it inside the write transaction that would insert the event: the importer commits
-    rows together with the offset that covers them, so database rows plus the lines past
-    the offset read here are the whole history, with nothing seen twice or missed.
+    The caller reads the offset inside the write transaction that would insert the event:
+    the importer commits rows together with the offset that covers them, so database rows
+    plus the lines past the offset are the whole history, nothing seen twice or missed.
     """
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    row = conn.execute("SELECT inode, offset FROM ingest_state WHERE path = ?", (path,)).fetchone()
-    start = row[1] if row and row[0] == st.st_ino and row[1] <= st.st_size else 0
-    if start >= st.st_size:
-        return False
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
         return False
     try:
-        lines = _last_lines(fd, start, st.st_size, window)
+        lines = _last_lines(fd, start, end, window)
     finally:
         os.close(fd)
     return _has_twin(lines, source, tool_use_id, question_index)

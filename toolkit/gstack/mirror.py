@@ -492,11 +492,20 @@ def backlog_twin(project, env=None):
     path = project_file(project, QUESTION_LOG, env)
 
     def check(conn, source, tool_use_id, question_index):
+        st = _stat(path)
+        if st is None:
+            return False
+        row = conn.execute(
+            "SELECT inode, offset FROM ingest_state WHERE path = ?", (path,)
+        ).fetchone()
+        start = row[1] if row and row[0] == st.st_ino and row[1] <= st.st_size else 0
+        if start >= st.st_size:
+            return False  # all imported: the database's own window is the whole history
         from toolkit.core.questions import DEDUP_WINDOW
         from toolkit.gstack import backlog
 
         return backlog.unimported_twin(
-            conn, path, source, tool_use_id, question_index, DEDUP_WINDOW
+            path, start, st.st_size, source, tool_use_id, question_index, DEDUP_WINDOW
         )
 
     return check

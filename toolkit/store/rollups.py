@@ -1,8 +1,8 @@
 """Bulk upkeep of the analysis rollups (rollup_phase, _day, _question, _choice) for imports.
 
 The rollup tables behind the analysis views are kept exact by triggers, one event at a
-time (migrations 0005 and 0011a; since 0021 ``question_log_rollup_insert`` writes the event
-into ``rollup_question_log_feed``, whose ``rollup_question_log_feed_add`` trigger adds it).
+time (migrations 0005 and 0011a; since 0021b ``question_log_rollup_insert`` writes the event
+into ``rollup_question_log_add_feed``, whose ``rollup_question_log_add`` trigger adds it).
 For a bulk import that per-row work is most of the cost, so a large part of an import
 inserts its rows with the feed left out and then adds the whole part's contribution in
 four set-based statements, in the same transaction: no other connection ever sees the rows
@@ -27,11 +27,11 @@ except ImportError:  # pragma: no cover
     from hashlib import sha1 as _sha1
 
 INSERT_TRIGGER = "question_log_rollup_insert"
-FEED_ADD_TRIGGER = "rollup_question_log_feed_add"
-# sha1 of the two triggers' SQL in sqlite_master, joined by a NUL, as migration 0021 creates
+FEED_ADD_TRIGGER = "rollup_question_log_add"
+# sha1 of the two triggers' SQL in sqlite_master, joined by a NUL, as migration 0021b creates
 # them (every total keyed by synthetic as well, so simulated and real rows are never added
 # together).
-TRIGGER_SHA1 = "4f9888932959166c08ba34138beb313b1ab18016"
+TRIGGER_SHA1 = "73412c25d84da77e78649f6a6b77bcb18955b339"
 # Below this many bytes to read (about 1,000 lines), an import keeps the per-row trigger.
 BULK_MIN_BYTES = 256 << 10
 
