@@ -68,11 +68,11 @@ TAIL_CHUNK = 64 << 10
 TAIL_KEEP_BYTES = 1 << 20
 
 
-def unimported_twin(conn, path, project, source, tool_use_id, question_index, window):
-    """``(twin, lines)`` for the lines of ``path`` (``project``'s question-log.jsonl) the
-    importer has not read: ``lines`` is how many of the file's last ``window`` lines are
-    unread (the database's newest ``window - lines`` rows make up the rest of gstack's
-    window), ``twin`` whether one of them holds this event (same ``source``,
+def unimported_twin(conn, fd, path, project, source, tool_use_id, question_index, window):
+    """``(twin, lines)`` for the lines of the open ``fd`` (``path``, ``project``'s
+    question-log.jsonl, opened as the importer opens it) the importer has not read:
+    ``lines`` is how many of the file's last ``window`` lines are unread (the database's
+    newest ``window - lines`` rows make up the rest of gstack's window), ``twin`` whether one of them holds this event (same ``source``,
     ``tool_use_id`` and question position) and will be imported.
 
     The caller asks inside the write transaction that would insert the event: the importer
@@ -83,29 +83,22 @@ def unimported_twin(conn, path, project, source, tool_use_id, question_index, wi
 
     from toolkit.gstack import ingest_state
 
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         return False, 0
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return False, 0
-        # Where the importer will start: its offset only when the file is still the one it
-        # read (fingerprints), else the start (replaced, or truncated and written again).
-        state = ingest_state._load_states(conn, [path]).get(path)
-        start, _ = ingest_state.resume_point(fd, state, st)
-        tail = _Tail(fd, start, st.st_size)
-        spans = tail.last_lines(window)
-        needle = tool_use_id.encode("utf-8", "surrogatepass")
-        for lo, hi in spans:
-            if tail.holds(lo, hi, needle) and _is_twin(
-                conn, tail, lo, hi, project, source, tool_use_id, question_index
-            ):
-                return True, len(spans)
-        return False, len(spans)
-    finally:
-        os.close(fd)
+    # Where the importer will start: its offset only when the file is still the one it
+    # read (fingerprints), else the start (replaced, or truncated and written again).
+    state = ingest_state._load_states(conn, [path]).get(path)
+    start, _ = ingest_state.resume_point(fd, state, st)
+    tail = _Tail(fd, start, st.st_size)
+    spans = tail.last_lines(window)
+    needle = tool_use_id.encode("utf-8", "surrogatepass")
+    for lo, hi in spans:
+        if tail.holds(lo, hi, needle) and _is_twin(
+            conn, tail, lo, hi, project, source, tool_use_id, question_index
+        ):
+            return True, len(spans)
+    return False, len(spans)
 
 
 class _Tail:
