@@ -287,7 +287,7 @@ def _record(conn, record, project, index, registry, hook, env):
         project,
         question_index=index,
         registry=registry.door_types(),
-        unimported=mirror.backlog_twin(project, env),
+        unimported=mirror.backlog_twin(project, env, mirrored=mirror.enabled(env)),
     )
     if result.status == "inserted" and mirror.enabled(env):
         # The row is committed: now the line, marked read so pickup does not read it back.

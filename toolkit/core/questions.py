@@ -449,18 +449,52 @@ def _developer():
     return identity.developer()
 
 
-def _in_window(conn, project, record, tool_use_id, question_index, unread):
-    """Whether the project's newest ``DEDUP_WINDOW - unread`` rows hold this event. As
-    gstack, a row counts only if its line carried a source: an imported line without one
-    is stored with the default source, but gstack never matches it."""
-    return conn.execute(
-        "SELECT 1 FROM (SELECT source, tool_use_id, question_index, ingested_from, raw_json"
-        " FROM question_log WHERE project = ? ORDER BY id DESC LIMIT ?)"
-        " WHERE source = ? AND tool_use_id = ? AND question_index = ?"
-        " AND (ingested_from IS NULL OR NOT json_valid(raw_json)"
-        " OR json_extract(raw_json, '$.source') IS NOT NULL)",
-        (project, DEDUP_WINDOW - unread, record.get("source"), tool_use_id, question_index),
-    ).fetchone()
+# The rows of a line imported from gstack's file carry ``ingested_from`` = ``<file>:<line>``.
+# Over the newest rows, every row imported from the file must have exactly as many rows
+# after it as the file has lines after its line: else rows sit out of the file's order.
+_WINDOW_SQL = (
+    "WITH top AS (SELECT id, source, tool_use_id, question_index FROM question_log"
+    " WHERE {where} ORDER BY id DESC LIMIT :limit),"
+    " w AS (SELECT top.*, q.ingested_from, q.raw_json,"
+    " row_number() OVER (ORDER BY top.id DESC) - 1 AS newer"
+    " FROM top JOIN question_log q ON q.id = top.id)"
+    " SELECT coalesce(max(source = :source AND tool_use_id = :tool_use_id"
+    " AND question_index = :question_index AND (ingested_from IS NULL"
+    " OR NOT json_valid(raw_json) OR json_extract(raw_json, '$.source') IS NOT NULL)), 0),"
+    " coalesce(max(:file IS NOT NULL AND substr(ingested_from, 1, length(:file)) = :file"
+    " AND :lines - CAST(substr(ingested_from, length(:file) + 1) AS INTEGER) != newer), 0),"
+    " count(*) FROM w"
+)
+# The project's newest rows are looked for among the table's newest RECENT_ROWS first (a
+# walk down the rowids); only a project with fewer rows there has its whole index sorted.
+RECENT_ROWS = 1000
+_WINDOW_RECENT = _WINDOW_SQL.format(
+    # `+project`: walk the rowids, not the project's index entries.
+    where="id > (SELECT coalesce(max(id), 0) FROM question_log) - :recent AND +project = :project"
+)
+_WINDOW_ALL = _WINDOW_SQL.format(where="project = :project")
+
+
+def window_twin(conn, project, source, tool_use_id, question_index, limit, file=None, lines=0):
+    """``(twin, out_of_order)`` over the project's newest ``limit`` rows: whether one holds
+    this event, and whether rows imported from ``file`` (``"<path>:"``, which has ``lines``
+    lines) sit out of the file's order among them. As gstack, a row counts only if its line
+    carried a source: an imported line without one is stored with the default source, but
+    gstack never matches it."""
+    params = {
+        "project": project,
+        "limit": limit,
+        "recent": RECENT_ROWS,
+        "source": source,
+        "tool_use_id": tool_use_id,
+        "question_index": question_index,
+        "file": file,
+        "lines": lines,
+    }
+    twin, out_of_order, rows = conn.execute(_WINDOW_RECENT, params).fetchone()
+    if rows < limit:  # the window reaches further back than the table's newest rows
+        twin, out_of_order, rows = conn.execute(_WINDOW_ALL, params).fetchone()
+    return bool(twin), bool(out_of_order)
 
 
 def record_event(
@@ -482,11 +516,10 @@ def record_event(
     events) extended with the question's position, so questions 2..n of one
     multi-question call are all kept. ``registry`` maps id -> door type; by default the
     database's (synced) registry is used. ``unimported(conn, source, tool_use_id,
-    question_index)`` returns ``(twin, unread)``: whether an entry not yet imported
-    (gstack's lines still waiting for a background ingest) already holds the event, and
-    how many of the window's entries are such lines; the database's newest rows fill the
-    rest of the window. It is asked inside the write transaction, so the event is neither
-    counted twice nor lost to a twin outside gstack's window.
+    question_index)`` replaces the window check when gstack's file takes part in the
+    window (lines still waiting for a background ingest, or rows imported out of the file's
+    order); it is asked inside the write transaction, so the event is neither counted
+    twice nor lost to a twin outside gstack's window.
     """
     question_index = index_of(record, question_index)
     tool_use_id = _text_or_none(record.get("tool_use_id")) or None
@@ -498,11 +531,11 @@ def record_event(
         begin_immediate(conn)
     try:
         if dedup and tool_use_id:
-            hit, unread = False, 0
-            if unimported is not None:
-                hit, unread = unimported(conn, record.get("source"), tool_use_id, question_index)
-            if not hit and unread < DEDUP_WINDOW:
-                hit = _in_window(conn, project, record, tool_use_id, question_index, unread)
+            key = (record.get("source"), tool_use_id, question_index)
+            if unimported is None:
+                hit = window_twin(conn, project, *key, DEDUP_WINDOW)[0]
+            else:
+                hit = unimported(conn, *key)
             if hit:
                 if own:
                     conn.execute("COMMIT")

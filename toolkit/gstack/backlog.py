@@ -68,12 +68,13 @@ TAIL_CHUNK = 64 << 10
 TAIL_KEEP_BYTES = 1 << 20
 
 
-def unimported_twin(conn, fd, path, project, source, tool_use_id, question_index, window):
-    """``(twin, lines)`` for the lines of the open ``fd`` (``path``, ``project``'s
-    question-log.jsonl, opened as the importer opens it) the importer has not read:
-    ``lines`` is how many of the file's last ``window`` lines are unread (the database's
-    newest ``window - lines`` rows make up the rest of gstack's window), ``twin`` whether one of them holds this event (same ``source``,
-    ``tool_use_id`` and question position) and will be imported.
+def unimported_twin(conn, fd, path, project, event, window, whole=False):
+    """``(twin, lines)`` over the last ``window`` lines of the open ``fd`` (``path``,
+    ``project``'s question-log.jsonl, opened as the importer opens it) that the importer
+    has not read, or, with ``whole``, over the file's last lines, read or not. ``lines``
+    is how many lines were looked at; ``twin`` whether one of them holds ``event``
+    (source, tool_use_id, question position) and is recorded: its event is in the
+    database, or the line is unread and the importer will import it.
 
     The caller asks inside the write transaction that would insert the event: the importer
     commits rows together with the offset that covers them, so database rows plus the
@@ -90,13 +91,11 @@ def unimported_twin(conn, fd, path, project, source, tool_use_id, question_index
     # read (fingerprints), else the start (replaced, or truncated and written again).
     state = ingest_state._load_states(conn, [path]).get(path)
     start, _ = ingest_state.resume_point(fd, state, st)
-    tail = _Tail(fd, start, st.st_size)
+    tail = _Tail(fd, 0 if whole else start, st.st_size)
     spans = tail.last_lines(window)
-    needle = tool_use_id.encode("utf-8", "surrogatepass")
+    needle = event[1].encode("utf-8", "surrogatepass")
     for lo, hi in spans:
-        if tail.holds(lo, hi, needle) and _is_twin(
-            conn, tail, lo, hi, project, source, tool_use_id, question_index
-        ):
+        if tail.holds(lo, hi, needle) and _is_twin(conn, tail, lo, hi, project, event, lo >= start):
             return True, len(spans)
     return False, len(spans)
 
@@ -160,10 +159,12 @@ class _Tail:
         return False
 
 
-def _is_twin(conn, tail, lo, hi, project, source, tool_use_id, question_index):
-    """Whether the importer will import line ``[lo, hi)`` as this event: read as it reads
-    lines, checked with its own rules, not deleted (tombstoned). gstack counts only lines
+def _is_twin(conn, tail, lo, hi, project, event, unread):
+    """Whether line ``[lo, hi)`` is this event, recorded: read as the importer reads lines,
+    checked with its own rules, and its event in the database or, for an ``unread`` line,
+    not deleted (tombstoned), so the importer will bring it in. gstack counts only lines
     that carry both a source and a tool_use_id."""
+    source, tool_use_id, question_index = event
     from toolkit.core import questions
     from toolkit.gstack import ingest_base, ingest_jsonl
 
@@ -191,7 +192,13 @@ def _is_twin(conn, tail, lo, hi, project, source, tool_use_id, question_index):
     ):
         return False
     key = questions.event_key(project, obj)
-    return not conn.execute("SELECT 1 FROM tombstones WHERE event_key = ?", (key,)).fetchone()
+    return bool(
+        conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM question_log WHERE event_key = ?)"
+            " OR (? AND NOT EXISTS (SELECT 1 FROM tombstones WHERE event_key = ?))",
+            (key, unread, key),
+        ).fetchone()[0]
+    )
 
 
 _BOOT = (

@@ -473,51 +473,74 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
             project,
             registry=registry,
             question_index=question_index,
-            unimported=backlog_twin(project, env),
+            unimported=backlog_twin(project, env, mirrored=enabled),
         )
     if rec.status == "inserted" and enabled:
         warnings.append(append_question_event(conn, project, record, env))
     return rec, _one_warning(picked, warnings)
 
 
-def backlog_twin(project, env=None):
-    """``record_event``'s check of the project's question-log.jsonl lines not imported yet.
+def backlog_twin(project, env=None, mirrored=True):
+    """``record_event``'s dedup check when gstack's question-log.jsonl takes part in it.
 
-    While a backlog waits for the background ingest, a twin of the event (same source and
-    tool_use_id among the file's last lines, gstack's dedup rule) may sit only in the file:
-    recording the event again would count it twice once the line is imported. Returns
-    ``(twin, unread lines in the window)`` (see :func:`backlog.unimported_twin`). Checked
-    whether or not gstack's files are kept current, since ``plantune ingest`` imports them
-    either way. A file read to its end costs one stat and one indexed read.
+    gstack's window is the file's last 100 lines. Once the file is read to its end, the
+    database's newest rows are that window, unless rows sit out of the file's order (a
+    backlog imported after events logged live, whose lines plantune appended after it).
+    Then, and while lines wait for the background ingest, a file plantune keeps
+    (``mirrored``: every event it records is appended) is the window itself: a line counts
+    when its event is in the database, or when it is unread and will be imported. A file
+    plantune does not keep holds only gstack's lines: its unread lines among its last 100
+    come first, the database's newest rows fill the rest. A file read to its end costs one
+    stat and one indexed read.
     """
     path = project_file(project, QUESTION_LOG, env)
 
     def check(conn, source, tool_use_id, question_index):
-        st = _stat(path)
-        if st is None:
-            return False, 0
-        row = conn.execute(
-            "SELECT inode, size, offset, mtime_ns FROM ingest_state WHERE path = ?", (path,)
-        ).fetchone()
-        if row and tuple(row) == (st.st_ino, st.st_size, st.st_size, st.st_mtime_ns):
-            return False, 0  # all imported: the database's own window is the whole history
-        from toolkit.core.questions import DEDUP_WINDOW
-        from toolkit.gstack import backlog
+        from toolkit.core.questions import DEDUP_WINDOW, window_twin
 
-        # Opened as the importer opens it: a FIFO, a device or a symlink out of the state
-        # root is never read (the importer will not import it either).
-        try:
-            fd = safe_io.open_regular(path, root=paths.state_root(env))
-        except OSError:
-            return False, 0
-        try:
-            return backlog.unimported_twin(
-                conn, fd, path, project, source, tool_use_id, question_index, DEDUP_WINDOW
+        event = (source, tool_use_id, question_index)
+        st = _stat(path)
+        row = (
+            st
+            and conn.execute(
+                "SELECT inode, size, offset, mtime_ns, line_no FROM ingest_state WHERE path = ?",
+                (path,),
+            ).fetchone()
+        )
+        if st is None or (
+            row and tuple(row)[:4] == (st.st_ino, st.st_size, st.st_size, st.st_mtime_ns)
+        ):
+            kept = f"{path}:" if mirrored and st else None
+            twin, out_of_order = window_twin(
+                conn, project, *event, DEDUP_WINDOW, kept, row[4] if row else 0
             )
-        finally:
-            os.close(fd)
+            if not out_of_order:
+                return twin
+        if mirrored:
+            return _file_window(conn, path, project, event, env, whole=True)[0]
+        twin, unread = _file_window(conn, path, project, event, env)
+        if twin or unread >= DEDUP_WINDOW:
+            return twin
+        return window_twin(conn, project, *event, DEDUP_WINDOW - unread)[0]
 
     return check
+
+
+def _file_window(conn, path, project, event, env, whole=False):
+    """:func:`backlog.unimported_twin` over the file, opened as the importer opens it: a
+    FIFO, a device or a symlink out of the state root is never read (the importer will not
+    import it either)."""
+    from toolkit.core.questions import DEDUP_WINDOW
+    from toolkit.gstack import backlog
+
+    try:
+        fd = safe_io.open_regular(path, root=paths.state_root(env))
+    except OSError:
+        return False, 0
+    try:
+        return backlog.unimported_twin(conn, fd, path, project, event, DEDUP_WINDOW, whole)
+    finally:
+        os.close(fd)
 
 
 def _one_warning(picked, writes):
