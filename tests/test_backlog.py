@@ -347,3 +347,22 @@ def test_twin_search_reads_only_what_is_not_imported(state_root, conn):
     assert not twin(conn, "hook", "toolu_1", 0)
     _write_backlog(state_root, n=3, start=5)
     assert not twin(conn, "hook", "toolu_1", 0)  # only the three new lines are read
+
+
+def test_odd_files_are_never_read_for_the_dedup_window(state_root, tmp_path):
+    assert pref("--check", TWO_WAY).returncode == 0
+    path = os.path.join(project_dir(state_root), "question-log.jsonl")
+    # A symlink leading out of the state root: the importer refuses it, so its lines are
+    # not history and a twin there does not make a duplicate.
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(json.dumps(_event("Pick the release channel?", "toolu_out")) + "\n")
+    os.symlink(outside, path)
+    r = log(_event("Pick the release channel?", "toolu_out"))
+    assert r.returncode == 0 and "DEDUP" not in r.stdout
+    assert count("question_log") == 1
+    # A FIFO: never opened in a way that blocks; the answer is recorded.
+    os.unlink(path)
+    os.mkfifo(path)
+    r = log(_event("Pick the release channel?", "toolu_fifo"))
+    assert r.returncode == 0 and "DEDUP" not in r.stdout
+    assert count("question_log") == 2

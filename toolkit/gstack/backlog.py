@@ -65,8 +65,8 @@ TAIL_CHUNK = 64 << 10
 TAIL_MAX_BYTES = 1 << 20
 
 
-def unimported_twin(path, start, end, source, tool_use_id, question_index, window):
-    """True when a line of ``path`` (a project's question-log.jsonl) between ``start`` (the
+def unimported_twin(fd, start, end, source, tool_use_id, question_index, window):
+    """True when a line of the open question-log.jsonl ``fd`` between ``start`` (the
     importer's offset) and ``end``, among the file's last ``window`` lines, has this
     ``source``, ``tool_use_id`` and question position: the event is already recorded there.
 
@@ -74,23 +74,11 @@ def unimported_twin(path, start, end, source, tool_use_id, question_index, windo
     the importer commits rows together with the offset that covers them, so database rows
     plus the lines past the offset are the whole history, nothing seen twice or missed.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
-        return False
-    try:
-        lines = _last_lines(fd, start, end, window)
-    finally:
-        os.close(fd)
-    return _has_twin(lines, source, tool_use_id, question_index)
+    return _has_twin(_last_lines(fd, start, end, window), source, tool_use_id, question_index)
 
 
 def _last_lines(fd, start, end, window):
     """Up to ``window`` complete lines between ``start`` and ``end``, newest first."""
-    import stat
-
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        return []
     floor = max(start, end - TAIL_MAX_BYTES)
     pos, rest, lines = end, b"", []
     while pos > floor and len(lines) < window:

@@ -504,9 +504,18 @@ def backlog_twin(project, env=None):
         from toolkit.core.questions import DEDUP_WINDOW
         from toolkit.gstack import backlog
 
-        return backlog.unimported_twin(
-            path, start, st.st_size, source, tool_use_id, question_index, DEDUP_WINDOW
-        )
+        # Opened as the importer opens it: a FIFO, a device or a symlink out of the state
+        # root is never read (the importer will not import it either).
+        try:
+            fd = safe_io.open_regular(path, root=paths.state_root(env))
+        except OSError:
+            return False
+        try:
+            return backlog.unimported_twin(
+                fd, start, st.st_size, source, tool_use_id, question_index, DEDUP_WINDOW
+            )
+        finally:
+            os.close(fd)
 
     return check
 
