@@ -258,6 +258,20 @@ def history_and_simulation_db(db_file):
     return db_file
 
 
+def test_synthetic_facet_links_find_the_rows_they_count(history_and_simulation_db):
+    """A facet link (?synthetic=1) reaches SQLite as text; every view page it filters must
+    show as many rows as the view holds with that number."""
+    ds = serve.build_datasette(history_and_simulation_db)
+    conn = sqlite3.connect(history_and_simulation_db)
+    for view in VIEW_NAMES:
+        for value in (0, 1):
+            sql = f"SELECT count(*) FROM {view} WHERE synthetic = ?"
+            expected = conn.execute(sql, (value,)).fetchone()[0]
+            got = rows(ds, f"/plantune/{view}.json?synthetic={value}")
+            assert len(got) == expected, (view, value)
+    conn.close()
+
+
 @pytest.mark.parametrize("query", QUERY_NAMES)
 def test_canned_query_rows_are_the_hand_computed_ones(history_and_simulation_db, query):
     ds = serve.build_datasette(history_and_simulation_db)

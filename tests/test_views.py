@@ -566,6 +566,37 @@ def test_simulated_rows_never_change_a_real_total(history):
     )
 
 
+def test_synthetic_filter_from_a_url_finds_the_same_rows_as_a_number(history):
+    """Datasette binds a facet link's value (?synthetic=1) as text: every view's synthetic
+    column must keep INTEGER affinity so that '1' matches the rows 1 matches."""
+    with db.transaction(history):
+        history.execute("DELETE FROM question_log")
+        history.execute("DELETE FROM findings")
+        history.execute("DELETE FROM preferences")
+    history_with_simulated_rows(history)
+    question, choice = history.execute(
+        "SELECT r.id, m.user_choice FROM registry_questions AS r"
+        " JOIN signal_map AS m ON m.signal_key = r.signal_key LIMIT 1"
+    ).fetchone()
+    with db.transaction(history):
+        for synthetic in (0, 1):
+            insert_event(
+                history,
+                question_id=question,
+                user_choice=choice,
+                synthetic=synthetic,
+                event_key=f"moving-{synthetic}",
+            )
+    for view in VIEW_NAMES:
+        for value in (0, 1):
+            sql = f"SELECT count(*) FROM {view} WHERE synthetic = ?"
+            as_number = history.execute(sql, (value,)).fetchone()[0]
+            as_text = history.execute(sql, (str(value),)).fetchone()[0]
+            assert as_text == as_number, (view, value, as_text, as_number)
+    moved = "SELECT count(*) FROM dimension_trace WHERE synthetic = '1'"
+    assert history.execute(moved).fetchone()[0] > 0
+
+
 def test_recent_auto_decisions_keeps_only_the_last_30_days(history):
     with db.transaction(history):
         old = insert_event(

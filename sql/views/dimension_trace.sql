@@ -11,12 +11,13 @@
 -- SQLite plans from the moving answers (registry x signal map) and the question index
 -- (migration 0020); the newest-first page walks question_log (ts) instead. synthetic is
 -- read as +q.synthetic (the same value) so that grouping by it is never served by walking
--- the whole log in the order of question_log (synthetic).
+-- the whole log in the order of question_log (synthetic); the CAST gives the column back
+-- its INTEGER affinity, so a filter Datasette binds as text ('1') still matches.
 CREATE VIEW dimension_trace AS
 SELECT
     q.id AS event_id,
     q.project,
-    +q.synthetic AS synthetic,
+    CAST(+q.synthetic AS INTEGER) AS synthetic,
     q.ts,
     q.skill,
     q.question_id,

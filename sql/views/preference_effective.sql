@@ -36,7 +36,7 @@ chosen AS (
         coalesce(own.source, g.source) AS source,
         coalesce(own.updated_at, g.updated_at) AS updated_at,
         iif(own.scope IS NOT NULL AND pairs.project != '__global__', g.preference, NULL) AS shadowed_global,
-        coalesce(own.synthetic, g.synthetic) AS synthetic
+        CAST(coalesce(own.synthetic, g.synthetic) AS INTEGER) AS synthetic
     FROM pairs
     LEFT JOIN prefs AS own ON own.scope = pairs.project AND own.question_id = pairs.question_id
     LEFT JOIN prefs AS g ON g.scope = '__global__' AND g.question_id = pairs.question_id
