@@ -258,3 +258,63 @@ def test_the_conn_fixture_database_is_a_private_current_copy(conn, db_file, temp
     (template,) = query(template_db, "SELECT value FROM plantune_meta WHERE key = 'database_id'")
     assert len(own) == 32 and own != template[0]
     assert conn.execute("SELECT count(*) FROM registry_questions").fetchone()[0] > 0
+
+
+# ---------------------------------------------------------------------------
+# The stamp an installed wheel ships
+
+
+def test_a_shipped_stamp_spares_the_schema_files_on_a_current_database(tmp_path, monkeypatch):
+    path = str(tmp_path / "current.db")
+    database.connect(path).close()
+    stamp = db.default_schema().stamp
+    monkeypatch.setattr(db, "shipped_stamp", lambda: stamp)
+
+    def no_files():
+        raise AssertionError("the schema files were read")
+
+    monkeypatch.setattr(db, "default_schema", no_files)
+    conn = database.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == stamp
+    conn.close()
+
+
+def test_a_database_behind_the_shipped_stamp_is_migrated(tmp_path, monkeypatch):
+    path = str(tmp_path / "behind.db")
+    database.connect(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute("DROP VIEW inferred_profile")
+    raw.execute("PRAGMA user_version = 7")
+    raw.commit()
+    raw.close()
+    stamp = db.default_schema().stamp
+    monkeypatch.setattr(db, "shipped_stamp", lambda: stamp)
+    conn = database.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == stamp
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inferred_profile'").fetchone()
+    conn.close()
+
+
+def test_a_shipped_stamp_with_broken_schema_files_creates_no_database(tmp_path, monkeypatch):
+    monkeypatch.setattr(db, "shipped_stamp", lambda: 12345)
+
+    def broken():
+        raise db.DatabaseError("schema migrations folder not found at nowhere")
+
+    monkeypatch.setattr(db, "default_schema", broken)
+    path = tmp_path / "new" / "plantune.db"
+    with pytest.raises(db.DatabaseError):
+        database.connect(str(path))
+    assert not path.exists()
+    # An existing database whose stamp differs is not touched either.
+    existing = tmp_path / "old.db"
+    raw = sqlite3.connect(existing)
+    raw.execute("PRAGMA user_version = 7")
+    raw.close()
+    with pytest.raises(db.DatabaseError):
+        database.connect(str(existing))
+    assert sqlite3.connect(existing).execute("PRAGMA user_version").fetchone()[0] == 7
+
+
+def test_a_source_checkout_ships_no_stamp():
+    assert db.shipped_stamp() is None

@@ -194,19 +194,20 @@ def test_an_edit_to_any_rules_module_is_read_by_the_next_process_not_the_stale_c
         assert len(new_caches) == 1 and new_caches != caches  # the stale cache is gone
 
 
-def test_the_cache_key_names_every_module_that_defines_words_or_rules():
-    from toolkit.core.door_words import RULE_SOURCES
+def test_the_cache_key_names_every_module_that_makes_words_or_families():
+    from toolkit.core.door_words import INDEX_SOURCES, RULE_SOURCES
 
     core = os.path.join(ROOT, "toolkit", "core")
     modules = {n for n in os.listdir(core) if n.startswith("door_") and n.endswith(".py")}
     assert set(RULE_SOURCES) == modules
+    assert set(INDEX_SOURCES) <= modules
     # Every module that makes a word family is one of them.
     for name in os.listdir(core):
         if name.endswith(".py"):
             with open(os.path.join(core, name), encoding="utf-8") as f:
                 text = f.read()
             if "_F(" in text or "_Family(" in text:
-                assert name in RULE_SOURCES, name
+                assert name in INDEX_SOURCES, name
 
 
 def test_no_index_is_built_or_cached_before_every_family_is_made(tmp_path):
@@ -233,3 +234,131 @@ def test_no_index_is_built_or_cached_before_every_family_is_made(tmp_path):
     assert lines[1] == "destructive-verb"
     assert lines[2].startswith("refused:")
     assert door_words._Index.load(cache.read_bytes()) == door_words._index_now()
+
+
+# --- the cache follows the rules in memory, not the files on disk ------------------------------
+
+# A process that imports the rules, says so, waits for a line on stdin (the upgrade lands
+# meanwhile), then reads each text and reports its verdicts, its rules version and the caches.
+_HOLD_OLD_RULES = (
+    "import json, os, sys\n"
+    "from toolkit.core import doors\n"
+    "if os.environ['READ_RULES'] == '1':\n"
+    "    from toolkit.core import door_rules\n"
+    "print('imported', flush=True)\n"
+    "sys.stdin.readline()\n"
+    "verdicts = [doors.classify(t).door for t in sys.argv[1:]]\n"
+    "folder = os.path.join(os.path.dirname(doors.__file__), '__pycache__')\n"
+    "caches = sorted(n for n in os.listdir(folder) if n.startswith('door-words.'))\n"
+    "print(json.dumps([verdicts, doors.rules_version(), caches]), flush=True)\n"
+)
+
+# An upgrade that makes a new family first (every family id after it moves by one, so an
+# index read with the other rules' ids puts every word in the wrong family) and adds a strong
+# verb.
+_NEW_FIRST_FAMILY = '_NEW_FAMILY = _F("frobnicate, frobnicated")\n'
+_FAMILIES_START = "# ---- verb families"
+_STRONG_NOUNS = '"deletion, deletions, erasure, destruction, del",'
+_NEW_STRONG_NOUNS = '"deletion, deletions, erasure, destruction, del, zorblify",'
+_ONE_WAY_TEXTS = ("Should we delete the users table?", "Drop the orders table on production?")
+_NEW_WORD_TEXT = "Should we zorblify the users table?"
+
+
+def _copy_package(tmp_path):
+    root = tmp_path / "copy"
+    shutil.copytree(
+        os.path.join(ROOT, "toolkit"),
+        root / "toolkit",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    return root
+
+
+def _upgrade(root):
+    """Replace door_families.py the way an installer does: a new file renamed into place."""
+    path = root / "toolkit" / "core" / "door_families.py"
+    source = path.read_text(encoding="utf-8")
+    assert source.count(_FAMILIES_START) == 1 and source.count(_STRONG_NOUNS) == 1
+    source = source.replace(_FAMILIES_START, _NEW_FIRST_FAMILY + _FAMILIES_START)
+    new = root / "door_families.new"
+    new.write_text(source.replace(_STRONG_NOUNS, _NEW_STRONG_NOUNS), encoding="utf-8")
+    os.replace(new, path)
+
+
+def _hold_old_rules(root, texts, read_rules=True):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_OLD_RULES, *texts],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=root,
+        env=dict(env, READ_RULES="1" if read_rules else "0"),
+    )
+    assert proc.stdout.readline() == "imported\n"
+    return proc
+
+
+def _release(proc):
+    out, _ = proc.communicate("go\n", timeout=60)
+    assert proc.returncode == 0
+    return json.loads(out)
+
+
+def _verdicts_in_copy(root, texts):
+    return [_read_in_copy(root, t)[0][0] for t in texts]
+
+
+def test_a_process_holding_the_old_rules_caches_nothing_a_new_process_would_misread(tmp_path):
+    root = _copy_package(tmp_path)
+    texts = (*_ONE_WAY_TEXTS, _NEW_WORD_TEXT)
+    old = _hold_old_rules(root, texts)
+    _upgrade(root)
+    verdicts, old_version, _ = _release(old)  # first classification after the upgrade
+    assert verdicts == ["one-way", "one-way", "two-way"]  # its own (old) rules, read right
+
+    # Every process started after the upgrade reads the new rules, old words and new.
+    for _ in range(2):  # the first builds and caches the index, the second loads it
+        assert _verdicts_in_copy(root, texts) == ["one-way"] * 3
+    new_version = _read_in_copy(root, _NEW_WORD_TEXT)[1]
+    assert old_version != new_version  # its scan is never taken for one by the new rules
+
+
+def test_a_process_holding_the_old_rules_never_reads_the_new_rules_index(tmp_path):
+    root = _copy_package(tmp_path)
+    texts = (*_ONE_WAY_TEXTS, _NEW_WORD_TEXT)
+    old = _hold_old_rules(root, texts)
+    _upgrade(root)
+    assert _verdicts_in_copy(root, texts) == ["one-way"] * 3  # the new rules' index is cached
+    verdicts, _, caches = _release(old)
+    assert verdicts == ["one-way", "one-way", "two-way"]
+    assert len(caches) == 1  # the old process left the new rules' cache alone
+    assert _verdicts_in_copy(root, texts) == ["one-way"] * 3
+
+
+def test_rules_replaced_after_the_package_started_are_read_but_never_cached(tmp_path):
+    """The package's import stats the rules modules before Python reads any of them; a file
+    replaced after that may have been read in either version, so that process neither reads
+    nor writes a cache, and names its rules version for no other run."""
+    root = _copy_package(tmp_path)
+    texts = (*_ONE_WAY_TEXTS, _NEW_WORD_TEXT)
+    assert _verdicts_in_copy(root, texts) == ["one-way", "one-way", "two-way"]
+    folder = root / "toolkit" / "core" / "__pycache__"
+    old_caches = sorted(n for n in os.listdir(folder) if n.startswith("door-words."))
+    late = _hold_old_rules(root, texts, read_rules=False)  # the package, not the rules
+    _upgrade(root)
+    verdicts, version, caches = _release(late)  # the rules are read after the upgrade
+    assert verdicts == ["one-way"] * 3  # the new rules, its own index built in memory
+    assert caches == old_caches  # nothing read, written or removed
+    assert version.startswith("unsettled-")
+    assert _read_in_copy(root, _NEW_WORD_TEXT)[1] not in (version, "")
+
+
+def test_a_process_holding_the_old_rules_gives_a_rules_version_no_run_has(tmp_path):
+    root = _copy_package(tmp_path)
+    before = _read_in_copy(root, _NEW_WORD_TEXT)[1]
+    old = _hold_old_rules(root, (_NEW_WORD_TEXT,))
+    _upgrade(root)
+    _, version, _ = _release(old)
+    after = _read_in_copy(root, _NEW_WORD_TEXT)[1]
+    assert len({before, version, after}) == 3

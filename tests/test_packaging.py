@@ -21,7 +21,7 @@ import pytest
 from tests.helpers import BIN_DIR, REPO_ROOT, script
 from toolkit.store.db import RENAMED_MIGRATIONS
 
-PROJECT_FILES = ("pyproject.toml", "README.md", "datasette-metadata.json")
+PROJECT_FILES = ("pyproject.toml", "README.md", "datasette-metadata.json", "hatch_build.py")
 PROJECT_DIRS = ("toolkit", "sql", "notebooks", "launchers")
 CONSOLE_SCRIPTS = (
     "plantune",
@@ -294,3 +294,21 @@ def test_console_scripts_under_test_are_the_installation_asked_for():
         assert os.path.realpath(BIN_DIR) != os.path.realpath(os.path.dirname(sys.executable))
     else:
         assert location == os.path.join(os.path.realpath(REPO_ROOT), "toolkit", "__init__.py")
+
+
+def test_the_wheel_ships_the_stamp_of_its_own_schema(installed, tmp_path):
+    from toolkit.store import db as store_db
+
+    sql = installed / "toolkit" / "sql"
+    shipped = int((sql / store_db.STAMP_FILE).read_text())
+    computed = store_db.Schema(str(sql / "migrations"), str(sql / "views")).stamp
+    assert shipped == computed
+    db = tmp_path / "plantune.db"
+    r = run_installed(installed, "plantune", "init", "--db", str(db), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0] == shipped
+
+
+def test_an_editable_install_ships_no_stamp():
+    assert not os.path.exists(os.path.join(REPO_ROOT, "sql", "schema-stamp"))
+    assert not os.path.exists(os.path.join(REPO_ROOT, "toolkit", "sql"))

@@ -2,3 +2,27 @@
 scoring, profile, JS-compatible formatting, and the one error boundary of every command.
 
 Imports only ``toolkit.store``; the hot path (hooks and compat scripts) runs on these two."""
+
+import os as _os
+
+# The modules of the door rules: the words and their index, the word families, the rules,
+# the other readings (``door_words`` keeps the details).
+DOOR_RULE_SOURCES = ("door_words.py", "door_families.py", "door_rules.py", "door_readings.py")
+
+
+def source_stat(path):
+    """What tells one file's content from another's without reading it: inode, size,
+    modification and change times (ns). None when it cannot be stat'ed."""
+    try:
+        st = _os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+# Each door rules module's file as it was before Python read any of them: this package is
+# imported before any of its modules. Each module records its file again as it starts;
+# when the two agree the file was not replaced while Python read it, so the record names
+# the rules this process holds (``door_words.as_read``). Four stats per process.
+_DIR = _os.path.dirname(__file__)
+DOOR_SOURCES_BEFORE = {name: source_stat(_os.path.join(_DIR, name)) for name in DOOR_RULE_SOURCES}

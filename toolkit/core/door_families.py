@@ -6,7 +6,9 @@ Each ``_F(...)`` takes the next family id, so the families are made in this fixe
 before ``door_rules`` makes the ones written inside its rules.
 """
 
-from toolkit.core.door_words import _F, _SKIP, _W, _forms, _nouns
+from toolkit.core.door_words import _F, _SKIP, _W, _forms, _nouns, record_source
+
+record_source(__file__)  # the file as read: the word-index cache is named for it
 
 # ---- verb families -------------------------------------------------------------
 _STRONG = _F(

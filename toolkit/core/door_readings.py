@@ -13,7 +13,9 @@ from toolkit.core.door_families import (
     _TEARDOWN,
     _WEAKEN,
 )
-from toolkit.core.door_words import _SKIP, _W, _known, _tokens
+from toolkit.core.door_words import _SKIP, _W, _known, _tokens, record_source
+
+record_source(__file__)  # the file as read: ``doors.rules_version`` names it
 
 # ---- shell command lines --------------------------------------------------------
 # Read from the text itself: redirections, refspecs and paths lose their punctuation in

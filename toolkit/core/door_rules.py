@@ -108,7 +108,10 @@ from toolkit.core.door_words import (
     _Text,
     _Then,
     _words,
+    record_source,
 )
+
+record_source(__file__)  # the file as read: the word-index cache is named for it
 
 __all__ = ["RULE_NAMES", "match", "words"]
 

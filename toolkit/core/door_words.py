@@ -8,8 +8,10 @@ Families are plain sets of words and phrases (every inflection), made in a fixed
 ``door_families`` and then ``door_rules``; a family's id is its place in that order. They
 are indexed into flat maps of strings to bit masks on first use; the index is cached next
 to this module's byte-code (``__pycache__/door-words.*.marshal``), keyed on every module
-that defines words or rules (``RULE_SOURCES``), so a new process loads it instead of
-building it, and an edit to any of them builds it again.
+that makes words or families (``INDEX_SOURCES``) as this process read it (``as_read``),
+so a new process loads it instead of building it, an edit to any of them builds it again,
+and a process that read other rules than the files now hold never reads or writes the
+cache of the files.
 
 The shapes a rule takes (a verb then its object, any word of a family, a word then a
 flag) are here too; the rules themselves are in ``door_rules``.
@@ -17,16 +19,52 @@ flag) are here too; the rules themselves are in ``door_rules``.
 
 import os
 
+from toolkit.core import DOOR_RULE_SOURCES, DOOR_SOURCES_BEFORE, source_stat
+
 # The modules whose text decides what the rules find: the words and their index, the
-# families, the rules, the other readings. The word-index cache is keyed on all of them
-# and recorded summaries are read again when any of them changes (``doors.rules_version``).
-RULE_SOURCES = ("door_words.py", "door_families.py", "door_rules.py", "door_readings.py")
+# families, the rules, the other readings. Recorded summaries are read again when any of
+# them changes (``doors.rules_version``).
+RULE_SOURCES = DOOR_RULE_SOURCES
+# The ones that make words and families: the word-index cache is keyed on them (the other
+# readings only look words up).
+INDEX_SOURCES = ("door_words.py", "door_families.py", "door_rules.py")
+
+# Each rules module's file as the module started: ``record_source(__file__)`` is among the
+# first things each of them does.
+_AS_READ = {}
 
 
-def rule_files():
-    """The paths of ``RULE_SOURCES``, in order."""
+def record_source(path):
+    _AS_READ[os.path.basename(path)] = source_stat(path)
+
+
+record_source(__file__)
+
+
+def rule_files(names=RULE_SOURCES):
+    """The paths of the named rules modules (all of ``RULE_SOURCES``), in order."""
     here = os.path.dirname(__file__)
-    return [os.path.join(here, name) for name in RULE_SOURCES]
+    return [os.path.join(here, name) for name in names]
+
+
+def as_read(names):
+    """The stats of the named modules' files as this process read them, or None when that
+    is not known: a module not imported yet, or a file replaced between the package's
+    import and the module's start (Python may have read either version). The same files
+    never changed since have the same stats; a process that holds older rules than the
+    files now hold is told by comparing these with ``source_stat`` now."""
+    key = []
+    for name in names:
+        stat = _AS_READ.get(name)
+        if stat is None or stat != DOOR_SOURCES_BEFORE.get(name):
+            return None
+        key.append(stat)
+    return key
+
+
+def still_as_read(names, key):
+    """Whether the named modules' files are still the ones read (``key``, from ``as_read``)."""
+    return key is not None and [source_stat(p) for p in rule_files(names)] == key
 
 
 def _entries(groups):
@@ -305,40 +343,62 @@ def _index_now():
 
 
 def _cache_path():
-    """The cache file for these rules: named for the size and modification time of every
-    module in ``RULE_SOURCES`` (an edit to any of them names a new file) and the Python."""
-    stats = [os.stat(path) for path in rule_files()]
+    """The cache file for the rules this process holds, named for every module in
+    ``INDEX_SOURCES`` as it was read (an edit to any of them names a new file) and the
+    Python; None when what was read is not known (``as_read``)."""
+    key = as_read(INDEX_SOURCES)
+    if key is None:
+        return None
     import sys
 
-    tag = "-".join(f"{st.st_mtime_ns:x}-{st.st_size:x}" for st in stats)
+    tag = "-".join(f"{ino:x}-{size:x}-{mtime:x}-{ctime:x}" for ino, size, mtime, ctime in key)
     tag += "-" + sys.implementation.cache_tag
     return os.path.join(os.path.dirname(__file__), "__pycache__", f"door-words.{tag}.marshal")
 
 
 def _build():
-    """Load the word index from its cache next to the byte-code, else build (and cache) it."""
+    """Load the word index from its cache next to the byte-code, else build (and cache) it.
+
+    The cache is named for the rules as this process read them, so it never loads an index
+    made from other rules; it is written only while the files are still the ones read, so a
+    process that holds older rules than the files now hold leaves the cache alone (it
+    builds its own index in memory).
+    """
     global _INDEX
     try:
         path = _cache_path()
-        with open(path, "rb") as f:
-            data = f.read()  # marshal.load(f) reads in small pieces: ~8x slower
-        index = _Index.load(data)
-    except (OSError, ValueError):
-        index = _Index.of(_index_now())
+    except OSError:
+        path = None
+    index = None
+    if path is not None:
         try:
-            from toolkit.store.safe_io import write_atomic
-
-            folder = os.path.dirname(path)
-            write_atomic(path, index.dump(), mode=0o644)
-            for name in os.listdir(folder):  # copies made for earlier versions of this file
-                if name.startswith("door-words.") and name != os.path.basename(path):
-                    try:
-                        os.remove(os.path.join(folder, name))
-                    except OSError:
-                        pass
-        except (OSError, NameError):
-            pass  # a read-only install builds it in each process instead
+            with open(path, "rb") as f:
+                data = f.read()  # marshal.load(f) reads in small pieces: ~8x slower
+            index = _Index.load(data)
+        except (OSError, ValueError):
+            pass
+    if index is None:
+        index = _Index.of(_index_now())
+        if path is not None and still_as_read(INDEX_SOURCES, as_read(INDEX_SOURCES)):
+            _write_cache(path, index)
     _INDEX = index
+
+
+def _write_cache(path, index):
+    """Write the index's cache and remove the copies made for other versions of the rules."""
+    try:
+        from toolkit.store.safe_io import write_atomic
+
+        folder = os.path.dirname(path)
+        write_atomic(path, index.dump(), mode=0o644)
+        for name in os.listdir(folder):
+            if name.startswith("door-words.") and name != os.path.basename(path):
+                try:
+                    os.remove(os.path.join(folder, name))
+                except OSError:
+                    pass
+    except OSError:
+        pass  # a read-only install builds it in each process instead
 
 
 def _scan(words):

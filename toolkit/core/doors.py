@@ -670,16 +670,25 @@ _SCAN_KEY = "door_rules_scan"
 
 
 def rules_version() -> str:
-    """A short hash of the rules' text (every module of them): recorded summaries are
-    re-read when it changes."""
+    """A short hash of the rules' text (every module of them), as this process holds them:
+    recorded summaries are re-read when it changes.
+
+    When the files no longer are the ones this process read (the rules were upgraded while
+    it ran), their text is not what it reads summaries with: the version is then one no
+    other run has, so the next run reads every summary again.
+    """
     import hashlib
 
-    from toolkit.core.door_words import rule_files
+    from toolkit.core import door_readings, door_rules  # noqa: F401  (every module read)
+    from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
 
+    read = as_read(RULE_SOURCES)
     digest = hashlib.sha1()
     for path in rule_files():
         with open(path, "rb") as f:
             digest.update(f.read())
+    if not still_as_read(RULE_SOURCES, read):  # also after reading: the text read is theirs
+        return "unsettled-" + os.urandom(6).hex()
     return digest.hexdigest()[:12]
 
 

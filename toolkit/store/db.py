@@ -214,6 +214,32 @@ class Schema:
         self.stamp = (int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF) or 1
 
 
+# An installed wheel ships the stamp of its own migrations and views in this file of its
+# ``sql`` folder (computed at build time by hatch_build.py, with :class:`Schema`): its
+# files never change, so opening a current database reads one small file instead of
+# reading and hashing every view. A source checkout (an editable install) has no such
+# file, and its stamp is computed on each open, since its files do change.
+STAMP_FILE = "schema-stamp"
+
+
+def shipped_stamp():
+    """The stamp the installed package ships, or None (a source checkout, no file)."""
+    if SQL_DIR != os.path.join(resources.package_dir(), "sql"):
+        return None
+    try:
+        fd = os.open(os.path.join(SQL_DIR, STAMP_FILE), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        text = os.read(fd, 32)
+    finally:
+        os.close(fd)
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
 _default_schema = None
 
 
@@ -257,9 +283,14 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         )
         conn.row_factory = sqlite3.Row
         return conn
-    if migrate:
-        # Loaded before the file is created: a broken installation creates no empty file.
-        schema = schema or default_schema()
+    expected = None
+    if migrate and schema is None:
+        expected = shipped_stamp()
+        if expected is None or not os.path.exists(path):
+            # Loaded before the file is created: a broken installation creates no empty file.
+            schema = default_schema()
+    if schema is not None:
+        expected = schema.stamp
     created = _create_private_file(path)
     try:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
@@ -276,7 +307,12 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     except sqlite3.DatabaseError as e:
         conn.close()
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
-    if migrate and current != schema.stamp:
+    if migrate and current != expected:
+        try:
+            schema = schema or default_schema()
+        except DatabaseError:
+            conn.close()
+            raise
         _migrate(conn, schema, created, seed)
     return conn
 
