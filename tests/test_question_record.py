@@ -72,3 +72,27 @@ def test_dedup_window_is_the_last_100_events(conn):
         ).status
         == "inserted"
     )
+
+
+def test_the_dedup_window_reads_an_original_line_only_for_a_matching_row(conn):
+    """Imported rows keep their original line (raw_json), which can be megabytes. The window
+    check reads it only for a row that holds the event: with 12 lines of 4 MiB among the
+    newest rows and SQLite held to 24 MiB, logging an answer still works."""
+    for i in range(12):
+        questions.record_event(conn, ev(tool_use_id=f"t{i}", source="hook"), "p")
+    questions.record_event(conn, ev(tool_use_id="small", source="hook"), "p")
+    big = json.dumps({"source": "hook", "free_text": "y" * (4 << 20)})
+    with conn:
+        conn.execute(
+            "UPDATE question_log SET raw_json = ?, ingested_from = 'question-log.jsonl:' || id"
+            " WHERE tool_use_id != 'small'",
+            (big,),
+        )
+    before = conn.execute("PRAGMA hard_heap_limit").fetchone()[0]
+    conn.execute(f"PRAGMA hard_heap_limit = {24 << 20}")
+    try:
+        new = questions.record_event(conn, ev(tool_use_id="new", source="hook"), "p")
+        twin = questions.record_event(conn, ev(tool_use_id="small", source="hook"), "p")
+    finally:
+        conn.execute(f"PRAGMA hard_heap_limit = {before}")
+    assert (new.status, twin.status) == ("inserted", "dedup")

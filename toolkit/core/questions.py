@@ -452,15 +452,18 @@ def _developer():
 # The rows of a line imported from gstack's file carry ``ingested_from`` = ``<file>:<line>``.
 # Over the newest rows, every row imported from the file must have exactly as many rows
 # after it as the file has lines after its line: else rows sit out of the file's order.
+# The original line (raw_json, which can be megabytes) is read only for a row that matches
+# the event, never for the whole window.
 _WINDOW_SQL = (
     "WITH top AS (SELECT id, source, tool_use_id, question_index FROM question_log"
     " WHERE {where} ORDER BY id DESC LIMIT :limit),"
-    " w AS (SELECT top.*, q.ingested_from, q.raw_json,"
+    " w AS (SELECT top.*, q.ingested_from,"
     " row_number() OVER (ORDER BY top.id DESC) - 1 AS newer"
     " FROM top JOIN question_log q ON q.id = top.id)"
-    " SELECT coalesce(max(source = :source AND tool_use_id = :tool_use_id"
-    " AND question_index = :question_index AND (ingested_from IS NULL"
-    " OR NOT json_valid(raw_json) OR json_extract(raw_json, '$.source') IS NOT NULL)), 0),"
+    " SELECT coalesce(max(CASE WHEN source = :source AND tool_use_id = :tool_use_id"
+    " AND question_index = :question_index THEN ingested_from IS NULL"
+    " OR (SELECT NOT json_valid(raw_json) OR json_extract(raw_json, '$.source') IS NOT NULL"
+    " FROM question_log WHERE id = w.id) ELSE 0 END), 0),"
     " coalesce(max(:file IS NOT NULL AND substr(ingested_from, 1, length(:file)) = :file"
     " AND :lines - CAST(substr(ingested_from, length(:file) + 1) AS INTEGER) != newer), 0),"
     " count(*) FROM w"
