@@ -96,3 +96,20 @@ def test_the_dedup_window_reads_an_original_line_only_for_a_matching_row(conn):
     finally:
         conn.execute(f"PRAGMA hard_heap_limit = {before}")
     assert (new.status, twin.status) == ("inserted", "dedup")
+
+
+def test_a_whole_number_written_with_a_point_is_that_question_index(conn):
+    """In gstack's records question_index is a field gstack never reads, so any JSON number
+    passes; 1.0 and 1 are one JSON number (written back to gstack's file as 1): the same
+    question of the call, so a re-sent event is its twin whichever way it was spelled."""
+
+    def sent(index):
+        record = ev(tool_use_id="tu-f", source="hook")
+        record["question_index"] = index
+        return questions.record_event(conn, record, "p").status
+
+    assert [sent(1.0), sent(1), sent(0)] == ["inserted", "dedup", "inserted"]
+    stored = conn.execute("SELECT question_index FROM question_log ORDER BY id").fetchall()
+    assert [r[0] for r in stored] == [1, 0]
+    assert questions.index_of({"question_index": 1.5}, None) == 0
+    assert questions.index_of({"question_index": float("nan")}, None) == 0

@@ -351,6 +351,9 @@ def _text_or_none(v):
 def index_of(record, question_index):
     if question_index is None:
         question_index = record.get("question_index")
+    # JSON has one number type: 1.0 is the number 1 to gstack (and is written back as 1).
+    if isinstance(question_index, float) and question_index.is_integer():
+        question_index = int(question_index)
     valid = isinstance(question_index, int) and not isinstance(question_index, bool)
     # Outside the range it is an unknown field gstack never interpreted; raw_json keeps it.
     return question_index if valid and 0 <= question_index < QUESTION_INDEX_LIMIT else 0
