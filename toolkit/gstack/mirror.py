@@ -500,19 +500,12 @@ def backlog_twin(project, env=None, mirrored=True):
 
         event = (source, tool_use_id, question_index)
         st = _stat(path)
-        row = (
-            st
-            and conn.execute(
-                "SELECT inode, size, offset, mtime_ns, line_no FROM ingest_state WHERE path = ?",
-                (path,),
-            ).fetchone()
-        )
-        if st is None or (
-            row and tuple(row)[:4] == (st.st_ino, st.st_size, st.st_size, st.st_mtime_ns)
-        ):
+        state = _states(conn, [path]).get(path) if st else None
+        # Read to its end: the file as the importer last saw it, and its offset at the end.
+        if st is None or (_unchanged(state, st) and state[2] == st.st_size):
             kept = f"{path}:" if mirrored and st else None
             twin, out_of_order = window_twin(
-                conn, project, *event, DEDUP_WINDOW, kept, row[4] if row else 0
+                conn, project, *event, DEDUP_WINDOW, kept, state[3] if state else 0
             )
             if not out_of_order:
                 return twin
