@@ -36,6 +36,10 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("GSTACK_HOME", str(root))
     monkeypatch.setenv("PLANTUNE_DB", str(root / "plantune.db"))
     monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
+    # Every command runs in its own process unless a test starts a resident server
+    # itself (tests/test_resident.py): no server outlives a test.
+    monkeypatch.setenv("PLANTUNE_SERVER", "off")
+    monkeypatch.setenv("PLANTUNE_RUNTIME_DIR", str(tmp_path / "run"))
     for var in (
         "GSTACK_PROJECT_SLUG",
         "PLANTUNE_MIRROR",

@@ -253,13 +253,14 @@ def run(argv, close=True):
             ctx.conn.close()
 
 
-def developer_profile_main():
-    run_script(PROG, lambda args: run(args, close=False))
+def developer_profile_main(argv=None):
+    """``gstack-developer-profile``; with ``argv`` given, returns the exit code."""
+    return run_script(PROG, lambda args: run(args, close=False), argv)
 
 
-def builder_profile_main():
+def builder_profile_main(argv=None):
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    run_script(PROG, lambda _args: run(["--read"], close=False))
+    return run_script(PROG, lambda _args: run(["--read"], close=False), argv)
 
 
 if __name__ == "__main__":

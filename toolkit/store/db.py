@@ -273,7 +273,8 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     Returns a ``sqlite3.Connection`` in autocommit mode (``isolation_level=None``): writers
     use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``. ``seed(conn)``, if
     given, runs in the transaction that brings the schema up to date (the rules layer
-    passes the bundled registry: ``toolkit.core.database.connect``).
+    passes the bundled registry: ``toolkit.core.database.connect``). In a resident server
+    (``keep_connections``) the connection stays open for the next call to the same file.
     """
     if readonly:
         if not os.path.exists(path):
@@ -283,6 +284,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         )
         conn.row_factory = sqlite3.Row
         return conn
+    keep = _kept is not None and migrate and schema is None
     expected = None
     if migrate and schema is None:
         expected = shipped_stamp()
@@ -291,12 +293,20 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
             schema = default_schema()
     if schema is not None:
         expected = schema.stamp
-    created = _create_private_file(path)
-    try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-    except sqlite3.Error as e:
-        raise DatabaseError(f"cannot open database {path}: {e}") from None
-    conn.row_factory = sqlite3.Row
+    conn = _kept_connection(path) if keep else None
+    created = False
+    if conn is None:
+        created = _create_private_file(path)
+        try:
+            conn = sqlite3.connect(
+                path,
+                timeout=BUSY_TIMEOUT_SECONDS,
+                isolation_level=None,
+                factory=_KeptConnection if keep else sqlite3.Connection,
+            )
+        except sqlite3.Error as e:
+            raise DatabaseError(f"cannot open database {path}: {e}") from None
+        conn.row_factory = sqlite3.Row
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
@@ -305,16 +315,81 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         conn.execute("PRAGMA synchronous = NORMAL")
         current = conn.execute("PRAGMA user_version").fetchone()[0] if migrate else None
     except sqlite3.DatabaseError as e:
-        conn.close()
+        _close(conn)
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
     if migrate and current != expected:
         try:
             schema = schema or default_schema()
         except DatabaseError:
-            conn.close()
+            _close(conn)
             raise
         _migrate(conn, schema, created, seed)
+    if keep:
+        _keep(path, conn)
     return conn
+
+
+# --------------------------------------------------------------------------
+# Connections kept open between the calls a resident server runs (toolkit.resident):
+# ``{path: (device, inode, connection)}``, None in every other process. A kept
+# connection is used again only while its path still names the file it opened (a
+# database moved away, deleted or replaced gets a new connection, so no write goes to a
+# file no one will read).
+_kept = None
+
+
+class _KeptConnection(sqlite3.Connection):
+    """A kept connection: a command's ``close()`` ends its transaction but not the
+    connection."""
+
+    def close(self):
+        if self.in_transaction:
+            self.execute("ROLLBACK")
+
+
+def _close(conn):
+    sqlite3.Connection.close(conn)
+
+
+def keep_connections(on):
+    """Keep connections open between calls (on), or close every kept one (off)."""
+    global _kept
+    for _device, _inode, conn in (_kept or {}).values():
+        _close(conn)
+    _kept = {} if on else None
+
+
+def _kept_connection(path):
+    entry = _kept.pop(os.path.abspath(path), None)
+    if entry is None:
+        return None
+    device, inode, conn = entry
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is None or (st.st_dev, st.st_ino) != (device, inode):
+        _close(conn)
+        return None
+    return conn
+
+
+def _keep(path, conn):
+    try:
+        st = os.stat(path)
+    except OSError:
+        _close(conn)
+        return
+    _kept[os.path.abspath(path)] = (st.st_dev, st.st_ino, conn)
+
+
+def end_of_call():
+    """After a call in a resident server: no kept connection is left inside a transaction
+    or with work waiting for a commit."""
+    for _device, _inode, conn in (_kept or {}).values():
+        _AFTER_COMMIT.pop(id(conn), None)
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
 
 
 # Waiting for the write lock. SQLite has no queue: a writer that finds the lock taken
