@@ -174,7 +174,9 @@ class _Stop(Exception):
 class Server:
     def __init__(self, path, idle=None):
         self.path = path
-        self.idle = float(os.environ.get("PLANTUNE_SERVER_IDLE") or IDLE_SECONDS) if idle is None else idle
+        self.idle = (
+            float(os.environ.get("PLANTUNE_SERVER_IDLE") or IDLE_SECONDS) if idle is None else idle
+        )
         self.stopping = False
         self.files = {}
         self.loaded = 0
@@ -198,11 +200,24 @@ class Server:
             return False
         if not private_dir_ok(directory):
             return False
+        import time
+
         try:
             self.lock_fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-            fcntl.flock(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return False
+        # A server that is leaving holds the lock a moment longer: wait for it briefly.
+        deadline = time.monotonic() + 1.0
+        while True:
+            try:
+                fcntl.flock(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    os.close(self.lock_fd)
+                    self.lock_fd = None
+                    return False
+                time.sleep(0.02)
         # The pid, for `plantune server`; the write also dates the lock file, which tells
         # launchers a server is starting (they do not start another meanwhile).
         self._note()
@@ -232,6 +247,10 @@ class Server:
         self.inode = os.stat(self.path).st_ino
 
     def close(self, failed=False):
+        if self.lock_fd is not None and not failed:
+            # Dated long ago: the next launcher starts a server at once. A server that
+            # failed to start leaves its date, so launchers try again only 10 s later.
+            os.utime(self.lock_fd, (0, 0))
         if self.sock is not None:
             self.sock.close()
             try:
@@ -239,14 +258,7 @@ class Server:
                     os.unlink(self.path)
             except OSError:
                 pass
-        from toolkit.store import db
-
-        db.keep_connections(False)
         if self.lock_fd is not None:
-            if not failed:
-                # Dated long ago: the next launcher starts a server at once. A server that
-                # failed to start leaves its date, so launchers try again only 10 s later.
-                os.utime(self.lock_fd, (0, 0))
             os.close(self.lock_fd)
 
     def warm(self):
@@ -326,34 +338,49 @@ class Server:
 
     def handle(self, conn):
         conn.settimeout(2.0)
-        request, fds = _receive(conn)
+        request = _receive(conn)
+        if request is None or not _same_user(conn):
+            return
+        call = _parse(request)
+        from toolkit.store import db
+
+        if call is None or self.stale() or db.replaced_files():
+            conn.sendall(b"D")
+            if call is not None:
+                # A changed install, or a database file replaced under a kept connection:
+                # leave; the launcher runs this call and the next one starts a new server.
+                raise _Stop
+            return
+        entry = _entry(call["argv"])
+        if entry is None:
+            conn.sendall(b"D")
+            return
+        ctx = _Context(call)
         try:
-            if request is None or not _same_user(conn):
+            ctx.enter()
+        except OSError:  # the caller's folder is gone or closed to this user
+            ctx.leave()
+            conn.sendall(b"D")
+            return
+        try:
+            conn.sendall(b"A")
+            # The caller's stdin, stdout and stderr come with its go-ahead: a launcher
+            # that stopped waiting leaves no descriptor of its own here.
+            go, fds = _receive_go(conn)
+            if go != b"G":
+                return  # the launcher stopped waiting: it runs the command itself
+            if not ctx.attach(fds):
+                conn.sendall(b"D")  # nothing ran: the launcher runs it
                 return
-            call = _parse(request)
-            if call is None or self.stale():
-                conn.sendall(b"D")
-                if call is not None:
-                    raise _Stop  # changed install: leave, the next launcher starts anew
-                return
-            entry = _entry(call["argv"])
-            if entry is None or len(fds) != 3:
-                conn.sendall(b"D")
-                return
-            ctx = _Context(call, fds)
-            fds = []  # the context owns them now
-            with ctx:
-                conn.sendall(b"A")
-                if conn.recv(1) != b"G":
-                    return  # the launcher stopped waiting: it runs the command itself
-                conn.settimeout(None)
-                code = ctx.run(entry, call["argv"][1:])
-            self.served += 1
-            conn.sendall(b"X" + (code & 0xFF).to_bytes(1, "little"))
-            self._note()
+            conn.settimeout(None)
+            code = ctx.run(entry, call["argv"][1:])
         finally:
-            for fd in fds:
-                os.close(fd)
+            ctx.leave()
+        self.served += 1
+        self._note()
+        conn.sendall(b"X" + (code & 0xFF).to_bytes(1, "little"))
+        if db.replaced_files():
+            raise _Stop
 
 
 def _fingerprint(path):
@@ -365,33 +392,42 @@ def _fingerprint(path):
 
 
 def _receive(conn):
-    """``(request bytes, [fd, ...])``; request None when it is incomplete or too long."""
-    import socket
-
-    fds = []
+    """The request's bytes; None when it is incomplete or too long."""
     data = b""
     need = None
     while need is None or len(data) < need:
-        # Close-on-exec from the start: a process the command starts (a detached derive,
-        # a background import) must not hold the caller's pipes open.
-        chunk, ancillary, _flags, _addr = conn.recvmsg(
-            65536, socket.CMSG_SPACE(4 * 3), getattr(socket, "MSG_CMSG_CLOEXEC", 0)
-        )
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(payload) - len(payload) % 4
-                for i in range(0, usable, 4):
-                    fd = int.from_bytes(payload[i : i + 4], sys.byteorder)
-                    os.set_inheritable(fd, False)
-                    fds.append(fd)
+        chunk = conn.recv(65536)
         if not chunk:
-            return None, fds
+            return None
         data += chunk
         if need is None and len(data) >= 4:
             need = 4 + int.from_bytes(data[:4], "little")
             if need > MAX_REQUEST:
-                return None, fds
-    return data[4:need], fds
+                return None
+    return data[4:need]
+
+
+def _receive_go(conn):
+    """``(the byte after "A", [descriptors that came with it])``."""
+    import socket
+
+    # Close-on-exec from the start: a process the command starts (a detached derive, a
+    # background import) must not hold the caller's pipes open.
+    try:
+        data, ancillary, _flags, _addr = conn.recvmsg(
+            1, socket.CMSG_SPACE(4 * 3), getattr(socket, "MSG_CMSG_CLOEXEC", 0)
+        )
+    except OSError:
+        return b"", []
+    fds = []
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            usable = len(payload) - len(payload) % 4
+            for i in range(0, usable, 4):
+                fd = int.from_bytes(payload[i : i + 4], sys.byteorder)
+                os.set_inheritable(fd, False)
+                fds.append(fd)
+    return data, fds
 
 
 def _same_user(conn):
@@ -446,25 +482,38 @@ def _entry(argv):
 class _Context:
     """The caller's process state for one call: cwd, environment, umask, argv, stdio."""
 
-    def __init__(self, call, fds):
-        self.call, self.fds = call, fds
+    def __init__(self, call):
+        self.call = call
         self.saved = None
 
-    def __enter__(self):
+    def enter(self):
+        call = self.call
+        self.saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+        os.chdir(call["cwd"])
+        environ = os.environb
+        environ.clear()
+        environ.update(call["env"])
+        os.umask(call["umask"])
+        sys.argv = list(call["argv"])
+        _forget_process_state()
+
+    def attach(self, fds):
+        """Use the caller's descriptors 0, 1 and 2; False (all closed) unless there are
+        exactly three that open."""
         import io
 
-        call = self.call
+        streams = []
         try:
-            os.chdir(call["cwd"])
-            streams = []
-            for fd, mode in zip(self.fds, ("rb", "wb", "wb")):
+            if len(fds) != 3:
+                raise OSError("expected three descriptors")
+            for fd, mode in zip(fds, ("rb", "wb", "wb")):
                 streams.append(io.open(fd, mode, buffering=0 if mode == "rb" else -1))
-            self.fds = []
-        except BaseException:
-            for fd in self.fds:
+        except (OSError, ValueError):
+            for fd in fds[len(streams) :]:
                 os.close(fd)
-            raise
-        self.saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+            for stream in streams:
+                stream.close()
+            return False
         # Text layers as Python gives a process (the server started in a caller's locale).
         sys.stdin = io.TextIOWrapper(
             io.BufferedReader(streams[0]), encoding="utf-8", errors=sys.__stdin__.errors
@@ -478,13 +527,7 @@ class _Context:
         sys.stderr = io.TextIOWrapper(
             streams[2], encoding="utf-8", errors="backslashreplace", line_buffering=True
         )
-        environ = os.environb
-        environ.clear()
-        environ.update(call["env"])
-        os.umask(call["umask"])
-        sys.argv = list(call["argv"])
-        _forget_process_state()
-        return self
+        return True
 
     def run(self, entry, args):
         try:
@@ -495,23 +538,25 @@ class _Context:
             code = 1
         return 0 if code is None else int(code)
 
-    def __exit__(self, *exc):
+    def leave(self):
         from toolkit.store import db
 
         db.end_of_call()
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        for stream in (sys.stdin, sys.stdout, sys.stderr):
-            try:
-                stream.close()
-            except (OSError, ValueError):
-                pass
+        if self.saved is None:
+            return
+        if sys.stdout is not self.saved[1]:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            for stream in (sys.stdin, sys.stdout, sys.stderr):
+                try:
+                    stream.close()
+                except (OSError, ValueError):
+                    pass
         sys.stdin, sys.stdout, sys.stderr, sys.argv = self.saved
         os.chdir("/")
-        return False
 
 
 def _forget_process_state():
@@ -543,4 +588,6 @@ def serve(path):
         server.close(failed=True)
         return 1
     server.serve_forever()
-    return 0
+    # As every hot command ends: committed work stays committed, and no connection is
+    # closed (a close checkpoints and deletes the WAL file by name; see db._kept).
+    os._exit(0)

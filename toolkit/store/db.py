@@ -332,10 +332,13 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
 # --------------------------------------------------------------------------
 # Connections kept open between the calls a resident server runs (toolkit.resident):
 # ``{path: (device, inode, connection)}``, None in every other process. A kept
-# connection is used again only while its path still names the file it opened (a
-# database moved away, deleted or replaced gets a new connection, so no write goes to a
-# file no one will read).
+# connection is used only while its path still names the file it opened. One that lost
+# its file (deleted, or replaced by a rename) is never used again and never closed: a
+# close would checkpoint and then delete the WAL file by its name, which may by then
+# belong to the new file. The server leaves at once (``replaced_files``), ending with
+# ``os._exit`` as every hot command does, so nothing is closed by name.
 _kept = None
+_orphans = []
 
 
 class _KeptConnection(sqlite3.Connection):
@@ -351,25 +354,35 @@ def _close(conn):
     sqlite3.Connection.close(conn)
 
 
-def keep_connections(on):
-    """Keep connections open between calls (on), or close every kept one (off)."""
+def keep_connections(on=True):
+    """Keep the connections a resident server opens, from now on."""
     global _kept
-    for _device, _inode, conn in (_kept or {}).values():
-        _close(conn)
     _kept = {} if on else None
 
 
-def _kept_connection(path):
-    entry = _kept.pop(os.path.abspath(path), None)
-    if entry is None:
-        return None
-    device, inode, conn = entry
+def _still_named(path, device, inode):
     try:
         st = os.stat(path)
     except OSError:
-        st = None
-    if st is None or (st.st_dev, st.st_ino) != (device, inode):
-        _close(conn)
+        return False
+    return (st.st_dev, st.st_ino) == (device, inode)
+
+
+def replaced_files():
+    """True when a kept connection's path no longer names its file (or one was found so)."""
+    if _orphans:
+        return True
+    return any(not _still_named(p, d, i) for p, (d, i, _c) in (_kept or {}).items())
+
+
+def _kept_connection(path):
+    key = os.path.abspath(path)
+    entry = _kept.pop(key, None)
+    if entry is None:
+        return None
+    device, inode, conn = entry
+    if not _still_named(path, device, inode):
+        _orphans.append(conn)  # kept open, unused, until the server leaves
         return None
     return conn
 
@@ -378,7 +391,7 @@ def _keep(path, conn):
     try:
         st = os.stat(path)
     except OSError:
-        _close(conn)
+        _orphans.append(conn)
         return
     _kept[os.path.abspath(path)] = (st.st_dev, st.st_ino, conn)
 

@@ -1,0 +1,515 @@
+"""The resident server (toolkit/resident.py) and the launcher's hand-off to it.
+
+Every test runs the installed commands as agents do, with the server on (conftest turns
+it off for the rest of the suite) in a runtime folder of the test's own, and stops the
+server at the end. The server must be invisible: the same output, exit codes and stored
+rows as a process of its own, in the caller's folder and environment; a command runs
+exactly once whatever happens to the server; a database replaced under it is never
+written through an old connection.
+"""
+
+import json
+import os
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+
+import pytest
+
+from tests.helpers import BIN_DIR, script
+from tests.helpers.hooks import make_repo, payload, question
+from tests.helpers.hotpath import env as hot_env
+from toolkit import resident
+
+TWO_WAY = "ship-changelog-voice-polish"
+NEVER_ASK = json.dumps({"question_id": TWO_WAY, "preference": "never-ask", "source": "plan-tune"})
+
+
+def _event(i, **extra):
+    e = {
+        "skill": "ship",
+        "question_id": TWO_WAY,
+        "question_summary": f"Polish the changelog voice? ({i})",
+        "category": "approval",
+        "door_type": "two-way",
+        "options_count": 2,
+        "user_choice": "accept",
+        "recommended": "accept",
+        "session_id": f"s{i}",
+    }
+    e.update(extra)
+    return e
+
+
+def _socket_path():
+    return resident.socket_path(os.path.join(BIN_DIR, "python"))
+
+
+def _served():
+    info = resident.server_info(_socket_path())
+    return None if info is None else info[1]
+
+
+def _wait(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """A running server for the installed commands; stopped afterwards."""
+    monkeypatch.setenv("PLANTUNE_SERVER", "on")
+    path = _socket_path()
+    r = run("gstack-question-preference", "--check", TWO_WAY)  # starts it
+    assert r.returncode == 0, r.stderr
+    assert _wait(lambda: os.path.exists(path) and _served() is not None), "no server started"
+    yield path
+    resident.stop(path)
+    assert resident.server_info(path) is None
+
+
+def run(name, *args, input=None, cwd=None, **env):
+    binary = isinstance(input, bytes)
+    return subprocess.run(
+        [script(name), *args],
+        input=input,
+        capture_output=True,
+        text=not binary,
+        cwd=cwd,
+        env=hot_env(**env),
+        timeout=60,
+    )
+
+
+def _count(db, table="question_log"):
+    if not os.path.exists(db):
+        return 0
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _roots(tmp_path, name):
+    root = tmp_path / name
+    root.mkdir()
+    return {
+        "GSTACK_STATE_ROOT": str(root),
+        "GSTACK_HOME": str(root),
+        "PLANTUNE_DB": str(root / "plantune.db"),
+    }
+
+
+# --------------------------------------------------------------------------
+# Served calls are indistinguishable from calls in a process of their own
+
+
+def _session(tmp_path):
+    """A varied agent session: (command, args, stdin) for each call."""
+    one_way = "Drop the production users table and restore it from last week's backup?"
+    pre = payload([question(one_way, ["Yes", "No"])], cwd=tmp_path, event="PreToolUse")
+    post = payload(
+        [question("Polish the changelog voice?", ["accept", "skip"])],
+        {"answers": {"Polish the changelog voice?": "accept"}},
+        cwd=tmp_path,
+        tool_use_id="tu-9",
+    )
+    return [
+        ("gstack-question-log", [json.dumps(_event(1))], None),
+        ("gstack-question-log", [json.dumps(_event(1))], None),  # the same event again
+        ("gstack-question-log", ["{not json"], None),
+        ("gstack-question-log", [json.dumps(_event(2, door_type="sideways"))], None),
+        ("gstack-question-log", [], None),
+        ("gstack-question-preference", ["--check", TWO_WAY], None),
+        ("gstack-question-preference", ["--write", NEVER_ASK], None),
+        ("gstack-question-preference", ["--check", TWO_WAY], None),
+        ("gstack-question-preference", ["--check", TWO_WAY, "--summary-stdin"], one_way),
+        ("gstack-question-preference", ["--check", "review-sql-safety"], None),
+        ("gstack-question-preference", ["--read"], None),
+        ("gstack-question-preference", ["--stats"], None),
+        ("gstack-question-preference", ["--frobnicate"], None),
+        ("plantune", ["hook", "pre-tool-use"], json.dumps(pre)),
+        ("plantune", ["hook", "post-tool-use"], json.dumps(post)),
+        ("plantune", ["hook", "pre-tool-use"], "{broken"),
+        ("plantune", ["check", TWO_WAY], None),
+        ("plantune", ["log", json.dumps(_event(3))], None),
+        ("plantune", ["log", "-"], json.dumps(_event(4))),
+        ("plantune", ["check"], None),
+        ("gstack-developer-profile", ["--derive"], None),
+        ("gstack-developer-profile", ["--profile"], None),
+        ("gstack-pacing-rank", [], "{}"),
+        ("gstack-question-preference", ["--clear", TWO_WAY], None),
+        ("gstack-question-preference", ["--check", TWO_WAY], None),
+    ]
+
+
+def _normalise(text, root=None):
+    if root:
+        text = text.replace(root, "<root>")
+    return re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+Z?", "<ts>", text)
+
+
+def _table_rows(db, table, skip=("id", "ts", "event_key", "changed_at", "updated_at")):
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        rows = conn.execute(f"SELECT * FROM {table}").fetchall()
+    finally:
+        conn.close()
+    return sorted(
+        _normalise(json.dumps({k: r[k] for k in r.keys() if k not in skip}, sort_keys=True))
+        for r in rows
+    )
+
+
+def test_a_session_through_the_server_matches_one_process_per_call(server, tmp_path):
+    served, direct = _roots(tmp_path, "served"), _roots(tmp_path, "direct")
+    before = _served()
+    calls = _session(tmp_path)
+    for name, args, stdin in calls:
+        a = run(name, *args, input=stdin, cwd=tmp_path, **served)
+        b = run(name, *args, input=stdin, cwd=tmp_path, PLANTUNE_SERVER="off", **direct)
+        where = f"{name} {' '.join(args)[:60]}"
+        assert a.returncode == b.returncode, where
+        assert _normalise(a.stdout, served["GSTACK_STATE_ROOT"]) == _normalise(
+            b.stdout, direct["GSTACK_STATE_ROOT"]
+        ), where
+        assert _normalise(a.stderr, served["GSTACK_STATE_ROOT"]) == _normalise(
+            b.stderr, direct["GSTACK_STATE_ROOT"]
+        ), where
+    # Every call but `plantune check` without an id (a click error) was served.
+    assert _served() - before == len(calls) - 1
+    for table in (
+        "question_log",
+        "preferences",
+        "preference_events",
+        "profile_sums",
+        "profile_totals",
+        "rollup_question",
+        "rollup_choice",
+        "tombstones",
+    ):
+        assert _table_rows(served["PLANTUNE_DB"], table) == _table_rows(
+            direct["PLANTUNE_DB"], table
+        ), table
+    for name in ("question-log.jsonl", "question-preferences.json"):
+        a = (tmp_path / "served" / "projects" / "test-project" / name).read_text()
+        b = (tmp_path / "direct" / "projects" / "test-project" / name).read_text()
+        assert _normalise(a) == _normalise(b), name
+
+
+def test_each_call_runs_in_its_callers_folder_environment_and_umask(server, tmp_path):
+    repo = make_repo(tmp_path, "acme/shop", "shop")
+    one, two = _roots(tmp_path, "one"), _roots(tmp_path, "two")
+    before = _served()
+    assert (
+        run(
+            "gstack-question-log", json.dumps(_event(1)), cwd=repo, GSTACK_PROJECT_SLUG=None, **one
+        ).returncode
+        == 0
+    )
+    assert run("gstack-question-log", json.dumps(_event(2)), cwd=tmp_path, **two).returncode == 0
+    assert _served() - before == 2
+    conn = sqlite3.connect(one["PLANTUNE_DB"])
+    assert conn.execute("SELECT project FROM question_log").fetchall() == [("acme-shop",)]
+    conn = sqlite3.connect(two["PLANTUNE_DB"])
+    assert conn.execute("SELECT project FROM question_log").fetchall() == [("test-project",)]
+    # The files it creates are private whatever the server's own umask (the caller's 077).
+    log = tmp_path / "one" / "projects" / "acme-shop" / "question-log.jsonl"
+    assert log.exists()
+    r = subprocess.run(
+        [
+            "sh",
+            "-c",
+            'umask 077; exec "$0" "$@"',
+            script("gstack-question-log"),
+            json.dumps(_event(3, question_id="ship-new-thing")),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=hot_env(GSTACK_PROJECT_SLUG="umask-project", **two),
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    made = tmp_path / "two" / "projects" / "umask-project"
+    assert made.stat().st_mode & 0o077 == 0
+    assert _served() - before == 3
+
+
+def test_no_one_way_door_is_auto_decided_through_the_server(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    w = run("gstack-question-preference", "--write", NEVER_ASK, **roots)
+    assert w.returncode == 0, w.stderr
+    assert run("gstack-question-preference", "--check", TWO_WAY, **roots).stdout.startswith(
+        "AUTO_DECIDE"
+    )
+    for text in (
+        "Force-push over main and delete the release branch?",
+        "Rotate the production signing keys now?",
+    ):
+        r = run(
+            "gstack-question-preference", "--check", TWO_WAY, "--summary-stdin", input=text, **roots
+        )
+        assert r.stdout.splitlines()[0] == "ASK_NORMALLY", text
+
+
+# --------------------------------------------------------------------------
+# A command runs exactly once, whatever happens to the server
+
+
+def test_a_server_that_does_not_answer_in_time_leaves_the_call_to_the_launcher(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    pid = resident.server_info(server)[0]
+    before = _served()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        r = run("gstack-question-log", json.dumps(_event(1)), **roots)
+        assert r.returncode == 0, r.stderr
+        assert _count(roots["PLANTUNE_DB"]) == 1
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    # The server reads the abandoned request later and runs nothing: still one row.
+    r = run("gstack-question-preference", "--check", TWO_WAY, **roots)
+    assert r.returncode == 0
+    assert _served() == before + 1  # only the check
+    assert _count(roots["PLANTUNE_DB"]) == 1
+    lines = (tmp_path / "r" / "projects" / "test-project" / "question-log.jsonl").read_text()
+    assert len(lines.splitlines()) == 1
+
+
+def test_a_server_killed_during_a_call_is_reported_and_the_call_not_repeated(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
+    pid = resident.server_info(server)[0]
+    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the served log call waits for this lock
+    try:
+        p = subprocess.Popen(
+            [script("gstack-question-log"), json.dumps(_event(2))],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=hot_env(**roots),
+        )
+        time.sleep(0.6)
+        assert p.poll() is None
+        os.kill(pid, signal.SIGKILL)
+        out, err = p.communicate(timeout=30)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert p.returncode == 1
+    assert "whether it took effect is unknown" in err
+    assert _count(roots["PLANTUNE_DB"]) == 1  # the killed call committed nothing, ran once
+    # The next calls run in their own process (no server) and work.
+    assert run("gstack-question-log", json.dumps(_event(3)), **roots).returncode == 0
+    assert _count(roots["PLANTUNE_DB"]) == 2
+
+
+def _summaries(db):
+    conn = sqlite3.connect(db)
+    try:
+        return " ".join(r[0] for r in conn.execute("SELECT question_summary FROM question_log"))
+    finally:
+        conn.close()
+
+
+def _start_again(path):
+    assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
+    assert _wait(lambda: os.path.exists(path) and _served() is not None)
+
+
+def test_a_database_deleted_under_the_server_gets_the_next_writes(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    db = roots["PLANTUNE_DB"]
+    assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    # The server no longer serves a database it holds a deleted file of: the call runs in
+    # its own process, and the server leaves without closing (and so checkpointing) it.
+    r = run("gstack-question-log", json.dumps(_event(2)), **roots)
+    assert r.returncode == 0, r.stderr
+    assert "(2)" in _summaries(db)
+    assert _wait(lambda: resident.server_info(server) is None)
+    _start_again(server)
+    assert run("gstack-question-log", json.dumps(_event(3)), **roots).returncode == 0
+    assert "(3)" in _summaries(db)
+
+
+def test_a_database_replaced_under_the_server_is_never_written_through_the_old_file(
+    server, tmp_path
+):
+    roots, other = _roots(tmp_path, "r"), _roots(tmp_path, "other")
+    db = roots["PLANTUNE_DB"]
+    assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
+    assert (
+        run("gstack-question-log", json.dumps(_event(7)), PLANTUNE_SERVER="off", **other).returncode
+        == 0
+    )
+    os.replace(other["PLANTUNE_DB"], db)  # a restore by rename, while the server holds db
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(other["PLANTUNE_DB"] + suffix):
+            os.replace(other["PLANTUNE_DB"] + suffix, db + suffix)
+    r = run("gstack-question-log", json.dumps(_event(8)), **roots)
+    assert r.returncode == 0, r.stderr
+    summaries = _summaries(db)
+    assert "(7)" in summaries and "(8)" in summaries
+    assert _wait(lambda: resident.server_info(server) is None)
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    conn.close()
+
+
+def test_concurrent_calls_through_the_server_and_beside_it_are_each_recorded_once(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    procs = []
+    for i in range(24):
+        extra = {"PLANTUNE_SERVER": "off"} if i % 4 == 0 else {}
+        procs.append(
+            subprocess.Popen(
+                [script("gstack-question-log"), json.dumps(_event(i))],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=hot_env(**roots, **extra),
+            )
+        )
+    for p in procs:
+        p.communicate(timeout=60)
+        assert p.returncode == 0
+    assert _count(roots["PLANTUNE_DB"]) == 24
+    lines = (tmp_path / "r" / "projects" / "test-project" / "question-log.jsonl").read_text()
+    assert len(lines.splitlines()) == 24
+
+
+# --------------------------------------------------------------------------
+# Lifecycle and trust
+
+
+def test_a_changed_install_is_never_served_by_the_old_server(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    target = resident.__file__
+    st = os.stat(target)
+    try:
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        r = run("gstack-question-log", json.dumps(_event(1)), **roots)
+        assert r.returncode == 0, r.stderr
+        assert _count(roots["PLANTUNE_DB"]) == 1
+        assert _wait(lambda: resident.server_info(server) is None), "the old server stayed"
+    finally:
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_the_server_leaves_when_idle(monkeypatch, tmp_path):
+    monkeypatch.setenv("PLANTUNE_SERVER", "on")
+    monkeypatch.setenv("PLANTUNE_SERVER_IDLE", "0.3")
+    path = _socket_path()
+    assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
+    assert _wait(lambda: resident.server_info(path) is not None)
+    assert _wait(lambda: resident.server_info(path) is None and not os.path.exists(path))
+
+
+def test_off_starts_no_server(tmp_path):
+    assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
+    time.sleep(0.3)
+    assert not os.path.exists(os.environ["PLANTUNE_RUNTIME_DIR"])
+
+
+def test_a_runtime_folder_others_can_enter_is_never_used(monkeypatch, tmp_path):
+    monkeypatch.setenv("PLANTUNE_SERVER", "on")
+    folder = tmp_path / "open-run"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    monkeypatch.setenv("PLANTUNE_RUNTIME_DIR", str(folder))
+    path = _socket_path()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(5)
+    listener.settimeout(0.1)
+    seen = []
+
+    def watch():
+        try:
+            seen.append(listener.accept())
+        except OSError:
+            pass
+
+    t = threading.Thread(target=watch)
+    t.start()
+    r = run("gstack-question-preference", "--check", TWO_WAY)
+    t.join()
+    listener.close()
+    assert r.returncode == 0 and r.stdout == "ASK_NORMALLY\n"
+    assert seen == []
+
+
+def test_malformed_requests_do_not_stop_the_server(server, tmp_path):
+    for data in (b"", b"\xff\xff\xff\x7f", b"\x05\x00\x00\x00hello", b"\x03\x00\x00\x00abc"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect(server)
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        answer = s.recv(1)
+        s.close()
+        assert answer in (b"", b"D")
+    before = _served()
+    assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
+    assert _served() == before + 1
+
+
+def test_the_launcher_imports_only_builtin_modules_when_served(server):
+    r = subprocess.run(
+        [
+            os.path.join(BIN_DIR, "python"),
+            "-I",
+            "-S",
+            "-X",
+            "importtime",
+            script("gstack-question-preference"),
+            "--check",
+            TWO_WAY,
+        ],
+        capture_output=True,
+        text=True,
+        env=hot_env(),
+        timeout=60,
+    )
+    assert r.returncode == 0 and r.stdout == "ASK_NORMALLY\n"
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in r.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    bare = subprocess.run(
+        [os.path.join(BIN_DIR, "python"), "-I", "-S", "-X", "importtime", "-c", "pass"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    floor = {
+        line.rsplit("|", 1)[1].strip()
+        for line in bare.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert imported - floor - {"imported package"} <= {"posix", "_socket", "time"}
+
+
+def test_status_and_stop(server):
+    r = run("plantune", "resident", "status")
+    assert r.returncode == 0 and r.stdout.startswith("running: pid ")
+    r = run("plantune", "resident", "stop")
+    assert r.returncode == 0 and r.stdout.startswith("stopped")
+    r = run("plantune", "resident", "status")
+    assert r.stdout.startswith("not running")
+    assert run("plantune", "resident", "stop").stdout == "not running\n"
