@@ -50,6 +50,8 @@ import sys
 import tempfile
 import time
 
+from toolkit import resident
+
 BIN = os.path.dirname(sys.executable)
 TWO_WAY_ID = "ship-changelog-voice-polish"
 FLOOR = "floor (python -I -S -c pass)"
@@ -182,14 +184,37 @@ def commands(i, shim_dir, bin_dir=BIN):
     }
 
 
+# The targets again, each call in a process of its own (PLANTUNE_SERVER=off): what every
+# call costs when no resident server runs (the first call after 10 idle minutes).
+OWN_PROCESS = {
+    "own process: --check": "gstack-question-preference --check",
+    "own process: --summary-stdin": "--check --summary-stdin",
+    "own process: gstack-question-log": "gstack-question-log",
+    "own process: hook pre-tool-use": "hook pre-tool-use (pass-through)",
+    "own process: --derive": "gstack-developer-profile --derive",
+}
+
+
+def server_cpu(pid):
+    """CPU seconds the resident server has used (/proc schedstat: nanoseconds), or 0."""
+    if pid is None:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
 
 
-def run_once(argv, env, stdin=None):
-    """(wall seconds, CPU seconds of the child): CPU time varies less on a busy machine."""
-    cpu = _children_cpu()
+def run_once(argv, env, stdin=None, server=None):
+    """(wall seconds, CPU seconds of the child and of the resident server meanwhile): CPU
+    time varies less on a busy machine."""
+    cpu = _children_cpu() + server_cpu(server)
     start = time.perf_counter()
     proc = subprocess.run(
         argv, env=env, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -197,7 +222,7 @@ def run_once(argv, env, stdin=None):
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"{argv[0]} failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
-    return elapsed, _children_cpu() - cpu
+    return elapsed, _children_cpu() + server_cpu(server) - cpu
 
 
 def main():
@@ -205,6 +230,11 @@ def main():
     ap.add_argument("--runs", type=int, default=30, help="alternating rounds (>= 30)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument(
+        "--no-server",
+        action="store_true",
+        help="run every call in a process of its own (no resident server)",
+    )
     ap.add_argument(
         "--baseline",
         metavar="DIR",
@@ -222,9 +252,12 @@ def main():
                 "PLANTUNE_DB": os.path.join(root, "plantune.db"),
                 "GSTACK_PROJECT_SLUG": "bench",
                 "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
+                "PLANTUNE_RUNTIME_DIR": os.path.join(root, "run"),
+                "PLANTUNE_SERVER": "off" if args.no_server else "on",
             }
         )
         env.pop("PLANTUNE_MIRROR", None)
+        own_env = dict(env, PLANTUNE_SERVER="off")
         # Installed packages run from byte-code; an editable checkout only gets its
         # __pycache__ written if the environment allows it (the warm-up writes it).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -256,7 +289,14 @@ def main():
             )
 
         def all_commands(i):
-            out = {name: (argv, stdin, env) for name, (argv, stdin) in commands(i, root).items()}
+            listed = commands(i, root)
+            out = {name: (argv, stdin, env) for name, (argv, stdin) in listed.items()}
+            out.update(
+                {
+                    name: (listed[target][0], listed[target][1], own_env)
+                    for name, target in OWN_PROCESS.items()
+                }
+            )
             if base_env is not None:
                 out.update(
                     {
@@ -269,13 +309,33 @@ def main():
 
         for argv, stdin, e in all_commands(-1).values():  # warm the page cache, byte-code
             run_once(argv, e, stdin)
+        pid = None
+        if not args.no_server:
+            # The first calls started the resident server; time the calls it serves.
+            path = resident.socket_path(os.path.join(BIN, "python"), env)
+            deadline = time.monotonic() + 10
+            while resident.server_info(path) is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            info = resident.server_info(path)
+            if info is None:
+                sys.exit("the resident server did not start")
+            pid = info[0]
+            for argv, stdin, e in all_commands(-2).values():  # warm the server too
+                run_once(argv, e, stdin)
         times = {name: [] for name in all_commands(0)}
-        for i in range(args.runs):
-            items = list(all_commands(i).items())
-            # Rotate the order each round so no command always runs right after another.
-            k = i % len(items)
-            for name, (argv, stdin, e) in items[k:] + items[:k]:
-                times[name].append(run_once(argv, e, stdin))
+        try:
+            for i in range(args.runs):
+                items = list(all_commands(i).items())
+                # Rotate the order each round so no command always runs right after another.
+                k = i % len(items)
+                for name, (argv, stdin, e) in items[k:] + items[:k]:
+                    times[name].append(run_once(argv, e, stdin, pid))
+        finally:
+            if pid is not None:
+                served = resident.server_info(path)
+                resident.stop(path)
+        if pid is not None and (served is None or served[1] < args.runs * 8):
+            sys.exit(f"the resident server served too few calls: {served}")
 
     floor = statistics.median(t for t, _ in times[FLOOR])
     floor_best = min(t for t, _ in times[FLOOR])

@@ -12,6 +12,10 @@ import pytest
 from tests.helpers import script
 from tests.helpers.server import free_port, wait_until_up
 
+# No resident server from the commands the tests run, including those that module-scoped
+# fixtures run before the per-test isolation below; tests/test_resident.py turns it on.
+os.environ["PLANTUNE_SERVER"] = "off"
+
 
 def pytest_collection_modifyitems(config, items):
     """Tests marked slow run only when PLANTUNE_SLOW is set (CI sets it)."""
@@ -36,9 +40,7 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("GSTACK_HOME", str(root))
     monkeypatch.setenv("PLANTUNE_DB", str(root / "plantune.db"))
     monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
-    # Every command runs in its own process unless a test starts a resident server
-    # itself (tests/test_resident.py): no server outlives a test.
-    monkeypatch.setenv("PLANTUNE_SERVER", "off")
+    # A test that turns the resident server on gets a socket folder of its own.
     monkeypatch.setenv("PLANTUNE_RUNTIME_DIR", str(tmp_path / "run"))
     for var in (
         "GSTACK_PROJECT_SLUG",

@@ -25,8 +25,13 @@ ALLOWED = {
     "analysis": {"store", "core", "gstack", "pacing"},
     "cli": {"store", "core", "gstack", "claude", "pacing", "guidance", "analysis"},
 }
-# The package's own top-level modules: launch.py starts the command line.
-TOP_LEVEL = {"__init__": set(), "launch": {"cli"}}
+# The package's own top-level modules: launch.py starts the command line, resident.py
+# runs the hot commands (the command line's fast path among them) in a warm process.
+TOP_LEVEL = {
+    "__init__": set(),
+    "launch": {"cli"},
+    "resident": {"store", "core", "gstack", "claude", "pacing", "cli"},
+}
 HEAVY = {
     "numpy",
     "pandas",

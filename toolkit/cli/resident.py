@@ -20,12 +20,23 @@ def resident():
     leaves after 10 minutes without a call (PLANTUNE_SERVER_IDLE, in seconds) and
     whenever plantune's files change. PLANTUNE_SERVER=off runs every call in its own
     process and starts no server.
+
+    \b
+    Example:
+        plantune resident status
+        plantune resident stop
     """
 
 
 @resident.command()
 def status():
-    """Say whether the server of this install runs, and how many calls it served."""
+    """Say whether the server of this install runs, and how many calls it served.
+
+    \b
+    Example:
+        plantune resident status
+        # running: pid 4242, 1,337 calls served, socket /run/user/1000/plantune/….sock
+    """
     from toolkit import resident as server
 
     path = _path()
@@ -40,7 +51,15 @@ def status():
 
 @resident.command()
 def stop():
-    """Stop the server of this install (after the call it is running)."""
+    """Stop the server of this install (after the call it is running).
+
+    The next hot command starts a new one. Stop it before moving, restoring or replacing
+    the database file by hand (a server that finds its file replaced also leaves).
+
+    \b
+    Example:
+        plantune resident stop
+    """
     from toolkit import resident as server
 
     path = _path()

@@ -298,11 +298,9 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     if conn is None:
         created = _create_private_file(path)
         try:
+            extra = {"factory": _KeptConnection} if keep else {}
             conn = sqlite3.connect(
-                path,
-                timeout=BUSY_TIMEOUT_SECONDS,
-                isolation_level=None,
-                factory=_KeptConnection if keep else sqlite3.Connection,
+                path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, **extra
             )
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot open database {path}: {e}") from None
