@@ -14,7 +14,25 @@ from tests.helpers.server import free_port, wait_until_up
 
 # No resident server from the commands the tests run, including those that module-scoped
 # fixtures run before the per-test isolation below; tests/test_resident.py turns it on.
-os.environ["PLANTUNE_SERVER"] = "off"
+# PLANTUNE_TEST_RESIDENT=1 runs every command with it on instead (each test's first call
+# starts a server of the test's own, stopped when the test ends): CI runs the compat and
+# hook tests that way too, so each behaviour they pin holds through the server.
+RESIDENT = os.environ.get("PLANTUNE_TEST_RESIDENT") == "1"
+os.environ["PLANTUNE_SERVER"] = "on" if RESIDENT else "off"
+if RESIDENT:
+    # A server whose start raced the end of its test leaves soon by itself.
+    os.environ["PLANTUNE_SERVER_IDLE"] = "3"
+SERVED = []  # calls the tests' resident servers served, when RESIDENT
+
+
+def pytest_terminal_summary(terminalreporter):
+    if RESIDENT:
+        terminalreporter.write_line(f"resident servers served {sum(SERVED):,} calls")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if RESIDENT and not sum(SERVED) and exitstatus == 0:
+        session.exitstatus = 1  # the mode ran nothing through a server: not a real run
 
 
 def pytest_collection_modifyitems(config, items):
@@ -26,6 +44,28 @@ def pytest_collection_modifyitems(config, items):
         if slow:
             why = slow.kwargs.get("reason", "a long test")
             item.add_marker(pytest.mark.skip(reason=f"{why}; set PLANTUNE_SLOW=1 to run"))
+
+
+def _start_resident_server():
+    """Start the test's server before its first call (as a launcher would start it), so
+    that every call of the test is served."""
+    import time
+
+    from tests.helpers import BIN_DIR
+    from toolkit import resident
+
+    python = os.path.join(BIN_DIR, "python")
+    path = resident.socket_path(python)
+    subprocess.Popen(
+        [python, "-I", "-S", script("plantune")],
+        env=dict(os.environ, PLANTUNE_RESIDENT_SERVE=path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 10
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +97,20 @@ def isolated_home(tmp_path, monkeypatch):
     from toolkit.core import identity
 
     identity.reset()
-    return root
+    if RESIDENT:
+        _start_resident_server()
+    yield root
+    run = tmp_path / "run"
+    if run.is_dir():
+        from toolkit import resident
+
+        for name in os.listdir(run):
+            if name.endswith(".sock.lock"):
+                path = str(run / name[: -len(".lock")])
+                info = resident.server_info(path)
+                if info is not None:
+                    SERVED.append(info[1])
+                    resident.stop(path)
 
 
 @pytest.fixture

@@ -398,7 +398,15 @@ def test_concurrent_calls_through_the_server_and_beside_it_are_each_recorded_onc
 
 def test_a_changed_install_is_never_served_by_the_old_server(server, tmp_path):
     roots = _roots(tmp_path, "r")
-    target = resident.__file__
+    # The module file the server loaded: the installed copy's, or the checkout's.
+    target = subprocess.run(
+        [os.path.join(BIN_DIR, "python"), "-c", "import toolkit.resident as r; print(r.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=hot_env(),
+        cwd="/",
+    ).stdout.strip()
     st = os.stat(target)
     try:
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
