@@ -521,3 +521,25 @@ def test_status_and_stop(server):
     r = run("plantune", "resident", "status")
     assert r.stdout.startswith("not running")
     assert run("plantune", "resident", "stop").stdout == "not running\n"
+
+
+def test_the_server_keeps_a_bounded_number_of_databases_open(server, tmp_path):
+    from toolkit.store import db
+
+    pid = resident.server_info(server)[0]
+
+    def log_to(n):
+        roots = _roots(tmp_path, f"r{n}")
+        assert run("gstack-question-log", json.dumps(_event(n)), **roots).returncode == 0
+        return roots
+
+    first = [log_to(n) for n in range(db.KEPT_MAX)]
+    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    rest = [log_to(n) for n in range(db.KEPT_MAX, 3 * db.KEPT_MAX)]
+    assert len(os.listdir(f"/proc/{pid}/fd")) <= fds + 3
+    assert resident.server_info(server)[0] == pid  # still the same server
+    for roots in first + rest:
+        assert _count(roots["PLANTUNE_DB"]) == 1
+    # A database closed to make room is opened again when a call needs it.
+    assert run("gstack-question-log", json.dumps(_event(99)), **first[0]).returncode == 0
+    assert _count(first[0]["PLANTUNE_DB"]) == 2

@@ -385,13 +385,24 @@ def _kept_connection(path):
     return conn
 
 
+# Databases a server keeps open at once; the one used longest ago is closed for another.
+KEPT_MAX = 8
+
+
 def _keep(path, conn):
     try:
         st = os.stat(path)
     except OSError:
         _orphans.append(conn)
         return
-    _kept[os.path.abspath(path)] = (st.st_dev, st.st_ino, conn)
+    _kept[os.path.abspath(path)] = (st.st_dev, st.st_ino, conn)  # the newest, last
+    while len(_kept) > KEPT_MAX:
+        oldest = next(iter(_kept))
+        device, inode, old = _kept.pop(oldest)
+        if _still_named(oldest, device, inode):
+            _close(old)  # its own file: an ordinary close
+        else:
+            _orphans.append(old)
 
 
 def end_of_call():
