@@ -23,6 +23,7 @@ import pytest
 from tests.helpers import BIN_DIR, script
 from tests.helpers.hooks import make_repo, payload, question
 from tests.helpers.hotpath import env as hot_env
+from tests.helpers.hotpath import run
 from toolkit import resident
 
 TWO_WAY = "ship-changelog-voice-polish"
@@ -74,19 +75,6 @@ def server(monkeypatch):
     yield path
     resident.stop(path)
     assert resident.server_info(path) is None
-
-
-def run(name, *args, input=None, cwd=None, **env):
-    binary = isinstance(input, bytes)
-    return subprocess.run(
-        [script(name), *args],
-        input=input,
-        capture_output=True,
-        text=not binary,
-        cwd=cwd,
-        env=hot_env(**env),
-        timeout=60,
-    )
 
 
 def _count(db, table="question_log"):

@@ -40,6 +40,8 @@ and ``plantune server stop`` show and stop the servers of this install.
 import os
 import sys
 
+from toolkit.core import source_stat
+
 # Bumped when the exchange changes: a launcher and a server of different versions never
 # talk (the socket's name carries it).
 PROTOCOL = 1
@@ -280,20 +282,21 @@ class Server:
             if name == "toolkit" or name.startswith("toolkit."):
                 path = getattr(module, "__file__", None)
                 if path:
-                    files[path] = _fingerprint(path)
+                    files[path] = source_stat(path)
         # The schema's files too: a source checkout's stamp is computed from them once.
         from toolkit.store import db
 
-        files[db.SQL_DIR] = _fingerprint(db.SQL_DIR)
-        for name in os.listdir(db.SQL_DIR):
-            files[os.path.join(db.SQL_DIR, name)] = _fingerprint(os.path.join(db.SQL_DIR, name))
+        for folder, _dirs, names in os.walk(db.SQL_DIR):
+            files[folder] = source_stat(folder)
+            for name in names:
+                files[os.path.join(folder, name)] = source_stat(os.path.join(folder, name))
         return files
 
     def stale(self):
         """True when a module file changed since it was loaded (or new ones were loaded:
         they are noted, as they came from the install as it is now)."""
         for path, before in self.files.items():
-            if _fingerprint(path) != before:
+            if source_stat(path) != before:
                 return True
         if self.loaded != len(sys.modules):
             self.files = self._module_files()
@@ -381,14 +384,6 @@ class Server:
         conn.sendall(b"X" + (code & 0xFF).to_bytes(1, "little"))
         if db.replaced_files():
             raise _Stop
-
-
-def _fingerprint(path):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _receive(conn):
