@@ -317,6 +317,49 @@ def _start_again(path):
     assert _wait(lambda: os.path.exists(path) and _served() is not None)
 
 
+def test_a_hook_whose_server_is_killed_exits_0_and_its_redelivery_counts_once(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    post = payload(
+        [question("Polish the changelog voice?", ["accept", "skip"])],
+        {"answers": {"Polish the changelog voice?": "accept"}},
+        cwd=tmp_path,
+        tool_use_id="tu-kill",
+    )
+    assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
+    pid = resident.server_info(server)[0]
+    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the served hook waits for this lock
+    try:
+        p = subprocess.Popen(
+            [script("plantune"), "hook", "post-tool-use"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=hot_env(**roots),
+        )
+        p.stdin.write(json.dumps(post).encode())
+        p.stdin.close()
+        time.sleep(0.6)
+        os.kill(pid, signal.SIGKILL)
+        p.wait(timeout=60)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    out, err = p.stdout.read(), p.stderr.read()
+    assert p.returncode == 0 and out == b""  # hooks always exit 0
+    assert b"whether it took effect is unknown" in err
+    for _ in range(2):  # delivered again (twice): recorded once
+        again = subprocess.run(
+            [script("plantune"), "hook", "post-tool-use"],
+            input=json.dumps(post).encode(),
+            capture_output=True,
+            env=hot_env(**roots),
+            timeout=60,
+        )
+        assert again.returncode == 0
+    assert _count(roots["PLANTUNE_DB"]) == 2
+
+
 def test_a_database_deleted_under_the_server_gets_the_next_writes(server, tmp_path):
     roots = _roots(tmp_path, "r")
     db = roots["PLANTUNE_DB"]

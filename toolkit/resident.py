@@ -23,8 +23,8 @@ The exchange, over a UNIX socket only the user can reach:
 
 A write is acknowledged only by the exit code, which the server sends after the command
 has committed, as a process would exit after committing. A server that dies after ``G``
-leaves the launcher with no exit code: it reports that the outcome is unknown and exits 1,
-and does not run the command a second time.
+leaves the launcher with no exit code: it reports that the outcome is unknown and exits 1
+(a hook exits 0, as hooks always do), and does not run the command a second time.
 
 The server serves one call at a time (SQLite takes one writer at a time anyway); a
 launcher that finds it busy for longer than ``ACCEPT_WAIT`` runs the command itself.
