@@ -89,7 +89,7 @@ RESIDENT_TESTS := tests/test_compat_log.py tests/test_compat_pref.py tests/test_
 test: $(STAMP) lint
 	@$(BIN)/python -m compileall -q toolkit
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
-	PLANTUNE_TEST_RESIDENT=1 $(BIN)/python -m pytest $(filter -%,$(PYTEST_ARGS)) $(RESIDENT_TESTS)
+	PLANTUNE_TEST_RESIDENT=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(RESIDENT_TESTS)
 
 bench: $(STAMP)
 	@test -x $(BIN)/sqlite-utils || $(BIN)/pip install --disable-pip-version-check -e '.[test,bench]'

@@ -142,12 +142,11 @@ def main():
         for name, (argv, env) in commands.items():  # warm-up: byte-code, page cache
             outputs[name] = run_once(argv, env)[1].strip()
         # The first served-mode call started the resident server: wait for it, warm it.
-        server = resident.socket_path(
-            os.path.join(BIN, "python"), {"PLANTUNE_RUNTIME_DIR": os.path.join(tmp, "run")}
+        server = resident.wait_for_server(
+            {"PLANTUNE_RUNTIME_DIR": os.path.join(tmp, "run")}, os.path.join(BIN, "python")
         )
-        deadline = time.monotonic() + 10
-        while resident.server_info(server) is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        if server is None:
+            sys.exit("the resident server did not start")
         for name, (argv, env) in commands.items():
             outputs[name] = run_once(argv, env)[1].strip()
         times = {name: [] for name in commands}

@@ -312,12 +312,9 @@ def main():
         pid = None
         if not args.no_server:
             # The first calls started the resident server; time the calls it serves.
-            path = resident.socket_path(os.path.join(BIN, "python"), env)
-            deadline = time.monotonic() + 10
-            while resident.server_info(path) is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-            info = resident.server_info(path)
-            if info is None:
+            path = resident.wait_for_server(env, os.path.join(BIN, "python"))
+            info = path and resident.server_info(path)
+            if not info:
                 sys.exit("the resident server did not start")
             pid = info[0]
             for argv, stdin, e in all_commands(-2).values():  # warm the server too

@@ -46,26 +46,28 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"{why}; set PLANTUNE_SLOW=1 to run"))
 
 
-def _start_resident_server():
-    """Start the test's server before its first call (as a launcher would start it), so
-    that every call of the test is served."""
-    import time
-
+def _start_resident_server(tmp_path):
+    """Start the test's server before its first call, as a launcher starts it (a call in
+    a throwaway state root), so that every call of the test is served."""
     from tests.helpers import BIN_DIR
     from toolkit import resident
 
-    python = os.path.join(BIN_DIR, "python")
-    path = resident.socket_path(python)
-    subprocess.Popen(
-        [python, "-I", "-S", script("plantune")],
-        env=dict(os.environ, PLANTUNE_RESIDENT_SERVE=path),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
+    spare = tmp_path / "resident-start"
+    spare.mkdir()
+    env = dict(
+        os.environ,
+        HOME=str(spare),
+        GSTACK_STATE_ROOT=str(spare),
+        GSTACK_HOME=str(spare),
+        PLANTUNE_DB=str(spare / "plantune.db"),
     )
-    deadline = time.monotonic() + 10
-    while not os.path.exists(path) and time.monotonic() < deadline:
-        time.sleep(0.005)
+    subprocess.run(
+        [script("gstack-question-preference"), "--check", "warm-up"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
+    resident.wait_for_server(executable=os.path.join(BIN_DIR, "python"))
 
 
 @pytest.fixture(autouse=True)
@@ -98,19 +100,15 @@ def isolated_home(tmp_path, monkeypatch):
 
     identity.reset()
     if RESIDENT:
-        _start_resident_server()
+        _start_resident_server(tmp_path)
     yield root
-    run = tmp_path / "run"
-    if run.is_dir():
+    if RESIDENT or (tmp_path / "run").is_dir():
+        from tests.helpers import BIN_DIR
         from toolkit import resident
 
-        for name in os.listdir(run):
-            if name.endswith(".sock.lock"):
-                path = str(run / name[: -len(".lock")])
-                info = resident.server_info(path)
-                if info is not None:
-                    SERVED.append(info[1])
-                    resident.stop(path)
+        for path, _pid, served in resident.servers(executable=os.path.join(BIN_DIR, "python")):
+            SERVED.append(served)
+            resident.stop(path)
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -130,23 +129,22 @@ def _check_resident(bin_dir, env, marker):
     from toolkit import resident
 
     real_bin = os.path.dirname(os.path.realpath(os.path.join(bin_dir, "plantune")))
-    path = resident.socket_path(os.path.join(real_bin, "python"), env)
+    python = os.path.join(real_bin, "python")
     check = [os.path.join(bin_dir, "gstack-question-preference"), "--check", "some-question"]
     first = _run(check, env=env)
     assert first.returncode == 0 and first.stdout == "ASK_NORMALLY\n", first.stderr
-    deadline = time.monotonic() + 20
-    while resident.server_info(path) is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    path = resident.wait_for_server(env, python, timeout=20)
     os.unlink(marker)
     try:
-        assert resident.server_info(path) is not None, "no server started"
+        assert path is not None, "no server started"
         served = _run(check, env=env)
         assert served.returncode == 0 and served.stdout == "ASK_NORMALLY\n", served.stderr
         assert resident.server_info(path)[1] == 1
         assert not marker.exists(), "the server ran site"
     finally:
-        resident.stop(path)
-    assert resident.server_info(path) is None
+        if path is not None:
+            resident.stop(path)
+    assert resident.servers(env, python) == []
 
 
 def test_pip_install_into_a_venv(wheel, tmp_path):

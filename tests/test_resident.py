@@ -46,12 +46,16 @@ def _event(i, **extra):
     return e
 
 
-def _socket_path():
-    return resident.socket_path(os.path.join(BIN_DIR, "python"))
+PYTHON = os.path.join(BIN_DIR, "python")  # the installed commands' Python
 
 
-def _served():
-    info = resident.server_info(_socket_path())
+def _server_path():
+    """The socket of the running server of the installed commands (None: none runs)."""
+    return resident.wait_for_server(executable=PYTHON)
+
+
+def _served(path):
+    info = resident.server_info(path)
     return None if info is None else info[1]
 
 
@@ -68,10 +72,10 @@ def _wait(predicate, timeout=10.0):
 def server(monkeypatch):
     """A running server for the installed commands; stopped afterwards."""
     monkeypatch.setenv("PLANTUNE_SERVER", "on")
-    path = _socket_path()
     r = run("gstack-question-preference", "--check", TWO_WAY)  # starts it
     assert r.returncode == 0, r.stderr
-    assert _wait(lambda: os.path.exists(path) and _served() is not None), "no server started"
+    path = _server_path()
+    assert path is not None, "no server started"
     yield path
     resident.stop(path)
     assert resident.server_info(path) is None
@@ -132,6 +136,7 @@ def _session(tmp_path):
         ("plantune", ["log", json.dumps(_event(3))], None),
         ("plantune", ["log", "-"], json.dumps(_event(4))),
         ("plantune", ["check"], None),
+        ("plantune", ["check", TWO_WAY, "--db", "a-folder"], None),
         ("gstack-developer-profile", ["--derive"], None),
         ("gstack-developer-profile", ["--profile"], None),
         ("gstack-pacing-rank", [], "{}"),
@@ -161,7 +166,8 @@ def _table_rows(db, table, skip=("id", "ts", "event_key", "changed_at", "updated
 
 def test_a_session_through_the_server_matches_one_process_per_call(server, tmp_path):
     served, direct = _roots(tmp_path, "served"), _roots(tmp_path, "direct")
-    before = _served()
+    (tmp_path / "a-folder").mkdir()
+    before = _served(server)
     calls = _session(tmp_path)
     for name, args, stdin in calls:
         a = run(name, *args, input=stdin, cwd=tmp_path, **served)
@@ -174,8 +180,8 @@ def test_a_session_through_the_server_matches_one_process_per_call(server, tmp_p
         assert _normalise(a.stderr, served["GSTACK_STATE_ROOT"]) == _normalise(
             b.stderr, direct["GSTACK_STATE_ROOT"]
         ), where
-    # Every call but `plantune check` without an id (a click error) was served.
-    assert _served() - before == len(calls) - 1
+    # Every call but the two `plantune check` command lines click answers was served.
+    assert _served(server) - before == len(calls) - 2
     for table in (
         "question_log",
         "preferences",
@@ -198,7 +204,7 @@ def test_a_session_through_the_server_matches_one_process_per_call(server, tmp_p
 def test_each_call_runs_in_its_callers_folder_environment_and_umask(server, tmp_path):
     repo = make_repo(tmp_path, "acme/shop", "shop")
     one, two = _roots(tmp_path, "one"), _roots(tmp_path, "two")
-    before = _served()
+    before = _served(server)
     assert (
         run(
             "gstack-question-log", json.dumps(_event(1)), cwd=repo, GSTACK_PROJECT_SLUG=None, **one
@@ -206,7 +212,7 @@ def test_each_call_runs_in_its_callers_folder_environment_and_umask(server, tmp_
         == 0
     )
     assert run("gstack-question-log", json.dumps(_event(2)), cwd=tmp_path, **two).returncode == 0
-    assert _served() - before == 2
+    assert _served(server) - before == 2
     conn = sqlite3.connect(one["PLANTUNE_DB"])
     assert conn.execute("SELECT project FROM question_log").fetchall() == [("acme-shop",)]
     conn = sqlite3.connect(two["PLANTUNE_DB"])
@@ -231,7 +237,7 @@ def test_each_call_runs_in_its_callers_folder_environment_and_umask(server, tmp_
     assert r.returncode == 0, r.stderr
     made = tmp_path / "two" / "projects" / "umask-project"
     assert made.stat().st_mode & 0o077 == 0
-    assert _served() - before == 3
+    assert _served(server) - before == 3
 
 
 def test_no_one_way_door_is_auto_decided_through_the_server(server, tmp_path):
@@ -258,7 +264,7 @@ def test_no_one_way_door_is_auto_decided_through_the_server(server, tmp_path):
 def test_a_server_that_does_not_answer_in_time_leaves_the_call_to_the_launcher(server, tmp_path):
     roots = _roots(tmp_path, "r")
     pid = resident.server_info(server)[0]
-    before = _served()
+    before = _served(server)
     os.kill(pid, signal.SIGSTOP)
     try:
         r = run("gstack-question-log", json.dumps(_event(1)), **roots)
@@ -269,7 +275,7 @@ def test_a_server_that_does_not_answer_in_time_leaves_the_call_to_the_launcher(s
     # The server reads the abandoned request later and runs nothing: still one row.
     r = run("gstack-question-preference", "--check", TWO_WAY, **roots)
     assert r.returncode == 0
-    assert _served() == before + 1  # only the check
+    assert _served(server) == before + 1  # only the check
     assert _count(roots["PLANTUNE_DB"]) == 1
     lines = (tmp_path / "r" / "projects" / "test-project" / "question-log.jsonl").read_text()
     assert len(lines.splitlines()) == 1
@@ -314,7 +320,7 @@ def _summaries(db):
 
 def _start_again(path):
     assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
-    assert _wait(lambda: os.path.exists(path) and _served() is not None)
+    assert _server_path() == path
 
 
 def test_a_hook_whose_server_is_killed_exits_0_and_its_redelivery_counts_once(server, tmp_path):
@@ -452,9 +458,9 @@ def test_a_changed_install_is_never_served_by_the_old_server(server, tmp_path):
 def test_the_server_leaves_when_idle(monkeypatch, tmp_path):
     monkeypatch.setenv("PLANTUNE_SERVER", "on")
     monkeypatch.setenv("PLANTUNE_SERVER_IDLE", "0.3")
-    path = _socket_path()
     assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
-    assert _wait(lambda: resident.server_info(path) is not None)
+    path = _server_path()
+    assert path is not None
     assert _wait(lambda: resident.server_info(path) is None and not os.path.exists(path))
 
 
@@ -464,17 +470,14 @@ def test_off_starts_no_server(tmp_path):
     assert not os.path.exists(os.environ["PLANTUNE_RUNTIME_DIR"])
 
 
-def test_a_runtime_folder_others_can_enter_is_never_used(monkeypatch, tmp_path):
-    monkeypatch.setenv("PLANTUNE_SERVER", "on")
-    folder = tmp_path / "open-run"
-    folder.mkdir(mode=0o755)
-    os.chmod(folder, 0o755)
-    monkeypatch.setenv("PLANTUNE_RUNTIME_DIR", str(folder))
-    path = _socket_path()
+def test_a_runtime_folder_others_can_enter_is_never_used(server, tmp_path):
+    folder = os.path.dirname(server)
+    resident.stop(server)
+    os.chmod(folder, 0o755)  # now anyone may plant a socket there
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
+    listener.bind(server)  # where the launcher would look
     listener.listen(5)
-    listener.settimeout(0.1)
+    listener.settimeout(0.5)
     seen = []
 
     def watch():
@@ -490,6 +493,8 @@ def test_a_runtime_folder_others_can_enter_is_never_used(monkeypatch, tmp_path):
     listener.close()
     assert r.returncode == 0 and r.stdout == "ASK_NORMALLY\n"
     assert seen == []
+    os.unlink(server)
+    os.chmod(folder, 0o700)
 
 
 def test_malformed_requests_do_not_stop_the_server(server, tmp_path):
@@ -502,9 +507,9 @@ def test_malformed_requests_do_not_stop_the_server(server, tmp_path):
         answer = s.recv(1)
         s.close()
         assert answer in (b"", b"D")
-    before = _served()
+    before = _served(server)
     assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
-    assert _served() == before + 1
+    assert _served(server) == before + 1
 
 
 def test_the_launcher_imports_only_builtin_modules_when_served(server):
@@ -574,3 +579,217 @@ def test_the_server_keeps_a_bounded_number_of_databases_open(server, tmp_path):
     # A database closed to make room is opened again when a call needs it.
     assert run("gstack-question-log", json.dumps(_event(99)), **first[0]).returncode == 0
     assert _count(first[0]["PLANTUNE_DB"]) == 2
+
+
+# --------------------------------------------------------------------------
+# Found by a hostile review: each would fail on the server as it first was
+
+
+def test_a_database_restored_in_place_loses_no_write_and_brings_no_preference_back(
+    server, tmp_path
+):
+    roots = _roots(tmp_path, "r")
+    db_file = roots["PLANTUNE_DB"]
+    quiet = dict(roots, PLANTUNE_MIRROR="0")  # gstack's files cannot restore anything
+    assert run("gstack-question-log", json.dumps(_event(1)), **quiet).returncode == 0
+    backup = str(tmp_path / "backup.db")
+    src = sqlite3.connect(db_file)
+    dst = sqlite3.connect(backup)
+    src.backup(dst)
+    src.close()
+    dst.close()
+    assert run("gstack-question-preference", "--write", NEVER_ASK, **quiet).returncode == 0
+    assert run("gstack-question-preference", "--check", TWO_WAY, **quiet).stdout.startswith(
+        "AUTO_DECIDE"
+    )
+    # Restored by hand: the same inode, new content, the old -wal and -shm removed.
+    with open(backup, "rb") as f, open(db_file, "r+b") as g:
+        g.truncate(0)
+        g.write(f.read())
+    for suffix in ("-wal", "-shm"):
+        os.unlink(db_file + suffix)
+    old_pid = resident.server_info(server)[0]
+    check = run("gstack-question-preference", "--check", TWO_WAY, **quiet)
+    assert check.stdout.startswith("ASK_NORMALLY")  # the restored file has no preference
+    for i in (2, 3, 4):
+        assert run("gstack-question-log", json.dumps(_event(i)), **quiet).returncode == 0
+    summaries = _summaries(db_file)
+    assert all(f"({i})" in summaries for i in (1, 2, 3, 4))
+    # The server that held the old files left (a new one may have started since).
+    assert _wait(lambda: (resident.server_info(server) or (old_pid,))[0] != old_pid)
+
+
+def test_a_caller_with_stdin_closed_runs_itself_and_leaves_the_server_usable(server, tmp_path):
+    before = _served(server)
+    r = subprocess.run(
+        [
+            "sh",
+            "-c",
+            'exec 0<&-; exec "$0" "$@"',
+            script("gstack-question-preference"),
+            "--check",
+            TWO_WAY,
+            "--summary-stdin",
+        ],
+        capture_output=True,
+        text=True,
+        env=hot_env(),
+        timeout=30,
+    )
+    assert r.returncode == 0 and r.stdout.startswith("ASK_NORMALLY"), r.stderr
+    assert _served(server) == before
+    assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
+    assert _served(server) == before + 1
+
+
+def test_a_caller_killed_during_its_call_is_interrupted_like_its_own_process(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
+    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        p = subprocess.Popen(
+            [script("gstack-question-log"), json.dumps(_event(2))],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=hot_env(**roots),
+        )
+        time.sleep(0.6)
+        p.kill()  # a hook runner's time-out
+        p.wait(timeout=30)
+        time.sleep(0.2)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    pid = resident.server_info(server)[0]
+    assert run("gstack-question-preference", "--check", TWO_WAY, **roots).returncode == 0
+    assert resident.server_info(server)[0] == pid  # the same server, free again
+    assert _count(roots["PLANTUNE_DB"]) == 1  # the killed call recorded nothing
+    lines = (tmp_path / "r" / "projects" / "test-project" / "question-log.jsonl").read_text()
+    assert len(lines.splitlines()) == 1
+
+
+def test_a_connection_setting_one_call_changed_is_put_back_for_the_next(tmp_path):
+    from toolkit.core import database
+    from toolkit.store import db
+
+    path = str(tmp_path / "kept.db")
+    db.keep_connections(True)
+    try:
+        conn = database.connect(path)
+        defaults = [conn.execute(f"PRAGMA {name}").fetchone()[0] for name in db._SETTINGS]
+        conn.execute("PRAGMA busy_timeout = 3000")  # as a hook sets it
+        conn.execute("PRAGMA cache_size = -64000")  # as an import sets it
+        conn.execute("PRAGMA secure_delete = ON")
+        conn.row_factory = None
+        conn.close()
+        again = database.connect(path)
+        assert again is conn  # kept
+        assert [again.execute(f"PRAGMA {n}").fetchone()[0] for n in db._SETTINGS] == defaults
+        assert defaults[0] == int(db.BUSY_TIMEOUT_SECONDS * 1000)
+        assert again.row_factory is sqlite3.Row
+    finally:
+        db.keep_connections(False)
+
+
+def test_callers_in_another_context_get_a_server_of_their_own(server, tmp_path):
+    import resource
+
+    def smaller_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (50_000_000, 50_000_000))
+
+    before = _served(server)
+    for _ in range(3):
+        r = subprocess.run(
+            [script("gstack-question-preference"), "--check", TWO_WAY],
+            capture_output=True,
+            text=True,
+            env=hot_env(),
+            preexec_fn=smaller_files,
+            timeout=30,
+        )
+        assert r.returncode == 0 and r.stdout == "ASK_NORMALLY\n"
+        time.sleep(0.3)
+    assert _served(server) == before  # never this server
+    assert _wait(lambda: len(resident.servers(executable=PYTHON)) == 2)
+    for path, _pid, _served_calls in resident.servers(executable=PYTHON):
+        if path != server:
+            resident.stop(path)
+
+
+def test_the_server_keeps_none_of_its_starters_other_descriptors(monkeypatch, tmp_path):
+    monkeypatch.setenv("PLANTUNE_SERVER", "on")
+    r_end, w_end = os.pipe()
+    try:
+        # This call starts the server, with a pipe open besides stdio (a test runner's).
+        subprocess.run(
+            [script("gstack-question-preference"), "--check", TWO_WAY],
+            capture_output=True,
+            env=hot_env(),
+            pass_fds=(w_end,),
+            timeout=30,
+        )
+        os.close(w_end)
+        path = _server_path()
+        assert path is not None
+        ready = select_readable(r_end, 10)
+        assert ready and os.read(r_end, 1) == b""  # end of file: no one else holds it
+    finally:
+        os.close(r_end)
+        if _server_path() is not None:
+            resident.stop(_server_path())
+
+
+def select_readable(fd, timeout):
+    import select
+
+    return select.select([fd], [], [], timeout)[0]
+
+
+def test_detached_derives_leave_no_zombie_in_the_server(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    pid = resident.server_info(server)[0]
+    for i in range(8):
+        r = run(
+            "gstack-question-log",
+            json.dumps(_event(i)),
+            GSTACK_QUESTION_LOG_NO_DERIVE=None,
+            **roots,
+        )
+        assert r.returncode == 0
+        time.sleep(0.15)
+    run("gstack-question-preference", "--check", TWO_WAY, **roots)
+    zombies = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] == "Z" and int(fields[1]) == pid:
+                zombies += 1
+    assert zombies <= 1
+
+
+def test_bad_idle_values_fall_back_to_the_default():
+    for text in ("abc", "0", "-1", "inf", "nan", "", None):
+        assert resident.idle_seconds(text) == resident.IDLE_SECONDS, text
+    assert resident.idle_seconds("0.3") == 0.3
+    assert resident.idle_seconds("1e12") == 86400.0
+
+
+def test_a_relative_runtime_folder_is_not_used(monkeypatch, tmp_path):
+    monkeypatch.setenv("PLANTUNE_SERVER", "on")
+    monkeypatch.setenv("PLANTUNE_RUNTIME_DIR", "relative/run")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg"))
+    (tmp_path / "xdg").mkdir(mode=0o700)
+    assert run("gstack-question-preference", "--check", TWO_WAY, cwd=tmp_path).returncode == 0
+    assert resident.runtime_dir() == str(tmp_path / "xdg" / "plantune")
+    path = _server_path()
+    try:
+        assert path is not None and path.startswith(str(tmp_path / "xdg" / "plantune"))
+        assert not (tmp_path / "relative").exists()
+    finally:
+        if path:
+            resident.stop(path)

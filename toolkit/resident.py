@@ -9,17 +9,22 @@ imported and the database open with its schema read, and runs the command exactl
 process would have, in the caller's working directory, environment and umask, reading
 and writing the caller's own stdin, stdout and stderr (passed over the socket).
 
-The exchange, over a UNIX socket only the user can reach:
+Each server serves one install (its Python) in one process context: the launcher names
+the socket after both (namespaces, root, limits, cgroup, credentials, sandboxing: what a
+command's effects depend on besides its arguments), so a caller in a sandbox or with
+other limits never has its call run with another's. The exchange, over a UNIX socket in
+a folder only the user can enter:
 
-1. the launcher connects and sends its request (argv, cwd, umask, environment) with its
-   descriptors 0, 1 and 2;
+1. the launcher connects and sends its request (argv, cwd, umask, environment, context);
 2. the server answers ``A`` (it will run the command) or ``D`` (it will not: a command
    it does not serve, a changed install, a caller it cannot serve): the launcher then
    starts normally;
-3. after ``A`` the launcher sends ``G`` and waits; without ``G`` (the launcher gave up
-   waiting for the answer) the server runs nothing. So a command runs once, either here
-   or in the launcher's own process, never in both;
-4. the server runs the command and sends ``X`` and the exit code.
+3. after ``A`` the launcher sends ``G`` with its descriptors 0, 1 and 2, and waits;
+   without ``G`` (the launcher gave up waiting for the answer) the server runs nothing.
+   So a command runs once, either here or in the launcher's own process, never in both;
+4. the server runs the command and sends ``X`` and the exit code. A launcher killed
+   meanwhile closes the socket, and the server interrupts the command (as Ctrl-C would
+   interrupt its own process: an open transaction rolls back).
 
 A write is acknowledged only by the exit code, which the server sends after the command
 has committed, as a process would exit after committing. A server that dies after ``G``
@@ -30,11 +35,11 @@ The server serves one call at a time (SQLite takes one writer at a time anyway);
 launcher that finds it busy for longer than ``ACCEPT_WAIT`` runs the command itself.
 It leaves after ``IDLE_SECONDS`` without a call (``PLANTUNE_SERVER_IDLE``), on SIGTERM
 (after the call in progress), and before serving a call once any of its loaded module
-files changed on disk (an upgrade or an edit: a server never runs old code). Before
-each call it checks that each database it holds open is still the file at its path.
+files changed on disk (an upgrade or an edit: a server never runs old code) or a
+database it holds open is no longer the file at its path (see ``toolkit.store.db``).
 
-``PLANTUNE_SERVER=off`` keeps every call in its own process. ``plantune server status``
-and ``plantune server stop`` show and stop the servers of this install.
+``PLANTUNE_SERVER=off`` keeps every call in its own process. ``plantune resident status``
+and ``plantune resident stop`` show and stop the servers of this install.
 """
 
 import os
@@ -44,12 +49,15 @@ from toolkit.core import source_stat
 
 # Bumped when the exchange changes: a launcher and a server of different versions never
 # talk (the socket's name carries it).
-PROTOCOL = 1
+PROTOCOL = 2
 # Seconds a launcher waits for the server's answer before it runs the command itself.
 ACCEPT_WAIT = 0.25
 IDLE_SECONDS = 600.0
-# The environment variable that starts this module's server in a launcher process.
+# The environment variables that start this module's server in a launcher process: the
+# socket's path, and the digest of the starting caller's context (the launcher's
+# ``_context``), which every request it serves must carry.
 SERVE_VAR = "PLANTUNE_RESIDENT_SERVE"
+CONTEXT_VAR = "PLANTUNE_RESIDENT_CONTEXT"
 # The longest request (argv and environment) a server reads.
 MAX_REQUEST = 1 << 20
 
@@ -82,35 +90,19 @@ WARM_MODULES = (
 
 
 # --------------------------------------------------------------------------
-# Where the socket is (the launcher computes the same name without importing this module;
-# a test holds the two together)
-
-
-def fnv1a(data):
-    """64-bit FNV-1a of ``data`` (bytes), as 16 hex digits."""
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return "%016x" % h
+# Where the servers are
 
 
 def runtime_dir(env=None):
-    """The user's private folder for server sockets."""
+    """The user's private folder for server sockets (as the launcher finds it)."""
     env = os.environ if env is None else env
-    given = env.get("PLANTUNE_RUNTIME_DIR")
-    if given:
+    given = env.get("PLANTUNE_RUNTIME_DIR") or ""
+    if given.startswith("/"):
         return given
-    xdg = env.get("XDG_RUNTIME_DIR")
-    if xdg and xdg.startswith("/"):
+    xdg = env.get("XDG_RUNTIME_DIR") or ""
+    if xdg.startswith("/"):
         return xdg + "/plantune"
     return "/tmp/plantune-%d" % os.getuid()
-
-
-def socket_path(executable=None, env=None):
-    """The socket of the server for the Python at ``executable`` (this install's)."""
-    executable = sys.executable if executable is None else executable
-    name = fnv1a(os.fsencode(executable))
-    return "%s/%s-%d.sock" % (runtime_dir(env), name, PROTOCOL)
 
 
 def private_dir_ok(path):
@@ -125,7 +117,7 @@ def private_dir_ok(path):
 
 
 def server_info(path):
-    """``(pid, calls served)`` of the server listening at ``path``, or None."""
+    """``(pid, calls served, its Python)`` of the server listening at ``path``, or None."""
     import fcntl
 
     try:
@@ -136,9 +128,9 @@ def server_info(path):
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:  # held: a server runs
-            fields = os.pread(fd, 64, 0).split()
+            fields = os.pread(fd, 4096, 0).rstrip(b"\n").split(b" ", 2)
             try:
-                return int(fields[0]), int(fields[1])
+                return int(fields[0]), int(fields[1]), os.fsdecode(fields[2])
             except (IndexError, ValueError):
                 return None
         fcntl.flock(fd, fcntl.LOCK_UN)
@@ -147,22 +139,73 @@ def server_info(path):
         os.close(fd)
 
 
+def servers(env=None, executable=None):
+    """``[(socket path, pid, calls served)]`` of the running servers of the install whose
+    Python is ``executable`` (this one's by default), one per caller context."""
+    executable = sys.executable if executable is None else executable
+    folder = runtime_dir(env)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if name.endswith(".sock.lock"):
+            path = os.path.join(folder, name[: -len(".lock")])
+            info = server_info(path)
+            if info is not None and info[2] == executable:
+                out.append((path, info[0], info[1]))
+    return out
+
+
+def wait_for_server(env=None, executable=None, timeout=10.0):
+    """The socket of this install's server once one runs, or None after ``timeout`` s."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        found = servers(env, executable)
+        if found:
+            return found[0][0]
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.01)
+
+
 def stop(path, wait=5.0):
-    """Stop the server at ``path`` (after its call in progress); True when one was stopped."""
+    """Stop the server at ``path`` after its call in progress; one still in a call after
+    ``wait`` seconds is killed. Returns "stopped", "killed" or None (none was running)."""
     import signal
     import time
 
     info = server_info(path)
     if info is None:
-        return False
+        return None
+    outcome = "stopped"
+    for sig, seconds in ((signal.SIGTERM, wait), (signal.SIGKILL, 2.0)):
+        try:
+            os.kill(info[0], sig)
+        except ProcessLookupError:
+            return outcome
+        deadline = time.monotonic() + seconds
+        while server_info(path) is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if server_info(path) is None:
+            return outcome
+        outcome = "killed"
+    return None
+
+
+def idle_seconds(text):
+    """``PLANTUNE_SERVER_IDLE`` as seconds: the default unless a positive finite number,
+    kept between 0.1 s and a day."""
     try:
-        os.kill(info[0], signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + wait
-    while server_info(path) is not None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return server_info(path) is None
+        value = float(text)
+    except (TypeError, ValueError):
+        return IDLE_SECONDS
+    if not 0 < value < float("inf"):
+        return IDLE_SECONDS
+    return min(max(value, 0.1), 86400.0)
 
 
 # --------------------------------------------------------------------------
@@ -174,12 +217,12 @@ class _Stop(Exception):
 
 
 class Server:
-    def __init__(self, path, idle=None):
+    def __init__(self, path, context):
         self.path = path
-        self.idle = (
-            float(os.environ.get("PLANTUNE_SERVER_IDLE") or IDLE_SECONDS) if idle is None else idle
-        )
+        self.context = os.fsencode(context)
+        self.idle = idle_seconds(os.environ.get("PLANTUNE_SERVER_IDLE"))
         self.stopping = False
+        self.running = None  # the caller's connection while its command runs
         self.files = {}
         self.loaded = 0
         self.served = 0
@@ -220,14 +263,14 @@ class Server:
                     self.lock_fd = None
                     return False
                 time.sleep(0.02)
-        # The pid, for `plantune server`; the write also dates the lock file, which tells
+        # The pid, for `plantune resident`; the write also dates the lock file, which tells
         # launchers a server is starting (they do not start another meanwhile).
         self._note()
         return True
 
     def _note(self):
-        """``<pid> <calls served>`` in the lock file, for ``plantune server status``."""
-        text = b"%d %d\n" % (os.getpid(), self.served)
+        """``<pid> <calls served> <python>`` in the lock file, for ``plantune resident``."""
+        text = b"%d %d %s\n" % (os.getpid(), self.served, os.fsencode(sys.executable))
         os.ftruncate(self.lock_fd, len(text))
         os.pwrite(self.lock_fd, text, 0)
 
@@ -314,9 +357,19 @@ class Server:
             if not self.busy:
                 raise _Stop  # waiting for a call: leave now; during one: after it
 
+        def caller_gone(_signum, _frame):
+            # SIGIO: the socket of the caller whose command runs changed state. Closed
+            # means the caller is gone (killed, timed out): interrupt the command as
+            # Ctrl-C would interrupt its own process.
+            conn = self.running
+            if conn is not None and _closed_by_peer(conn):
+                self.running = None
+                raise KeyboardInterrupt
+
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGIO, caller_gone)
         poller = select.poll()
         poller.register(self.sock.fileno(), select.POLLIN)
         try:
@@ -329,10 +382,12 @@ class Server:
                     self.handle(conn)
                 except _Stop:
                     break
-                except Exception:  # noqa: BLE001 - one bad exchange must not end the server
-                    pass
+                except (Exception, KeyboardInterrupt):  # noqa: BLE001 - one bad exchange
+                    pass  # (or a caller gone at the last moment) must not end the server
                 finally:
+                    self.running = None
                     conn.close()
+                    _reap()
                     self.busy = False
         except _Stop:
             pass
@@ -347,21 +402,21 @@ class Server:
         call = _parse(request)
         from toolkit.store import db
 
-        if call is None or self.stale() or db.replaced_files():
-            conn.sendall(b"D")
-            if call is not None:
-                # A changed install, or a database file replaced under a kept connection:
-                # leave; the launcher runs this call and the next one starts a new server.
-                raise _Stop
-            return
-        entry = _entry(call["argv"])
-        if entry is None:
+        if call is None or call["context"] != self.context:
             conn.sendall(b"D")
             return
+        if self.stale() or db.replaced_files():
+            # A changed install, or a database file replaced under a kept connection:
+            # leave; the launcher runs this call and the next one starts a new server.
+            conn.sendall(b"D")
+            raise _Stop
         ctx = _Context(call)
         try:
             ctx.enter()
+            entry = _entry(call["argv"])  # in the caller's folder: --db may be relative
         except OSError:  # the caller's folder is gone or closed to this user
+            entry = None
+        if entry is None:
             ctx.leave()
             conn.sendall(b"D")
             return
@@ -376,7 +431,10 @@ class Server:
                 conn.sendall(b"D")  # nothing ran: the launcher runs it
                 return
             conn.settimeout(None)
-            code = ctx.run(entry, call["argv"][1:])
+            _signal_when_closed(conn)
+            if _closed_by_peer(conn):
+                return  # gone before the command started: as if killed before it ran
+            code = ctx.run(entry, call["argv"][1:], self, conn)
         finally:
             ctx.leave()
         self.served += 1
@@ -384,6 +442,45 @@ class Server:
         conn.sendall(b"X" + (code & 0xFF).to_bytes(1, "little"))
         if db.replaced_files():
             raise _Stop
+
+
+def _signal_when_closed(conn):
+    """Have the kernel send this process SIGIO when ``conn`` changes state."""
+    import fcntl
+
+    fd = conn.fileno()
+    fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
+
+
+def _closed_by_peer(conn):
+    """True when the other end of ``conn`` is closed (the caller sends nothing after G)."""
+    import select
+    import socket
+
+    poller = select.poll()
+    poller.register(conn.fileno(), select.POLLIN | select.POLLHUP | getattr(select, "POLLRDHUP", 0))
+    events = poller.poll(0)
+    if not events:
+        return False
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def _reap():
+    """Collect the exit status of children that ended (a detached derive a call started):
+    between calls, so a command never loses one it waits for itself."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def _receive(conn):
@@ -442,10 +539,11 @@ def _parse(request):
             return None
         umask = int(fields[1])
         cwd = fields[2]
-        argc = int(fields[3])
-        argv = [os.fsdecode(a) for a in fields[4 : 4 + argc]]
+        context = fields[3]
+        argc = int(fields[4])
+        argv = [os.fsdecode(a) for a in fields[5 : 5 + argc]]
         env = {}
-        for item in fields[4 + argc :]:
+        for item in fields[5 + argc :]:
             key, eq, value = item.partition(b"=")
             if eq and key:
                 env[key] = value
@@ -453,7 +551,7 @@ def _parse(request):
         return None
     if argc < 1 or len(argv) != argc or not 0 <= umask <= 0o777:
         return None
-    return {"umask": umask, "cwd": cwd, "argv": argv, "env": env}
+    return {"umask": umask, "cwd": cwd, "context": context, "argv": argv, "env": env}
 
 
 def _entry(argv):
@@ -524,13 +622,24 @@ class _Context:
         )
         return True
 
-    def run(self, entry, args):
+    def run(self, entry, args, server, conn):
+        """The command's exit code, as its own process would end: an exception that
+        escaped its error boundary prints its traceback (exit 1), an interruption because
+        the caller is gone exits 130."""
         try:
+            server.running = conn
             code = entry(args)
+        except KeyboardInterrupt:
+            code = 130
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        except BaseException:  # noqa: BLE001 - the command's own boundary missed it
+        except BaseException:  # noqa: BLE001 - what Python prints for a process
+            import traceback
+
+            traceback.print_exc()
             code = 1
+        finally:
+            server.running = None
         return 0 if code is None else int(code)
 
     def leave(self):
@@ -563,14 +672,36 @@ def _forget_process_state():
     mirror.set_state_root(None)
 
 
+def _close_inherited():
+    """Close what the starting caller's process passed on besides stdin, stdout and stderr
+    (a test runner's or make's pipes): a reader waiting for end-of-file on one of them must
+    not wait for this server. Python opens its own descriptors non-inheritable."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:  # pragma: no cover - Linux has /proc
+        return
+    for name in names:
+        fd = int(name)
+        if fd > 2:
+            try:
+                if os.get_inheritable(fd):
+                    os.close(fd)
+            except OSError:
+                pass
+
+
 def serve(path):
     """Run the server for ``path`` until it is idle, stopped or out of date."""
+    context = os.environ.pop(CONTEXT_VAR, None)
     os.environ.pop(SERVE_VAR, None)
+    if not context:
+        return 2  # started by hand, not by a launcher: it could not check its callers
+    _close_inherited()
     try:
         os.chdir("/")
     except OSError:
         pass
-    server = Server(path)
+    server = Server(path, context)
     if not server.lock():
         return 0
     from toolkit.store import db

@@ -76,7 +76,9 @@ def _pickup(conn, slug, result):
 
 
 def read_stdin_text(what):
-    data = sys.stdin.buffer.read()
+    from toolkit.store.safe_io import stdin_bytes
+
+    data = stdin_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

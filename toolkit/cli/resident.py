@@ -3,12 +3,6 @@
 import click
 
 
-def _path():
-    from toolkit import resident
-
-    return resident.socket_path()
-
-
 @click.group()
 def resident():
     """The resident server: one warm process that runs the hot commands.
@@ -30,31 +24,33 @@ def resident():
 
 @resident.command()
 def status():
-    """Say whether the server of this install runs, and how many calls it served.
+    """Say whether servers of this install run, and how many calls each served.
+
+    There is one server for each context callers run in (a sandbox, other limits).
 
     \b
     Example:
         plantune resident status
-        # running: pid 4242, 1,337 calls served, socket /run/user/1000/plantune/….sock
+        # running: pid 4242, 1,337 calls served (socket /run/user/1000/plantune/….sock)
     """
     from toolkit import resident as server
 
-    path = _path()
-    info = server.server_info(path)
-    if info is None:
-        click.echo(f"not running (the next hot command starts it; socket {path})")
+    found = server.servers()
+    if not found:
+        click.echo(f"not running (the next hot command starts one in {server.runtime_dir()})")
         return
-    pid, served = info
-    calls = "1 call" if served == 1 else f"{served:,} calls"
-    click.echo(f"running: pid {pid}, {calls} served, socket {path}")
+    for path, pid, served in found:
+        calls = "1 call" if served == 1 else f"{served:,} calls"
+        click.echo(f"running: pid {pid}, {calls} served (socket {path})")
 
 
 @resident.command()
 def stop():
-    """Stop the server of this install (after the call it is running).
+    """Stop the servers of this install (each after the call it is running).
 
-    The next hot command starts a new one. Stop it before moving, restoring or replacing
-    the database file by hand (a server that finds its file replaced also leaves).
+    A server still in a call after 5 seconds is killed. The next hot command starts a
+    new one. Stop them before moving, restoring or replacing the database file by hand
+    (a server that finds its database's files replaced also leaves).
 
     \b
     Example:
@@ -62,12 +58,15 @@ def stop():
     """
     from toolkit import resident as server
 
-    path = _path()
-    info = server.server_info(path)
-    if info is None:
+    found = server.servers()
+    if not found:
         click.echo("not running")
         return
-    if server.stop(path):
-        click.echo(f"stopped (pid {info[0]})")
-        return
-    raise click.ClickException(f"pid {info[0]} did not stop within 5 seconds")
+    for path, pid, _served in found:
+        outcome = server.stop(path)
+        if outcome == "killed":
+            click.echo(f"killed pid {pid} (it did not finish its call within 5 seconds)")
+        elif outcome == "stopped":
+            click.echo(f"stopped pid {pid}")
+        else:
+            raise click.ClickException(f"pid {pid} could not be stopped")

@@ -224,7 +224,9 @@ def _pref_check(rest):
     if want_stdin:
         # Raw bytes: the classifier decodes them itself; invalid UTF-8 is one-way
         # ("unreadable") where gstack would decode leniently and read on.
-        summary = sys.stdin.buffer.read() or None
+        from toolkit.store.safe_io import stdin_bytes
+
+        summary = stdin_bytes() or None
     slug, conn, _ = _prepared()
     from toolkit.core import preferences
 

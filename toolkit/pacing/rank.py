@@ -607,7 +607,7 @@ def _rank_command(argv):
         from toolkit.gstack import mirror
         from toolkit.store import paths
 
-        request = parse_request(sys.stdin.read())
+        request = parse_request(sys.stdin.read() if sys.stdin is not None else "")
         mirror.keep_to_own_database(db_file)
         conn = database.connect(paths.db_path(db_file))
         try:

@@ -329,14 +329,19 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
 
 # --------------------------------------------------------------------------
 # Connections kept open between the calls a resident server runs (toolkit.resident):
-# ``{path: (device, inode, connection)}``, None in every other process. A kept
-# connection is used only while its path still names the file it opened. One that lost
-# its file (deleted, or replaced by a rename) is never used again and never closed: a
-# close would checkpoint and then delete the WAL file by its name, which may by then
-# belong to the new file. The server leaves at once (``replaced_files``), ending with
-# ``os._exit`` as every hot command does, so nothing is closed by name.
+# ``{path: (files, settings, connection)}``, None in every other process. A kept
+# connection is used only while its path, and the paths of its WAL and shared-memory
+# files, still name the files it opened (a database deleted, restored or replaced by a
+# rename or a copy with its -wal and -shm removed is never written through an old
+# connection). One that lost its files is never used again and never closed: a close
+# would checkpoint and then delete the WAL file by its name, which may by then belong to
+# the new file. The server leaves at once (``replaced_files``), ending with ``os._exit``
+# as every hot command does, so nothing is closed by name.
 _kept = None
 _orphans = []
+# What a command may change on its connection (a hook's shorter lock wait, an import's
+# cache, a delete's secure_delete), put back as it was opened before the next call.
+_SETTINGS = ("busy_timeout", "cache_size", "wal_autocheckpoint", "secure_delete")
 
 
 class _KeptConnection(sqlite3.Connection):
@@ -358,19 +363,25 @@ def keep_connections(on=True):
     _kept = {} if on else None
 
 
-def _still_named(path, device, inode):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    return (st.st_dev, st.st_ino) == (device, inode)
+def _files(path):
+    """(device, inode) of the database, its -wal and its -shm (None where missing)."""
+    out = []
+    for name in (path, path + "-wal", path + "-shm"):
+        try:
+            st = os.stat(name)
+        except OSError:
+            out.append(None)
+        else:
+            out.append((st.st_dev, st.st_ino))
+    return tuple(out)
 
 
 def replaced_files():
-    """True when a kept connection's path no longer names its file (or one was found so)."""
+    """True when a kept connection's files are no longer at their paths (or one was found
+    so)."""
     if _orphans:
         return True
-    return any(not _still_named(p, d, i) for p, (d, i, _c) in (_kept or {}).items())
+    return any(_files(path) != files for path, (files, _s, _c) in (_kept or {}).items())
 
 
 def _kept_connection(path):
@@ -378,10 +389,14 @@ def _kept_connection(path):
     entry = _kept.pop(key, None)
     if entry is None:
         return None
-    device, inode, conn = entry
-    if not _still_named(path, device, inode):
+    files, settings, conn = entry
+    if _files(key) != files:
         _orphans.append(conn)  # kept open, unused, until the server leaves
         return None
+    for name, value in settings:
+        conn.execute(f"PRAGMA {name} = {int(value)}")
+    conn.row_factory = sqlite3.Row
+    conn.isolation_level = None
     return conn
 
 
@@ -390,19 +405,27 @@ KEPT_MAX = 8
 
 
 def _keep(path, conn):
-    try:
-        st = os.stat(path)
-    except OSError:
-        _orphans.append(conn)
+    key = os.path.abspath(path)
+    files = _files(key)
+    if None in files:
+        _orphans.append(conn)  # not a database in WAL mode as plantune keeps it
         return
-    _kept[os.path.abspath(path)] = (st.st_dev, st.st_ino, conn)  # the newest, last
+    if key not in _kept_settings:
+        _kept_settings[key] = tuple(
+            (name, conn.execute(f"PRAGMA {name}").fetchone()[0]) for name in _SETTINGS
+        )
+    _kept[key] = (files, _kept_settings[key], conn)  # the newest, last
     while len(_kept) > KEPT_MAX:
         oldest = next(iter(_kept))
-        device, inode, old = _kept.pop(oldest)
-        if _still_named(oldest, device, inode):
-            _close(old)  # its own file: an ordinary close
+        old_files, _settings, old = _kept.pop(oldest)
+        if _files(oldest) == old_files:
+            _close(old)  # its own files: an ordinary close
         else:
             _orphans.append(old)
+
+
+# The settings each kept database's connection had when it was opened, before any command.
+_kept_settings = {}
 
 
 def end_of_call():

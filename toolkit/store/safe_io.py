@@ -315,6 +315,15 @@ def create_exclusive(path, data, *, root=None, mode=0o600):
         _unlink_quietly(tmp)
 
 
+def stdin_bytes():
+    """All of this process's stdin; empty when it has none (descriptor 0 closed, where
+    Python sets ``sys.stdin`` to None)."""
+    import sys
+
+    stream = sys.stdin
+    return b"" if stream is None else stream.buffer.read()
+
+
 def exit_now(code):
     """End a one-shot command process: flush stdout and stderr, then leave at once.
 
