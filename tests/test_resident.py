@@ -793,3 +793,23 @@ def test_a_relative_runtime_folder_is_not_used(monkeypatch, tmp_path):
     finally:
         if path:
             resident.stop(path)
+
+
+def test_ctrl_c_interrupts_a_served_command_as_its_own_process(server, tmp_path):
+    results = {}
+    for mode in ("off", "on"):
+        # The command waits for a summary on a stdin that never ends (a terminal's).
+        p = subprocess.Popen(
+            [script("gstack-question-preference"), "--check", TWO_WAY, "--summary-stdin"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=hot_env(PLANTUNE_SERVER=mode),
+        )
+        time.sleep(0.8)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)
+        results[mode] = (p.returncode, p.stdout.read(), p.stderr.read())
+        p.stdin.close()
+    assert results["on"] == results["off"]
+    assert results["on"][0] == 130 and b"interrupted" in results["on"][2]
