@@ -560,7 +560,7 @@ def test_status_and_stop(server):
 
 
 def test_the_server_keeps_a_bounded_number_of_databases_open(server, tmp_path):
-    from toolkit.store import db
+    from toolkit.store import kept
 
     pid = resident.server_info(server)[0]
 
@@ -569,9 +569,9 @@ def test_the_server_keeps_a_bounded_number_of_databases_open(server, tmp_path):
         assert run("gstack-question-log", json.dumps(_event(n)), **roots).returncode == 0
         return roots
 
-    first = [log_to(n) for n in range(db.KEPT_MAX)]
+    first = [log_to(n) for n in range(kept.KEPT_MAX)]
     fds = len(os.listdir(f"/proc/{pid}/fd"))
-    rest = [log_to(n) for n in range(db.KEPT_MAX, 3 * db.KEPT_MAX)]
+    rest = [log_to(n) for n in range(kept.KEPT_MAX, 3 * kept.KEPT_MAX)]
     assert len(os.listdir(f"/proc/{pid}/fd")) <= fds + 3
     assert resident.server_info(server)[0] == pid  # still the same server
     for roots in first + rest:
@@ -671,13 +671,13 @@ def test_a_caller_killed_during_its_call_is_interrupted_like_its_own_process(ser
 
 def test_a_connection_setting_one_call_changed_is_put_back_for_the_next(tmp_path):
     from toolkit.core import database
-    from toolkit.store import db
+    from toolkit.store import db, kept
 
     path = str(tmp_path / "kept.db")
-    db.keep_connections(True)
+    kept.keep_connections(True)
     try:
         conn = database.connect(path)
-        defaults = [conn.execute(f"PRAGMA {name}").fetchone()[0] for name in db._SETTINGS]
+        defaults = [conn.execute(f"PRAGMA {name}").fetchone()[0] for name in kept.SETTINGS]
         conn.execute("PRAGMA busy_timeout = 3000")  # as a hook sets it
         conn.execute("PRAGMA cache_size = -64000")  # as an import sets it
         conn.execute("PRAGMA secure_delete = ON")
@@ -685,11 +685,11 @@ def test_a_connection_setting_one_call_changed_is_put_back_for_the_next(tmp_path
         conn.close()
         again = database.connect(path)
         assert again is conn  # kept
-        assert [again.execute(f"PRAGMA {n}").fetchone()[0] for n in db._SETTINGS] == defaults
+        assert [again.execute(f"PRAGMA {n}").fetchone()[0] for n in kept.SETTINGS] == defaults
         assert defaults[0] == int(db.BUSY_TIMEOUT_SECONDS * 1000)
         assert again.row_factory is sqlite3.Row
     finally:
-        db.keep_connections(False)
+        kept.keep_connections(False)
 
 
 def test_callers_in_another_context_get_a_server_of_their_own(server, tmp_path):

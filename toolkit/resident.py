@@ -83,6 +83,7 @@ WARM_MODULES = (
     "toolkit.gstack.spool",
     "toolkit.pacing.rank",
     "toolkit.store.db",
+    "toolkit.store.kept",
     "toolkit.store.json_lite",
     "toolkit.store.paths",
     "toolkit.store.safe_io",
@@ -400,12 +401,12 @@ class Server:
         if request is None or not _same_user(conn):
             return
         call = _parse(request)
-        from toolkit.store import db
+        from toolkit.store import kept
 
         if call is None or call["context"] != self.context:
             conn.sendall(b"D")
             return
-        if self.stale() or db.replaced_files():
+        if self.stale() or kept.replaced_files():
             # A changed install, or a database file replaced under a kept connection:
             # leave; the launcher runs this call and the next one starts a new server.
             conn.sendall(b"D")
@@ -440,7 +441,7 @@ class Server:
         self.served += 1
         self._note()
         conn.sendall(b"X" + (code & 0xFF).to_bytes(1, "little"))
-        if db.replaced_files():
+        if kept.replaced_files():
             raise _Stop
 
 
@@ -643,9 +644,9 @@ class _Context:
         return 0 if code is None else int(code)
 
     def leave(self):
-        from toolkit.store import db
+        from toolkit.store import kept
 
-        db.end_of_call()
+        kept.end_of_call()
         if self.saved is None:
             return
         if sys.stdout is not self.saved[1]:
@@ -704,9 +705,9 @@ def serve(path):
     server = Server(path, context)
     if not server.lock():
         return 0
-    from toolkit.store import db
+    from toolkit.store import kept
 
-    db.keep_connections(True)
+    kept.keep_connections(True)
     try:
         server.warm()
         server.listen()
@@ -715,5 +716,5 @@ def serve(path):
         return 1
     server.serve_forever()
     # As every hot command ends: committed work stays committed, and no connection is
-    # closed (a close checkpoints and deletes the WAL file by name; see db._kept).
+    # closed (a close checkpoints and deletes the WAL file by name; see store.kept).
     os._exit(0)

@@ -274,7 +274,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``. ``seed(conn)``, if
     given, runs in the transaction that brings the schema up to date (the rules layer
     passes the bundled registry: ``toolkit.core.database.connect``). In a resident server
-    (``keep_connections``) the connection stays open for the next call to the same file.
+    (``toolkit.store.kept``) the connection stays open for the next call to the same file.
     """
     if readonly:
         if not os.path.exists(path):
@@ -284,7 +284,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         )
         conn.row_factory = sqlite3.Row
         return conn
-    keep = _kept is not None and migrate and schema is None
+    kept = _kept_module() if migrate and schema is None else None
     expected = None
     if migrate and schema is None:
         expected = shipped_stamp()
@@ -293,12 +293,12 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
             schema = default_schema()
     if schema is not None:
         expected = schema.stamp
-    conn = _kept_connection(path) if keep else None
+    conn = kept.connection(path) if kept else None
     created = False
     if conn is None:
         created = _create_private_file(path)
         try:
-            extra = {"factory": _KeptConnection} if keep else {}
+            extra = {"factory": kept.KeptConnection} if kept else {}
             conn = sqlite3.connect(
                 path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, **extra
             )
@@ -313,128 +313,25 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         conn.execute("PRAGMA synchronous = NORMAL")
         current = conn.execute("PRAGMA user_version").fetchone()[0] if migrate else None
     except sqlite3.DatabaseError as e:
-        _close(conn)
+        sqlite3.Connection.close(conn)
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
     if migrate and current != expected:
         try:
             schema = schema or default_schema()
         except DatabaseError:
-            _close(conn)
+            sqlite3.Connection.close(conn)
             raise
         _migrate(conn, schema, created, seed)
-    if keep:
-        _keep(path, conn)
+    if kept:
+        kept.keep(path, conn)
     return conn
 
 
-# --------------------------------------------------------------------------
-# Connections kept open between the calls a resident server runs (toolkit.resident):
-# ``{path: (files, settings, connection)}``, None in every other process. A kept
-# connection is used only while its path, and the paths of its WAL and shared-memory
-# files, still name the files it opened (a database deleted, restored or replaced by a
-# rename or a copy with its -wal and -shm removed is never written through an old
-# connection). One that lost its files is never used again and never closed: a close
-# would checkpoint and then delete the WAL file by its name, which may by then belong to
-# the new file. The server leaves at once (``replaced_files``), ending with ``os._exit``
-# as every hot command does, so nothing is closed by name.
-_kept = None
-_orphans = []
-# What a command may change on its connection (a hook's shorter lock wait, an import's
-# cache, a delete's secure_delete), put back as it was opened before the next call.
-_SETTINGS = ("busy_timeout", "cache_size", "wal_autocheckpoint", "secure_delete")
-
-
-class _KeptConnection(sqlite3.Connection):
-    """A kept connection: a command's ``close()`` ends its transaction but not the
-    connection."""
-
-    def close(self):
-        if self.in_transaction:
-            self.execute("ROLLBACK")
-
-
-def _close(conn):
-    sqlite3.Connection.close(conn)
-
-
-def keep_connections(on=True):
-    """Keep the connections a resident server opens, from now on."""
-    global _kept
-    _kept = {} if on else None
-
-
-def _files(path):
-    """(device, inode) of the database, its -wal and its -shm (None where missing)."""
-    out = []
-    for name in (path, path + "-wal", path + "-shm"):
-        try:
-            st = os.stat(name)
-        except OSError:
-            out.append(None)
-        else:
-            out.append((st.st_dev, st.st_ino))
-    return tuple(out)
-
-
-def replaced_files():
-    """True when a kept connection's files are no longer at their paths (or one was found
-    so)."""
-    if _orphans:
-        return True
-    return any(_files(path) != files for path, (files, _s, _c) in (_kept or {}).items())
-
-
-def _kept_connection(path):
-    key = os.path.abspath(path)
-    entry = _kept.pop(key, None)
-    if entry is None:
-        return None
-    files, settings, conn = entry
-    if _files(key) != files:
-        _orphans.append(conn)  # kept open, unused, until the server leaves
-        return None
-    for name, value in settings:
-        conn.execute(f"PRAGMA {name} = {int(value)}")
-    conn.row_factory = sqlite3.Row
-    conn.isolation_level = None
-    return conn
-
-
-# Databases a server keeps open at once; the one used longest ago is closed for another.
-KEPT_MAX = 8
-
-
-def _keep(path, conn):
-    key = os.path.abspath(path)
-    files = _files(key)
-    if None in files:
-        _orphans.append(conn)  # not a database in WAL mode as plantune keeps it
-        return
-    if key not in _kept_settings:
-        _kept_settings[key] = tuple(
-            (name, conn.execute(f"PRAGMA {name}").fetchone()[0]) for name in _SETTINGS
-        )
-    _kept[key] = (files, _kept_settings[key], conn)  # the newest, last
-    while len(_kept) > KEPT_MAX:
-        oldest = next(iter(_kept))
-        old_files, _settings, old = _kept.pop(oldest)
-        if _files(oldest) == old_files:
-            _close(old)  # its own files: an ordinary close
-        else:
-            _orphans.append(old)
-
-
-# The settings each kept database's connection had when it was opened, before any command.
-_kept_settings = {}
-
-
-def end_of_call():
-    """After a call in a resident server: no kept connection is left inside a transaction
-    or with work waiting for a commit."""
-    for _device, _inode, conn in (_kept or {}).values():
-        _AFTER_COMMIT.pop(id(conn), None)
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+def _kept_module():
+    """``toolkit.store.kept`` once a resident server turned keeping on, else None (every
+    other process never imports it)."""
+    kept = sys.modules.get("toolkit.store.kept")
+    return kept if kept is not None and kept.on() else None
 
 
 # Waiting for the write lock. SQLite has no queue: a writer that finds the lock taken
@@ -559,6 +456,11 @@ class transaction:
 # lines: a line for a row that was rolled back would be a phantom event). Keyed by
 # connection; run by ``transaction`` after its COMMIT, dropped on ROLLBACK.
 _AFTER_COMMIT = {}
+
+
+def forget_after_commit(conn):
+    """Drop the work waiting for ``conn``'s commit (its transaction was abandoned)."""
+    _AFTER_COMMIT.pop(id(conn), None)
 
 
 def after_commit(conn, fn):
