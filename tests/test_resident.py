@@ -813,3 +813,20 @@ def test_ctrl_c_interrupts_a_served_command_as_its_own_process(server, tmp_path)
         p.stdin.close()
     assert results["on"] == results["off"]
     assert results["on"][0] == 130 and b"interrupted" in results["on"][2]
+
+
+def test_the_launcher_and_the_server_agree_on_the_exchange():
+    # The launcher cannot import the server's module (it must stay cheap): its copies of
+    # the protocol number, the socket name and the answer wait are held to the module's.
+    from tests.helpers import REPO_ROOT
+
+    with open(os.path.join(REPO_ROOT, "launchers", "plantune"), encoding="utf-8") as f:
+        source = f.read()
+    assert f'b"plantune-resident {resident.PROTOCOL}"' in source
+    assert f'-{resident.PROTOCOL}.sock"' in source
+    assert f"s.settimeout({resident.ACCEPT_WAIT})" in source
+    assert f'b"{resident.SERVE_VAR}"' in source and f'b"{resident.CONTEXT_VAR}"' in source
+    from toolkit import launch
+
+    with open(launch.__file__, encoding="utf-8") as f:
+        assert f'os.environ.get("{resident.SERVE_VAR}")' in f.read()
