@@ -830,3 +830,170 @@ def test_the_launcher_and_the_server_agree_on_the_exchange():
 
     with open(launch.__file__, encoding="utf-8") as f:
         assert f'os.environ.get("{resident.SERVE_VAR}")' in f.read()
+
+
+# --------------------------------------------------------------------------
+# Found by a second hostile review
+
+
+def _server_context(path):
+    """The context the server at ``path`` was started for (its starter's, from the start
+    environment the server keeps in /proc)."""
+    pid = resident.server_info(path)[0]
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        for item in f.read().split(b"\0"):
+            if item.startswith(resident.CONTEXT_VAR.encode() + b"="):
+                return item.split(b"=", 1)[1]
+    raise AssertionError("no context")
+
+
+def _request(python, context, argv):
+    body = b"\0".join(
+        [
+            b"plantune-resident %d" % resident.PROTOCOL,
+            b"18",
+            os.getcwdb(),
+            python,
+            context,
+            b"%d" % len(argv),
+            *[a.encode() for a in argv],
+            *[k.encode() + b"=" + v.encode() for k, v in hot_env().items()],
+        ]
+    )
+    return len(body).to_bytes(4, "little") + body
+
+
+def _answer(path, request):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(path)
+    s.sendall(request)
+    answer = s.recv(1)
+    s.close()
+    return answer
+
+
+def test_the_server_serves_only_its_own_install_and_context_whatever_the_socket_name(server):
+    context = _server_context(server)
+    argv = [script("gstack-question-preference"), "--check", TWO_WAY]
+    python = PYTHON.encode()
+    assert _answer(server, _request(python, context, argv)) == b"A"  # then dropped: no G
+    assert _answer(server, _request(python + b"x", context, argv)) == b"D"
+    assert _answer(server, _request(python, context.replace(b"Max", b"Mix", 1), argv)) == b"D"
+    before = _served(server)
+    assert run("gstack-question-preference", "--check", TWO_WAY).returncode == 0
+    assert _served(server) == before + 1  # nothing above ran
+
+
+def _launcher_functions():
+    from tests.helpers import REPO_ROOT
+
+    with open(os.path.join(REPO_ROOT, "launchers", "plantune"), encoding="utf-8") as f:
+        source = f.read()
+    namespace = {}
+    exec(source[source.index("def _digest") : source.index("def _spawn")], namespace)
+    return namespace
+
+
+def test_without_proc_a_caller_has_no_context_and_runs_in_its_own_process():
+    class NoProc:
+        O_RDONLY = os.O_RDONLY
+
+        def readlink(self, path):
+            raise FileNotFoundError(path)
+
+        def open(self, path, flags):
+            raise FileNotFoundError(path)
+
+    functions = _launcher_functions()
+    assert functions["_context"](NoProc(), {}) is None
+    import posix
+
+    base = functions["_context"](posix, {})
+    assert base is not None
+    for name in (b"LANG", b"LC_ALL", b"TZ", b"LD_PRELOAD"):  # read once at start-up
+        assert functions["_context"](posix, {name: b"x"}) != base, name
+
+
+def test_stopping_a_server_lets_a_call_waiting_for_the_lock_finish(server, tmp_path):
+    roots = _roots(tmp_path, "r")
+    assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
+    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    outcome = []
+    try:
+        p = subprocess.Popen(
+            [script("gstack-question-log"), json.dumps(_event(2))],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=hot_env(**roots),
+        )
+        time.sleep(0.6)
+        stopper = threading.Thread(target=lambda: outcome.append(resident.stop(server)))
+        stopper.start()
+        time.sleep(2.0)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    stopper.join(timeout=30)
+    assert p.wait(timeout=30) == 0
+    assert outcome == ["stopped"]
+    assert _count(roots["PLANTUNE_DB"]) == 2
+
+
+def test_status_lists_only_servers_whose_pids_this_process_can_see(tmp_path):
+    import fcntl
+
+    folder = tmp_path / "locks"
+    folder.mkdir(mode=0o700)
+    for name, namespace in (("here", resident._pid_namespace()), ("there", "pid:[1]")):
+        fd = os.open(folder / f"{name}.sock.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        os.write(fd, f"{os.getpid()} 3 {namespace} {PYTHON}\n".encode())
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held, as by a running server
+    found = resident.servers(executable=PYTHON, folder=str(folder))
+    assert [os.path.basename(p) for p, _pid, _n in found] == ["here.sock"]
+
+
+@pytest.mark.parametrize("locale", ["C", "C.UTF-8"])
+def test_output_is_encoded_as_the_callers_locale_would_have_it(server, tmp_path, locale):
+    roots = _roots(tmp_path, "r")
+    calls = [
+        (
+            "gstack-question-preference",
+            ["--check", TWO_WAY, "--summary-stdin"],
+            "Supprimer définitivement la base « clients » ?".encode(),
+        ),
+        (
+            "gstack-question-log",
+            ['{"skill":"ship","question_id":"é","question_summary":"ünï"}'],
+            None,
+        ),
+        ("gstack-question-log", ['{"skill":"ship", "question_summary": "\udcff"'], None),
+    ]
+    for name, args, stdin in calls:
+        a = run(name, *args, input=stdin, LC_ALL=locale, **roots)
+        b = run(name, *args, input=stdin, LC_ALL=locale, PLANTUNE_SERVER="off", **roots)
+        assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr), name
+    assert len(resident.servers(executable=PYTHON)) == 2  # this locale's server and the first
+
+
+def test_servers_for_many_contexts_are_capped(server, tmp_path):
+    import resource
+
+    def limit(n):
+        return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (10**9 + n, 10**9 + n))
+
+    for n in range(resident.MAX_SERVERS + 2):
+        for _ in range(2):
+            r = subprocess.run(
+                [script("gstack-question-preference"), "--check", TWO_WAY],
+                capture_output=True,
+                env=hot_env(),
+                preexec_fn=limit(n),
+                timeout=30,
+            )
+            assert r.returncode == 0
+            time.sleep(0.25)
+    assert len(resident.servers(executable=PYTHON)) <= resident.MAX_SERVERS
+    for path, _pid, _n in resident.servers(executable=PYTHON):
+        resident.stop(path)

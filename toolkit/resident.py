@@ -49,9 +49,14 @@ from toolkit.core import source_stat
 
 # Bumped when the exchange changes: a launcher and a server of different versions never
 # talk (the socket's name carries it).
-PROTOCOL = 2
+PROTOCOL = 3
 # Seconds a launcher waits for the server's answer before it runs the command itself.
 ACCEPT_WAIT = 0.25
+# Seconds the server waits for the go-ahead after its answer before it gives the call up.
+GO_WAIT = 30.0
+# Servers of one install running at once (one per caller context); callers of a further
+# context run their calls in their own processes.
+MAX_SERVERS = 4
 IDLE_SECONDS = 600.0
 # The environment variables that start this module's server in a launcher process: the
 # socket's path, and the digest of the starting caller's context (the launcher's
@@ -117,8 +122,16 @@ def private_dir_ok(path):
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
+def _pid_namespace():
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "-"
+
+
 def server_info(path):
-    """``(pid, calls served, its Python)`` of the server listening at ``path``, or None."""
+    """``(pid, calls served, its pid namespace, its Python)`` of the server listening at
+    ``path``, or None."""
     import fcntl
 
     try:
@@ -129,9 +142,14 @@ def server_info(path):
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:  # held: a server runs
-            fields = os.pread(fd, 4096, 0).rstrip(b"\n").split(b" ", 2)
+            fields = os.pread(fd, 4096, 0).rstrip(b"\n").split(b" ", 3)
             try:
-                return int(fields[0]), int(fields[1]), os.fsdecode(fields[2])
+                return (
+                    int(fields[0]),
+                    int(fields[1]),
+                    os.fsdecode(fields[2]),
+                    os.fsdecode(fields[3]),
+                )
             except (IndexError, ValueError):
                 return None
         fcntl.flock(fd, fcntl.LOCK_UN)
@@ -140,21 +158,23 @@ def server_info(path):
         os.close(fd)
 
 
-def servers(env=None, executable=None):
+def servers(env=None, executable=None, folder=None):
     """``[(socket path, pid, calls served)]`` of the running servers of the install whose
-    Python is ``executable`` (this one's by default), one per caller context."""
+    Python is ``executable`` (this one's by default), one per caller context, whose pids
+    this process can see (the same pid namespace: a pid means the same process)."""
     executable = sys.executable if executable is None else executable
-    folder = runtime_dir(env)
+    folder = runtime_dir(env) if folder is None else folder
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
+    here = _pid_namespace()
     out = []
     for name in names:
         if name.endswith(".sock.lock"):
             path = os.path.join(folder, name[: -len(".lock")])
             info = server_info(path)
-            if info is not None and info[2] == executable:
+            if info is not None and info[3] == executable and info[2] == here:
                 out.append((path, info[0], info[1]))
     return out
 
@@ -173,12 +193,16 @@ def wait_for_server(env=None, executable=None, timeout=10.0):
         time.sleep(0.01)
 
 
-def stop(path, wait=5.0):
+def stop(path, wait=None):
     """Stop the server at ``path`` after its call in progress; one still in a call after
-    ``wait`` seconds is killed. Returns "stopped", "killed" or None (none was running)."""
+    ``wait`` seconds (by default longer than a write waits for the database's lock) is
+    killed. Returns "stopped", "killed" or None (none was running)."""
     import signal
     import time
 
+    from toolkit.store import db
+
+    wait = db.BUSY_TIMEOUT_SECONDS + 5.0 if wait is None else wait
     info = server_info(path)
     if info is None:
         return None
@@ -267,11 +291,22 @@ class Server:
         # The pid, for `plantune resident`; the write also dates the lock file, which tells
         # launchers a server is starting (they do not start another meanwhile).
         self._note()
+        _clear_old_locks(directory)
+        if len(servers(executable=sys.executable, folder=directory)) > MAX_SERVERS:
+            os.close(self.lock_fd)  # enough contexts served: these callers run alone
+            self.lock_fd = None
+            return False
         return True
 
     def _note(self):
-        """``<pid> <calls served> <python>`` in the lock file, for ``plantune resident``."""
-        text = b"%d %d %s\n" % (os.getpid(), self.served, os.fsencode(sys.executable))
+        """``<pid> <calls served> <pid namespace> <python>`` in the lock file, for
+        ``plantune resident``."""
+        text = b"%d %d %s %s\n" % (
+            os.getpid(),
+            self.served,
+            os.fsencode(_pid_namespace()),
+            os.fsencode(sys.executable),
+        )
         os.ftruncate(self.lock_fd, len(text))
         os.pwrite(self.lock_fd, text, 0)
 
@@ -323,10 +358,13 @@ class Server:
     def _module_files():
         files = {}
         for name, module in list(sys.modules.items()):
-            if name == "toolkit" or name.startswith("toolkit."):
+            # plantune's modules, and the compiled ones it runs on (an upgraded Python or
+            # SQLite module is a changed install too), with the interpreter itself.
+            if name in ("toolkit", "_sqlite3", "_socket") or name.startswith("toolkit."):
                 path = getattr(module, "__file__", None)
                 if path:
                     files[path] = source_stat(path)
+        files[os.path.realpath(sys.executable)] = source_stat(os.path.realpath(sys.executable))
         # The schema's files too: a source checkout's stamp is computed from them once.
         from toolkit.store import db
 
@@ -403,13 +441,17 @@ class Server:
         call = _parse(request)
         from toolkit.store import kept
 
-        if call is None or call["context"] != self.context:
-            conn.sendall(b"D")
+        if (
+            call is None
+            or call["context"] != self.context
+            or call["python"] != os.fsencode(sys.executable)
+        ):
+            _send_quietly(conn, b"D")  # another install's or another context's caller
             return
         if self.stale() or kept.replaced_files():
             # A changed install, or a database file replaced under a kept connection:
             # leave; the launcher runs this call and the next one starts a new server.
-            conn.sendall(b"D")
+            _send_quietly(conn, b"D")
             raise _Stop
         ctx = _Context(call)
         try:
@@ -419,17 +461,21 @@ class Server:
             entry = None
         if entry is None:
             ctx.leave()
-            conn.sendall(b"D")
+            _send_quietly(conn, b"D")
             return
         try:
             conn.sendall(b"A")
             # The caller's stdin, stdout and stderr come with its go-ahead: a launcher
             # that stopped waiting leaves no descriptor of its own here.
+            conn.settimeout(GO_WAIT)
             go, fds = _receive_go(conn)
             if go != b"G":
-                return  # the launcher stopped waiting: it runs the command itself
+                # The launcher stopped waiting (it runs the command itself), or is so slow
+                # that this server gives up: a "D" tells a late one that nothing ran here.
+                _send_quietly(conn, b"D")
+                return
             if not ctx.attach(fds):
-                conn.sendall(b"D")  # nothing ran: the launcher runs it
+                _send_quietly(conn, b"D")  # nothing ran: the launcher runs it
                 return
             conn.settimeout(None)
             _signal_when_closed(conn)
@@ -440,9 +486,16 @@ class Server:
             ctx.leave()
         self.served += 1
         self._note()
-        conn.sendall(b"X" + (code & 0xFF).to_bytes(1, "little"))
+        _send_quietly(conn, b"X" + (code & 0xFF).to_bytes(1, "little"))
         if kept.replaced_files():
             raise _Stop
+
+
+def _send_quietly(conn, data):
+    try:
+        conn.sendall(data)
+    except OSError:
+        pass
 
 
 def _signal_when_closed(conn):
@@ -540,11 +593,12 @@ def _parse(request):
             return None
         umask = int(fields[1])
         cwd = fields[2]
-        context = fields[3]
-        argc = int(fields[4])
-        argv = [os.fsdecode(a) for a in fields[5 : 5 + argc]]
+        python = fields[3]
+        context = fields[4]
+        argc = int(fields[5])
+        argv = [os.fsdecode(a) for a in fields[6 : 6 + argc]]
         env = {}
-        for item in fields[5 + argc :]:
+        for item in fields[6 + argc :]:
             key, eq, value = item.partition(b"=")
             if eq and key:
                 env[key] = value
@@ -552,7 +606,14 @@ def _parse(request):
         return None
     if argc < 1 or len(argv) != argc or not 0 <= umask <= 0o777:
         return None
-    return {"umask": umask, "cwd": cwd, "context": context, "argv": argv, "env": env}
+    return {
+        "umask": umask,
+        "cwd": cwd,
+        "python": python,
+        "context": context,
+        "argv": argv,
+        "env": env,
+    }
 
 
 def _entry(argv):
@@ -608,18 +669,24 @@ class _Context:
             for stream in streams:
                 stream.close()
             return False
-        # Text layers as Python gives a process (the server started in a caller's locale).
+        # Text layers as Python gives a process: the server started in its callers'
+        # locale (part of their shared context), so its own streams say which.
         sys.stdin = io.TextIOWrapper(
-            io.BufferedReader(streams[0]), encoding="utf-8", errors=sys.__stdin__.errors
+            io.BufferedReader(streams[0]),
+            encoding=sys.__stdin__.encoding,
+            errors=sys.__stdin__.errors,
         )
         sys.stdout = io.TextIOWrapper(
             streams[1],
-            encoding="utf-8",
+            encoding=sys.__stdout__.encoding,
             errors=sys.__stdout__.errors,
             line_buffering=streams[1].raw.isatty(),
         )
         sys.stderr = io.TextIOWrapper(
-            streams[2], encoding="utf-8", errors="backslashreplace", line_buffering=True
+            streams[2],
+            encoding=sys.__stderr__.encoding,
+            errors=sys.__stderr__.errors,
+            line_buffering=True,
         )
         return True
 
@@ -671,6 +738,41 @@ def _forget_process_state():
 
     identity.reset()
     mirror.set_state_root(None)
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile.tempdir = None  # found again from this call's TMPDIR
+
+
+def _clear_old_locks(folder):
+    """Remove the lock files (and sockets) of servers that left more than a day ago: each
+    caller context leaves one behind."""
+    import fcntl
+    import time
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not name.endswith(".sock.lock"):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if time.time() - os.fstat(fd).st_mtime > 86400:
+                for stale in (path, path[: -len(".lock")]):
+                    try:
+                        os.unlink(stale)
+                    except OSError:
+                        pass
+        except OSError:
+            pass  # held: a server runs
+        finally:
+            os.close(fd)
 
 
 def _close_inherited():
@@ -714,7 +816,9 @@ def serve(path):
     except Exception:  # noqa: BLE001 - a broken install: every call runs in its own process
         server.close(failed=True)
         return 1
-    server.serve_forever()
-    # As every hot command ends: committed work stays committed, and no connection is
-    # closed (a close checkpoints and deletes the WAL file by name; see store.kept).
-    os._exit(0)
+    try:
+        server.serve_forever()
+    finally:
+        # As every hot command ends: committed work stays committed, and no connection
+        # is closed (a close checkpoints and deletes the WAL file by name; see store.kept).
+        os._exit(0)

@@ -54,7 +54,8 @@ def _close(conn):
 
 
 def _files(path):
-    """(device, inode) of the database, its -wal and its -shm (None where missing)."""
+    """(device, inode, owner, permissions) of the database, its -wal and its -shm (None
+    where missing): a file made read-only is not written through an old connection either."""
     out = []
     for name in (path, path + "-wal", path + "-shm"):
         try:
@@ -62,7 +63,7 @@ def _files(path):
         except OSError:
             out.append(None)
         else:
-            out.append((st.st_dev, st.st_ino))
+            out.append((st.st_dev, st.st_ino, st.st_uid, st.st_mode & 0o7777))
     return tuple(out)
 
 
@@ -88,6 +89,10 @@ def connection(path):
         conn.execute(f"PRAGMA {name} = {int(value)}")
     conn.row_factory = db.sqlite3.Row
     conn.isolation_level = None
+    # Callbacks a command sets for a while (the rollups' authorizer) end with the call.
+    conn.set_authorizer(None)
+    conn.set_progress_handler(None, 0)
+    conn.set_trace_callback(None)
     return conn
 
 
