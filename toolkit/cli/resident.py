@@ -26,7 +26,9 @@ def resident():
 def status():
     """Say whether servers of this install run, and how many calls each served.
 
-    There is one server for each context callers run in (a sandbox, other limits).
+    There is one server for each context callers run in (a sandbox, other limits, another
+    locale), at most four; servers whose pids this process cannot see (another pid
+    namespace) are not listed.
 
     \b
     Example:
@@ -48,7 +50,8 @@ def status():
 def stop():
     """Stop the servers of this install (each after the call it is running).
 
-    A server still in a call after 5 seconds is killed. The next hot command starts a
+    A server still in a call after 15 seconds (longer than a write waits for the
+    database's lock) is killed. The next hot command starts a
     new one. Stop them before moving, restoring or replacing the database file by hand
     (a server that finds its database's files replaced also leaves).
 
@@ -65,7 +68,7 @@ def stop():
     for path, pid, _served in found:
         outcome = server.stop(path)
         if outcome == "killed":
-            click.echo(f"killed pid {pid} (it did not finish its call within 5 seconds)")
+            click.echo(f"killed pid {pid} (it did not finish its call within 15 seconds)")
         elif outcome == "stopped":
             click.echo(f"stopped pid {pid}")
         else:
