@@ -8,6 +8,7 @@ exactly once whatever happens to the server; a database replaced under it is nev
 written through an old connection.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -285,9 +286,7 @@ def test_a_server_killed_during_a_call_is_reported_and_the_call_not_repeated(ser
     roots = _roots(tmp_path, "r")
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
     pid = resident.server_info(server)[0]
-    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # the served log call waits for this lock
-    try:
+    with _write_lock_held(roots["PLANTUNE_DB"]):  # the served log call waits for this lock
         p = subprocess.Popen(
             [script("gstack-question-log"), json.dumps(_event(2))],
             stdout=subprocess.PIPE,
@@ -299,15 +298,24 @@ def test_a_server_killed_during_a_call_is_reported_and_the_call_not_repeated(ser
         assert p.poll() is None
         os.kill(pid, signal.SIGKILL)
         out, err = p.communicate(timeout=30)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     assert p.returncode == 1
     assert "whether it took effect is unknown" in err
     assert _count(roots["PLANTUNE_DB"]) == 1  # the killed call committed nothing, ran once
     # The next calls run in their own process (no server) and work.
     assert run("gstack-question-log", json.dumps(_event(3)), **roots).returncode == 0
     assert _count(roots["PLANTUNE_DB"]) == 2
+
+
+@contextlib.contextmanager
+def _write_lock_held(db_file):
+    """The database's write lock, held by another connection for the block."""
+    holder = sqlite3.connect(db_file, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
 
 
 def _summaries(db):
@@ -333,9 +341,7 @@ def test_a_hook_whose_server_is_killed_exits_0_and_its_redelivery_counts_once(se
     )
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
     pid = resident.server_info(server)[0]
-    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # the served hook waits for this lock
-    try:
+    with _write_lock_held(roots["PLANTUNE_DB"]):  # the served hook waits for this lock
         p = subprocess.Popen(
             [script("plantune"), "hook", "post-tool-use"],
             stdin=subprocess.PIPE,
@@ -348,9 +354,6 @@ def test_a_hook_whose_server_is_killed_exits_0_and_its_redelivery_counts_once(se
         time.sleep(0.6)
         os.kill(pid, signal.SIGKILL)
         p.wait(timeout=60)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     out, err = p.stdout.read(), p.stderr.read()
     assert p.returncode == 0 and out == b""  # hooks always exit 0
     assert b"whether it took effect is unknown" in err
@@ -645,9 +648,7 @@ def test_a_caller_with_stdin_closed_runs_itself_and_leaves_the_server_usable(ser
 def test_a_caller_killed_during_its_call_is_interrupted_like_its_own_process(server, tmp_path):
     roots = _roots(tmp_path, "r")
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
-    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    try:
+    with _write_lock_held(roots["PLANTUNE_DB"]):
         p = subprocess.Popen(
             [script("gstack-question-log"), json.dumps(_event(2))],
             stdout=subprocess.PIPE,
@@ -658,9 +659,6 @@ def test_a_caller_killed_during_its_call_is_interrupted_like_its_own_process(ser
         p.kill()  # a hook runner's time-out
         p.wait(timeout=30)
         time.sleep(0.2)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     pid = resident.server_info(server)[0]
     assert run("gstack-question-preference", "--check", TWO_WAY, **roots).returncode == 0
     assert resident.server_info(server)[0] == pid  # the same server, free again
@@ -918,10 +916,8 @@ def test_without_proc_a_caller_has_no_context_and_runs_in_its_own_process():
 def test_stopping_a_server_lets_a_call_waiting_for_the_lock_finish(server, tmp_path):
     roots = _roots(tmp_path, "r")
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
-    holder = sqlite3.connect(roots["PLANTUNE_DB"], isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
     outcome = []
-    try:
+    with _write_lock_held(roots["PLANTUNE_DB"]):
         p = subprocess.Popen(
             [script("gstack-question-log"), json.dumps(_event(2))],
             stdout=subprocess.PIPE,
@@ -932,9 +928,6 @@ def test_stopping_a_server_lets_a_call_waiting_for_the_lock_finish(server, tmp_p
         stopper = threading.Thread(target=lambda: outcome.append(resident.stop(server)))
         stopper.start()
         time.sleep(2.0)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     stopper.join(timeout=30)
     assert p.wait(timeout=30) == 0
     assert outcome == ["stopped"]
