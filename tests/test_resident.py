@@ -181,8 +181,10 @@ def test_a_session_through_the_server_matches_one_process_per_call(server, tmp_p
         assert _normalise(a.stderr, served["GSTACK_STATE_ROOT"]) == _normalise(
             b.stderr, direct["GSTACK_STATE_ROOT"]
         ), where
-    # Every call but the two `plantune check` command lines click answers was served.
-    assert _served(server) - before == len(calls) - 2
+    # Every call but the two `plantune check` command lines click answers was served (all
+    # of them unless the machine was so loaded that one ran alone after 0.25 s).
+    served_calls = _served(server) - before
+    assert 0.8 * (len(calls) - 2) <= served_calls <= len(calls) - 2
     for table in (
         "question_log",
         "preferences",
@@ -287,13 +289,7 @@ def test_a_server_killed_during_a_call_is_reported_and_the_call_not_repeated(ser
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
     pid = resident.server_info(server)[0]
     with _write_lock_held(roots["PLANTUNE_DB"]):  # the served log call waits for this lock
-        p = subprocess.Popen(
-            [script("gstack-question-log"), json.dumps(_event(2))],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=hot_env(**roots),
-        )
+        p = _start_log(2, roots)
         time.sleep(0.6)
         assert p.poll() is None
         os.kill(pid, signal.SIGKILL)
@@ -306,6 +302,17 @@ def test_a_server_killed_during_a_call_is_reported_and_the_call_not_repeated(ser
     assert _count(roots["PLANTUNE_DB"]) == 2
 
 
+def _start_log(i, roots):
+    """``gstack-question-log`` of event ``i``, started (not waited for)."""
+    return subprocess.Popen(
+        [script("gstack-question-log"), json.dumps(_event(i))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=hot_env(**roots),
+    )
+
+
 @contextlib.contextmanager
 def _write_lock_held(db_file):
     """The database's write lock, held by another connection for the block."""
@@ -316,6 +323,18 @@ def _write_lock_held(db_file):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def _held_by_server(server, roots):
+    """Have the server open the database of ``roots`` (a check it serves): a test about
+    what a server holding a database does must not start from a call that timed out and
+    ran on its own, as calls may on a loaded machine."""
+    for _ in range(20):
+        before = _served(server)
+        assert run("gstack-question-preference", "--check", TWO_WAY, **roots).returncode == 0
+        if _served(server) > before:
+            return
+    raise AssertionError("no call was served")
 
 
 def _summaries(db):
@@ -372,6 +391,7 @@ def test_a_hook_whose_server_is_killed_exits_0_and_its_redelivery_counts_once(se
 def test_a_database_deleted_under_the_server_gets_the_next_writes(server, tmp_path):
     roots = _roots(tmp_path, "r")
     db = roots["PLANTUNE_DB"]
+    _held_by_server(server, roots)
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
@@ -392,6 +412,7 @@ def test_a_database_replaced_under_the_server_is_never_written_through_the_old_f
 ):
     roots, other = _roots(tmp_path, "r"), _roots(tmp_path, "other")
     db = roots["PLANTUNE_DB"]
+    _held_by_server(server, roots)
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
     assert (
         run("gstack-question-log", json.dumps(_event(7)), PLANTUNE_SERVER="off", **other).returncode
@@ -594,6 +615,7 @@ def test_a_database_restored_in_place_loses_no_write_and_brings_no_preference_ba
     roots = _roots(tmp_path, "r")
     db_file = roots["PLANTUNE_DB"]
     quiet = dict(roots, PLANTUNE_MIRROR="0")  # gstack's files cannot restore anything
+    _held_by_server(server, quiet)
     assert run("gstack-question-log", json.dumps(_event(1)), **quiet).returncode == 0
     backup = str(tmp_path / "backup.db")
     src = sqlite3.connect(db_file)
@@ -649,12 +671,7 @@ def test_a_caller_killed_during_its_call_is_interrupted_like_its_own_process(ser
     roots = _roots(tmp_path, "r")
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
     with _write_lock_held(roots["PLANTUNE_DB"]):
-        p = subprocess.Popen(
-            [script("gstack-question-log"), json.dumps(_event(2))],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=hot_env(**roots),
-        )
+        p = _start_log(2, roots)
         time.sleep(0.6)
         p.kill()  # a hook runner's time-out
         p.wait(timeout=30)
@@ -918,12 +935,7 @@ def test_stopping_a_server_lets_a_call_waiting_for_the_lock_finish(server, tmp_p
     assert run("gstack-question-log", json.dumps(_event(1)), **roots).returncode == 0
     outcome = []
     with _write_lock_held(roots["PLANTUNE_DB"]):
-        p = subprocess.Popen(
-            [script("gstack-question-log"), json.dumps(_event(2))],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=hot_env(**roots),
-        )
+        p = _start_log(2, roots)
         time.sleep(0.6)
         stopper = threading.Thread(target=lambda: outcome.append(resident.stop(server)))
         stopper.start()
