@@ -951,7 +951,7 @@ def test_status_lists_only_servers_whose_pids_this_process_can_see(tmp_path):
 
     folder = tmp_path / "locks"
     folder.mkdir(mode=0o700)
-    for name, namespace in (("here", resident._pid_namespace()), ("there", "pid:[1]")):
+    for name, namespace in (("here", resident.pid_namespace()), ("there", "pid:[1]")):
         fd = os.open(folder / f"{name}.sock.lock", os.O_RDWR | os.O_CREAT, 0o600)
         os.write(fd, f"{os.getpid()} 3 {namespace} {PYTHON}\n".encode())
         fcntl.flock(fd, fcntl.LOCK_EX)  # held, as by a running server

@@ -36,9 +36,9 @@ def normal_start():
 def main():
     serve = os.environ.get("PLANTUNE_RESIDENT_SERVE")  # toolkit.resident.SERVE_VAR
     if serve:
-        from toolkit import resident
+        from toolkit.resident import server
 
-        sys.exit(resident.serve(serve))
+        sys.exit(server.serve(serve))
     name = os.path.basename(sys.argv[0])
     entry = COMMANDS.get(name)
     if entry is None:
