@@ -196,7 +196,18 @@ CHECK_PAYLOADS = {
 }
 CHECK_PATH = "/usr/bin:/bin"
 # Variables a hook inherits from the user's environment that decide where plantune writes.
-CHECK_PASSED_VARS = ("HOME", "GSTACK_STATE_ROOT", "GSTACK_HOME", "PLANTUNE_DB", "PLANTUNE_MIRROR")
+CHECK_PASSED_VARS = (
+    "HOME",
+    "GSTACK_STATE_ROOT",
+    "GSTACK_HOME",
+    "PLANTUNE_DB",
+    "PLANTUNE_MIRROR",
+    # The resident server's: the check's hook call is served, or not, as the agent's are.
+    "PLANTUNE_SERVER",
+    "PLANTUNE_SERVER_IDLE",
+    "PLANTUNE_RUNTIME_DIR",
+    "XDG_RUNTIME_DIR",
+)
 
 
 def check_command(event: str, command: str, env=None) -> str:
