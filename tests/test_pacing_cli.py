@@ -416,3 +416,16 @@ def test_console_script_db_option_and_usage(tmp_path):
     p = run_script(["--bogus"], "")
     assert p.returncode == 1
     assert p.stderr == "gstack-pacing-rank: usage: gstack-pacing-rank [--db PATH] < request.json\n"
+
+
+@pytest.mark.parametrize("argv", [["gstack-pacing-rank"], ["plantune", "pacing", "rank"]])
+def test_rank_with_stdin_closed_says_there_is_no_input(db_file, argv):
+    r = subprocess.run(
+        ["sh", "-c", 'exec 0<&-; exec "$0" "$@"', script(argv[0]), *argv[1:]],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1
+    assert len(r.stderr.splitlines()) == 1 and "no input" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

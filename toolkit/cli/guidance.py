@@ -526,12 +526,13 @@ def _session_end(mode, db_path):
     from toolkit.core import database
     from toolkit.guidance import files, runs
     from toolkit.store import paths
+    from toolkit.store.safe_io import stdin_text
 
     mode = mode or os.environ.get(MODE_ENV) or files.DEFAULT_MODE
     if mode not in files.MODE_TABLE:
         _hook_error_log(f"invalid mode '{mode}', must be one of: " + ", ".join(files.MODES))
         return
-    raw = sys.stdin.read()
+    raw = stdin_text()
     try:
         payload = json.loads(raw)
     except ValueError:

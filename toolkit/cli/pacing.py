@@ -1,7 +1,6 @@
 """``plantune pacing`` and ``plantune flip``: rank findings, report decisions, reverse one."""
 
 import json
-import sys
 
 import click
 
@@ -44,9 +43,10 @@ def rank(db_path):
     from toolkit.pacing import rank as pc
     from toolkit.pacing import request as pacing_request
     from toolkit.store import paths
+    from toolkit.store.safe_io import stdin_text
 
     try:
-        request = pacing_request.parse_request(sys.stdin.read())
+        request = pacing_request.parse_request(stdin_text())
         pacing_request.validate_request(request)
     except pacing_request.PacingError as e:
         fail(str(e))

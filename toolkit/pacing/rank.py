@@ -606,8 +606,9 @@ def _rank_command(argv):
         from toolkit.core import database
         from toolkit.gstack import mirror
         from toolkit.store import paths
+        from toolkit.store.safe_io import stdin_text
 
-        request = parse_request(sys.stdin.read() if sys.stdin is not None else "")
+        request = parse_request(stdin_text())
         mirror.keep_to_own_database(db_file)
         conn = database.connect(paths.db_path(db_file))
         try:

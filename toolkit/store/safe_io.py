@@ -324,6 +324,14 @@ def stdin_bytes():
     return b"" if stream is None else stream.buffer.read()
 
 
+def stdin_text():
+    """All of stdin as text (decoded as Python decodes it); empty when there is none."""
+    import sys
+
+    stream = sys.stdin
+    return "" if stream is None else stream.read()
+
+
 def exit_now(code):
     """End a one-shot command process: flush stdout and stderr, then leave at once.
 
