@@ -65,8 +65,9 @@ def test_too_little_data_is_refused_with_how_much_more_is_needed(tiny_history):
     r = run("calibrate")
     assert r.exit_code == 1
     err = r.output.splitlines()[-1]
-    assert err.startswith("Error: not stored: the 95% interval of the share asked is ")
-    assert "wider than the ±5 points a calibration needs" in err
+    assert err.startswith(
+        "Error: not stored: a calibration needs at least 10 sessions and 100 two-way findings; "
+    )
     assert "more sessions" in err and "--force" in err
     assert counts(tiny_history) == (0, 0)
     # --json still reports the fit and the guard, and stores nothing
@@ -79,9 +80,52 @@ def test_too_little_data_is_refused_with_how_much_more_is_needed(tiny_history):
     r = run("calibrate", "--dry-run")
     assert (
         r.exit_code == 0
-        and "Warning: the 95% interval" in r.output
+        and "Warning: a calibration needs at least 10 sessions" in r.output
         and counts(tiny_history) == (0, 0)
     )
+
+
+def test_one_session_is_never_enough_and_a_zero_width_interval_is_not_narrow(db_file):
+    """A fresh root, one ranked phase with two findings: the fit's interval is 0.0% to
+    0.0% (one session resampled), which is degenerate, not narrow; calibrate refuses,
+    says how much more it needs, and the next ranking still uses the default rule."""
+    request = {
+        "session_id": "only-one",
+        "phase": "eng",
+        "findings": [
+            {
+                "id": f"eng-gap-{k}",
+                "summary": f"no test covers path {k}",
+                "severity": 1,
+                "irreversibility": 0,
+                "decision_matters": 1,
+                "door_type": "two-way",
+                "recommended": "add-test",
+                "options": ["add-test", "skip"],
+            }
+            for k in range(2)
+        ],
+    }
+    assert run("pacing", "rank", input=json.dumps(request)).exit_code == 0
+    conn = database.connect(db_file)
+    r = run("calibrate", "--json")
+    assert r.exit_code == 1
+    out = json.loads(r.stdout)
+    check = out["confidence"]
+    assert check["ok"] is False and check["degenerate"] is True
+    assert (check["min_sessions"], check["min_decisions"]) == (10, 100)
+    assert check["sessions_needed"] >= 9 and check["findings_needed"] >= 98
+    err = r.stderr.strip().splitlines()[-1] if r.stderr else r.output.splitlines()[-1]
+    assert "a calibration needs at least 10 sessions and 100 two-way findings" in err
+    assert "which is degenerate, not narrow" in err
+    assert "fitted on 2 two-way findings from 1 session." in err
+    assert counts(conn) == (0, 0)
+    assert pacing.active_calibration(conn, "any-project")["id"] is None
+    # --force stores it, marked low_confidence
+    r = run("calibrate", "--force", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["low_confidence"] is True
+    conn.close()
 
 
 def test_force_stores_it_marked_low_confidence_and_pacing_uses_it(tiny_history):

@@ -27,9 +27,12 @@ from toolkit.analysis.fit import (
     DEFAULT_TARGET,
     MAX_HALF_WIDTH,
     MIN_ANSWERED_FOR_RATE,
+    MIN_DECISIONS,
+    MIN_SESSIONS,
     ROWS_KEY,
     SCORE_FUNCTIONS,
     CalibrationError,
+    Fit,
     _check_target,
     bootstrap_rate,
     decision_matters_from_override_rate,
@@ -115,8 +118,15 @@ def calibrate(
     fit_score_weights=False,
     resamples=DEFAULT_RESAMPLES,
     seed=0,
+    max_miss=None,
+    confidence=None,
 ):
-    """Fit the threshold on loaded findings and measure it. Returns a report dict."""
+    """Fit the threshold on loaded findings and measure it. Returns a report dict.
+
+    With ``max_miss`` the threshold is instead the least-asking one whose miss rate over
+    the overridden decisions is at most ``max_miss`` at ``confidence`` (``guarantee``);
+    the report's ``guarantee`` says so and gives the same figures at the plain target.
+    """
     target = _check_target(target)
     if score_function not in SCORE_FUNCTIONS:
         raise CalibrationError(
@@ -144,6 +154,11 @@ def calibrate(
     scores = scores_all[two_way]
     ids = findings["finding_id"][two_way]
     fit = fit_threshold(scores, target, ids=ids)
+    promise = None
+    if max_miss is not None:
+        fit, promise = _guaranteed_fit(
+            fit, scores, ids, overridden[two_way], max_miss, confidence, score_function, weights
+        )
 
     eligible = np.zeros(findings["n"], dtype=bool)
     eligible[two_way] = surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids)
@@ -185,6 +200,7 @@ def calibrate(
             if r["answered"] >= MIN_ANSWERED_FOR_RATE
         ][:5],
         "bootstrap": {"unit": "session", "resamples": resamples, "seed": seed, "level": 0.95},
+        "guarantee": promise,
         # The two-way rows the fit used, for notebook plots (never stored or printed).
         ROWS_KEY: {
             "score": scores,
@@ -197,6 +213,36 @@ def calibrate(
             "decision_matters": dm[two_way],
         },
     }
+
+
+def _guaranteed_fit(fit, scores, ids, overridden, max_miss, confidence, function, weights):
+    """The guaranteed rule as a ``Fit``, and the guarantee (with the target rule beside it)."""
+    from toolkit.analysis import guarantee
+
+    if confidence is None:
+        confidence = guarantee.DEFAULT_CONFIDENCE
+    promise = guarantee.guaranteed_rule(
+        scores, ids, overridden, max_miss, confidence, function, weights or None
+    )
+    at_target = guarantee.describe(
+        scores, ids, overridden, fit.threshold, fit.tie_fraction, confidence
+    )
+    promise["at_target"] = dict(at_target, target=fit.target)
+    t, f = promise["threshold"], promise["tie_fraction"]
+    s = np.round(np.asarray(scores, dtype=np.float64), 9)
+    tied = s == round(t, 9)
+    asked = surfaced_mask(scores, t, f, ids=ids)
+    chosen = Fit(
+        threshold=t,
+        tie_fraction=f,
+        target=fit.target,
+        achieved_rate=float(asked.mean()),
+        n=int(s.size),
+        n_above=int(np.count_nonzero(s > round(t, 9))),
+        n_ties=int(np.count_nonzero(tied)),
+        n_tie_surfaced=int(np.count_nonzero(asked & tied)),
+    )
+    return chosen, promise
 
 
 def _fmt_score(v):
@@ -215,6 +261,8 @@ def run(
     resamples=DEFAULT_RESAMPLES,
     seed=0,
     holdout_days=None,
+    max_miss=None,
+    confidence=None,
 ):
     """Load the findings that match the filters and calibrate on them.
 
@@ -242,7 +290,15 @@ def run(
             + _describe_filters(project, since, include_synthetic, n_synthetic)
         )
     report = calibrate(
-        findings, target, score_function, weights, fit_score_weights, resamples, seed
+        findings,
+        target,
+        score_function,
+        weights,
+        fit_score_weights,
+        resamples,
+        seed,
+        max_miss=max_miss,
+        confidence=confidence,
     )
     report.update(
         {
@@ -260,39 +316,59 @@ def run(
 
 
 def confidence(report):
-    """Whether the fit is precise enough to store, and how much more data would make it so.
+    """Whether the fit rests on enough data to store, and how much more would make it so.
 
-    The guard is the session-bootstrap 95% interval of the achieved rate: it must be
-    narrower than ±``MAX_HALF_WIDTH``. An interval shrinks about as one over the square
-    root of the number of sessions, which gives the estimate of sessions still needed.
+    Three conditions: at least ``MIN_SESSIONS`` sessions and ``MIN_DECISIONS`` two-way
+    decisions, and a session-bootstrap 95% interval of the achieved rate narrower than
+    ±``MAX_HALF_WIDTH`` but not of zero width (resampling one session, or sessions that
+    all agree, gives an interval such as 0.0% to 0.0%: degenerate, never narrow). An
+    interval shrinks about as one over the square root of the number of sessions, which
+    gives the estimate of sessions still needed.
     """
-    low, high, n_sessions = report["ci_low"], report["ci_high"], report["n_sessions"]
-    if low is None or high is None:
-        half = None
-    else:
-        half = (high - low) / 2.0
-    ok = half is not None and half < MAX_HALF_WIDTH
+    low, high = report["ci_low"], report["ci_high"]
+    n_sessions = int(report["n_sessions"] or 0)
+    n_findings = int(report["n_findings"] or 0)
+    half = None if low is None or high is None else (high - low) / 2.0
+    degenerate = half is not None and half <= 0.0
+    narrow = half is not None and 0.0 < half < MAX_HALF_WIDTH
+    enough = n_sessions >= MIN_SESSIONS and n_findings >= MIN_DECISIONS
+    ok = narrow and enough
     out = {
         "ok": bool(ok),
         "half_width": half,
         "max_half_width": MAX_HALF_WIDTH,
+        "degenerate": bool(degenerate),
+        "min_sessions": MIN_SESSIONS,
+        "min_decisions": MIN_DECISIONS,
         "sessions_needed": 0,
         "findings_needed": 0,
     }
     if not ok:
-        n = max(int(n_sessions or 0), 1)
-        # Squared ratio of widths, with a little margin since the interval itself is noisy;
-        # an interval of width 0 from one session says nothing, so ask for more sessions.
-        ratio = (half / MAX_HALF_WIDTH) if half else 2.0
-        total = max(n + 1, int(np.ceil(n * (ratio * 1.1) ** 2)))
-        per_session = report["n_findings"] / n if report["n_findings"] else 1.0
-        out["sessions_needed"] = total - n
-        out["findings_needed"] = int(np.ceil(out["sessions_needed"] * per_session))
+        n = max(n_sessions, 1)
+        per_session = n_findings / n if n_findings else 1.0
+        total = max(n, MIN_SESSIONS)
+        if not narrow:
+            # Squared ratio of widths, with a little margin since the interval itself is
+            # noisy; a zero-width interval says nothing, so ask for more sessions.
+            ratio = (half / MAX_HALF_WIDTH) if half else 2.0
+            total = max(total, n + 1, int(np.ceil(n * (ratio * 1.1) ** 2)))
+        sessions_needed = total - n_sessions if n_sessions else total
+        findings_needed = max(
+            int(np.ceil(sessions_needed * per_session)), MIN_DECISIONS - n_findings, 0
+        )
+        if findings_needed and not sessions_needed:
+            sessions_needed = int(np.ceil(findings_needed / per_session))
+        out["sessions_needed"] = int(max(sessions_needed, 0))
+        out["findings_needed"] = int(findings_needed)
     return out
 
 
 def guard_message(report, check):
     """Why a fit may not be stored, and how much more data it needs (one paragraph)."""
+    noun = _noun(report)
+    fitted = (
+        f"fitted on {report['n_findings']:,} {noun} from {_count(report['n_sessions'], 'session')}"
+    )
     if check["half_width"] is None:
         width = "could not be measured"
     else:
@@ -300,14 +376,30 @@ def guard_message(report, check):
             f"is {_pct(report['ci_low'])} to {_pct(report['ci_high'])} "
             f"(±{100 * check['half_width']:.1f} points)"
         )
+    reasons = []
+    if report["n_sessions"] < MIN_SESSIONS or report["n_findings"] < MIN_DECISIONS:
+        reasons.append(
+            f"a calibration needs at least {MIN_SESSIONS} sessions and {MIN_DECISIONS} {noun}"
+        )
+    if check.get("degenerate"):
+        reasons.append(
+            f"the 95% interval of the share asked {width}, which is degenerate, not narrow"
+        )
+    elif check["half_width"] is None or check["half_width"] >= MAX_HALF_WIDTH:
+        reasons.append(
+            f"the 95% interval of the share asked {width}, wider than the "
+            f"±{100 * MAX_HALF_WIDTH:.0f} points a calibration needs"
+        )
     return (
-        f"not stored: the 95% interval of the share asked {width}, wider than the "
-        f"±{100 * MAX_HALF_WIDTH:.0f} points a calibration needs; fitted on "
-        f"{report['n_findings']:,} {_noun(report)} from {report['n_sessions']:,} sessions. "
-        f"About {check['sessions_needed']:,} more sessions (about {check['findings_needed']:,} more "
-        f"{_noun(report)}) should narrow it enough; or store it anyway with --force "
-        "(marked low_confidence)"
+        f"not stored: {'; '.join(reasons)}; {fitted}. About "
+        f"{_count(check['sessions_needed'], 'more session')} (about {check['findings_needed']:,} more "
+        f"{noun}) should be enough; or store it anyway with --force (marked low_confidence)"
     )
+
+
+def _count(n, noun):
+    n = int(n or 0)
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _rows(arrays, mask):
@@ -350,6 +442,7 @@ def store(conn, report, fitted_on="own", developer=None):
     }
     details = {k: v for k, v in report.items() if k not in core and k != ROWS_KEY}
     synthetic = int(bool(report.get("n_synthetic")))
+    promise = report.get("guarantee") or {}
     now = db.utc_now()
     with db.transaction(conn):
         before = pacing.calibration_in_force(
@@ -359,7 +452,8 @@ def store(conn, report, fitted_on="own", developer=None):
             "INSERT INTO calibrations (project, created_at, target, threshold, tie_fraction, score_function,"
             " weights_json, achieved_rate, ci_low, ci_high, n_findings, n_sessions, override_recall,"
             " window_start, window_end, include_synthetic, details_json, source, synthetic, low_confidence,"
-            " developer, fitted_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " developer, fitted_on, max_miss, miss_confidence, miss_upper_bound)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 report["project"],
                 now,
@@ -383,6 +477,9 @@ def store(conn, report, fitted_on="own", developer=None):
                 int(bool(low_confidence)),
                 developer or identity.developer(),
                 fitted_on,
+                promise.get("max_miss"),
+                promise.get("confidence"),
+                promise.get("miss_upper_bound"),
             ),
         )
         notes = ["team fit: in force only when pinned (calibrations use)"] if team else []
@@ -482,10 +579,15 @@ def evaluate_holdout(findings, report, days, after, resamples=DEFAULT_RESAMPLES,
     low, high, _ = bootstrap_rate(surfaced, sessions, resamples, seed)
     eligible = np.zeros(findings["n"], dtype=bool)
     eligible[two_way] = surfaced
+    overridden = findings["overridden"][two_way]
+    n_over = int(overridden.sum())
     out.update(
         {
             "n_sessions": int(np.unique(sessions.astype(str)).size),
             "achieved_rate": float(surfaced.mean()),
+            "share_asked": float(surfaced.mean()),
+            # Share of the held-out overridden decisions the fitted rule would have silenced.
+            "miss_rate": float((overridden & ~surfaced).sum() / n_over) if n_over else None,
             "ci_low": low,
             "ci_high": high,
             "n_overridden": int(findings["overridden"][two_way].sum()),
@@ -585,6 +687,7 @@ def summary_lines(report):
             f"similar questions in other sessions (1 from {_pct(low)}, 2 from {_pct(high)})."
         )
     lines.extend(report.get("notes") or [])
+    lines.extend(guarantee_lines(report.get("guarantee")))
     lines.append(_recall_line(report, "Override recall"))
     inter = report["interruptions"]
     lines.extend(_interruption_lines(inter))
@@ -596,6 +699,13 @@ def summary_lines(report):
             f"(95% interval {_pct(held['ci_low'])} to {_pct(held['ci_high'])})."
         )
         lines.append(_recall_line(held, "Held-out override recall"))
+        if report.get("guarantee") and held.get("miss_rate") is not None:
+            g = report["guarantee"]
+            lines.append(
+                f"Held-out miss rate: {_pct(held['miss_rate'])} of the {held['n_overridden']:,} decisions "
+                f"you overrode there would be silenced (promised at most {_pct(g['max_miss'])}), "
+                f"asking {_pct(held['share_asked'])}."
+            )
     if report["most_overridden"]:
         lines.append(
             "Most overridden questions (evidence your decision matters there): "
@@ -606,6 +716,26 @@ def summary_lines(report):
             + "."
         )
     return lines
+
+
+def guarantee_lines(g):
+    """The guarantee in plain English (nothing when the fit was not asked for one)."""
+    if not g:
+        return []
+    t = g["at_target"]
+    return [
+        (
+            f"Guarantee: with {_pct(g['confidence'])} confidence at most {_pct(g['max_miss'])} of the "
+            f"two-way decisions you would override are silenced: the miss rate's upper bound is "
+            f"{_pct(g['miss_upper_bound'])} ({g['n_missed']:,} of {g['n_overridden']:,} overridden "
+            f"decisions missed here), asking {_pct(g['share_asked'])} of two-way decisions."
+        ),
+        (
+            f"At the plain target ({_pct(t['target'])}): asking {_pct(t['share_asked'])}, miss rate "
+            f"{_pct(t['miss_rate'])}, upper bound {_pct(t['miss_upper_bound'])}."
+        ),
+        "Method: " + g["method"] + ".",
+    ]
 
 
 def _recall_line(part, label):

@@ -26,6 +26,10 @@ MIN_OVERRIDES_FOR_WEIGHTS = 10
 # The guard: a calibration is stored only when the 95% interval of its achieved rate
 # (resampling whole sessions) is narrower than this many points either side.
 MAX_HALF_WIDTH = 0.05
+# ...and only when it rests on enough history: a few sessions resampled give an interval
+# that looks narrow (one session gives 0.0% to 0.0%) and says nothing about the next one.
+MIN_SESSIONS = 10
+MIN_DECISIONS = 100
 
 
 class CalibrationError(ValueError):

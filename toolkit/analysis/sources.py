@@ -84,6 +84,8 @@ def run_source(
     resamples=DEFAULT_RESAMPLES,
     seed=0,
     holdout_days=None,
+    max_miss=None,
+    confidence=None,
 ):
     """Calibrate from ``source`` (findings, question-log or auto); the report names the source used.
 
@@ -103,6 +105,8 @@ def run_source(
             resamples=resamples,
             seed=seed,
             holdout_days=holdout_days,
+            max_miss=max_miss,
+            confidence=confidence,
         )
     else:
         function = score_function or "additive"
@@ -118,6 +122,8 @@ def run_source(
             resamples=resamples,
             seed=seed,
             holdout_days=holdout_days,
+            max_miss=max_miss,
+            confidence=confidence,
         )
     report["source_asked"] = source
     return report
@@ -160,6 +166,8 @@ def run_question_log(
     resamples=DEFAULT_RESAMPLES,
     seed=0,
     holdout_days=None,
+    max_miss=None,
+    confidence=None,
 ):
     """Calibrate on answered two-way questions of the question log (see ``question_scores``).
 
@@ -211,7 +219,17 @@ def run_question_log(
     if not np.any(fit_rows & (ev["door"] == "two-way")):
         raise CalibrationError("no answered two-way questions to calibrate on")
     findings = _as_findings(_rows(ev, fit_rows), _subset_scores(scores, fit_rows))
-    report = calibrate(findings, target, function, weights, False, resamples, seed)
+    report = calibrate(
+        findings,
+        target,
+        function,
+        weights,
+        False,
+        resamples,
+        seed,
+        max_miss=max_miss,
+        confidence=confidence,
+    )
     report.update(
         {
             "source": "question-log",

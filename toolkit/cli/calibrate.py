@@ -165,6 +165,20 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
     help="Share of two-way decisions to ask about (0-1).",
 )
 @click.option(
+    "--max-miss",
+    default=None,
+    metavar="E",
+    help="Instead of --target, ask least while at most E of the decisions you would override "
+    "are silenced, with --confidence (0-1, e.g. 0.1).",
+)
+@click.option(
+    "--confidence",
+    "confidence_level",
+    default=None,
+    metavar="C",
+    help="Confidence of the --max-miss promise (0-1, default 0.90).",
+)
+@click.option(
     "--source",
     type=click.Choice(["auto", "findings", "question-log"]),
     default="auto",
@@ -210,12 +224,14 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
 @click.option(
     "--force",
     is_flag=True,
-    help="Store the fit even when its 95% interval is wider than ±5 points (marked low_confidence).",
+    help="Store the fit even when it rests on too little data (marked low_confidence).",
 )
 @db_option
 @json_option
 def calibrate(
     target,
+    max_miss,
+    confidence_level,
     source,
     holdout_days,
     explain_id,
@@ -238,9 +254,18 @@ def calibrate(
     of the project, else the newest global one (stored when --project is not given),
     unless one is pinned with `plantune calibrations use ID`.
 
-    A fit is stored only when its 95% interval is narrower than ±5 points; otherwise
-    calibrate says how much more data it needs and exits 1 (--force stores it marked
-    low_confidence). A fit that used simulated rows is stored synthetic and never ranks
+    A fit is stored only when it rests on at least 10 sessions and 100 two-way decisions
+    and its 95% interval is narrower than ±5 points (a zero-width interval, such as 0.0%
+    to 0.0% from one session, never counts as narrow); otherwise calibrate says how much
+    more data it needs and exits 1 (--force stores it marked low_confidence).
+
+    With --max-miss E the threshold is the one that asks least while, with confidence C
+    (--confidence, default 0.90), at most E of the two-way decisions you override are
+    silenced: a Clopper-Pearson upper bound of the miss rate over your overridden
+    decisions, the threshold chosen by fixed-sequence testing (Learn-then-Test). The
+    report gives the bound and the share asked, and the same at the plain --target; when
+    no threshold can reach the bound, calibrate says how many more overridden decisions
+    it would take and exits 1. A fit that used simulated rows is stored synthetic and never ranks
     real findings (only a demo database uses it).
 
     With --source question-log (or auto, when no findings are recorded yet) the fit uses
@@ -254,6 +279,7 @@ def calibrate(
     Example:
         plantune calibrate --include-synthetic
         plantune calibrate --source question-log --holdout-days 14
+        plantune calibrate --max-miss 0.1 --confidence 0.9 --holdout-days 14
         plantune calibrate --explain ship-release-pipeline-missing
         plantune calibrate --project acme-web --since 2026-09-01 --dry-run --json
     """
@@ -262,6 +288,17 @@ def calibrate(
     from toolkit.store import paths
 
     target_value = _fraction(target, "--target")
+    miss_value = confidence_value = None
+    if max_miss is not None:
+        miss_value = _fraction(max_miss, "--max-miss")
+        if not 0.0 < miss_value < 1.0:
+            fail(f"--max-miss must be above 0 and below 1, got {max_miss}")
+    if confidence_level is not None:
+        if max_miss is None:
+            fail("--confidence needs --max-miss")
+        confidence_value = _fraction(confidence_level, "--confidence")
+        if not 0.0 < confidence_value < 1.0:
+            fail(f"--confidence must be above 0 and below 1, got {confidence_level}")
     since_day = _day(since, "--since")
     n_resamples = _whole(resamples, "--resamples", 1, 100_000)
     n_holdout = None if holdout_days is None else _whole(holdout_days, "--holdout-days", 1, 3650)
@@ -291,6 +328,8 @@ def calibrate(
             weight_values,
             resamples=n_resamples,
             holdout_days=n_holdout,
+            max_miss=miss_value,
+            confidence=confidence_value,
         )
     except fit.CalibrationError as e:
         fail(str(e))
@@ -377,7 +416,7 @@ def _say_stored(conn, report, chosen):
         click.echo(f"{stored}, marked synthetic; this demo database ranks with it from now on.")
     elif report["low_confidence"]:
         click.echo(
-            f"{stored}, marked low_confidence (forced below the ±5 point guard); "
+            f"{stored}, marked low_confidence (forced below the confidence guard); "
             "`pacing rank` uses it from now on."
         )
     else:

@@ -158,7 +158,9 @@ def show(calibration_id, db_path, as_json):
             "Fitted on simulated findings: never ranks real findings (only a demo database uses it)."
         )
     if c["low_confidence"]:
-        click.echo("Stored with --force: its 95% interval was wider than the ±5 point guard.")
+        click.echo(
+            "Stored with --force below the confidence guard (too little data, or too wide an interval)."
+        )
 
 
 def _line(label, a, b):
@@ -301,7 +303,7 @@ def use(calibration_id, latest, project, db_path, as_json):
             + (f"calibration {now}." if now is not None else "the default rule (no calibration).")
         )
         return
-    note = " (low_confidence: stored below the ±5 point guard)" if out["low_confidence"] else ""
+    note = " (low_confidence: stored below the confidence guard)" if out["low_confidence"] else ""
     click.echo(
         f"Pinned calibration {out['calibration_id']} for {out['scope']}{note}; "
         "`pacing rank` uses it until `plantune calibrations use --latest`."
