@@ -120,6 +120,7 @@ def calibrate(
     seed=0,
     max_miss=None,
     confidence=None,
+    promise_on=None,
 ):
     """Fit the threshold on loaded findings and measure it. Returns a report dict.
 
@@ -156,9 +157,28 @@ def calibrate(
     fit = fit_threshold(scores, target, ids=ids)
     promise = None
     if max_miss is not None:
-        fit, promise = _guaranteed_fit(
-            fit, scores, ids, overridden[two_way], max_miss, confidence, score_function, weights
+        # The promise is measured on ``promise_on`` when given: rows scored without their
+        # own answers (the question log's newest fitted days), as new decisions will be.
+        on = findings if promise_on is None else promise_on
+        rows = two_way if promise_on is None else _two_way(on)
+        on_scores = score_findings(
+            on["severity"][rows],
+            on["irreversibility"][rows],
+            on["decision_matters"][rows],
+            score_function,
+            weights or None,
         )
+        promise = _guarantee(
+            fit,
+            on_scores,
+            on["finding_id"][rows],
+            on["overridden"][rows],
+            [on["session_id"][rows], _question_groups(on, rows)],
+            (max_miss, confidence),
+            score_function,
+            weights,
+        )
+        fit = _rule_fit(fit, scores, ids, promise["threshold"], promise["tie_fraction"])
 
     eligible = np.zeros(findings["n"], dtype=bool)
     eligible[two_way] = surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids)
@@ -215,34 +235,50 @@ def calibrate(
     }
 
 
-def _guaranteed_fit(fit, scores, ids, overridden, max_miss, confidence, function, weights):
-    """The guaranteed rule as a ``Fit``, and the guarantee (with the target rule beside it)."""
+def _question_groups(findings, rows):
+    """The question each decision stands for (its finding id when none is recorded)."""
+    q = findings["question_id"][rows]
+    f = findings["finding_id"][rows]
+    return np.asarray([a if a is not None else b for a, b in zip(q, f)], dtype=object)
+
+
+def _two_way(findings):
+    return (findings["door_type"] != "one-way") & ~np.isin(findings["kind"], GATE_KINDS)
+
+
+def _guarantee(fit, scores, ids, overridden, clusters, request, function, weights):
+    """The guarantee of ``guarantee.guaranteed_rule``, with the target rule beside it."""
     from toolkit.analysis import guarantee
 
+    max_miss, confidence = request
     if confidence is None:
         confidence = guarantee.DEFAULT_CONFIDENCE
     promise = guarantee.guaranteed_rule(
-        scores, ids, overridden, max_miss, confidence, function, weights or None
+        scores, ids, overridden, max_miss, confidence, function, weights or None, clusters
     )
     at_target = guarantee.describe(
-        scores, ids, overridden, fit.threshold, fit.tie_fraction, confidence
+        scores, ids, overridden, fit.threshold, fit.tie_fraction, confidence, clusters=clusters
     )
     promise["at_target"] = dict(at_target, target=fit.target)
-    t, f = promise["threshold"], promise["tie_fraction"]
+    promise["n_decisions"] = int(np.asarray(scores).size)
+    return promise
+
+
+def _rule_fit(fit, scores, ids, threshold, tie_fraction):
+    """A ``Fit`` for a given rule on the fitted rows (how the guaranteed rule does there)."""
     s = np.round(np.asarray(scores, dtype=np.float64), 9)
-    tied = s == round(t, 9)
-    asked = surfaced_mask(scores, t, f, ids=ids)
-    chosen = Fit(
-        threshold=t,
-        tie_fraction=f,
+    tied = s == round(threshold, 9)
+    asked = surfaced_mask(scores, threshold, tie_fraction, ids=ids)
+    return Fit(
+        threshold=threshold,
+        tie_fraction=tie_fraction,
         target=fit.target,
         achieved_rate=float(asked.mean()),
         n=int(s.size),
-        n_above=int(np.count_nonzero(s > round(t, 9))),
+        n_above=int(np.count_nonzero(s > round(threshold, 9))),
         n_ties=int(np.count_nonzero(tied)),
         n_tie_surfaced=int(np.count_nonzero(asked & tied)),
     )
-    return chosen, promise
 
 
 def _fmt_score(v):

@@ -27,9 +27,10 @@ import numpy as np
 from toolkit.analysis.fit import CalibrationError, score_table, surfaced_mask, tie_hashes
 
 METHOD = (
-    "Clopper-Pearson upper bound on the miss rate of overridden two-way decisions, one-sided "
-    "at the stated confidence; threshold chosen by fixed-sequence testing (Learn-then-Test) "
-    "over a fixed grid of thresholds and tie fractions, from asking everything down"
+    "Clopper-Pearson upper bound (binomial, one-sided at the stated confidence) on the miss "
+    "rate of overridden two-way decisions, with sessions and questions as clusters "
+    "(Korn-Graubard effective sample size); threshold chosen by fixed-sequence testing (Learn-then-Test) over a fixed "
+    "grid of thresholds and tie fractions, from asking everything down"
 )
 TIE_STEPS = 20
 DEFAULT_CONFIDENCE = 0.90
@@ -144,6 +145,35 @@ def check_request(max_miss, confidence):
         raise CalibrationError("--confidence must be above 0 and below 1")
 
 
+def effective(missed, groupings):
+    """(misses, decisions) to bound with: the plain counts shrunk by the design effect of
+    the groupings (Korn and Graubard's effective sample size for clustered data).
+
+    Overrides of one session go together (one plan, one mood), and so do those of one
+    question, so n overridden decisions carry less than n independent ones. Each
+    grouping's design effect is the between-group variance of the miss rate over its
+    binomial variance; with two groupings crossed, their excesses over 1 add up (the
+    two-way cluster variance of Cameron, Gelbach and Miller, the crossed cells being
+    single decisions). The effective counts keep the miss rate and divide the decisions
+    by the design effect, the misses rounded up; never more than the plain counts.
+    """
+    n = int(missed.size)
+    k = int(np.count_nonzero(missed))
+    if k == 0 or k == n:
+        return k, n
+    p = k / n
+    deff = 1.0
+    for codes, n_groups in groupings:
+        if n_groups < 2:
+            continue
+        per_n = np.bincount(codes, minlength=n_groups).astype(np.float64)
+        per_k = np.bincount(codes, weights=missed.astype(np.float64), minlength=n_groups)
+        variance = n_groups / (n_groups - 1) * float(np.sum((per_k - p * per_n) ** 2)) / n**2
+        deff += max(0.0, variance / (p * (1.0 - p) / n) - 1.0)
+    n_eff = max(1, math.floor(n / deff))
+    return min(n_eff, math.ceil(p * n_eff - 1e-9)), n_eff
+
+
 def guaranteed_rule(
     scores,
     ids,
@@ -152,13 +182,15 @@ def guaranteed_rule(
     confidence=DEFAULT_CONFIDENCE,
     function="additive",
     weights=None,
+    clusters=(),
 ):
     """The least-asking grid rule whose miss-rate bound is at most ``max_miss``.
 
-    ``scores``, ``ids`` and ``overridden`` describe the two-way decisions. Returns a dict:
-    threshold, tie_fraction, share_asked, n_overridden, n_missed, miss_rate,
-    miss_upper_bound, plus the request and the method. Raises CalibrationError, saying
-    how many more overridden decisions it would take, when no rule can be certified.
+    ``scores``, ``ids`` and ``overridden`` describe the two-way decisions; ``clusters`` is
+    a list of groupings of them (session ids, question ids) whose members go together. Returns a dict: threshold, tie_fraction, share_asked,
+    n_overridden, n_missed, miss_rate, miss_upper_bound, plus the request and the method.
+    Raises CalibrationError, saying how many more overridden decisions it would take,
+    when no rule can be certified.
     """
     check_request(max_miss, confidence)
     scores = np.round(np.asarray(scores, dtype=np.float64), 9)
@@ -172,44 +204,62 @@ def guaranteed_rule(
             f"confidence from {n_over:,} overridden two-way decisions: even asking every one needs "
             f"{needed:,}, so it would take at least {needed - n_over:,} more overridden decisions"
         )
+    groupings = [_codes(g, overridden) for g in (clusters or ())]
+    s_o, h_o = scores[overridden], hashes[overridden]
+    log_alpha = math.log(1.0 - confidence)
     grid = _grid(function, weights)
-    misses = _counts(scores[overridden], hashes[overridden], grid)
-    alpha = 1.0 - confidence
-    # The p-value of "miss rate > E" for each count of misses, all at once.
-    log_cdf = _log_cdf_upto(int(misses.max()), n_over, max_miss)
-    certified = log_cdf[misses] <= math.log(alpha)
+    chosen = 0  # asking everything misses nothing, and n_over >= needed certifies it
     # Fixed sequence: walk from asking everything; stop at the first rule not certified.
-    stop = int(np.argmin(certified)) if not certified.all() else len(grid)
-    chosen = stop - 1  # >= 0: the first rule misses nothing and n_over >= needed
+    for j in range(1, len(grid)):
+        v, f = grid[j]
+        missed = (s_o < v) | ((s_o == v) & (h_o >= f))
+        k, n = effective(missed, groupings)
+        # p-value of "the miss rate is above E": P(Bin(n, E) <= k)
+        if k >= n or _log_cdf_upto(k, n, max_miss)[-1] > log_alpha:
+            break
+        chosen = j
     threshold, fraction = grid[chosen]
-    out = describe(scores, ids, overridden, threshold, fraction, confidence, hashes)
+    out = describe(scores, ids, overridden, threshold, fraction, confidence, hashes, clusters)
     out.update({"max_miss": max_miss, "confidence": confidence, "method": METHOD})
     return out
 
 
-def describe(scores, ids, overridden, threshold, tie_fraction, confidence, hashes=None):
+def _codes(groups, overridden):
+    names = np.asarray(groups, dtype=object)[np.asarray(overridden, dtype=bool)].astype(str)
+    uniques, codes = np.unique(names, return_inverse=True)
+    return codes, int(uniques.size)
+
+
+def describe(
+    scores, ids, overridden, threshold, tie_fraction, confidence, hashes=None, clusters=()
+):
     """Share asked, misses and the miss-rate bound of one rule on these decisions."""
     scores = np.round(np.asarray(scores, dtype=np.float64), 9)
     overridden = np.asarray(overridden, dtype=bool)
     asked = surfaced_mask(scores, threshold, tie_fraction, ids=ids, hashes=hashes)
     n_over = int(overridden.sum())
-    missed = int(np.count_nonzero(overridden & ~asked))
+    missed = overridden & ~asked
+    k, n = effective(missed[overridden], [_codes(g, overridden) for g in clusters])
     return {
         "threshold": float(threshold),
         "tie_fraction": float(tie_fraction),
         "share_asked": float(asked.mean()) if asked.size else None,
         "n_overridden": n_over,
-        "n_missed": missed,
-        "miss_rate": missed / n_over if n_over else None,
-        "miss_upper_bound": upper_bound(missed, n_over, confidence),
+        "n_missed": int(missed.sum()),
+        "miss_rate": int(missed.sum()) / n_over if n_over else None,
+        "effective_overridden": n,
+        "miss_upper_bound": upper_bound(k, n, confidence),
     }
 
 
-def curve(scores, ids, overridden, confidence=DEFAULT_CONFIDENCE):
+def curve(scores, ids, overridden, confidence=DEFAULT_CONFIDENCE, clusters=()):
     """Miss rate and its bound against share asked for "score >= v" at each distinct score
     (for notebook 02), as a list of dicts, most asking first."""
     values = np.unique(np.round(np.asarray(scores, dtype=np.float64), 9))
-    return [describe(scores, ids, overridden, float(v), 1.0, confidence) for v in values]
+    return [
+        describe(scores, ids, overridden, float(v), 1.0, confidence, clusters=clusters)
+        for v in values
+    ]
 
 
 def _pct(x):

@@ -219,6 +219,9 @@ def run_question_log(
     if not np.any(fit_rows & (ev["door"] == "two-way")):
         raise CalibrationError("no answered two-way questions to calibrate on")
     findings = _as_findings(_rows(ev, fit_rows), _subset_scores(scores, fit_rows))
+    promise_on = None
+    if max_miss is not None:
+        promise_on = _promise_rows(ev, in_fit, asked, scores, target)
     report = calibrate(
         findings,
         target,
@@ -229,6 +232,7 @@ def run_question_log(
         seed,
         max_miss=max_miss,
         confidence=confidence,
+        promise_on=promise_on,
     )
     report.update(
         {
@@ -248,6 +252,33 @@ def run_question_log(
         held = _as_findings(_rows(ev, rows), _subset_scores(scores, rows))
         report["holdout"] = evaluate_holdout(held, report, holdout_days, cut, resamples, seed)
     return report
+
+
+PROMISE_SHARE = 1 / 3
+
+
+def _promise_rows(ev, in_fit, asked, scores, target):
+    """The rows a --max-miss promise is measured on: the answered questions of the newest
+    third of the fitted days, scored from the older days' answers only.
+
+    A fitted row's "decision matters" comes from answers in other sessions, later ones
+    included; a new question only has the past to go by. Measured on rows scored the
+    way new ones will be, the promise holds for them.
+    """
+    from toolkit.analysis import question_scores as qs
+
+    days = sorted({str(d) for d in ev["day"][in_fit]})
+    cut = days[min(len(days) - 1, int(len(days) * (1 - PROMISE_SHARE)))] if days else ""
+    newer = in_fit & np.asarray([str(d) >= cut for d in ev["day"]], dtype=bool)
+    older = in_fit & ~newer
+    if not np.any(older & asked):
+        newer, older = in_fit, in_fit  # one day of history: nothing older to score from
+    evidence = older & ev["labelled"]
+    fresh = qs.score_events(
+        ev, evidence, older & asked & (ev["door"] == "two-way"), target, cuts=scores.matters_cuts
+    )
+    rows = newer & asked
+    return _as_findings(_rows(ev, rows), _subset_scores(fresh, rows))
 
 
 def explain_question(
