@@ -184,6 +184,46 @@ def test_gates_surface_and_never_touch_any_budget(conn):
     assert [s["reason"] for s in out["surface"]] == ["rank", "rank", "gate", "gate"]
 
 
+def test_one_time_prompts_and_mutation_gates_are_shown_but_never_spend_a_budget(conn):
+    """The registry's one-time prompts (preamble-*, the inline upgrade, plan-tune's setup)
+    and plan-tune's mutation confirmation rank as gates whatever kind they come with:
+    surfaced, in ranking order, and never counted against the phase cap or the chain."""
+    exempt = [
+        fnd("preamble-telemetry-consent", 0, 0, 0),
+        fnd("gstack-upgrade-inline", 2, 2, 2),
+        fnd("plan-tune-enable-setup", 1, 0, 0),
+        fnd("plan-tune-confirm-mutation", 0, 0, 1),
+    ]
+    two_way = [fnd(f"eng-{k}", 2, 2, 2) for k in "abcd"]
+    out = rank(conn, exempt + two_way, chain_id="c9", budget=3)
+    r = reasons(out)
+    assert {k: r[k] for k in r if not k.startswith("eng-")} == {
+        "gstack-upgrade-inline": "gate",
+        "plan-tune-enable-setup": "gate",
+        "plan-tune-confirm-mutation": "gate",
+        "preamble-telemetry-consent": "gate",
+    }
+    # the phase still asks its full cap of three ranked findings, and the chain spent three
+    assert sorted(k for k, v in r.items() if v == "rank") == ["eng-a", "eng-b", "eng-c"]
+    assert out["budget"]["spent_this_phase"] == 3 and out["budget"]["remaining"] == 0
+    assert silent_ids(out) == ["eng-d"]
+    # gates are ranked among themselves (score first) and shown after the ranked ones
+    gates = [s["id"] for s in out["surface"] if s["reason"] == "gate"]
+    assert gates[0] == "gstack-upgrade-inline" and len(gates) == 4
+    kinds = dict(conn.execute("SELECT finding_id, kind FROM findings").fetchall())
+    assert kinds["preamble-telemetry-consent"] == kinds["plan-tune-enable-setup"] == "migration"
+    assert kinds["plan-tune-confirm-mutation"] == "approval" and kinds["eng-a"] == "finding"
+    spent = conn.execute("SELECT spent FROM pacing_chain_budgets WHERE chain_id = 'c9'").fetchone()[
+        0
+    ]
+    assert spent == 3
+    # a later phase of the chain has nothing left for ranked findings, but still shows gates
+    later = rank(
+        conn, [fnd("preamble-proactive-behavior"), fnd("dx-a", 2, 2, 2)], phase="dx", chain_id="c9"
+    )
+    assert reasons(later) == {"preamble-proactive-behavior": "gate"}
+
+
 def test_chain_budget_carries_across_phases_and_sessions_and_never_resets(conn):
     high = lambda p, n: [fnd(f"{p}-{k}", 2, 2, 2) for k in range(n)]
     o1 = rank(conn, high("ceo", 5), phase="ceo", chain_id="c1", budget=5)
@@ -508,3 +548,18 @@ def test_a_surfaced_finding_is_linked_to_the_users_answer(conn):
     assert decisions.link_answers(conn) == 0  # idempotent
     pc = conn.execute("SELECT surfaced, silent, answered FROM pacing_phase_counts").fetchone()
     assert tuple(pc) == (1, 1, 1)
+
+
+def test_the_silent_decisions_block_states_its_count():
+    from toolkit.pacing.decisions import silent_block
+
+    assert silent_block([]).startswith("### Silent Decisions (0)\n")
+    row = {
+        "phase": "eng",
+        "summary": "Cache the list",
+        "choice": "fix-now",
+        "recommended": "fix-now",
+        "flipped": False,
+        "flip": "flip eng-a",
+    }
+    assert silent_block([row, dict(row, flip="flip eng-b")]).startswith("### Silent Decisions (2)")

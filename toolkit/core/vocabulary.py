@@ -39,6 +39,15 @@ DIMENSIONS = (
 FINDING_KINDS = ("finding", "approval", "migration")
 GATE_KINDS = ("approval", "migration")
 
+# The registry's one-time prompts ("meta-prompts": asked once per install or upgrade, about
+# gstack itself rather than the work): every preamble-* question, the inline upgrade and
+# plan-tune's setup. A finding standing for one is a migration gate, and plan-tune's
+# confirmation of a profile change is a mutation (approval) gate, whatever kind the agent
+# sent; the first-run report counts meta-prompts asked before the first real question.
+META_PROMPT_PREFIX = "preamble-"
+META_PROMPT_IDS = ("gstack-upgrade-inline", "plan-tune-enable-setup")
+MUTATION_GATE_IDS = ("plan-tune-confirm-mutation",)
+
 # Limits gstack's scripts enforce on question events and preferences.
 QUESTION_ID_MAX = 64
 SESSION_ID_MAX = 64
@@ -52,3 +61,21 @@ KEBAB_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 def is_kebab(s) -> bool:
     """True for a non-empty string of ``[a-z0-9-]`` only (gstack's id and skill shape)."""
     return isinstance(s, str) and s != "" and not s.strip(KEBAB_CHARS)
+
+
+def is_meta_prompt(question_id) -> bool:
+    """True for one of the registry's one-time prompts (see ``META_PROMPT_IDS``)."""
+    return isinstance(question_id, str) and (
+        question_id.startswith(META_PROMPT_PREFIX) or question_id in META_PROMPT_IDS
+    )
+
+
+def gate_kind(question_id, kind="finding"):
+    """The kind a finding is ranked as: a meta-prompt is a migration gate and a mutation
+    confirmation an approval gate, whatever ``kind`` it was sent with."""
+    if kind == "finding":
+        if is_meta_prompt(question_id):
+            return "migration"
+        if question_id in MUTATION_GATE_IDS:
+            return "approval"
+    return kind

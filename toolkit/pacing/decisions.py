@@ -275,7 +275,7 @@ def silent_decisions(conn, session_id, phase=None):
 def silent_block(rows):
     """The Silent Decisions block as Markdown: one line per decision."""
     if not rows:
-        return "### Silent Decisions\n\nNone: every finding of this session was surfaced."
+        return "### Silent Decisions (0)\n\nNone: every finding of this session was surfaced."
     lines = [
         f"### Silent Decisions ({len(rows)})",
         "",

@@ -23,7 +23,7 @@ import sys
 
 from toolkit.core import doors, identity, questions, scoring
 from toolkit.core.errors import Refused, run_script
-from toolkit.core.vocabulary import OPTIONS_MAX
+from toolkit.core.vocabulary import OPTIONS_MAX, gate_kind
 from toolkit.pacing.request import (
     ARCHIVE_MARK,
     DEFAULT_TTL_MINUTES,
@@ -225,6 +225,8 @@ def _decide(conn, findings, cal, chain_budget, spent_before):
     for f in findings:
         f["score"] = scoring.score(f, fn, weights)
         f["door"], f["door_reason"] = _door(conn, f)
+        # One-time prompts and mutation confirmations are gates: shown, never budgeted.
+        f["kind"] = gate_kind(f["question_id"], gate_kind(f["id"], f["kind"]))
         if f["door"] == "one-way":
             one_way.append(f)
         elif f["kind"] in GATE_KINDS:
