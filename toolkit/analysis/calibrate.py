@@ -32,7 +32,6 @@ from toolkit.analysis.fit import (
     ROWS_KEY,
     SCORE_FUNCTIONS,
     CalibrationError,
-    Fit,
     _check_target,
     bootstrap_rate,
     decision_matters_from_override_rate,
@@ -157,28 +156,16 @@ def calibrate(
     fit = fit_threshold(scores, target, ids=ids)
     promise = None
     if max_miss is not None:
-        # The promise is measured on ``promise_on`` when given: rows scored without their
-        # own answers (the question log's newest fitted days), as new decisions will be.
-        on = findings if promise_on is None else promise_on
-        rows = two_way if promise_on is None else _two_way(on)
-        on_scores = score_findings(
-            on["severity"][rows],
-            on["irreversibility"][rows],
-            on["decision_matters"][rows],
-            score_function,
-            weights or None,
-        )
-        promise = _guarantee(
+        from toolkit.analysis import guarantee
+
+        promise = guarantee.promise(
+            findings if promise_on is None else promise_on,
             fit,
-            on_scores,
-            on["finding_id"][rows],
-            on["overridden"][rows],
-            [on["session_id"][rows], _question_groups(on, rows)],
             (max_miss, confidence),
             score_function,
             weights,
         )
-        fit = _rule_fit(fit, scores, ids, promise["threshold"], promise["tie_fraction"])
+        fit = guarantee.rule_fit(fit, scores, ids, promise["threshold"], promise["tie_fraction"])
 
     eligible = np.zeros(findings["n"], dtype=bool)
     eligible[two_way] = surfaced_mask(scores, fit.threshold, fit.tie_fraction, ids=ids)
@@ -233,52 +220,6 @@ def calibrate(
             "decision_matters": dm[two_way],
         },
     }
-
-
-def _question_groups(findings, rows):
-    """The question each decision stands for (its finding id when none is recorded)."""
-    q = findings["question_id"][rows]
-    f = findings["finding_id"][rows]
-    return np.asarray([a if a is not None else b for a, b in zip(q, f)], dtype=object)
-
-
-def _two_way(findings):
-    return (findings["door_type"] != "one-way") & ~np.isin(findings["kind"], GATE_KINDS)
-
-
-def _guarantee(fit, scores, ids, overridden, clusters, request, function, weights):
-    """The guarantee of ``guarantee.guaranteed_rule``, with the target rule beside it."""
-    from toolkit.analysis import guarantee
-
-    max_miss, confidence = request
-    if confidence is None:
-        confidence = guarantee.DEFAULT_CONFIDENCE
-    promise = guarantee.guaranteed_rule(
-        scores, ids, overridden, max_miss, confidence, function, weights or None, clusters
-    )
-    at_target = guarantee.describe(
-        scores, ids, overridden, fit.threshold, fit.tie_fraction, confidence, clusters=clusters
-    )
-    promise["at_target"] = dict(at_target, target=fit.target)
-    promise["n_decisions"] = int(np.asarray(scores).size)
-    return promise
-
-
-def _rule_fit(fit, scores, ids, threshold, tie_fraction):
-    """A ``Fit`` for a given rule on the fitted rows (how the guaranteed rule does there)."""
-    s = np.round(np.asarray(scores, dtype=np.float64), 9)
-    tied = s == round(threshold, 9)
-    asked = surfaced_mask(scores, threshold, tie_fraction, ids=ids)
-    return Fit(
-        threshold=threshold,
-        tie_fraction=tie_fraction,
-        target=fit.target,
-        achieved_rate=float(asked.mean()),
-        n=int(s.size),
-        n_above=int(np.count_nonzero(s > round(threshold, 9))),
-        n_ties=int(np.count_nonzero(tied)),
-        n_tie_surfaced=int(np.count_nonzero(asked & tied)),
-    )
 
 
 def _fmt_score(v):
@@ -723,7 +664,10 @@ def summary_lines(report):
             f"similar questions in other sessions (1 from {_pct(low)}, 2 from {_pct(high)})."
         )
     lines.extend(report.get("notes") or [])
-    lines.extend(guarantee_lines(report.get("guarantee")))
+    if report.get("guarantee"):
+        from toolkit.analysis import guarantee
+
+        lines.extend(guarantee.lines(report["guarantee"]))
     lines.append(_recall_line(report, "Override recall"))
     inter = report["interruptions"]
     lines.extend(_interruption_lines(inter))
@@ -752,26 +696,6 @@ def summary_lines(report):
             + "."
         )
     return lines
-
-
-def guarantee_lines(g):
-    """The guarantee in plain English (nothing when the fit was not asked for one)."""
-    if not g:
-        return []
-    t = g["at_target"]
-    return [
-        (
-            f"Guarantee: with {_pct(g['confidence'])} confidence at most {_pct(g['max_miss'])} of the "
-            f"two-way decisions you would override are silenced: the miss rate's upper bound is "
-            f"{_pct(g['miss_upper_bound'])} ({g['n_missed']:,} of {g['n_overridden']:,} overridden "
-            f"decisions missed here), asking {_pct(g['share_asked'])} of two-way decisions."
-        ),
-        (
-            f"At the plain target ({_pct(t['target'])}): asking {_pct(t['share_asked'])}, miss rate "
-            f"{_pct(t['miss_rate'])}, upper bound {_pct(t['miss_upper_bound'])}."
-        ),
-        "Method: " + g["method"] + ".",
-    ]
 
 
 def _recall_line(part, label):

@@ -24,7 +24,15 @@ import math
 
 import numpy as np
 
-from toolkit.analysis.fit import CalibrationError, score_table, surfaced_mask, tie_hashes
+from toolkit.analysis.fit import (
+    CalibrationError,
+    Fit,
+    score_findings,
+    score_table,
+    surfaced_mask,
+    tie_hashes,
+)
+from toolkit.core.vocabulary import GATE_KINDS
 
 METHOD = (
     "Clopper-Pearson upper bound (binomial, one-sided at the stated confidence) on the miss "
@@ -264,3 +272,80 @@ def curve(scores, ids, overridden, confidence=DEFAULT_CONFIDENCE, clusters=()):
 
 def _pct(x):
     return f"{100 * x:.0f}%" if float(100 * x).is_integer() else f"{100 * x:.1f}%"
+
+
+# --------------------------------------------------------------------------- in a calibration
+
+
+def promise(findings, fit, request, function, weights):
+    """The guarantee for a calibration: ``guaranteed_rule`` on the two-way rows of
+    ``findings`` (the shape ``calibrate.load_findings`` returns), with the plain target's
+    rule ``fit`` measured beside it."""
+    max_miss, confidence = request
+    if confidence is None:
+        confidence = DEFAULT_CONFIDENCE
+    rows = (findings["door_type"] != "one-way") & ~np.isin(findings["kind"], GATE_KINDS)
+    scores = score_findings(
+        findings["severity"][rows],
+        findings["irreversibility"][rows],
+        findings["decision_matters"][rows],
+        function,
+        weights or None,
+    )
+    ids = findings["finding_id"][rows]
+    overridden = findings["overridden"][rows]
+    questions = [
+        a if a is not None else b
+        for a, b in zip(findings["question_id"][rows], findings["finding_id"][rows])
+    ]
+    clusters = [findings["session_id"][rows], np.asarray(questions, dtype=object)]
+    out = guaranteed_rule(
+        scores, ids, overridden, max_miss, confidence, function, weights or None, clusters
+    )
+    at_target = describe(
+        scores, ids, overridden, fit.threshold, fit.tie_fraction, confidence, clusters=clusters
+    )
+    out["at_target"] = dict(at_target, target=fit.target)
+    out["n_decisions"] = int(scores.size)
+    return out
+
+
+def rule_fit(fit, scores, ids, threshold, tie_fraction):
+    """A ``Fit`` for a given rule on the fitted rows (how the guaranteed rule does there)."""
+    s = np.round(np.asarray(scores, dtype=np.float64), 9)
+    tied = s == round(threshold, 9)
+    asked = surfaced_mask(scores, threshold, tie_fraction, ids=ids)
+    return Fit(
+        threshold=threshold,
+        tie_fraction=tie_fraction,
+        target=fit.target,
+        achieved_rate=float(asked.mean()),
+        n=int(s.size),
+        n_above=int(np.count_nonzero(s > round(threshold, 9))),
+        n_ties=int(np.count_nonzero(tied)),
+        n_tie_surfaced=int(np.count_nonzero(asked & tied)),
+    )
+
+
+def _pct1(x):
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def lines(g):
+    """The guarantee in plain English (nothing when the fit was not asked for one)."""
+    if not g:
+        return []
+    t = g["at_target"]
+    return [
+        (
+            f"Guarantee: with {_pct1(g['confidence'])} confidence at most {_pct1(g['max_miss'])} of the "
+            f"two-way decisions you would override are silenced: the miss rate's upper bound is "
+            f"{_pct1(g['miss_upper_bound'])} ({g['n_missed']:,} of {g['n_overridden']:,} overridden "
+            f"decisions missed here), asking {_pct1(g['share_asked'])} of two-way decisions."
+        ),
+        (
+            f"At the plain target ({_pct1(t['target'])}): asking {_pct1(t['share_asked'])}, miss rate "
+            f"{_pct1(t['miss_rate'])}, upper bound {_pct1(t['miss_upper_bound'])}."
+        ),
+        "Method: " + g["method"] + ".",
+    ]

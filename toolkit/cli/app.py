@@ -37,6 +37,7 @@ LAZY_COMMANDS = {
     "export": "toolkit.cli.team:export",
     "team": "toolkit.cli.team:team",
     "doors": "toolkit.cli.doors:doors",
+    "report": "toolkit.cli.report:report",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.

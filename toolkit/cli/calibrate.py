@@ -288,17 +288,7 @@ def calibrate(
     from toolkit.store import paths
 
     target_value = _fraction(target, "--target")
-    miss_value = confidence_value = None
-    if max_miss is not None:
-        miss_value = _fraction(max_miss, "--max-miss")
-        if not 0.0 < miss_value < 1.0:
-            fail(f"--max-miss must be above 0 and below 1, got {max_miss}")
-    if confidence_level is not None:
-        if max_miss is None:
-            fail("--confidence needs --max-miss")
-        confidence_value = _fraction(confidence_level, "--confidence")
-        if not 0.0 < confidence_value < 1.0:
-            fail(f"--confidence must be above 0 and below 1, got {confidence_level}")
+    miss_value, confidence_value = _promise_request(max_miss, confidence_level)
     since_day = _day(since, "--since")
     n_resamples = _whole(resamples, "--resamples", 1, 100_000)
     n_holdout = None if holdout_days is None else _whole(holdout_days, "--holdout-days", 1, 3650)
@@ -351,6 +341,19 @@ def calibrate(
         click.echo("Dry run: nothing stored.")
         return
     _say_stored(conn, report, chosen)
+
+
+def _promise_request(max_miss, confidence):
+    """(E, C) from --max-miss and --confidence, each strictly between 0 and 1."""
+    values = []
+    for name, raw in (("--max-miss", max_miss), ("--confidence", confidence)):
+        value = None if raw is None else _fraction(raw, name)
+        if value is not None and not 0.0 < value < 1.0:
+            fail(f"{name} must be above 0 and below 1, got {raw}")
+        values.append(value)
+    if confidence is not None and max_miss is None:
+        fail("--confidence needs --max-miss")
+    return tuple(values)
 
 
 def _show_report(report, source, chosen, as_json):
