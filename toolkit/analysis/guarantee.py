@@ -191,19 +191,21 @@ def guaranteed_rule(
     function="additive",
     weights=None,
     clusters=(),
+    hashes=None,
 ):
     """The least-asking grid rule whose miss-rate bound is at most ``max_miss``.
 
     ``scores``, ``ids`` and ``overridden`` describe the two-way decisions; ``clusters`` is
-    a list of groupings of them (session ids, question ids) whose members go together. Returns a dict: threshold, tie_fraction, share_asked,
-    n_overridden, n_missed, miss_rate, miss_upper_bound, plus the request and the method.
+    a list of groupings of them (session ids, question ids) whose members go together;
+    ``hashes``, the ids' tie hashes when already computed. Returns a dict: threshold,
+    tie_fraction, share_asked, n_overridden, n_missed, miss_rate, miss_upper_bound, plus
+    the request and the method.
     Raises CalibrationError, saying how many more overridden decisions it would take,
     when no rule can be certified.
     """
     check_request(max_miss, confidence)
     scores = np.round(np.asarray(scores, dtype=np.float64), 9)
     overridden = np.asarray(overridden, dtype=bool)
-    hashes = tie_hashes(ids)
     n_over = int(overridden.sum())
     needed = overrides_needed(max_miss, confidence)
     if n_over < needed:
@@ -213,7 +215,11 @@ def guaranteed_rule(
             f"{needed:,}, so it would take at least {needed - n_over:,} more overridden decisions"
         )
     groupings = [_codes(g, overridden) for g in (clusters or ())]
-    s_o, h_o = scores[overridden], hashes[overridden]
+    s_o = scores[overridden]
+    if hashes is None:  # only the overridden decisions' hashes are needed for the walk
+        h_o = tie_hashes(x for x, o in zip(ids, overridden) if o)
+    else:
+        h_o = np.asarray(hashes, dtype=np.float64)[overridden]
     log_alpha = math.log(1.0 - confidence)
     grid = _grid(function, weights)
     chosen = 0  # asking everything misses nothing, and n_over >= needed certifies it
@@ -227,7 +233,9 @@ def guaranteed_rule(
             break
         chosen = j
     threshold, fraction = grid[chosen]
-    out = describe(scores, ids, overridden, threshold, fraction, confidence, hashes, clusters)
+    out = describe(
+        scores, ids, overridden, threshold, fraction, confidence, hashes, groupings=groupings
+    )
     out.update({"max_miss": max_miss, "confidence": confidence, "method": METHOD})
     return out
 
@@ -239,15 +247,26 @@ def _codes(groups, overridden):
 
 
 def describe(
-    scores, ids, overridden, threshold, tie_fraction, confidence, hashes=None, clusters=()
+    scores,
+    ids,
+    overridden,
+    threshold,
+    tie_fraction,
+    confidence,
+    hashes=None,
+    clusters=(),
+    groupings=None,
 ):
-    """Share asked, misses and the miss-rate bound of one rule on these decisions."""
+    """Share asked, misses and the miss-rate bound of one rule on these decisions
+    (``groupings``: the clusters already coded, as ``_codes`` gives them)."""
     scores = np.round(np.asarray(scores, dtype=np.float64), 9)
     overridden = np.asarray(overridden, dtype=bool)
     asked = surfaced_mask(scores, threshold, tie_fraction, ids=ids, hashes=hashes)
     n_over = int(overridden.sum())
     missed = overridden & ~asked
-    k, n = effective(missed[overridden], [_codes(g, overridden) for g in clusters])
+    if groupings is None:
+        groupings = [_codes(g, overridden) for g in clusters]
+    k, n = effective(missed[overridden], groupings)
     return {
         "threshold": float(threshold),
         "tie_fraction": float(tie_fraction),
