@@ -248,6 +248,10 @@ def test_cli_reports_stores_and_ranks_with_the_guarantee(findings_db):
     assert "Guarantee: with 90.0% confidence at most 20.0% of the two-way decisions" in shown.output
     assert "At the plain target (20.0%)" in shown.output
     assert json.loads(run("calibrations", "show", str(cid), "--json").stdout)["max_miss"] == 0.2
+    listed = run("calibrations", "list")
+    assert "guarantee:0.2@0.9" in listed.output
+    row = json.loads(run("calibrations", "list", "--json").stdout)[0]
+    assert (row["max_miss"], row["miss_confidence"]) == (0.2, 0.9)
 
 
 def test_words_name_the_bound_the_share_and_the_target(findings_db):

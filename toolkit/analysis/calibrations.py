@@ -46,7 +46,7 @@ def listing(conn, project=None):
             "SELECT c.id, c.project AS scope, c.created_at, c.n_findings, c.n_sessions, c.threshold,"
             " c.tie_fraction, c.achieved_rate, c.ci_low, c.ci_high, c.override_recall, c.score_function,"
             " c.synthetic, c.low_confidence, p.scope IS NOT NULL AS pinned, c.source, c.developer,"
-            " c.fitted_on, c.merged_from"
+            " c.fitted_on, c.merged_from, c.max_miss, c.miss_confidence, c.miss_upper_bound"
             " FROM calibrations c LEFT JOIN calibration_pins p ON p.calibration_id = c.id AND p.scope = c.project"
             " WHERE (:project IS NULL OR c.project = :project)"
             " ORDER BY c.created_at DESC, c.id DESC",

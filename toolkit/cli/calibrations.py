@@ -35,6 +35,8 @@ def _flags(r):
         flags.append("synthetic")
     if r["low_confidence"]:
         flags.append("low_confidence")
+    if r.get("max_miss") is not None:
+        flags.append(f"guarantee:{r['max_miss']:g}@{r['miss_confidence']:g}")
     if r.get("fitted_on") == "team":
         flags.append("team")
     elif r.get("merged_from") is not None:
@@ -71,7 +73,8 @@ def list_(project, db_path, as_json):
     fraction, achieved rate with its 95% interval, override recall, and the flags active
     (in force), pinned, synthetic, low_confidence, team (a `team calibrate` fit) and merged
     (another developer's, from `plantune merge`); a team or merged calibration is in force
-    only while pinned.
+    only while pinned. A fit with `calibrate --max-miss E --confidence C` is flagged
+    guarantee:E@C.
 
     \b
     Example:

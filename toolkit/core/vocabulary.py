@@ -4,7 +4,7 @@ Every module that validates, records or reports uses these names from here, so a
 a limit cannot mean one thing in the question log and another in pacing. Most are gstack's
 (its question-log and preference scripts define them); the phases are plantune's.
 
-Hot path: plain constants and one string check, nothing imported.
+Hot path: plain constants and a few string checks, nothing imported.
 """
 
 # Review phases, in chain order. A simulated history has the four review phases; a pacing
