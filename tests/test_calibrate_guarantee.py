@@ -167,7 +167,7 @@ MAKERS = {
 @pytest.mark.parametrize("history", sorted(MAKERS))
 def test_held_out_miss_rate_stays_within_the_promise_over_seeds(tmp_path, history):
     max_miss, confidence, seeds = 0.2, 0.9, 20
-    kept, reports = 0, []
+    kept, within, reports = 0, 0, []
     for seed in range(seeds):
         if history == "findings":
             conn = database.connect(str(tmp_path / f"f-{seed}.db"))
@@ -191,7 +191,10 @@ def test_held_out_miss_rate_stays_within_the_promise_over_seeds(tmp_path, histor
         assert held["n_overridden"] >= 10
         reports.append((g["share_asked"], held["miss_rate"], g["at_target"]["miss_rate"]))
         kept += held["miss_rate"] <= max_miss
+        within += held["miss_rate"] <= g["miss_upper_bound"]
     assert kept >= confidence * seeds, reports
+    # ...and even within the bound measured on the fitted history (at most max_miss)
+    assert within >= confidence * seeds, reports
     # The promise costs questions: on these histories the plain 20% target misses more.
     assert np.mean([t for _, _, t in reports]) > max_miss
 
