@@ -326,6 +326,7 @@ def promise(findings, fit, request, function, weights):
     )
     out["at_target"] = dict(at_target, target=fit.target)
     out["n_decisions"] = int(scores.size)
+    out["measured_on"] = findings.get("measured_on", "the fitted history")
     return out
 
 
@@ -360,7 +361,7 @@ def lines(g):
             f"Guarantee: with {_pct1(g['confidence'])} confidence at most {_pct1(g['max_miss'])} of the "
             f"two-way decisions you would override are silenced: the miss rate's upper bound is "
             f"{_pct1(g['miss_upper_bound'])} ({g['n_missed']:,} of {g['n_overridden']:,} overridden "
-            f"decisions missed here), asking {_pct1(g['share_asked'])} of two-way decisions."
+            f"decisions missed in {g.get('measured_on', 'the fitted history')}), asking {_pct1(g['share_asked'])} of two-way decisions."
         ),
         (
             f"At the plain target ({_pct1(t['target'])}): asking {_pct1(t['share_asked'])}, miss rate "

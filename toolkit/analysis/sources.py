@@ -278,7 +278,13 @@ def _promise_rows(ev, in_fit, asked, scores, target):
         ev, evidence, older & asked & (ev["door"] == "two-way"), target, cuts=scores.matters_cuts
     )
     rows = newer & asked
-    return _as_findings(_rows(ev, rows), _subset_scores(fresh, rows))
+    out = _as_findings(_rows(ev, rows), _subset_scores(fresh, rows))
+    out["measured_on"] = (
+        f"the questions answered from {cut} on, scored from older answers only"
+        if np.any(older)
+        else "the fitted history"
+    )
+    return out
 
 
 def explain_question(
