@@ -7,7 +7,7 @@ nothing unless an install could not be linked again; then one line of context te
 agent (and so the user) that gstack's own bins answer for now.
 """
 
-import json
+from toolkit.store import json_lite
 
 
 def _plantune_bin():
@@ -25,7 +25,7 @@ def session_start(payload, env=None) -> str:
     problems = link.relink_recorded(_plantune_bin, env=env)
     if not problems:
         return ""
-    return json.dumps(
+    return json_lite.dumps(
         {
             "hookSpecificOutput": {
                 "hookEventName": "SessionStart",

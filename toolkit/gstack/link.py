@@ -26,16 +26,13 @@ Only bins this plantune knows are replaced: the SHA-256 of each of gstack's four
 known release, or the ones the user already linked with ``--force`` (kept in the link's
 manifest), so an upgrade to bins nobody checked is reported, never linked silently.
 
-Stdlib only: the SessionStart hook runs this on the hot path.
+Stdlib only: the SessionStart hook runs this on the hot path, so what only linking needs
+(hashlib, shlex, the json package) is imported where it is used.
 """
 
-import hashlib
-import json
 import os
-import shlex
-import shutil
 
-from toolkit.store import paths, safe_io
+from toolkit.store import json_lite, paths, safe_io
 
 BINS = (
     "gstack-question-log",
@@ -133,11 +130,15 @@ def store_dir(root, env=None) -> str:
             target = os.path.join(root, line[len("gitdir:") :].strip())
             if os.path.isdir(target):
                 return os.path.join(os.path.realpath(target), STORE)
+    import hashlib
+
     digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
     return os.path.join(paths.state_root(env), "gstack-originals", digest)
 
 
 def _sha(data) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -147,6 +148,8 @@ def is_shim(data) -> bool:
 
 def shim_target(data):
     """The plantune command a shim runs, else None."""
+    import shlex
+
     if not is_shim(data):
         return None
     for line in data[:SHIM_LIMIT].decode("utf-8", "replace").splitlines():
@@ -184,7 +187,7 @@ def _read_bin(path):
 def _load_json(path):
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            data = json_lite.loads(f.read())
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -214,6 +217,8 @@ def _kept_original(store, name, entry):
 
 def shim_text(name, command, original, original_data) -> bytes:
     """The shim for bin ``name``: run plantune's ``command``, else gstack's ``original``."""
+    import shlex
+
     q = shlex.quote
     if original_data.startswith(b"#!/usr/bin/env bash") or original_data.startswith(b"#!/bin/bash"):
         # Its own text with $0 naming this shim: it finds its siblings as if in place.
@@ -274,6 +279,8 @@ def _writable(folder):
 
 def _plan(root, plantune_bin, force, env):
     """Everything ``link`` checks before it writes: ``(commands, store, kept, plan)``."""
+    import shlex
+
     _check_tree(root)
     commands = _plantune_commands(plantune_bin)
     store = store_dir(root, env)
@@ -339,7 +346,8 @@ def link(root, plantune_bin, force=False, env=None) -> dict:
             entries[name] = {"sha256": _sha(original), "mode": original_mode}
     safe_io.write_atomic(
         os.path.join(store, MANIFEST),
-        json.dumps({"root": root, "version": version_of(root), "bins": entries}, indent=2) + "\n",
+        json_lite.dumps({"root": root, "version": version_of(root), "bins": entries}, indent=2)
+        + "\n",
     )
     outcome = {}
     for name, (data, mode, original, _original_mode, fresh) in plan.items():
@@ -361,6 +369,9 @@ def unlink(root, env=None) -> dict:
     Returns ``{name: "restored" | "not linked"}``. A shim whose original was not kept is
     refused before anything changes.
     """
+    import shlex
+    import shutil
+
     root = os.path.realpath(root)
     if not os.path.isdir(root):
         raise LinkError(f"{root} is not a folder")
@@ -454,7 +465,7 @@ def _stamps(root):
 
 
 def _write_record(data, env):
-    safe_io.write_atomic(_record_path(env), json.dumps(data, indent=2) + "\n", mode=0o600)
+    safe_io.write_atomic(_record_path(env), json_lite.dumps(data, indent=2) + "\n", mode=0o600)
 
 
 def _remember(root, env):
@@ -482,8 +493,8 @@ def relink_recorded(find_plantune_bin, env=None) -> list:
     except FileNotFoundError:
         return []
     try:
-        installs = json.loads(raw).get("installs")
-    except (ValueError, AttributeError):
+        installs = json_lite.loads(raw.decode("utf-8")).get("installs")
+    except (ValueError, AttributeError, UnicodeDecodeError):
         return [f"plantune: {_record_path(env)} is not valid JSON; run `plantune gstack link`"]
     problems = []
     for root, entry in installs.items() if isinstance(installs, dict) else []:
