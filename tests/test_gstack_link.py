@@ -499,3 +499,71 @@ def test_keep_gstack_hooks_leaves_them_and_says_answers_count_twice(tmp_path):
     assert "/g/hosts/claude/hooks/question-log-hook" in commands(after, "PostToolUse")
     assert run("hook", "uninstall", "--settings", str(path)).returncode == 0
     assert json.loads(path.read_text()) == gstack_settings("/g")
+
+
+# --- the real gstack, end to end ---------------------------------------------------------
+
+GSTACK_SRC = os.environ.get("PLANTUNE_GSTACK_SRC")
+
+
+def clone_gstack(source, target):
+    """A clone of a gstack checkout; files whose contents the source lacks (a partial
+    mirror) are left out of the checkout, so `git status` is still clean."""
+    git(target.parent, "clone", "-q", "--no-checkout", source, str(target))
+    listing = git(target, "ls-tree", "-r", "HEAD").stdout.splitlines()
+    entries = [(line.split()[2], line.split("\t", 1)[1]) for line in listing]
+    p = subprocess.run(
+        ["git", "-C", str(target), "cat-file", "--batch-check"],
+        input="".join(sha + "\n" for sha, _ in entries),
+        capture_output=True,
+        text=True,
+    )
+    missing = [path for (_, path), out in zip(entries, p.stdout.splitlines()) if "missing" in out]
+    if missing:
+        git(target, "sparse-checkout", "set", "--no-cone", "/*", *("!/" + m for m in missing))
+    git(target, "checkout", "-q", "HEAD", check=False)
+    assert git(target, "status", "--porcelain").stdout == ""
+    return target
+
+
+@pytest.mark.skipif(not GSTACK_SRC, reason="PLANTUNE_GSTACK_SRC names no gstack checkout")
+def test_the_real_gstack_end_to_end(tmp_path, state_root, other_plantune):
+    home = tmp_path / "home"
+    (home / ".claude" / "skills").mkdir(parents=True)
+    root = clone_gstack(GSTACK_SRC, home / ".claude" / "skills" / "gstack")
+    before = snapshot(root / "bin")
+    env = {**os.environ, "GSTACK_PROJECT_SLUG": "real-gstack", "PLANTUNE_SERVER": "off"}
+
+    def bin_run(name, *args):
+        return subprocess.run(
+            [str(root / "bin" / name), *args], capture_output=True, text=True, env=env, cwd=root
+        )
+
+    gstack_read = bin_run("gstack-question-preference", "--read")
+    assert gstack_read.returncode == 0
+    # A known release: no --force; every install under the home, found on its own.
+    r = run("gstack", "link")
+    assert (r.returncode, r.stdout) == (
+        0,
+        f"{root}: linked to {os.path.dirname(script('plantune'))} (4 bins)\n",
+    )
+    assert run("gstack", "status").returncode == 0
+    # As a skill calls it: by absolute path.
+    assert bin_run("gstack-question-log", json.dumps(EVENT)).returncode == 0
+    rows = query(state_root / "plantune.db", "SELECT project, question_id FROM question_log")
+    assert rows == [("real-gstack", "ship-changelog-voice-polish")]
+    check = bin_run("gstack-question-preference", "--check", "ship-changelog-voice-polish")
+    assert check.returncode == 0 and check.stdout.startswith("ASK_NORMALLY")
+    # gstack's upgrade fallback undoes the link; the next session start redoes it.
+    git(root, "reset", "-q", "--hard")
+    assert session_start().stdout == ""
+    assert run("gstack", "status").returncode == 0
+    # Linked to a plantune that is then removed: gstack's own scripts answer.
+    assert run("gstack", "link", "--executable", str(other_plantune / "plantune")).returncode == 0
+    shutil.rmtree(other_plantune)
+    fallback = bin_run("gstack-question-preference", "--read")
+    assert (fallback.returncode, fallback.stdout) == (0, gstack_read.stdout)
+    assert bin_run("gstack-builder-profile").returncode == 0
+    assert run("gstack", "unlink").returncode == 0
+    assert snapshot(root / "bin") == before
+    assert git(root, "status", "--porcelain").stdout == ""
