@@ -215,6 +215,42 @@ def test_autostash_pull_keeps_the_link_when_the_bins_did_not_change(tree, tmp_pa
     assert git(clone, "status", "--porcelain").stdout == ""
 
 
+def test_autostash_pull_that_changes_a_bin_gives_gstack_its_own_back(tree, tmp_path):
+    """A pull that changes a shimmed bin 'succeeds' with conflict markers in that bin; the
+    next session start checks gstack's new bin out and links the bins it knows."""
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "clone", "-q", str(tree), str(upstream))
+    clone = tmp_path / "home" / ".codex" / "skills" / "gstack"
+    git(tmp_path, "clone", "-q", str(upstream), str(clone))
+    assert run("gstack", "link", "--gstack-dir", str(clone), "--force").returncode == 0
+    (upstream / "bin" / "gstack-question-log").write_text(fake_bin("gstack-question-log", "2"))
+    git(upstream, "commit", "-q", "-am", "release with a new bin")
+    git(clone, "pull", "-q", "--ff-only", "--autostash", check=False)
+    assert (clone / "bin" / "gstack-question-log").read_bytes().startswith(b"<<<<<<< ")
+    r = session_start()
+    assert r.returncode == 0
+    assert (
+        "could not link gstack at"
+        in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
+    # gstack's new bin is whole again and runs; git sees no conflict.
+    assert (clone / "bin" / "gstack-question-log").read_text() == fake_bin(
+        "gstack-question-log", "2"
+    )
+    assert " M bin/gstack-question-log" not in git(clone, "status", "--porcelain").stdout
+    assert "UU" not in git(clone, "status", "--porcelain").stdout
+    p = subprocess.run(
+        [str(clone / "bin" / "gstack-question-log"), "x"], capture_output=True, text=True
+    )
+    assert p.returncode == 0 and "(gstack-shaped test bin 2)" not in p.stdout
+    assert p.stdout.startswith(f"gstack gstack-question-log in {clone}/bin")
+    # Linking it on purpose (the user's call for a release plantune does not know) works.
+    r = run("gstack", "link", "--gstack-dir", str(clone), "--force")
+    assert r.returncode == 0, r.stderr
+    assert run("gstack", "unlink", "--gstack-dir", str(clone)).returncode == 0
+    assert git(clone, "status", "--porcelain").stdout == ""
+
+
 def test_session_start_reports_bins_it_does_not_know_and_leaves_them(tree):
     assert run("gstack", "link", "--gstack-dir", str(tree), "--force").returncode == 0
     # An upgrade brings bins nobody checked: gstack's own must answer, plantune says so.

@@ -50,7 +50,8 @@ KNOWN_BINS = {
         "gstack-builder-profile": "11e99f40f65190986b6c95a93db9058b16e9556227e23f99adf03a9f915b9ae7",
     },
 }
-SHIM_START = b"#!/bin/sh\n# plantune-shim 1"
+SHIM_MARK = b"# plantune-shim 1"
+SHIM_START = b"#!/bin/sh\n" + SHIM_MARK
 STORE = "plantune"  # inside the tree's git folder
 MANIFEST = "link.json"
 RECORD = "gstack-links.json"  # under the state root: the installs the user linked
@@ -144,6 +145,11 @@ def _sha(data) -> str:
 
 def is_shim(data) -> bool:
     return data.startswith(SHIM_START)
+
+
+def is_conflicted_shim(data) -> bool:
+    """A bin git left with merge-conflict markers around a shim (see _undo_conflicted_shims)."""
+    return data.startswith(b"<<<<<<< ") and SHIM_MARK in data
 
 
 def shim_target(data):
@@ -277,21 +283,32 @@ def _writable(folder):
     return os.access(probe, os.W_OK | os.X_OK)
 
 
-def _plan(root, plantune_bin, force, env):
-    """Everything ``link`` checks before it writes: ``(commands, store, kept, plan)``."""
+def _plan(root, plantune_bin, force, env, checking=False):
+    """Everything ``link`` checks before it writes: ``(commands, store, kept, plan)``.
+
+    ``checking``: a bin half-merged with a shim is not judged (link checks it out first).
+    """
     import shlex
 
     _check_tree(root)
     commands = _plantune_commands(plantune_bin)
     store = store_dir(root, env)
     kept = manifest(root, env)
-    plan = {}
+    plan, conflicted = {}, False
     for name in BINS:
         path = os.path.join(root, "bin", name)
         found = _read_bin(path)
         if found is None:
             continue
         data, mode = found
+        if is_conflicted_shim(data):
+            if checking:
+                conflicted = True
+                continue
+            raise LinkError(
+                f"{path} holds git merge-conflict markers around a plantune shim; "
+                f"`git -C {shlex.quote(root)} checkout HEAD -- bin/{name}` gives gstack its own"
+            )
         if is_shim(data):
             original = _kept_original(store, name, kept.get(name))
             if original is None:
@@ -304,7 +321,7 @@ def _plan(root, plantune_bin, force, env):
         else:
             plan[name] = (data, mode, data, mode, True)
     current = {n: _sha(p[2]) for n, p in plan.items()}
-    if not force and not _known(current, kept):
+    if not force and not conflicted and not _known(current, kept):
         version = version_of(root)
         if version in KNOWN_BINS:
             odd = [n for n in BINS if current.get(n) != KNOWN_BINS[version][n]]
@@ -321,9 +338,42 @@ def _plan(root, plantune_bin, force, env):
     return commands, store, kept, plan
 
 
+def _undo_conflicted_shims(root):
+    """Give gstack back a bin that its upgrade left half-merged with a shim.
+
+    ``git pull --autostash`` over a shim whose bin the pull changed succeeds, but puts the
+    shim back as a merge conflict: conflict markers in a script gstack runs. The shim is
+    ours and regenerable (git's stash still holds it), so the bin is checked out as the
+    upgrade left it in HEAD; linking then goes on as over any other gstack bin.
+    """
+    import subprocess
+
+    conflicted = []
+    for name in BINS:
+        try:
+            with open(os.path.join(root, "bin", name), "rb") as f:
+                if is_conflicted_shim(f.read(READ_LIMIT)):
+                    conflicted.append(f"bin/{name}")
+        except OSError:
+            continue
+    if not conflicted:
+        return
+    git = ["git", "-C", root]
+    subprocess.run(
+        [*git, "checkout", "-q", "HEAD", "--", *conflicted], capture_output=True, timeout=30
+    )
+    # The pull also staged the shims it could merge; the index goes back to HEAD's bins
+    # (the working files, the shims, stay), as after any link.
+    subprocess.run(
+        [*git, "reset", "-q", "HEAD", "--", *(f"bin/{n}" for n in BINS)],
+        capture_output=True,
+        timeout=30,
+    )
+
+
 def check_linkable(root, plantune_bin, force=False, env=None) -> None:
     """Raise LinkError when ``link`` would refuse ``root``; writes nothing."""
-    _plan(os.path.realpath(root), plantune_bin, force, env)
+    _plan(os.path.realpath(root), plantune_bin, force, env, checking=True)
 
 
 def link(root, plantune_bin, force=False, env=None) -> dict:
@@ -334,6 +384,8 @@ def link(root, plantune_bin, force=False, env=None) -> dict:
     ``force``), a shim whose original was not kept, and a tree it cannot write.
     """
     root = os.path.realpath(root)
+    _check_tree(root)
+    _undo_conflicted_shims(root)
     commands, store, kept, plan = _plan(root, plantune_bin, force, env)
     bin_dir = os.path.join(root, "bin")
     # Originals first: a link cut short leaves kept originals, never a shim without one.
@@ -508,6 +560,6 @@ def relink_recorded(find_plantune_bin, env=None) -> list:
         except (LinkError, OSError, ValueError) as e:
             problems.append(
                 f"plantune could not link gstack at {root} again after it changed ({e}); "
-                "gstack's own bins answer until `plantune gstack link` succeeds"
+                "the bins it changed run gstack's own until `plantune gstack link` succeeds"
             )
     return problems
