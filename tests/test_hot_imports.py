@@ -725,6 +725,6 @@ def test_session_start_hook_stays_lean(tmp_path):
     (tmp_path / "gstack-links.json").write_text(json.dumps(record))
     payload = json.dumps({"hook_event_name": "SessionStart", "source": "startup"})
     mods = imported_modules("plantune", ["hook", "session-start"], environ, stdin=payload)
-    assert "toolkit.gstack.link" in mods
+    assert "toolkit.gstack.link" in mods and "toolkit.claude.hooks" not in mods
     assert not (_top(mods) & (HEAVY | {"click"}))
     assert not (mods & {"hashlib", "json", "subprocess", "shlex", "sqlite3", "shutil"})

@@ -42,6 +42,7 @@ from toolkit.claude.payload import (
     questions_of,
     read_stdin,
 )
+from toolkit.claude.session_start import HOOK_SESSION_START
 from toolkit.core.jscompat import stringify, truncate
 from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
@@ -49,7 +50,6 @@ from toolkit.store import json_lite, paths, safe_io
 
 HOOK_POST = "post-tool-use"
 HOOK_PRE = "pre-tool-use"
-HOOK_SESSION_START = "session-start"
 ERROR_LOG = "hook-errors.log"
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
 HOOK_TIMEOUT = 5
@@ -752,9 +752,9 @@ def run_hook(name, handler):
 def run_named_hook(event, db_path=None):
     """Run a hook by its command name (the fast CLI path)."""
     if event == HOOK_SESSION_START:
-        from toolkit.claude.session_start import session_start
+        from toolkit.claude import session_start
 
-        run_hook(HOOK_SESSION_START, session_start)
+        session_start.run()
     elif event == "post-tool-use":
         run_hook(HOOK_POST, lambda p: post_tool_use(p, db_path=db_path))
     else:

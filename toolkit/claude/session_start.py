@@ -7,7 +7,11 @@ nothing unless an install could not be linked again; then one line of context te
 agent (and so the user) that gstack's own bins answer for now.
 """
 
+import sys
+
 from toolkit.store import json_lite
+
+HOOK_SESSION_START = "session-start"
 
 
 def _plantune_bin():
@@ -34,3 +38,27 @@ def session_start(payload, env=None) -> str:
         },
         ensure_ascii=False,
     )
+
+
+def run(env=None):
+    """The hook's process: read (and ignore) Claude Code's payload, re-link, print what
+    ``session_start`` returns. Never raises, always exits 0; a crash goes to
+    hook-errors.log. Imports only what re-linking needs (not the question hooks)."""
+    from toolkit.core.errors import run_script
+    from toolkit.store import safe_io
+
+    def hook(_args):
+        safe_io.stdin_bytes()  # nothing in the payload changes what to re-link
+        out = session_start(None, env)
+        if out:
+            sys.stdout.write(out + "\n")
+            sys.stdout.flush()
+        return 0
+
+    def report(_prog, error):
+        from toolkit.claude.hooks import log_error
+
+        log_error(HOOK_SESSION_START, f"main crash: {type(error).__name__}: {error}", env)
+        return 0
+
+    run_script(HOOK_SESSION_START, hook, [], crash=report)

@@ -200,6 +200,11 @@ def _parse_hook(args):
 
 def run_hook(event, db_path=None):
     """A Claude Code hook: always exit 0; output is written by the hook itself."""
+    if event == "session-start":  # without the question hooks' modules
+        from toolkit.claude import session_start
+
+        session_start.run()
+        return Output()
     from toolkit.claude import hooks
 
     hooks.run_named_hook(event, db_path=db_path)
