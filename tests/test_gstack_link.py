@@ -349,6 +349,10 @@ def test_refusals_are_one_line_and_change_nothing(tree, tmp_path, state_root):
         r.stderr
         == f"Error: {plain} is not a gstack tree (no VERSION and bin/gstack-question-log)\n"
     )
+    for command in ("unlink", "status"):
+        r = run("gstack", command, "--gstack-dir", str(plain))
+        assert r.returncode == 1
+        assert r.stderr.endswith("is not a gstack tree (no VERSION and bin/gstack-question-log)\n")
     before = snapshot(tree)
     r = run("gstack", "link", "--gstack-dir", str(tree))
     assert r.returncode == 1 and len(r.stderr.splitlines()) == 1

@@ -120,7 +120,7 @@ def _is_ours(command, event, executable=None) -> bool:
 
 
 def merge_settings(settings: dict, executable: str, db_path=None) -> dict:
-    """Add (or repoint) our two hook entries in a settings object in place.
+    """Add (or repoint) our hook entries (``HOOK_ENTRIES``) in a settings object in place.
 
     Returns ``{event: "added" | "present" | "updated"}``. The first plantune entry of an
     event is kept (its command repointed), further ones are removed, so installing again

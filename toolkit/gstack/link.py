@@ -425,8 +425,7 @@ def unlink(root, env=None) -> dict:
     import shutil
 
     root = os.path.realpath(root)
-    if not os.path.isdir(root):
-        raise LinkError(f"{root} is not a folder")
+    _check_tree(root)
     store = store_dir(root, env)
     kept = manifest(root, env)
     plan = {}
