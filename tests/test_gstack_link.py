@@ -108,6 +108,12 @@ def session_start(env=None):
     return run("hook", "session-start", input=payload, env=env)
 
 
+@pytest.fixture(autouse=True)
+def no_claude_config_dir(monkeypatch):
+    """`gstack status` reads Claude's settings from $CLAUDE_CONFIG_DIR when it is set."""
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+
+
 @pytest.fixture
 def tree(tmp_path):
     return make_tree(tmp_path / "home" / ".claude" / "skills" / "gstack")

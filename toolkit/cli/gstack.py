@@ -115,7 +115,8 @@ def unlink(gstack_dirs):
     "settings_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="The Claude settings to look for gstack's own hooks in (default: ~/.claude/settings.json).",
+    help="The Claude settings to look for gstack's own hooks in (default: "
+    "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json).",
 )
 @json_option
 def status(gstack_dirs, executable, settings_path, as_json):
@@ -135,9 +136,11 @@ def status(gstack_dirs, executable, settings_path, as_json):
 
     plantune_bin = _plantune_bin(executable)
     roots = [os.path.abspath(os.path.expanduser(d)) for d in gstack_dirs] or gl.find_installs()
-    settings_path = settings_path or os.path.join(
-        os.path.expanduser("~"), ".claude", "settings.json"
+    # Claude Code's user settings (gstack's setup registers its hooks there too).
+    claude_dir = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(
+        os.path.expanduser("~"), ".claude"
     )
+    settings_path = settings_path or os.path.join(claude_dir, "settings.json")
     gstack_hooks = cs.gstack_hooks_in(cs.read_settings_quietly(settings_path))
     installs = []
     for root in roots:
