@@ -322,6 +322,36 @@ def test_a_removed_plantune_falls_back_to_gstacks_original(tree, other_plantune)
     assert f"gstack gstack-question-preference in {tree}/bin slug=test-slug" in expected.stdout
 
 
+def test_a_plantune_whose_python_is_gone_falls_back_too(tree, tmp_path):
+    """A venv whose base interpreter was removed keeps its commands but cannot run them."""
+    folder = tmp_path / "venv" / "bin"
+    folder.mkdir(parents=True)
+    interpreter = tmp_path / "base-python"
+    interpreter.write_text("#!/bin/sh\n")
+    interpreter.chmod(0o755)
+    (folder / "python").symlink_to(interpreter)
+    for name in ("plantune", *BINS):
+        (folder / name).write_text(f"#!/bin/sh\necho plantune {name}\n")
+        (folder / name).chmod(0o755)
+    r = run(
+        "gstack",
+        "link",
+        "--gstack-dir",
+        str(tree),
+        "--force",
+        "--executable",
+        str(folder / "plantune"),
+    )
+    assert r.returncode == 0, r.stderr
+    shim = tree / "bin" / "gstack-question-log"
+    assert subprocess.run([str(shim)], capture_output=True, text=True).stdout == (
+        "plantune gstack-question-log\n"
+    )
+    interpreter.unlink()
+    got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
+    assert got.stdout == f"gstack gstack-question-log in {tree}/bin slug=test-slug args=x\n"
+
+
 def test_linking_over_another_plantunes_link_keeps_one_shim_and_the_true_originals(
     tree, other_plantune
 ):

@@ -69,7 +69,8 @@ class LinkError(ValueError):
 
 def install_candidates(home=None):
     """Where gstack installs itself under a home: Claude Code's root, every other host's
-    ``~/.<host>/skills/gstack`` and opencode's ``~/.config/opencode/skills/gstack``."""
+    ``~/.<host>/skills/gstack``, opencode's ``~/.config/opencode/skills/gstack`` and the
+    checkout gstack's upgrade also knows, ``~/.gstack/repos/gstack``."""
     home = home or os.path.expanduser("~")
     found = [os.path.join(home, ".claude", "skills", "gstack")]
     try:
@@ -80,6 +81,7 @@ def install_candidates(home=None):
         if name.startswith(".") and name not in (".", "..", ".claude"):
             found.append(os.path.join(home, name, "skills", "gstack"))
     found.append(os.path.join(home, ".config", "opencode", "skills", "gstack"))
+    found.append(os.path.join(home, ".gstack", "repos", "gstack"))
     return found
 
 
@@ -221,6 +223,18 @@ def _kept_original(store, name, entry):
 # Shims
 
 
+def launcher_python(command):
+    """The Python a plantune command starts, when it is the one beside its real path (as
+    launchers/plantune picks it), else None: a venv whose Python is gone (a removed base
+    interpreter) leaves the command in place but unable to run."""
+    folder = os.path.dirname(os.path.realpath(command))
+    for name in ("python", "python3"):
+        candidate = os.path.join(folder, name)
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def shim_text(name, command, original, original_data) -> bytes:
     """The shim for bin ``name``: run plantune's ``command``, else gstack's ``original``."""
     import shlex
@@ -231,13 +245,17 @@ def shim_text(name, command, original, original_data) -> bytes:
         fallback = 'exec bash -c "$(cat -- "$gstack")" "$0" "$@"'
     else:
         fallback = f'exec {q(original)} "$@"'
+    python = launcher_python(command)
     lines = [
         SHIM_START.decode() + f": gstack's {name}, answered by plantune (`plantune gstack link`).",
         "# gstack's own script is kept byte for byte in the file named below;",
         "# `plantune gstack unlink` puts it back. Without plantune, gstack's own runs.",
         f"plantune={q(command)}",
+        *([f"python={q(python)}"] if python else []),
         f"gstack={q(original)}",
-        '[ -x "$plantune" ] && exec "$plantune" "$@"',
+        '[ -x "$plantune" ] '
+        + ('&& [ -x "$python" ] ' if python else "")
+        + '&& exec "$plantune" "$@"',
         f'[ -r "$gstack" ] || {{ echo "{name}: plantune and gstack\'s own script are both '
         "gone; run: git checkout -- bin/" + name + '" >&2; exit 127; }',
         fallback,
