@@ -150,6 +150,8 @@ def test_link_status_unlink_round_trip(tree, state_root):
     assert install["linked_to_this_plantune"] and install["version"] == "1.68.3.0"
     assert {n: b["runs"] for n, b in install["bins"].items()} == {n: script(n) for n in BINS}
     assert data["gstack_hooks"] == [] and data["ok"] is True
+    assert install["remembered"]  # the SessionStart hook's record, private to the user
+    assert stat.S_IMODE((state_root / gl.RECORD).stat().st_mode) == 0o600
     # Linking again changes nothing.
     again = run("gstack", "link", "--gstack-dir", str(tree))
     assert again.returncode == 0 and "already linked" in again.stdout
