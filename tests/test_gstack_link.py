@@ -205,6 +205,26 @@ def test_reset_hard_then_session_start_links_again(tree, state_root):
     assert not (state_root / "hook-errors.log").exists()
 
 
+def test_session_start_links_again_to_the_plantune_it_was_linked_to(tree, other_plantune):
+    other = str(other_plantune / "plantune")
+    assert (
+        run(
+            "gstack", "link", "--gstack-dir", str(tree), "--force", "--executable", other
+        ).returncode
+        == 0
+    )
+    git(tree, "reset", "-q", "--hard")
+    assert session_start().stdout == ""
+    shim = (tree / "bin" / "gstack-question-log").read_bytes()
+    assert gl.shim_target(shim) == str(other_plantune / "gstack-question-log")
+    # That install removed: the plantune running the hook takes over.
+    shutil.rmtree(other_plantune)
+    git(tree, "reset", "-q", "--hard")
+    assert session_start().stdout == ""
+    shim = (tree / "bin" / "gstack-question-log").read_bytes()
+    assert gl.shim_target(shim) == script("gstack-question-log")
+
+
 def test_autostash_pull_keeps_the_link_when_the_bins_did_not_change(tree, tmp_path):
     """gstack's ordinary upgrade: `git pull --ff-only --autostash` over the shims."""
     upstream = tmp_path / "upstream"

@@ -429,7 +429,7 @@ def link(root, plantune_bin, force=False, env=None) -> dict:
         safe_io.write_atomic(path, wanted, mode=mode)
         os.chmod(path, mode)
         outcome[name] = "linked" if fresh else "repointed"
-    _remember(root, env)
+    _remember(root, plantune_bin, env)
     return outcome
 
 
@@ -537,9 +537,9 @@ def _write_record(data, env):
     safe_io.write_atomic(_record_path(env), json_lite.dumps(data, indent=2) + "\n", mode=0o600)
 
 
-def _remember(root, env):
+def _remember(root, plantune_bin, env):
     data = _record(env)
-    data["installs"][root] = {"bins": _stamps(root)}
+    data["installs"][root] = {"bins": _stamps(root), "plantune": plantune_bin}
     _write_record(data, env)
 
 
@@ -549,8 +549,21 @@ def _forget(root, env):
         _write_record(data, env)
 
 
+def _relink_plantune(entry, find_plantune_bin):
+    """The plantune an install was linked to, while its commands are there; else this one."""
+    recorded = entry.get("plantune") if isinstance(entry, dict) else None
+    if isinstance(recorded, str):
+        try:
+            _plantune_commands(recorded)
+            return recorded
+        except LinkError:
+            pass
+    return find_plantune_bin()
+
+
 def relink_recorded(find_plantune_bin, env=None) -> list:
-    """Link again every install the user linked whose bins gstack has written since.
+    """Link again every install the user linked whose bins gstack has written since, to
+    the plantune it was linked to while that one is installed, else to this one.
 
     A stat per bin when nothing changed (``find_plantune_bin`` is called only when there
     is something to link). Returns one line per install that could not be linked again
@@ -573,7 +586,7 @@ def relink_recorded(find_plantune_bin, env=None) -> list:
         if not os.path.isdir(root):
             continue
         try:
-            link(root, find_plantune_bin(), env=env)
+            link(root, _relink_plantune(entry, find_plantune_bin), env=env)
         except (LinkError, OSError, ValueError) as e:
             problems.append(
                 f"plantune could not link gstack at {root} again after it changed ({e}); "
