@@ -665,3 +665,38 @@ def test_the_real_gstack_end_to_end(tmp_path, state_root, other_plantune):
     assert run("gstack", "unlink").returncode == 0
     assert snapshot(root / "bin") == before
     assert git(root, "status", "--porcelain").stdout == ""
+
+
+def test_session_start_says_when_gstacks_setup_put_its_hooks_back(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(gstack_settings("/g")))
+    assert run("hook", "install", "--settings", str(path)).returncode == 0
+    assert session_start().stdout == ""
+    # Another writer (Claude Code itself) changes the file: read once, then quiet.
+    settings = json.loads(path.read_text())
+    settings["model"] = "sonnet"
+    path.write_text(json.dumps(settings))
+    assert session_start().stdout == ""
+    # gstack's setup at an upgrade registers its question hook again.
+    settings["hooks"]["PostToolUse"].append(gstack_settings("/g")["hooks"]["PostToolUse"][0])
+    path.write_text(json.dumps(settings))
+    for _ in range(2):  # said at every session start until it is fixed
+        r = session_start()
+        assert r.returncode == 0 and r.stderr == ""
+        context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert context == (
+            f"plantune: gstack's own question hooks are registered again in {path} (gstack's "
+            "setup adds them back when its plan_tune_hooks setting is yes), so questions are "
+            f"judged and logged twice; `plantune hook install --settings {path}` replaces them"
+        )
+    assert run("hook", "install", "--settings", str(path)).returncode == 0
+    assert session_start().stdout == ""
+    # Kept on purpose: never said.
+    assert run("hook", "install", "--settings", str(path), "--keep-gstack-hooks").returncode == 0
+    settings = json.loads(path.read_text())
+    settings["hooks"]["PostToolUse"].append(gstack_settings("/g")["hooks"]["PostToolUse"][0])
+    path.write_text(json.dumps(settings))
+    assert session_start().stdout == ""
+    # Uninstalled: that settings file is no longer plantune's concern.
+    assert run("hook", "uninstall", "--settings", str(path)).returncode == 0
+    assert session_start().stdout == ""

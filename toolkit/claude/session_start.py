@@ -1,17 +1,63 @@
-"""The SessionStart hook: link gstack again where its upgrade undid ``plantune gstack link``.
+"""The SessionStart hook: keep plantune in gstack's loop across gstack's upgrades.
 
 gstack upgrades itself with ``git pull --autostash`` or ``git reset --hard``, which can put
-its own bins back. At each session start this re-links, silently, the installs the user
-linked (never another), at the cost of a stat per bin when nothing changed. It prints
-nothing unless an install could not be linked again; then one line of context tells the
-agent (and so the user) that gstack's own bins answer for now.
+its own bins back, and its setup can register its own question hooks again. At each session
+start this re-links, silently, the installs the user linked (never another), at the cost of
+a stat per bin when nothing changed, and, when a settings file ``plantune hook install``
+wrote has changed since, looks for gstack's question hooks in it. It prints nothing unless
+an install could not be linked again or gstack's hooks are back; then one line of context
+tells the agent (and so the user).
 """
 
+import os
 import sys
 
 from toolkit.store import json_lite
 
 HOOK_SESSION_START = "session-start"
+INSTALLS = "hook-installs.json"  # under the state root: the settings files install wrote
+
+
+def installs_path(env=None):
+    from toolkit.store import paths
+
+    return os.path.join(paths.state_root(env), INSTALLS)
+
+
+def gstack_hooks_back(env=None) -> list:
+    """One line per settings file where gstack's question hooks are registered again."""
+    from toolkit.gstack.link import stamp
+
+    try:
+        with open(installs_path(env), "rb") as f:
+            record = json_lite.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return []
+    notes, changed = [], False
+    for path, entry in record.items() if isinstance(record, dict) else []:
+        if not isinstance(entry, dict) or entry.get("keep_gstack_hooks"):
+            continue
+        now = stamp(path)
+        if now is None or now == entry.get("stamp"):
+            continue
+        from toolkit.claude import settings
+
+        if settings.gstack_hooks_in(settings.read_settings_quietly(path)):
+            notes.append(
+                f"plantune: gstack's own question hooks are registered again in {path} "
+                "(gstack's setup adds them back when its plan_tune_hooks setting is yes), so "
+                f"questions are judged and logged twice; `plantune hook install --settings "
+                f"{path}` replaces them"
+            )
+        else:
+            entry["stamp"], changed = now, True  # read once per change
+    if changed:
+        from toolkit.store import safe_io
+
+        safe_io.write_atomic(
+            installs_path(env), json_lite.dumps(record, indent=2) + "\n", mode=0o600
+        )
+    return notes
 
 
 def _plantune_bin():
@@ -23,10 +69,11 @@ def _plantune_bin():
 
 
 def session_start(payload, env=None) -> str:
-    """Re-link what gstack overwrote; the hook's JSON output, or "" when all is well."""
+    """Re-link what gstack overwrote, look for gstack's hooks come back; the hook's JSON
+    output, or "" when all is well."""
     from toolkit.gstack import link
 
-    problems = link.relink_recorded(_plantune_bin, env=env)
+    problems = link.relink_recorded(_plantune_bin, env=env) + gstack_hooks_back(env)
     if not problems:
         return ""
     return json_lite.dumps(

@@ -269,7 +269,6 @@ def check_command(event: str, command: str, env=None) -> str:
 # gstack's own AskUserQuestion hooks, which plantune's PreToolUse and PostToolUse replace
 # (setup registers them by absolute path, with or without `bash ` or `.ts`).
 GSTACK_HOOK_NAMES = ("question-log-hook", "question-preference-hook")
-REPLACED_RECORD = "hook-install-replaced.json"  # under the state root
 
 
 def _is_gstack_hook(item) -> bool:
@@ -319,24 +318,39 @@ def read_settings_quietly(path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _replaced_path(env=None):
-    return os.path.join(paths.state_root(env), REPLACED_RECORD)
+def _installs(env=None) -> dict:
+    """The record of settings files install wrote (see toolkit.claude.session_start)."""
+    from toolkit.claude.session_start import installs_path
+
+    record = read_settings_quietly(installs_path(env))
+    return {k: v for k, v in record.items() if isinstance(v, dict)}
 
 
-def _remember_replaced(settings_path, taken, env=None):
-    """Keep what install took out of ``settings_path`` so uninstall can put it back."""
+def _write_installs(record, env=None):
     import json
 
-    if not taken:
-        return
-    record = read_settings_quietly(_replaced_path(env))
+    from toolkit.claude.session_start import installs_path
+
+    safe_io.write_atomic(installs_path(env), json.dumps(record, indent=2) + "\n", mode=0o600)
+
+
+def _remember_install(settings_path, taken, keep_gstack_hooks, written, env=None):
+    """Keep what install took out of ``settings_path`` (so uninstall can put it back) and,
+    once ``written``, the file's stamp: the SessionStart hook reads the file again only
+    when that changed, to tell when gstack's setup has put its own hooks back."""
+    from toolkit.gstack.link import stamp
+
+    record = _installs(env)
     key = os.path.realpath(settings_path)
-    entries = record.get(key) if isinstance(record.get(key), list) else []
+    entry = record.get(key, {})
+    replaced = entry.get("replaced") if isinstance(entry.get("replaced"), list) else []
     for t in taken:
-        if t not in entries:
-            entries.append(t)
-    record[key] = entries
-    safe_io.write_atomic(_replaced_path(env), json.dumps(record, indent=2) + "\n", mode=0o600)
+        if t not in replaced:
+            replaced.append(t)
+    entry.update(replaced=replaced, keep_gstack_hooks=bool(keep_gstack_hooks))
+    entry["stamp"] = stamp(key) if written else None
+    record[key] = entry
+    _write_installs(record, env)
 
 
 def _load_settings(path) -> dict:
@@ -387,8 +401,9 @@ def install_settings(path: str, executable: str, db_path=None, keep_gstack_hooks
     replaced = [] if keep_gstack_hooks else take_gstack_hooks(settings)
     if replaced or not all(v == "present" for v in outcome.values()):
         # What is taken out is kept first: a write cut short loses no entry.
-        _remember_replaced(path, replaced)
+        _remember_install(path, replaced, keep_gstack_hooks, written=False)
         _save_settings(path, settings)
+    _remember_install(path, [], keep_gstack_hooks, written=True)
     return outcome, replaced, gstack_hooks_in(settings)
 
 
@@ -398,8 +413,6 @@ def uninstall_settings(path: str) -> tuple:
     Returns ``(removed, restored)``: the commands taken out and the gstack entries put
     back (an entry already there again is not added twice). Other entries are untouched.
     """
-    import json
-
     settings = _load_settings(path)
     if not isinstance(settings, dict) or not isinstance(settings.get("hooks", {}), dict):
         raise SettingsError(
@@ -416,10 +429,11 @@ def uninstall_settings(path: str) -> tuple:
     for event in HOOK_EVENTS:
         if hooks.get(event) == [] and removed:
             del hooks[event]
-    record = read_settings_quietly(_replaced_path())
+    record = _installs()
     key = os.path.realpath(path)
     restored = []
-    for entry in record.get(key) if isinstance(record.get(key), list) else []:
+    replaced = record.get(key, {}).get("replaced")
+    for entry in replaced if isinstance(replaced, list) else []:
         if not isinstance(entry, dict) or not isinstance(entry.get("group"), dict):
             continue
         event, group = entry.get("event"), entry["group"]
@@ -432,5 +446,5 @@ def uninstall_settings(path: str) -> tuple:
         _save_settings(path, settings)
     if key in record:
         del record[key]
-        safe_io.write_atomic(_replaced_path(), json.dumps(record, indent=2) + "\n", mode=0o600)
+        _write_installs(record)
     return removed, restored

@@ -520,17 +520,18 @@ def _record(env=None) -> dict:
     return data
 
 
+def stamp(path):
+    """What a stat tells of a file, enough to see that something wrote it since (None
+    when it is missing)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
 def _stamps(root):
-    """What a stat tells of each bin: enough to see that gstack wrote it again."""
-    out = {}
-    for name in BINS:
-        try:
-            st = os.stat(os.path.join(root, "bin", name))
-        except OSError:
-            out[name] = None
-            continue
-        out[name] = [st.st_ino, st.st_size, st.st_mtime_ns]
-    return out
+    return {name: stamp(os.path.join(root, "bin", name)) for name in BINS}
 
 
 def _write_record(data, env):
