@@ -57,7 +57,8 @@ def session_start():
     """Link gstack again where its upgrade undid `plantune gstack link` (SessionStart hook).
 
     Only the installs you linked; a stat per bin when nothing changed. Prints nothing
-    unless one could not be linked again, then one line of context; always exits 0.
+    unless one could not be linked again or gstack's own question hooks are back in a
+    settings file `hook install` wrote, then one line of context; always exits 0.
 
     \b
     Example:
