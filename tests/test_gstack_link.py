@@ -329,6 +329,9 @@ def test_a_removed_plantune_falls_back_to_gstacks_original(tree, other_plantune)
     )
     assert r.returncode == 0, r.stderr
     shutil.rmtree(other_plantune)  # uninstalled, venv deleted
+    r = run("gstack", "status", "--gstack-dir", str(tree))
+    assert r.returncode == 1 and f"{tree}: linked to another plantune" in r.stdout
+    assert f"runs {other_plantune}/gstack-question-log (gone: gstack's own answers)" in r.stdout
     for name in BINS:
         got = subprocess.run(
             [str(tree / "bin" / name), "--stdin", "a b"],

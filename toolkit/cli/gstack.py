@@ -171,9 +171,10 @@ def status(gstack_dirs, executable, settings_path, as_json):
             )
             click.echo(f"{i['root']}: {state} (gstack {i['version']})")
             for name, b in i["bins"].items():
-                click.echo(
-                    f"  bin/{name}: {b['state']}" + (f", runs {b['runs']}" if b["runs"] else "")
-                )
+                runs = f", runs {b['runs']}" if b["runs"] else ""
+                if b["state"] == "plantune" and not os.access(b["runs"] or "", os.X_OK):
+                    runs += " (gone: gstack's own answers)"
+                click.echo(f"  bin/{name}: {b['state']}{runs}")
         if gstack_hooks:
             click.echo(
                 f"{settings_path}: gstack's own plan-tune hooks are also registered, so a "
