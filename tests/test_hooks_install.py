@@ -32,7 +32,7 @@ def ours(settings, event):
     ]
 
 
-def test_prints_the_entries_for_both_events():
+def test_prints_the_entries_for_every_event():
     r = install()
     assert r.exit_code == 0
     data = json.loads(r.stdout)
@@ -58,6 +58,17 @@ def test_prints_the_entries_for_both_events():
                     ],
                 }
             ],
+            "SessionStart": [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f"{RUNNING} hook session-start",
+                            "timeout": 5,
+                        }
+                    ],
+                }
+            ],
         }
     }
 
@@ -69,6 +80,7 @@ def test_creates_a_missing_settings_file_and_is_idempotent(tmp_path):
     assert r.stdout.splitlines() == [
         f"PreToolUse: added ({RUNNING} hook pre-tool-use)",
         f"PostToolUse: added ({RUNNING} hook post-tool-use)",
+        f"SessionStart: added ({RUNNING} hook session-start)",
     ]
     first = path.read_bytes()
     assert json.loads(first) == json.loads(install().stdout)
@@ -76,6 +88,7 @@ def test_creates_a_missing_settings_file_and_is_idempotent(tmp_path):
     assert r.stdout.splitlines() == [
         f"PreToolUse: already installed ({RUNNING} hook pre-tool-use)",
         f"PostToolUse: already installed ({RUNNING} hook post-tool-use)",
+        f"SessionStart: already installed ({RUNNING} hook session-start)",
     ]
     assert path.read_bytes() == first
 
@@ -172,7 +185,7 @@ def test_empty_file_counts_as_empty_settings(tmp_path):
     assert len(ours(json.loads(path.read_text()), "PreToolUse")) == 1
 
 
-def test_gstack_hooks_still_present_get_a_note(tmp_path):
+def test_gstack_hooks_are_replaced_or_kept_with_a_note(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(
         json.dumps(
@@ -193,9 +206,17 @@ def test_gstack_hooks_still_present_get_a_note(tmp_path):
             }
         )
     )
-    r = install("--settings", str(path))
+    original = path.read_text()
+    r = install("--settings", str(path), "--keep-gstack-hooks")
     assert r.exit_code == 0
     assert "still runs gstack's own question hooks" in r.stderr
+    path.write_text(original)
+    r = install("--settings", str(path))
+    assert r.exit_code == 0 and "still runs" not in r.stderr
+    assert (
+        "PostToolUse: replaced gstack's ~/.claude/skills/gstack/hosts/claude/hooks/question-log-hook"
+        in r.stdout
+    )
 
 
 def test_db_option_pins_the_database_and_the_installed_command_works(tmp_path):
@@ -481,7 +502,8 @@ def test_check_reports_a_command_that_cannot_run(tmp_path):
     assert f"note: {missing} is not an executable file" in r.stderr
     assert "check PreToolUse: failed: exit 127" in r.stdout
     assert "check PostToolUse: failed: exit 127" in r.stdout
-    assert r.stderr.strip().endswith("Error: 2 of 2 hook commands failed from a minimal PATH")
+    assert "check SessionStart: failed: exit 127" in r.stdout
+    assert r.stderr.strip().endswith("Error: 3 of 3 hook commands failed from a minimal PATH")
     # The entries are still installed (they start working once the executable is there).
     assert len(ours(json.loads(path.read_text()), "PostToolUse")) == 1
 
@@ -495,4 +517,5 @@ def test_check_reports_a_hook_that_runs_but_fails_inside(tmp_path, state_root, m
     assert r.exit_code == 1
     assert "check PostToolUse: failed: logged an error:" in r.stdout
     assert "check PreToolUse: failed: logged an error:" in r.stdout
-    assert "2 of 2 hook commands failed" in r.stderr
+    assert "check SessionStart: OK" in r.stdout  # re-linking gstack opens no database
+    assert "2 of 3 hook commands failed" in r.stderr

@@ -2,6 +2,7 @@
 start-up fast decide exactly what the eagerly compiled lists would."""
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -693,3 +694,37 @@ def test_derive_imports_no_json_hashlib_decimal_or_re(tmp_path):
     assert not (mods & {"json", "hashlib", "decimal", "re"}), sorted(
         mods & {"json", "hashlib", "decimal", "re"}
     )
+
+
+def test_session_start_hook_stays_lean(tmp_path):
+    """The SessionStart hook runs at every session start: with nothing to re-link it reads
+    one small file and stats the bins, importing neither click nor hashlib nor json."""
+    environ = env(
+        HOME=str(tmp_path),
+        GSTACK_STATE_ROOT=str(tmp_path),
+        GSTACK_HOME=str(tmp_path),
+        PLANTUNE_DB=str(tmp_path / "plantune.db"),
+        PLANTUNE_MIRROR=None,
+    )
+    bin_dir = tmp_path / "gstack" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "gstack-question-log").write_text("#!/bin/sh\n")
+    stamp = os.stat(bin_dir / "gstack-question-log")
+    record = {
+        "installs": {
+            str(tmp_path / "gstack"): {
+                "bins": {
+                    "gstack-question-log": [stamp.st_ino, stamp.st_size, stamp.st_mtime_ns],
+                    "gstack-question-preference": None,
+                    "gstack-developer-profile": None,
+                    "gstack-builder-profile": None,
+                }
+            }
+        }
+    }
+    (tmp_path / "gstack-links.json").write_text(json.dumps(record))
+    payload = json.dumps({"hook_event_name": "SessionStart", "source": "startup"})
+    mods = imported_modules("plantune", ["hook", "session-start"], environ, stdin=payload)
+    assert "toolkit.gstack.link" in mods and "toolkit.claude.hooks" not in mods
+    assert not (_top(mods) & (HEAVY | {"click"}))
+    assert not (mods & {"hashlib", "json", "subprocess", "shlex", "sqlite3", "shutil"})

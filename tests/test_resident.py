@@ -133,6 +133,7 @@ def _session(tmp_path):
         ("plantune", ["hook", "pre-tool-use"], json.dumps(pre)),
         ("plantune", ["hook", "post-tool-use"], json.dumps(post)),
         ("plantune", ["hook", "pre-tool-use"], "{broken"),
+        ("plantune", ["hook", "session-start"], '{"hook_event_name": "SessionStart"}'),
         ("plantune", ["check", TWO_WAY], None),
         ("plantune", ["log", json.dumps(_event(3))], None),
         ("plantune", ["log", "-"], json.dumps(_event(4))),

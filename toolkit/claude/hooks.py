@@ -42,6 +42,7 @@ from toolkit.claude.payload import (
     questions_of,
     read_stdin,
 )
+from toolkit.claude.session_start import HOOK_SESSION_START
 from toolkit.core.jscompat import stringify, truncate
 from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
@@ -52,7 +53,14 @@ HOOK_PRE = "pre-tool-use"
 ERROR_LOG = "hook-errors.log"
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
 HOOK_TIMEOUT = 5
-HOOK_EVENTS = ("PreToolUse", "PostToolUse")
+# What `plantune hook install` registers: (event, matcher or None for every one, the
+# `plantune hook` subcommand that handles it). One handler per event.
+HOOK_ENTRIES = (
+    ("PreToolUse", MATCHER, HOOK_PRE),
+    ("PostToolUse", MATCHER, HOOK_POST),
+    ("SessionStart", None, HOOK_SESSION_START),
+)
+HOOK_EVENTS = tuple(event for event, _, _ in HOOK_ENTRIES)
 HOOK_BUSY_TIMEOUT_MS = 3000
 
 AUTO_DECIDE_PREFERENCES = SILENCING_PREFERENCES
@@ -742,8 +750,12 @@ def run_hook(name, handler):
 
 
 def run_named_hook(event, db_path=None):
-    """Run the PreToolUse or PostToolUse hook by its command name (the fast CLI path)."""
-    if event == "post-tool-use":
+    """Run a hook by its command name (the fast CLI path)."""
+    if event == HOOK_SESSION_START:
+        from toolkit.claude import session_start
+
+        session_start.run()
+    elif event == "post-tool-use":
         run_hook(HOOK_POST, lambda p: post_tool_use(p, db_path=db_path))
     else:
         run_hook(HOOK_PRE, lambda p: pre_tool_use(p, db_path=db_path))

@@ -8,7 +8,13 @@ the write itself (atomic, through a symlinked settings file to where it leads).
 import os
 import sys
 
-from toolkit.claude.hooks import ERROR_LOG, HOOK_EVENTS, HOOK_TIMEOUT, MATCHER
+from toolkit.claude.hooks import (
+    ERROR_LOG,
+    HOOK_ENTRIES,
+    HOOK_EVENTS,
+    HOOK_SESSION_START,
+    HOOK_TIMEOUT,
+)
 from toolkit.store import paths, safe_io
 
 # --------------------------------------------------------------------------
@@ -53,36 +59,34 @@ def resolve_executable(executable=None) -> str:
 
 
 def _subcommand(event: str) -> str:
-    return "pre-tool-use" if event == "PreToolUse" else "post-tool-use"
+    return next(sub for e, _, sub in HOOK_ENTRIES if e == event)
 
 
 def hook_command(event: str, executable: str, db_path=None) -> str:
     """The hook's shell command line: the quoted executable; ``db_path`` pins the database."""
     import shlex
 
-    command = f"{shlex.quote(executable)} hook {_subcommand(event)}"
-    if db_path:
+    sub = _subcommand(event)
+    command = f"{shlex.quote(executable)} hook {sub}"
+    if db_path and sub != HOOK_SESSION_START:  # re-linking gstack opens no database
         command += " --db " + shlex.quote(os.path.abspath(db_path))
     return command
 
 
 def settings_entries(executable: str, db_path=None) -> dict:
-    """The ``hooks`` block Claude Code needs for both events."""
-    return {
-        event: [
+    """The ``hooks`` block Claude Code needs for every event plantune handles."""
+    entries = {}
+    for event, matcher, _ in HOOK_ENTRIES:
+        group = {"matcher": matcher} if matcher is not None else {}
+        group["hooks"] = [
             {
-                "matcher": MATCHER,
-                "hooks": [
-                    {
-                        "type": "command",
-                        "command": hook_command(event, executable, db_path),
-                        "timeout": HOOK_TIMEOUT,
-                    }
-                ],
+                "type": "command",
+                "command": hook_command(event, executable, db_path),
+                "timeout": HOOK_TIMEOUT,
             }
         ]
-        for event in HOOK_EVENTS
-    }
+        entries[event] = [group]
+    return entries
 
 
 def _hook_executable(command, event):
@@ -116,7 +120,7 @@ def _is_ours(command, event, executable=None) -> bool:
 
 
 def merge_settings(settings: dict, executable: str, db_path=None) -> dict:
-    """Add (or repoint) our two hook entries in a settings object in place.
+    """Add (or repoint) our hook entries (``HOOK_ENTRIES``) in a settings object in place.
 
     Returns ``{event: "added" | "present" | "updated"}``. The first plantune entry of an
     event is kept (its command repointed), further ones are removed, so installing again
@@ -193,6 +197,12 @@ CHECK_PAYLOADS = {
         "tool_input": {"questions": [{"question": "", "options": []}]},
         "tool_response": {"answers": {}},
     },
+    "SessionStart": {
+        "hook_event_name": "SessionStart",
+        "session_id": "plantune-hook-check",
+        "cwd": os.sep,
+        "source": "startup",
+    },
 }
 CHECK_PATH = "/usr/bin:/bin"
 # Variables a hook inherits from the user's environment that decide where plantune writes.
@@ -256,28 +266,95 @@ def check_command(event: str, command: str, env=None) -> str:
     return ""
 
 
+# gstack's own AskUserQuestion hooks, which plantune's PreToolUse and PostToolUse replace
+# (setup registers them by absolute path, with or without `bash ` or `.ts`).
+GSTACK_HOOK_NAMES = ("question-log-hook", "question-preference-hook")
+
+
+def _is_gstack_hook(item) -> bool:
+    cmd = item.get("command") if isinstance(item, dict) else None
+    return isinstance(cmd, str) and any(name in cmd for name in GSTACK_HOOK_NAMES)
+
+
+def _hook_items(settings):
+    """``(event, groups, group, items, item)`` for every hook entry of a settings object."""
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    for event, groups in list(hooks.items()) if isinstance(hooks, dict) else []:
+        for group in list(groups) if isinstance(groups, list) else []:
+            items = group.get("hooks") if isinstance(group, dict) else None
+            for item in list(items) if isinstance(items, list) else []:
+                yield event, groups, group, items, item
+
+
 def gstack_hooks_in(settings: dict) -> list:
     """gstack's own question hooks still registered (they would record answers twice)."""
-    found = []
-    hooks = settings.get("hooks") if isinstance(settings, dict) else None
-    for groups in hooks.values() if isinstance(hooks, dict) else []:
-        for group in groups if isinstance(groups, list) else []:
-            items = group.get("hooks") if isinstance(group, dict) else None
-            for item in items if isinstance(items, list) else []:
-                cmd = item.get("command") if isinstance(item, dict) else None
-                if isinstance(cmd, str) and (
-                    "question-log-hook" in cmd or "question-preference-hook" in cmd
-                ):
-                    found.append(cmd)
-    return found
+    return [item["command"] for *_, item in _hook_items(settings) if _is_gstack_hook(item)]
 
 
-def install_settings(path: str, executable: str, db_path=None) -> tuple:
-    """Merge our hooks into the settings file at ``path`` (created if missing).
+def take_gstack_hooks(settings: dict) -> list:
+    """Remove gstack's question hooks from a settings object in place; returns what was
+    taken, ``{"event", "group"}`` each (the group holding that one entry, as it was)."""
+    taken = []
+    for event, groups, group, items, item in _hook_items(settings):
+        if not _is_gstack_hook(item):
+            continue
+        kept = {k: v for k, v in group.items() if k != "hooks"}
+        kept["hooks"] = [item]
+        taken.append({"event": event, "group": kept})
+        items.remove(item)
+        if not items and group in groups:
+            groups.remove(group)
+    return taken
 
-    Atomic (temp file + rename, mode kept). Raises SettingsError for a file that is
-    not a JSON object; nothing is written then. Returns ``(outcome, gstack_hooks)``.
-    """
+
+def read_settings_quietly(path) -> dict:
+    """A settings file's object, or {} when it is missing or unreadable (for reports)."""
+    import json
+
+    try:
+        data = json.loads(safe_io.read_text(path))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _installs(env=None) -> dict:
+    """The record of settings files install wrote (see toolkit.claude.session_start)."""
+    from toolkit.claude.session_start import installs_path
+
+    record = read_settings_quietly(installs_path(env))
+    return {k: v for k, v in record.items() if isinstance(v, dict)}
+
+
+def _write_installs(record, env=None):
+    import json
+
+    from toolkit.claude.session_start import installs_path
+
+    safe_io.write_atomic(installs_path(env), json.dumps(record, indent=2) + "\n", mode=0o600)
+
+
+def _remember_install(settings_path, taken, keep_gstack_hooks, written, env=None):
+    """Keep what install took out of ``settings_path`` (so uninstall can put it back) and,
+    once ``written``, the file's stamp: the SessionStart hook reads the file again only
+    when that changed, to tell when gstack's setup has put its own hooks back."""
+    from toolkit.gstack.link import stamp
+
+    record = _installs(env)
+    key = os.path.realpath(settings_path)
+    entry = record.get(key, {})
+    replaced = entry.get("replaced") if isinstance(entry.get("replaced"), list) else []
+    for t in taken:
+        if t not in replaced:
+            replaced.append(t)
+    entry.update(replaced=replaced, keep_gstack_hooks=bool(keep_gstack_hooks))
+    entry["stamp"] = stamp(key) if written else None
+    record[key] = entry
+    _write_installs(record, env)
+
+
+def _load_settings(path) -> dict:
+    """The settings object at ``path`` ({} when missing or blank); SettingsError otherwise."""
     import json
 
     text = ""
@@ -287,25 +364,87 @@ def install_settings(path: str, executable: str, db_path=None) -> tuple:
         pass
     except (OSError, UnicodeDecodeError) as e:
         raise SettingsError(f"cannot read {path}: {safe_io.describe(e)}") from None
-    if text.strip():
-        try:
-            settings = json.loads(text)
-        except ValueError as e:
-            raise SettingsError(
-                f"{path} is not valid JSON ({e}); fix or move it, nothing was changed"
-            ) from None
-    else:
-        settings = {}
+    if not text.strip():
+        return {}
     try:
-        outcome = merge_settings(settings, executable, db_path)
-    except SettingsError as e:
-        raise SettingsError(f"{path}: {e}; nothing was changed") from None
-    if all(v == "present" for v in outcome.values()):
-        return outcome, gstack_hooks_in(settings)
+        return json.loads(text)
+    except ValueError as e:
+        raise SettingsError(
+            f"{path} is not valid JSON ({e}); fix or move it, nothing was changed"
+        ) from None
+
+
+def _save_settings(path, settings):
+    import json
+
     # A settings file kept as a symlink (dotfiles) is written where it leads.
     safe_io.write_atomic(
         os.path.realpath(path),
         json.dumps(settings, indent=2, ensure_ascii=False) + "\n",
         mode=0o644,
     )
-    return outcome, gstack_hooks_in(settings)
+
+
+def install_settings(path: str, executable: str, db_path=None, keep_gstack_hooks=False) -> tuple:
+    """Merge our hooks into the settings file at ``path`` (created if missing).
+
+    gstack's own question hooks are taken out (one handler per event) and kept under the
+    state root for ``uninstall_settings``, unless ``keep_gstack_hooks``. Atomic (temp
+    file + rename, mode kept). Raises SettingsError for a file that is not a JSON object;
+    nothing is written then. Returns ``(outcome, replaced, gstack_hooks_left)``.
+    """
+    settings = _load_settings(path)
+    try:
+        outcome = merge_settings(settings, executable, db_path)
+    except SettingsError as e:
+        raise SettingsError(f"{path}: {e}; nothing was changed") from None
+    replaced = [] if keep_gstack_hooks else take_gstack_hooks(settings)
+    if replaced or not all(v == "present" for v in outcome.values()):
+        # What is taken out is kept first: a write cut short loses no entry.
+        _remember_install(path, replaced, keep_gstack_hooks, written=False)
+        _save_settings(path, settings)
+    _remember_install(path, [], keep_gstack_hooks, written=True)
+    return outcome, replaced, gstack_hooks_in(settings)
+
+
+def uninstall_settings(path: str) -> tuple:
+    """Remove plantune's hook entries from ``path`` and put back what install replaced.
+
+    Returns ``(removed, restored)``: the commands taken out and the gstack entries put
+    back (an entry already there again is not added twice). Other entries are untouched.
+    """
+    settings = _load_settings(path)
+    if not isinstance(settings, dict) or not isinstance(settings.get("hooks", {}), dict):
+        raise SettingsError(
+            f"{path}: the settings file must hold a JSON object; nothing was changed"
+        )
+    removed = []
+    for event, groups, group, items, item in _hook_items(settings):
+        if event in HOOK_EVENTS and isinstance(item, dict) and _is_ours(item.get("command"), event):
+            removed.append(item["command"])
+            items.remove(item)
+            if not items and group in groups:
+                groups.remove(group)
+    hooks = settings.setdefault("hooks", {})
+    for event in HOOK_EVENTS:
+        if hooks.get(event) == [] and removed:
+            del hooks[event]
+    record = _installs()
+    key = os.path.realpath(path)
+    restored = []
+    replaced = record.get(key, {}).get("replaced")
+    for entry in replaced if isinstance(replaced, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("group"), dict):
+            continue
+        event, group = entry.get("event"), entry["group"]
+        present = [i for *_, i in _hook_items({"hooks": {event: hooks.get(event)}})]
+        if all(i in present for i in group.get("hooks", [])):
+            continue
+        hooks.setdefault(event, []).append(group)
+        restored.extend(i.get("command") for i in group.get("hooks", []))
+    if removed or restored:
+        _save_settings(path, settings)
+    if key in record:
+        del record[key]
+        _write_installs(record)
+    return removed, restored

@@ -38,6 +38,7 @@ LAZY_COMMANDS = {
     "team": "toolkit.cli.team:team",
     "doors": "toolkit.cli.doors:doors",
     "report": "toolkit.cli.report:report",
+    "gstack": "toolkit.cli.gstack:gstack",
 }
 
 # Subcommands of `plantune hook` (Claude Code hook entry points), also loaded lazily.
@@ -45,6 +46,8 @@ HOOK_COMMANDS = {
     "pre-tool-use": "toolkit.cli.hooks:pre_tool_use",
     "post-tool-use": "toolkit.cli.hooks:post_tool_use",
     "install": "toolkit.cli.hooks:install",
+    "uninstall": "toolkit.cli.hooks:uninstall",
+    "session-start": "toolkit.cli.hooks:session_start",
     "session-end": "toolkit.cli.guidance:session_end",
 }
 

@@ -179,11 +179,11 @@ _FLAGS = {"check": ("--summary-stdin", "--json", "--include-synthetic"), "log": 
 _VALUED = ("--project", "--db")
 
 
-_FAST_HOOKS = ("pre-tool-use", "post-tool-use")
+_FAST_HOOKS = ("pre-tool-use", "post-tool-use", "session-start")
 
 
 def _parse_hook(args):
-    """``plantune hook pre-tool-use|post-tool-use [--db PATH]`` without click."""
+    """``plantune hook pre-tool-use|post-tool-use|session-start [--db PATH]`` without click."""
     if len(args) < 2 or args[0] != "hook" or args[1] not in _FAST_HOOKS:
         return None
     rest = args[2:]
@@ -200,6 +200,11 @@ def _parse_hook(args):
 
 def run_hook(event, db_path=None):
     """A Claude Code hook: always exit 0; output is written by the hook itself."""
+    if event == "session-start":  # without the question hooks' modules
+        from toolkit.claude import session_start
+
+        session_start.run()
+        return Output()
     from toolkit.claude import hooks
 
     hooks.run_named_hook(event, db_path=db_path)

@@ -52,12 +52,35 @@ def pre_tool_use(db_path):
     _run_hook(hooks.HOOK_PRE, lambda p: hooks.pre_tool_use(p, db_path=db_path))
 
 
+@click.command("session-start")
+def session_start():
+    """Link gstack again where its upgrade undid `plantune gstack link` (SessionStart hook).
+
+    Only the installs you linked; a stat per bin when nothing changed. Prints nothing
+    unless one could not be linked again or gstack's own question hooks are back in a
+    settings file `hook install` wrote, then one line of context; always exits 0.
+
+    \b
+    Example:
+        plantune hook session-start < payload.json
+    """
+    from toolkit.claude import hooks
+
+    hooks.run_named_hook(hooks.HOOK_SESSION_START)
+
+
 @click.command()
 @click.option(
     "--settings",
     "settings_path",
     type=click.Path(dir_okay=False),
     help="Merge the entries into this settings.json instead of printing them.",
+)
+@click.option(
+    "--keep-gstack-hooks",
+    is_flag=True,
+    help="Leave gstack's own question hooks registered beside plantune's (answers are "
+    "then judged and logged twice).",
 )
 @click.option(
     "--executable",
@@ -79,15 +102,18 @@ def pre_tool_use(db_path):
     "PATH=/usr/bin:/bin, a sample payload that records nothing) and report "
     "OK or failed; exit 1 if any failed.",
 )
-def install(settings_path, executable, db_path, check):
+def install(settings_path, keep_gstack_hooks, executable, db_path, check):
     """Print or merge the .claude/settings.json entries that run plantune's hooks.
 
-    The commands name plantune by its absolute path, so they work whatever PATH Claude
-    Code runs them with. Without --settings the hooks block is printed. With it, the
-    entries are merged into the file (created if missing): an existing plantune entry is
-    repointed, never duplicated; other keys and other tools' hooks are kept; and gstack's
-    history under the state root is imported right away (progress on stderr), so no hook
-    call has a backlog to import.
+    PreToolUse and PostToolUse handle AskUserQuestion; SessionStart links gstack again
+    after its upgrade (see `plantune gstack link`). The commands name plantune by its
+    absolute path, so they work whatever PATH Claude Code runs them with. Without
+    --settings the hooks block is printed. With it, the entries are merged into the file
+    (created if missing): an existing plantune entry is repointed, never duplicated;
+    gstack's own question hooks are replaced (one handler per event; `plantune hook
+    uninstall` puts them back) unless --keep-gstack-hooks; other keys and other tools'
+    hooks are kept; and gstack's history under the state root is imported right away
+    (progress on stderr), so no hook call has a backlog to import.
 
     \b
     Example:
@@ -113,7 +139,9 @@ def install(settings_path, executable, db_path, check):
             )
         return
     try:
-        outcome, gstack = settings.install_settings(settings_path, executable, db_path)
+        outcome, replaced, gstack = settings.install_settings(
+            settings_path, executable, db_path, keep_gstack_hooks=keep_gstack_hooks
+        )
     except settings.SettingsError as e:
         fail(str(e))
     except OSError as e:
@@ -127,16 +155,55 @@ def install(settings_path, executable, db_path, check):
         click.echo(
             f"note: {executable} is not an executable file; the hooks fail until it is", err=True
         )
+    for entry in replaced:
+        for item in entry["group"].get("hooks", []):
+            click.echo(
+                f"{entry['event']}: replaced gstack's {item.get('command')} "
+                "(`plantune hook uninstall` puts it back)"
+            )
     if gstack:
         click.echo(
             f"note: {settings_path} still runs gstack's own question hooks; answers will be "
-            "recorded twice until you remove them",
+            "recorded twice until you remove them (install without --keep-gstack-hooks)",
             err=True,
         )
     _initial_import(db_path)
     if check:
         with open(settings_path, encoding="utf-8") as f:
             _check(settings.installed_commands(json.load(f)))
+
+
+@click.command()
+@click.option(
+    "--settings",
+    "settings_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The settings.json that `plantune hook install --settings` wrote.",
+)
+def uninstall(settings_path):
+    """Remove plantune's hook entries and put back gstack's hooks that install replaced.
+
+    Other tools' entries and every other key are left as they are.
+
+    \b
+    Example:
+        plantune hook uninstall --settings ~/.claude/settings.json
+    """
+    from toolkit.claude import settings
+
+    try:
+        removed, restored = settings.uninstall_settings(settings_path)
+    except settings.SettingsError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"cannot write {settings_path}: {e.strerror or e}")
+    for command in removed:
+        click.echo(f"removed {command}")
+    for command in restored:
+        click.echo(f"put back gstack's {command}")
+    if not removed and not restored:
+        click.echo(f"{settings_path}: no plantune hook entries")
 
 
 def _initial_import(db_path):
