@@ -8,7 +8,7 @@ the write itself (atomic, through a symlinked settings file to where it leads).
 import os
 import sys
 
-from toolkit.claude.hooks import ERROR_LOG, HOOK_EVENTS, HOOK_TIMEOUT, MATCHER
+from toolkit.claude.hooks import ERROR_LOG, HOOK_EVENTS, HOOK_SUBCOMMANDS, HOOK_TIMEOUT, MATCHER
 from toolkit.store import paths, safe_io
 
 # --------------------------------------------------------------------------
@@ -53,7 +53,7 @@ def resolve_executable(executable=None) -> str:
 
 
 def _subcommand(event: str) -> str:
-    return "pre-tool-use" if event == "PreToolUse" else "post-tool-use"
+    return HOOK_SUBCOMMANDS[event]
 
 
 def hook_command(event: str, executable: str, db_path=None) -> str:
@@ -67,7 +67,7 @@ def hook_command(event: str, executable: str, db_path=None) -> str:
 
 
 def settings_entries(executable: str, db_path=None) -> dict:
-    """The ``hooks`` block Claude Code needs for both events."""
+    """The ``hooks`` block Claude Code needs, one entry per event of HOOK_SUBCOMMANDS."""
     return {
         event: [
             {
@@ -116,7 +116,7 @@ def _is_ours(command, event, executable=None) -> bool:
 
 
 def merge_settings(settings: dict, executable: str, db_path=None) -> dict:
-    """Add (or repoint) our two hook entries in a settings object in place.
+    """Add (or repoint) our hook entries in a settings object in place.
 
     Returns ``{event: "added" | "present" | "updated"}``. The first plantune entry of an
     event is kept (its command repointed), further ones are removed, so installing again
@@ -192,6 +192,26 @@ CHECK_PAYLOADS = {
         "cwd": os.sep,
         "tool_input": {"questions": [{"question": "", "options": []}]},
         "tool_response": {"answers": {}},
+    },
+    "PostToolUseFailure": {
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "AskUserQuestion",
+        "session_id": "plantune-hook-check",
+        "tool_use_id": "plantune-hook-check",
+        "cwd": os.sep,
+        "tool_input": {"questions": [{"question": "", "options": []}]},
+        "error": "plantune hook check",
+        "is_interrupt": True,
+    },
+    # No tool_use_id: a PermissionRequest carries none. Answers in the request make the
+    # hook open the database; a question without text is still skipped.
+    "PermissionRequest": {
+        "hook_event_name": "PermissionRequest",
+        "tool_name": "AskUserQuestion",
+        "session_id": "plantune-hook-check",
+        "cwd": os.sep,
+        "tool_input": {"questions": [{"question": "", "options": []}], "answers": {"": "A"}},
+        "permission_suggestions": [],
     },
 }
 CHECK_PATH = "/usr/bin:/bin"

@@ -43,6 +43,8 @@ LAZY_COMMANDS = {
 HOOK_COMMANDS = {
     "pre-tool-use": "toolkit.cli.hooks:pre_tool_use",
     "post-tool-use": "toolkit.cli.hooks:post_tool_use",
+    "post-tool-use-failure": "toolkit.cli.hooks:post_tool_use_failure",
+    "permission-request": "toolkit.cli.hooks:permission_request",
     "install": "toolkit.cli.hooks:install",
     "session-end": "toolkit.cli.guidance:session_end",
 }
