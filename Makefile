@@ -70,7 +70,7 @@ endif
 	@echo "   database:  $(DEMO_DB)"
 	@echo "   notebooks: $(DEMO_ROOT)/notebooks (open the .html files in a browser)"
 	@if [ "$(DEMO_SERVE)" != "0" ]; then \
-	  echo "   server:    http://127.0.0.1:$(SERVE_PORT)/plantune (starting now; Ctrl-C stops it)"; \
+	  echo "   server:    http://127.0.0.1:$(SERVE_PORT)/plantune (starting now, to you only: open the sign-in link it prints; Ctrl-C stops it)"; \
 	  $(DEMO_ENV) $(BIN)/plantune serve --port $(SERVE_PORT); \
 	else \
 	  echo "   server:    not started (DEMO_SERVE=0); make serve DB='$(DEMO_DB)' starts it on port $(SERVE_PORT)"; \
