@@ -52,3 +52,11 @@ KEBAB_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 def is_kebab(s) -> bool:
     """True for a non-empty string of ``[a-z0-9-]`` only (gstack's id and skill shape)."""
     return isinstance(s, str) and s != "" and not s.strip(KEBAB_CHARS)
+
+
+def plural(n, noun, nouns=None) -> str:
+    """``1 session``, ``2 sessions``, ``1,024 rows``: a count and its noun, agreed.
+
+    ``nouns`` is the plural when it is not ``noun + "s"`` (``entry``/``entries``).
+    """
+    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
