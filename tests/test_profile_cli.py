@@ -323,3 +323,32 @@ def test_delete_with_files_removes_gstack_copies(conn, state_root):
     data = json.loads(r.output)
     assert len(data["files_removed"]) == 3
     assert not log.exists() and not (state_root / "developer-profile.json").exists()
+
+
+def test_delete_all_removes_the_preference_events_and_their_lines(conn, state_root):
+    r = CliRunner().invoke(
+        cli, ["pref", "set", "ship-todos-create", "never-ask", "--source", "plan-tune"]
+    )
+    assert r.exit_code == 0, r.output
+    events_file = state_root / "projects" / PROJECT / "question-events.jsonl"
+    assert '"event_type":"preference-set"' in events_file.read_text()
+    r = invoke("delete", "--all", "--yes")
+    assert r.exit_code == 0, r.output
+    assert "1 preference_events" in r.output
+    assert events_file.read_text() == ""
+    c = database.connect(str(state_root / "plantune.db"))
+    try:
+        assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 0
+        # The preference in force stays (pref clear removes it).
+        assert [tuple(r) for r in c.execute("SELECT preference FROM preferences")] == [
+            ("never-ask",)
+        ]
+    finally:
+        c.close()
+    # Nothing deleted comes back: importing the state root again brings no event back.
+    assert CliRunner().invoke(cli, ["ingest"]).exit_code == 0
+    c = database.connect(str(state_root / "plantune.db"))
+    try:
+        assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 0
+    finally:
+        c.close()

@@ -394,11 +394,11 @@ def delete(project, all_, files, yes, db_path, as_json):
 
     Without --all: the project's question events, its office-hours sessions, pacing
     findings and runs, and the free text typed with its preferences. With --all: all of
-    that for every project, plus the declared profile. gstack's question-log.jsonl lines
-    of the deleted events and question-events.jsonl lines with typed text are removed
-    (atomic rewrite) and remembered as deleted, so no copy of them is imported again;
-    hook-errors.log loses its lines about them. Preferences are kept (`plantune pref
-    clear` removes those).
+    that for every project, plus the declared profile and every preference event (the
+    history behind the preferences). gstack's question-log.jsonl lines of the deleted
+    events and their question-events.jsonl lines are removed (atomic rewrite) and
+    remembered as deleted, so no copy of them is imported again; hook-errors.log loses its
+    lines about them. Preferences in force are kept (`plantune pref clear` removes those).
 
     \b
     Example:

@@ -657,10 +657,13 @@ def delete_counts(conn, project=None):
     extra = {
         "findings": n("findings"),
         "pacing_runs": n("pacing_runs"),
-        "preference_free_text": n(
-            "preference_events WHERE free_text IS NOT NULL AND free_text != ''", "scope"
-        ),
     }
+    if project is None:
+        extra["preference_events"] = n("preference_events")
+    else:
+        extra["preference_free_text"] = n(
+            "preference_events WHERE free_text IS NOT NULL AND free_text != ''", "scope"
+        )
     counts.update((k, v) for k, v in extra.items() if v)
     return counts
 
@@ -687,7 +690,8 @@ def delete(conn, project=None):
     office-hours session and the profile's bookkeeping; a project removes that project's
     question events and the office-hours sessions about it. Either way the pacing
     findings and ranked runs (their summaries and answers) of the scope go, and the typed
-    free text of its preference events (the preferences themselves stay). Deleted
+    free text of its preference events (for everything: every preference event, the
+    history of the preferences; the preferences themselves stay). Deleted
     events leave a tombstone (their key), so no copy of their line is imported again.
     ``secure_delete`` zeroes freed pages, VACUUM rebuilds the file and a TRUNCATE
     checkpoint empties the WAL, so no copy survives in either file.
@@ -700,20 +704,13 @@ def delete(conn, project=None):
             [r[0] for r in conn.execute(*_scoped("SELECT event_key FROM question_log", project))],
             "question-log",
         )
-        free = _scoped(
-            "SELECT event_key FROM preference_events"
-            " WHERE free_text IS NOT NULL AND free_text != ''",
-            project,
-            "scope",
+        # Everything: every preference event; a project: those with typed text.
+        events = "preference_events" + (
+            "" if project is None else " WHERE free_text IS NOT NULL AND free_text != ''"
         )
+        free = _scoped(f"SELECT event_key FROM {events}", project, "scope")
         db.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
-        conn.execute(
-            *_scoped(
-                "DELETE FROM preference_events WHERE free_text IS NOT NULL AND free_text != ''",
-                project,
-                "scope",
-            )
-        )
+        conn.execute(*_scoped(f"DELETE FROM {events}", project, "scope"))
         conn.execute(
             *_scoped(
                 "UPDATE preferences SET free_text = NULL WHERE free_text IS NOT NULL",
