@@ -103,7 +103,7 @@ def test_derive_json(conn):
     assert data["values"]["architecture_care"] == round(1 / (1 + 2.718281828459045**-0.3), 3)
     assert data["totals"]["risk_tolerance"] == -0.04 and data["events"]["risk_tolerance"] == 2
     r = invoke("derive")
-    assert "2 events, 1 skills, 1 questions" in r.output
+    assert "2 events, 1 skill, 1 question" in r.output
 
 
 def test_declare_then_gap(conn, state_root):
@@ -271,7 +271,7 @@ def test_delete_refuses_without_yes(conn, db_file):
     r = invoke("delete")
     assert (
         r.output.strip()
-        == f"Error: refusing to delete project {PROJECT} (1 question events) without --yes"
+        == f"Error: refusing to delete project {PROJECT} (1 question event) without --yes"
     )
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 2
 
@@ -352,3 +352,11 @@ def test_delete_all_removes_the_preference_events_and_their_lines(conn, state_ro
         assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 0
     finally:
         c.close()
+
+
+def test_counts_of_one_read_in_the_singular(conn):
+    add_event(conn, "plan-ceo-review-mode", "expand")
+    r = invoke("show")
+    assert r.exit_code == 0, r.output
+    assert "Observed: 1 event, 1 skill, 1 question on 1 day" in r.output
+    assert "(have 1 event, 1 skill, 1 question, 1 day)." in r.output

@@ -8,6 +8,7 @@ from datetime import date
 import click
 
 from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
+from toolkit.core.vocabulary import plural
 
 
 def _whole(value, name, low, high):
@@ -139,7 +140,7 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
         f"for {len(summary['projects'])} projects: {', '.join(summary['projects'])}."
     )
     click.echo(
-        f"{summary['sessions']:,} sessions, {summary['findings']:,} findings: "
+        f"{plural(summary['sessions'], 'session')}, {plural(summary['findings'], 'finding')}: "
         f"{surfaced['one-way']:,} one-way and {surfaced['gate']:,} gates asked, {surfaced['rank']:,} ranked high "
         f"enough to ask, {summary['silent']:,} auto-accepted, {surfaced['flip']:,} flipped back later."
     )

@@ -3,6 +3,7 @@
 import click
 
 from toolkit.cli.app import db_option, fail, gstack_files_apply, json_option, open_db, print_json
+from toolkit.core.vocabulary import plural
 
 project_option = click.option(
     "--project",
@@ -112,8 +113,10 @@ def show(project, synthetic, db_path, as_json):
     click.echo("")
     if div["sample_size"]:
         click.echo(
-            f"Observed: {div['sample_size']} events, {div['skills_covered']} skills, "
-            f"{div['question_ids_covered']} questions on {div['distinct_days']} days "
+            f"Observed: {plural(div['sample_size'], 'event')}, "
+            f"{plural(div['skills_covered'], 'skill')}, "
+            f"{plural(div['question_ids_covered'], 'question')} on "
+            f"{plural(div['distinct_days'], 'day')} "
             f"(from {div['first_day']} to {div['last_day']})."
         )
     else:
@@ -156,13 +159,14 @@ def derive(project, db_path, as_json):
         )
         return
     click.echo(
-        f"{project}: {div['sample_size']} events, {div['skills_covered']} skills, "
-        f"{div['question_ids_covered']} questions, {div['distinct_days']} days"
+        f"{project}: {plural(div['sample_size'], 'event')}, "
+        f"{plural(div['skills_covered'], 'skill')}, "
+        f"{plural(div['question_ids_covered'], 'question')}, {plural(div['distinct_days'], 'day')}"
     )
     for d in prof.DIMENSIONS:
         click.echo(
             f"  {d:<18} {inf['values'][d]:.3f}  (total {inf['totals'][d]:+.2f} from "
-            f"{inf['events'][d]} events)"
+            f"{plural(inf['events'][d], 'event')})"
         )
 
 
@@ -369,8 +373,8 @@ def export(path, project, force, db_path):
     except prof.ProfileError as e:
         fail(str(e))
     click.echo(
-        f"Exported profile ({len(doc['sessions'])} sessions, "
-        f"{doc['inferred']['sample_size']} events in {project}) to {path}"
+        f"Exported profile ({plural(len(doc['sessions']), 'session')}, "
+        f"{plural(doc['inferred']['sample_size'], 'event')} in {project}) to {path}"
     )
 
 
@@ -418,7 +422,8 @@ def delete(project, all_, files, yes, db_path, as_json):
     if not yes:
         counts = prof.delete_counts(conn, scope)
         what = "everything" if scope is None else f"project {scope}"
-        fail(f"refusing to delete {what} ({counts['question_log']} question events) without --yes")
+        events = plural(counts["question_log"], "question event")
+        fail(f"refusing to delete {what} ({events}) without --yes")
     own_files = gstack_files_apply(db_path)
     problems = []
     if own_files:

@@ -23,7 +23,7 @@ from toolkit.core.jscompat import (
     stringify_plain,
     value_string,
 )
-from toolkit.core.vocabulary import DIMENSIONS
+from toolkit.core.vocabulary import DIMENSIONS, plural
 from toolkit.store import db
 from toolkit.store import json_lite as json
 
@@ -183,8 +183,8 @@ def gate_message(div):
         need = parts[0]
     return (
         f"Not enough observed data yet — need {need} before the inferred values mean much "
-        f"(have {div['sample_size']} events, {div['skills_covered']} skills, "
-        f"{div['question_ids_covered']} questions, {div['distinct_days']} days)."
+        f"(have {plural(div['sample_size'], 'event')}, {plural(div['skills_covered'], 'skill')}, "
+        f"{plural(div['question_ids_covered'], 'question')}, {plural(div['distinct_days'], 'day')})."
     )
 
 
