@@ -122,10 +122,10 @@ def test_declare_then_gap(conn, state_root):
             "declared": 0.3,
             "inferred": 0.711,
             "gap": 0.411,
-            "gap_word": "mismatch",
+            "gap_word": "wide (too few answers to call it a mismatch)",
         }
     ]
-    assert "mismatch" in invoke("gap").output
+    assert "gap 0.411  wide" in invoke("gap").output
 
 
 @pytest.mark.parametrize(
@@ -360,3 +360,19 @@ def test_counts_of_one_read_in_the_singular(conn):
     assert r.exit_code == 0, r.output
     assert "Observed: 1 event, 1 skill, 1 question on 1 day" in r.output
     assert "(have 1 event, 1 skill, 1 question, 1 day)." in r.output
+
+
+def test_gap_and_mismatch_agree_about_a_mismatch(conn):
+    assert invoke("declare", "scope_appetite", "0.1").exit_code == 0
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 3)
+    gap = json.loads(invoke("gap", "--json").output)
+    mismatch = json.loads(invoke("mismatch", "--json").output)
+    assert mismatch["enough"] is False and gap[0]["gap"] > 0.3
+    assert gap[0]["gap_word"] == "wide (too few answers to call it a mismatch)"
+    assert "mismatch" not in invoke("gap").output.replace("call it a mismatch", "")
+    assert "Not enough data to compare yet: 3 events, need 10." in invoke("mismatch").output
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 7)
+    gap = json.loads(invoke("gap", "--json").output)
+    mismatch = json.loads(invoke("mismatch", "--json").output)
+    assert gap[0]["gap_word"] == "mismatch"
+    assert [m["dimension"] for m in mismatch["mismatches"]] == ["scope_appetite"]

@@ -107,7 +107,8 @@ def show(project, synthetic, db_path, as_json):
         low, high = prof.DIMENSION_WORDS[d]
         line = f"  {d.ljust(width)}  inferred {inf['values'][d]:.3f} {_bar(inf['values'][d])}"
         if d in dec:
-            line += f"  declared {dec[d]:.3f}  gap {gaps[d]:.3f} ({prof.gap_word(gaps[d])})"
+            word = prof.gap_word(gaps[d], div["sample_size"])
+            line += f"  declared {dec[d]:.3f}  gap {gaps[d]:.3f} ({word})"
         click.echo(line)
         click.echo(f"  {''.ljust(width)}  0 = {low}, 1 = {high}")
     click.echo("")
@@ -177,6 +178,9 @@ def derive(project, db_path, as_json):
 def gap(project, db_path, as_json):
     """Compare what you declared with what your answers show, dimension by dimension.
 
+    A gap above 0.3 is a mismatch only on enough answers (as `profile mismatch` needs);
+    on fewer it reads "wide".
+
     \b
     Example:
         plantune profile gap
@@ -187,13 +191,15 @@ def gap(project, db_path, as_json):
     dec = prof.declared(conn)
     values = prof.inferred(conn, project)["values"]
     gaps = prof.gap(dec, values)
+    # The sample `profile mismatch` uses, so the two never disagree about a mismatch.
+    sample = prof.diversity(conn, project)["sample_size"]
     rows = [
         {
             "dimension": d,
             "declared": dec[d],
             "inferred": values[d],
             "gap": gaps[d],
-            "gap_word": prof.gap_word(gaps[d]),
+            "gap_word": prof.gap_word(gaps[d], sample),
         }
         for d in dec
     ]
@@ -275,7 +281,7 @@ def mismatch(project, db_path, as_json):
         return
     if flagged is None:
         click.echo(
-            f"Not enough data to compare yet: {div['sample_size']} events, "
+            f"Not enough data to compare yet: {plural(div['sample_size'], 'event')}, "
             f"need {prof.MISMATCH_MIN_SAMPLE}."
         )
     elif not flagged:

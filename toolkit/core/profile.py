@@ -188,11 +188,19 @@ def gate_message(div):
     )
 
 
-def gap_word(gap):
+# The word for a wide gap on fewer answers than a mismatch needs (MISMATCH_MIN_SAMPLE).
+WIDE_GAP_WORD = "wide (too few answers to call it a mismatch)"
+
+
+def gap_word(gap, sample_size=None):
+    """close / drift / mismatch; with ``sample_size``, a wide gap on fewer answers than
+    ``mismatch`` needs is only "wide", so ``profile gap`` and ``profile mismatch`` agree."""
     if gap < 0.1:
         return "close"
     if gap <= MISMATCH_GAP:
         return "drift"
+    if sample_size is not None and sample_size < MISMATCH_MIN_SAMPLE:
+        return WIDE_GAP_WORD
     return "mismatch"
 
 
