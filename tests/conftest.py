@@ -165,7 +165,7 @@ def spark():
         try:
             import pyspark  # noqa: F401
         except ImportError:
-            missing = "pyspark is not installed (pip install 'plantune[spark]')"
+            missing = "pyspark is not installed (python -m pip install pyspark)"
     if missing:
         if os.environ.get("PLANTUNE_REQUIRE_SPARK"):
             pytest.fail(missing)
