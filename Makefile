@@ -109,7 +109,7 @@ notebooks: $(STAMP)
 # In JupyterLab a notebook's parameters are its first code cell (tagged parameters). To run
 # both notebooks without JupyterLab, filling that cell as papermill's -p does (each
 # NAME=VALUE becomes `plantune notebooks run --param NAME=VALUE`):
-#   make notebooks-run NOTEBOOK_PARAMS="project=acme-web since=2026-09-01 target=0.2"
+#   make notebooks-run NOTEBOOK_PARAMS="project=acme-storefront target=0.3"
 NOTEBOOK_PARAMS ?=
 notebooks-run: $(STAMP)
 	PLANTUNE_DB=$(NOTEBOOK_DB) $(BIN)/plantune notebooks run \

@@ -71,7 +71,7 @@ EXPECTED_SKIPPED = [
     "served serve",
     "make notebooks",
     "make notebooks NOTEBOOK_DB=~/.gstack/plantune.db NOTEBOOK_SYNTHETIC=0",
-    "make notebooks-run NOTEBOOK_PARAMS=project=acme-web since=2026-09-01 target=0.2",
+    "make notebooks-run NOTEBOOK_PARAMS=project=acme-storefront target=0.3",
     "served serve",
     "served serve --port 9000 --db ~/pt-copy.db",
     "served serve --no-auth",

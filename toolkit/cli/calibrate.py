@@ -431,7 +431,8 @@ def notebooks():
     "out_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Folder for the executed copies and HTML (default: <state root>/notebooks).",
+    help="Folder for the executed copies and HTML, written 0600 (default: a notebooks "
+    "folder beside the database).",
 )
 @click.option("--include-synthetic", is_flag=True, help="Let the notebooks use simulated rows.")
 @click.option(
@@ -465,7 +466,7 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
 
     seconds = _whole(timeout, "--timeout", 1, 86_400)
     path = paths.db_path(db_path)
-    out = out_dir or nbs.default_out_dir()
+    out = out_dir or nbs.default_out_dir(path)
     params = {
         "INCLUDE_SYNTHETIC": bool(include_synthetic),
         "WRITE_CALIBRATION": bool(write_calibration),
