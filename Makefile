@@ -84,7 +84,8 @@ lint: $(STAMP)
 # The compat and hook tests run a second time with the resident server on (tests/conftest.py
 # starts one for each test): every behaviour they pin must hold through it as well.
 RESIDENT_TESTS := tests/test_compat_log.py tests/test_compat_pref.py tests/test_hooks_pre.py \
-	tests/test_hooks_post.py tests/test_pickup.py tests/test_profile_compat.py tests/test_spool.py
+	tests/test_hooks_post.py tests/test_hooks_delivery.py tests/test_pickup.py tests/test_profile_compat.py \
+	tests/test_spool.py
 
 test: $(STAMP) lint
 	@$(BIN)/python -m compileall -q toolkit
