@@ -69,6 +69,21 @@ def test_a_cancelled_question_is_an_answer_nowhere(repo, state_root):
     assert not list(state_root.glob("projects/*/question-log.jsonl"))
 
 
+@pytest.mark.parametrize(
+    "error",
+    [
+        "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+        "[Request interrupted by user for tool use]",
+    ],
+)
+def test_a_rejection_without_is_interrupt_is_a_cancel_too(repo, error):
+    q = question("Which cache?", ["Redis", "Memcached"])
+    data = failure([q], cwd=repo, error=error)
+    del data["is_interrupt"]  # an optional field
+    run("post-tool-use-failure", data)
+    assert [e["user_choice"] for e in events()] == ["__cancelled__"]
+
+
 def test_every_question_of_a_cancelled_call_is_recorded(repo):
     qs = [question("First?", ["A", "B"]), question("Second?", ["C", "D"])]
     run("post-tool-use-failure", failure(qs, cwd=repo))

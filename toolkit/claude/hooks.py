@@ -185,6 +185,8 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
 # than the tool failing on its own (is_interrupt is the Esc key itself).
 _REJECTED_WORDS = (
     "doesn't want to proceed",
+    "doesn\u2019t want to proceed",
+    "interrupted by user",
     "user rejected",
     "user declined",
     "user cancelled",
