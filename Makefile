@@ -70,7 +70,7 @@ endif
 	@echo "   database:  $(DEMO_DB)"
 	@echo "   notebooks: $(DEMO_ROOT)/notebooks (open the .html files in a browser)"
 	@if [ "$(DEMO_SERVE)" != "0" ]; then \
-	  echo "   server:    http://127.0.0.1:$(SERVE_PORT)/plantune (starting now; Ctrl-C stops it)"; \
+	  echo "   server:    http://127.0.0.1:$(SERVE_PORT)/plantune (starting now, to you only: open the sign-in link it prints; Ctrl-C stops it)"; \
 	  $(DEMO_ENV) $(BIN)/plantune serve --port $(SERVE_PORT); \
 	else \
 	  echo "   server:    not started (DEMO_SERVE=0); make serve DB='$(DEMO_DB)' starts it on port $(SERVE_PORT)"; \
@@ -84,7 +84,8 @@ lint: $(STAMP)
 # The compat and hook tests run a second time with the resident server on (tests/conftest.py
 # starts one for each test): every behaviour they pin must hold through it as well.
 RESIDENT_TESTS := tests/test_compat_log.py tests/test_compat_pref.py tests/test_hooks_pre.py \
-	tests/test_hooks_post.py tests/test_pickup.py tests/test_profile_compat.py tests/test_spool.py
+	tests/test_hooks_post.py tests/test_hooks_delivery.py tests/test_pickup.py tests/test_profile_compat.py \
+	tests/test_spool.py
 
 test: $(STAMP) lint
 	@$(BIN)/python -m compileall -q toolkit
@@ -109,7 +110,7 @@ notebooks: $(STAMP)
 # In JupyterLab a notebook's parameters are its first code cell (tagged parameters). To run
 # both notebooks without JupyterLab, filling that cell as papermill's -p does (each
 # NAME=VALUE becomes `plantune notebooks run --param NAME=VALUE`):
-#   make notebooks-run NOTEBOOK_PARAMS="project=acme-web since=2026-09-01 target=0.2"
+#   make notebooks-run NOTEBOOK_PARAMS="project=acme-storefront target=0.3"
 NOTEBOOK_PARAMS ?=
 notebooks-run: $(STAMP)
 	PLANTUNE_DB=$(NOTEBOOK_DB) $(BIN)/plantune notebooks run \

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from tests.helpers import script
-from tests.helpers.server import free_port, wait_until_up
+from tests.helpers.server import COOKIES, free_port, http_get, read_banner, wait_until_up
 
 # No resident server from the commands the tests run, including those that module-scoped
 # fixtures run before the per-test isolation below; tests/test_resident.py turns it on.
@@ -165,7 +165,7 @@ def spark():
         try:
             import pyspark  # noqa: F401
         except ImportError:
-            missing = "pyspark is not installed (pip install 'plantune[spark]')"
+            missing = "pyspark is not installed (python -m pip install pyspark)"
     if missing:
         if os.environ.get("PLANTUNE_REQUIRE_SPARK"):
             pytest.fail(missing)
@@ -192,7 +192,8 @@ def history_db(db_file):
 
 @pytest.fixture
 def served(history_db):
-    """A real ``plantune serve`` on a free port; stopped by its PID afterwards."""
+    """A real ``plantune serve`` on a free port, signed in through the link it printed
+    (``proc.sign_in``; ``proc.banner`` holds the lines before it); stopped by its PID."""
     port = free_port()
     proc = subprocess.Popen(
         [script("plantune"), "serve", "--db", history_db, "--port", str(port)],
@@ -202,9 +203,12 @@ def served(history_db):
     )
     base = f"http://127.0.0.1:{port}"
     try:
+        proc.banner, proc.sign_in = read_banner(proc)
         wait_until_up(base + "/-/versions.json", proc)
+        http_get(proc.sign_in)  # signed in, as the owner opening the printed link
         yield base, history_db, proc
     finally:
+        COOKIES.clear()
         proc.terminate()
         try:
             proc.wait(timeout=15)

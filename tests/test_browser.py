@@ -65,10 +65,16 @@ canvas => {
 
 
 def test_phase_counts_page_shows_facets_and_draws_a_chart(served, browser, tmp_path):
-    base, _, _ = served
+    base, _, proc = served
     page = browser.new_page(viewport={"width": 1280, "height": 1100})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # Owner-only: a browser that has not signed in gets the sign-in page, and the link
+    # plantune serve printed signs it in.
+    page.goto(f"{base}/plantune/phase_counts")
+    assert page.locator("h1").inner_text() == "Sign in to plantune"
+    page.goto(proc.sign_in)
+    page.wait_for_url(re.compile(r"/plantune$"))
     page.goto(f"{base}/plantune/phase_counts?_size=max{CHART}")
 
     assert "phase_counts" in page.title()

@@ -1,4 +1,5 @@
 import json
+import re
 
 import numpy as np
 import pytest
@@ -460,3 +461,14 @@ def test_bad_input_writes_nothing(simulated_db, args, message):
     assert r.stderr.strip() == f"Error: {message}"
     assert r.stdout == ""
     assert _calibrations(simulated_db) == 0
+
+
+def test_a_rule_that_asks_nothing_reads_plainly(simulated_db):
+    r = CliRunner().invoke(
+        cli, ["calibrate", "--include-synthetic", "--resamples", "50", "--target", "0", "--dry-run"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "nan" not in r.output
+    assert re.search(
+        r"Override recall: nothing would be asked, so none of the [\d,]+ decisions", r.output
+    )

@@ -65,6 +65,44 @@ def test_init_then_status(db_file, state_root):
     assert "0001_core.sql" in data["migrations"]
 
 
+def test_status_on_a_fresh_root_creates_nothing(tmp_path, monkeypatch):
+    root = tmp_path / "fresh" / ".gstack"
+    monkeypatch.setenv("GSTACK_STATE_ROOT", str(root))
+    monkeypatch.setenv("GSTACK_HOME", str(root))
+    monkeypatch.delenv("PLANTUNE_DB")
+    r = CliRunner().invoke(cli, ["status"])
+    assert r.exit_code == 0, r.output
+    assert "(none yet; plantune init creates it)" in r.output
+    data = json.loads(CliRunner().invoke(cli, ["status", "--json"]).output)
+    assert data == {"db": str(root / "plantune.db"), "state_root": str(root), "exists": False}
+    assert not (tmp_path / "fresh").exists()
+
+
+def test_status_shows_your_tables_and_the_internal_ones_with_all(db_file):
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    shown = json.loads(CliRunner().invoke(cli, ["status", "--json"]).output)["tables"]
+    every = json.loads(CliRunner().invoke(cli, ["status", "--all", "--json"]).output)["tables"]
+    assert {"question_log", "preferences", "registry_questions", "calibrations"} <= set(shown)
+    internal = set(every) - set(shown)
+    assert {"rollup_day", "profile_feed", "rollup_question_log_add_feed", "tombstones"} <= internal
+    assert not [t for t in shown if t.startswith("rollup_") or t.endswith("_feed")]
+    text = CliRunner().invoke(cli, ["status"]).output
+    assert "question_log" in text and "rollup_day" not in text
+    assert "rollup_day" in CliRunner().invoke(cli, ["status", "--all"]).output
+
+
+def test_init_says_up_to_date_on_an_up_to_date_database(db_file):
+    assert f"Created {db_file}" in CliRunner().invoke(cli, ["init"]).output
+    r = CliRunner().invoke(cli, ["init"])
+    assert r.exit_code == 0
+    assert r.output.splitlines()[0] == f"{db_file} is up to date"
+    assert json.loads(CliRunner().invoke(cli, ["init", "--json"]).output)["upgraded"] is False
+    conn = sqlite3.connect(db_file)
+    conn.execute("PRAGMA user_version = 1")  # as an older release left it
+    conn.close()
+    assert CliRunner().invoke(cli, ["init"]).output.splitlines()[0] == f"Upgraded {db_file}"
+
+
 def test_db_option_beats_environment(tmp_path, db_file):
     other = str(tmp_path / "other.db")
     r = CliRunner().invoke(cli, ["init", "--db", other])

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import script
-from tests.helpers.server import http_get
+from tests.helpers.server import anonymous_get, free_port, http_get, read_banner, wait_until_up
 from tests.helpers.views import (
     EXPECTED,
     VIEW_NAMES,
@@ -618,7 +618,8 @@ def test_plantune_serve_answers_over_http_and_stops_by_pid(served):
     assert status == 200 and "registered, ad-hoc or unmarked" in page
     os.kill(proc.pid, 15)
     assert proc.wait(timeout=15) == 0
-    assert f"read-only at http://127.0.0.1:{base.rsplit(':', 1)[1]}/plantune" in proc.stdout.read()
+    printed = "".join(proc.banner) + proc.stdout.read()
+    assert f"read-only at http://127.0.0.1:{base.rsplit(':', 1)[1]}/plantune" in printed
     with pytest.raises(urllib.error.URLError):
         http_get(base + "/-/versions.json", timeout=2)
 
@@ -655,3 +656,97 @@ def test_plantune_serve_shows_rows_written_while_it_runs(served):
     conn.close()
     (row,) = json.loads(http_get(url)[1])
     assert row["shown"] == 1 and row["phases"] == "eng"
+
+
+# --- owner-only by default -------------------------------------------------------------
+
+ANONYMOUS_REFUSED = (
+    "/",
+    "/plantune",
+    "/plantune.json",
+    "/plantune/question_log.json?_shape=array",
+    "/plantune/question_log",
+    "/plantune/question_log/1.json",
+    "/plantune/phase_counts.json?_shape=array",
+    "/plantune.json?"
+    + urllib.parse.urlencode({"sql": "select question_summary from question_log"}),
+    "/-/databases.json",
+    "/-/metadata.json",
+    "/-/versions.json",
+)
+
+
+def test_serve_refuses_anonymous_requests_and_serves_the_signed_in_owner(served):
+    base, path, proc = served
+    for route in ANONYMOUS_REFUSED:
+        status, body = anonymous_get(base + route)
+        assert status == 403, route
+        assert "Sign in to plantune" in body and "question_summary" not in body, route
+    # A made-up token or a forged cookie signs nobody in.
+    assert anonymous_get(base + "/-/sign-in?token=guess")[0] == 403
+    forged = urllib.request.Request(
+        base + "/plantune.json", headers={"Cookie": "plantune_owner=eyJhIjoib3duZXIifQ.x"}
+    )
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(forged, timeout=10)
+    assert e.value.code == 403
+    # The sign-in page itself is open to anyone (it shows nothing of the data).
+    status, page = anonymous_get(base + "/-/sign-in")
+    assert status == 200 and "Sign in to plantune" in page
+    # Signed in (the fixture opened the printed link): everything reads.
+    sql = urllib.parse.urlencode(
+        {"sql": "select count(*) as n from question_log", "_shape": "array"}
+    )
+    status, body = http_get(base + "/plantune.json?" + sql)
+    assert status == 200 and json.loads(body)[0]["n"] == counts(path)["question_log"]
+    assert http_get(base + "/plantune/question_log.json?_shape=array")[0] == 200
+    status, body = http_get(base + "/-/databases.json")
+    assert status == 200
+    [database] = json.loads(body)
+    assert database["name"] == "plantune" and "path" not in database
+    assert os.path.basename(path) not in body and os.path.dirname(path) not in body
+    assert "to you only" in "".join(proc.banner)
+
+
+def test_each_run_has_its_own_sign_in_token(history_db):
+    links = []
+    for _ in range(2):
+        port = free_port()
+        proc = subprocess.Popen(
+            [script("plantune"), "serve", "--db", history_db, "--port", str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            _, link = read_banner(proc)
+            links.append(link)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+    assert links[0] != links[1]
+    assert all(link.split("token=")[1] for link in links)
+
+
+def test_no_auth_serves_read_only_without_sign_in_and_says_so(history_db):
+    port = free_port()
+    proc = subprocess.Popen(
+        [script("plantune"), "serve", "--db", history_db, "--port", str(port), "--no-auth"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        lines, link = read_banner(proc)
+        assert link is None and "anyone who can reach this port" in "".join(lines)
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(base + "/-/versions.json", proc)
+        status, body = anonymous_get(base + "/plantune/question_log.json?_shape=array")
+        assert status == 200 and json.loads(body)
+        status, body = anonymous_get(base + "/-/databases.json")
+        assert status == 200 and "path" not in json.loads(body)[0]
+        write = urllib.parse.urlencode({"sql": "delete from question_log"})
+        assert anonymous_get(base + "/plantune.json?" + write)[0] == 400
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)

@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers import REPO_ROOT
 from tests.helpers import gstack_history as gh
-from tests.helpers.server import free_port, http_get
+from tests.helpers.server import COOKIES, SIGN_IN_LINE, free_port, http_get
 from toolkit.core import database
 
 BIN = os.path.dirname(sys.executable)
@@ -53,18 +53,22 @@ def test_make_demo_on_a_gstack_only_state_root(tmp_path):
             deadline = time.monotonic() + 300
             page = None
             while time.monotonic() < deadline and proc.poll() is None:
+                log.seek(0)
+                links = [m.group(1) for m in map(SIGN_IN_LINE.match, log) if m]
                 try:
+                    http_get(links[0])  # the sign-in link the demo printed
                     status, page = http_get(
                         f"http://127.0.0.1:{port}/plantune/calibrations.json?_shape=array"
                     )
                     break
-                except OSError:
+                except (OSError, IndexError):
                     time.sleep(1)
             log.seek(0)
             output = log.read()
             assert page is not None, output
             assert status == 200 and '"source": "question-log"' in page.replace('":"', '": "'), page
         finally:
+            COOKIES.clear()
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
             try:

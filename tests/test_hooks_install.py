@@ -32,32 +32,36 @@ def ours(settings, event):
     ]
 
 
+# Every event plantune handles, with its subcommand (all with the AskUserQuestion matcher).
+SUBCOMMANDS = {
+    "PreToolUse": "pre-tool-use",
+    "PostToolUse": "post-tool-use",
+    "PostToolUseFailure": "post-tool-use-failure",
+    "PermissionRequest": "permission-request",
+}
+
+
+# ... and SessionStart, for every session (no matcher), which re-links gstack installs.
+EVERY = {**SUBCOMMANDS, "SessionStart": "session-start"}
+
+
 def test_prints_the_entries_for_every_event():
     r = install()
     assert r.exit_code == 0
     data = json.loads(r.stdout)
     assert data == {
         "hooks": {
-            "PreToolUse": [
+            event: [
                 {
                     "matcher": MATCHER,
                     "hooks": [
-                        {"type": "command", "command": f"{RUNNING} hook pre-tool-use", "timeout": 5}
+                        {"type": "command", "command": f"{RUNNING} hook {sub}", "timeout": 5}
                     ],
                 }
-            ],
-            "PostToolUse": [
-                {
-                    "matcher": MATCHER,
-                    "hooks": [
-                        {
-                            "type": "command",
-                            "command": f"{RUNNING} hook post-tool-use",
-                            "timeout": 5,
-                        }
-                    ],
-                }
-            ],
+            ]
+            for event, sub in SUBCOMMANDS.items()
+        }
+        | {
             "SessionStart": [
                 {
                     "hooks": [
@@ -78,17 +82,13 @@ def test_creates_a_missing_settings_file_and_is_idempotent(tmp_path):
     r = install("--settings", str(path))
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines() == [
-        f"PreToolUse: added ({RUNNING} hook pre-tool-use)",
-        f"PostToolUse: added ({RUNNING} hook post-tool-use)",
-        f"SessionStart: added ({RUNNING} hook session-start)",
+        f"{event}: added ({RUNNING} hook {sub})" for event, sub in EVERY.items()
     ]
     first = path.read_bytes()
     assert json.loads(first) == json.loads(install().stdout)
     r = install("--settings", str(path))
     assert r.stdout.splitlines() == [
-        f"PreToolUse: already installed ({RUNNING} hook pre-tool-use)",
-        f"PostToolUse: already installed ({RUNNING} hook post-tool-use)",
-        f"SessionStart: already installed ({RUNNING} hook session-start)",
+        f"{event}: already installed ({RUNNING} hook {sub})" for event, sub in EVERY.items()
     ]
     assert path.read_bytes() == first
 
@@ -383,12 +383,11 @@ def test_path_with_spaces_is_quoted_idempotent_and_checks_ok(tmp_path, state_roo
         )
         assert r.returncode == 0, r.stdout + r.stderr
         quoted = shlex.quote(spaced_plantune)
-        assert f"check PreToolUse: OK ({quoted} hook pre-tool-use)" in r.stdout
-        assert f"check PostToolUse: OK ({quoted} hook post-tool-use)" in r.stdout
         after = json.loads(settings.read_text())
-        for event, sub in (("PreToolUse", "pre"), ("PostToolUse", "post")):
-            assert [h["command"] for h in ours(after, event)] == [f"{quoted} hook {sub}-tool-use"]
-        assert len(after["hooks"]["PreToolUse"]) == len(after["hooks"]["PostToolUse"]) == 1
+        for event, sub in SUBCOMMANDS.items():
+            assert f"check {event}: OK ({quoted} hook {sub})" in r.stdout
+            assert [h["command"] for h in ours(after, event)] == [f"{quoted} hook {sub}"]
+            assert len(after["hooks"][event]) == 1
     assert "already installed" in r.stdout
     # The check recorded nothing and logged nothing.
     import sqlite3
@@ -466,9 +465,9 @@ def test_any_executable_name_is_replaced_not_duplicated(tmp_path):
     for _ in range(3):
         assert install("--settings", str(path), "--executable", str(launcher)).exit_code == 0
     settings = json.loads(path.read_text())
-    for event in ("PreToolUse", "PostToolUse"):
+    for event, sub in SUBCOMMANDS.items():
         assert [h["command"] for g in settings["hooks"][event] for h in g["hooks"]] == [
-            f"{launcher} hook {'pre' if event == 'PreToolUse' else 'post'}-tool-use"
+            f"{launcher} hook {sub}"
         ]
 
 
@@ -500,10 +499,9 @@ def test_check_reports_a_command_that_cannot_run(tmp_path):
     r = install("--settings", str(path), "--executable", missing, "--check")
     assert r.exit_code == 1
     assert f"note: {missing} is not an executable file" in r.stderr
-    assert "check PreToolUse: failed: exit 127" in r.stdout
-    assert "check PostToolUse: failed: exit 127" in r.stdout
-    assert "check SessionStart: failed: exit 127" in r.stdout
-    assert r.stderr.strip().endswith("Error: 3 of 3 hook commands failed from a minimal PATH")
+    for event in EVERY:
+        assert f"check {event}: failed: exit 127" in r.stdout
+    assert r.stderr.strip().endswith("Error: 5 of 5 hook commands failed from a minimal PATH")
     # The entries are still installed (they start working once the executable is there).
     assert len(ours(json.loads(path.read_text()), "PostToolUse")) == 1
 
@@ -515,7 +513,7 @@ def test_check_reports_a_hook_that_runs_but_fails_inside(tmp_path, state_root, m
     monkeypatch.setenv("PLANTUNE_DB", str(broken_db))
     r = install("--settings", str(tmp_path / "settings.json"), "--check")
     assert r.exit_code == 1
-    assert "check PostToolUse: failed: logged an error:" in r.stdout
-    assert "check PreToolUse: failed: logged an error:" in r.stdout
+    for event in SUBCOMMANDS:
+        assert f"check {event}: failed: logged an error:" in r.stdout
+    assert "4 of 5 hook commands failed" in r.stderr
     assert "check SessionStart: OK" in r.stdout  # re-linking gstack opens no database
-    assert "2 of 3 hook commands failed" in r.stderr

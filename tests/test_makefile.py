@@ -65,3 +65,42 @@ def test_make_demo_prints_each_step_and_where_everything_is(tmp_path):
         ".ipynb",
         ".ipynb",
     ]
+
+
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(REPO_ROOT, ".venv", ".installed")),
+    reason="make notebooks-run runs from the checkout's .venv",
+)
+def test_the_readme_notebooks_run_example_works_on_the_demo_database(tmp_path):
+    from tests.helpers import script
+
+    root = tmp_path / "demo"
+    db = root / "plantune.db"
+    home = tmp_path / "home"  # the isolated HOME, which has no .gstack
+    env = {k: v for k, v in os.environ.items() if k not in ("GSTACK_STATE_ROOT", "GSTACK_HOME")}
+    env.update(HOME=str(home), PLANTUNE_DB=str(db), PLANTUNE_SERVER="off")
+    for args in (["init", "--demo"], ["simulate", "--days", "20", "--seed", "7"]):
+        subprocess.run([script("plantune"), *args], env=env, check=True, capture_output=True)
+    env.pop("PLANTUNE_DB")
+    # As the README writes it, on the demo database (NOTEBOOK_DB's default is the demo's).
+    r = subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            "notebooks-run",
+            f"NOTEBOOK_DB={db}",
+            "NOTEBOOK_PARAMS=project=acme-storefront target=0.3",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    written = sorted((root / "notebooks").iterdir())
+    assert sorted(p.suffix for p in written) == [".html", ".html", ".ipynb", ".ipynb"]
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in written), [
+        oct(p.stat().st_mode) for p in written
+    ]
+    assert not (home / ".gstack").exists()  # nothing went to the state root

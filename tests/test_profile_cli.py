@@ -103,7 +103,7 @@ def test_derive_json(conn):
     assert data["values"]["architecture_care"] == round(1 / (1 + 2.718281828459045**-0.3), 3)
     assert data["totals"]["risk_tolerance"] == -0.04 and data["events"]["risk_tolerance"] == 2
     r = invoke("derive")
-    assert "2 events, 1 skills, 1 questions" in r.output
+    assert "2 events, 1 skill, 1 question" in r.output
 
 
 def test_declare_then_gap(conn, state_root):
@@ -122,10 +122,10 @@ def test_declare_then_gap(conn, state_root):
             "declared": 0.3,
             "inferred": 0.711,
             "gap": 0.411,
-            "gap_word": "mismatch",
+            "gap_word": "wide (too few answers to call it a mismatch)",
         }
     ]
-    assert "mismatch" in invoke("gap").output
+    assert "gap 0.411  wide" in invoke("gap").output
 
 
 @pytest.mark.parametrize(
@@ -271,7 +271,7 @@ def test_delete_refuses_without_yes(conn, db_file):
     r = invoke("delete")
     assert (
         r.output.strip()
-        == f"Error: refusing to delete project {PROJECT} (1 question events) without --yes"
+        == f"Error: refusing to delete project {PROJECT} (1 question event) without --yes"
     )
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 2
 
@@ -323,3 +323,56 @@ def test_delete_with_files_removes_gstack_copies(conn, state_root):
     data = json.loads(r.output)
     assert len(data["files_removed"]) == 3
     assert not log.exists() and not (state_root / "developer-profile.json").exists()
+
+
+def test_delete_all_removes_the_preference_events_and_their_lines(conn, state_root):
+    r = CliRunner().invoke(
+        cli, ["pref", "set", "ship-todos-create", "never-ask", "--source", "plan-tune"]
+    )
+    assert r.exit_code == 0, r.output
+    events_file = state_root / "projects" / PROJECT / "question-events.jsonl"
+    assert '"event_type":"preference-set"' in events_file.read_text()
+    r = invoke("delete", "--all", "--yes")
+    assert r.exit_code == 0, r.output
+    assert "1 preference_events" in r.output
+    assert events_file.read_text() == ""
+    c = database.connect(str(state_root / "plantune.db"))
+    try:
+        assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 0
+        # The preference in force stays (pref clear removes it).
+        assert [tuple(r) for r in c.execute("SELECT preference FROM preferences")] == [
+            ("never-ask",)
+        ]
+    finally:
+        c.close()
+    # Nothing deleted comes back: importing the state root again brings no event back.
+    assert CliRunner().invoke(cli, ["ingest"]).exit_code == 0
+    c = database.connect(str(state_root / "plantune.db"))
+    try:
+        assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 0
+    finally:
+        c.close()
+
+
+def test_counts_of_one_read_in_the_singular(conn):
+    add_event(conn, "plan-ceo-review-mode", "expand")
+    r = invoke("show")
+    assert r.exit_code == 0, r.output
+    assert "Observed: 1 event, 1 skill, 1 question on 1 day" in r.output
+    assert "(have 1 event, 1 skill, 1 question, 1 day)." in r.output
+
+
+def test_gap_and_mismatch_agree_about_a_mismatch(conn):
+    assert invoke("declare", "scope_appetite", "0.1").exit_code == 0
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 3)
+    gap = json.loads(invoke("gap", "--json").output)
+    mismatch = json.loads(invoke("mismatch", "--json").output)
+    assert mismatch["enough"] is False and gap[0]["gap"] > 0.3
+    assert gap[0]["gap_word"] == "wide (too few answers to call it a mismatch)"
+    assert "mismatch" not in invoke("gap").output.replace("call it a mismatch", "")
+    assert "Not enough data to compare yet: 3 events, need 10." in invoke("mismatch").output
+    add_events(conn, [("plan-ceo-review-mode", "expand")] * 7)
+    gap = json.loads(invoke("gap", "--json").output)
+    mismatch = json.loads(invoke("mismatch", "--json").output)
+    assert gap[0]["gap_word"] == "mismatch"
+    assert [m["dimension"] for m in mismatch["mismatches"]] == ["scope_appetite"]

@@ -450,3 +450,59 @@ def test_lint_refuses_a_broken_registry_file(db_file, tmp_path):
     r = invoke("lint", str(root), "--registry", path)
     assert r.exit_code == 1
     assert "entry 'Bad': id must be kebab-case" in r.stderr
+
+
+def test_lint_reads_a_quoted_example_marker_as_prose_not_an_id(db_file, tmp_path):
+    root = tmp_path / "skills"
+    (root / "plan-tune").mkdir(parents=True)
+    # As gstack's own plan-tune/SKILL.md.tmpl words it.
+    (root / "plan-tune" / "SKILL.md.tmpl").write_text(
+        "Top N hash-only question_ids by frequency. These are AUQ fires the cathedral\n"
+        "hook captured but cannot enforce against (no `<gstack-qid:foo>` marker in\n"
+        "the skill template). Log `question_id: made-up-example` the same way.\n"
+        "Ask `<gstack-qid:ship-test-failure-triage>` here.\n"
+        "A real one: <gstack-qid:bar-baz>\n"
+    )
+    path = small_registry(tmp_path, [("ship-test-failure-triage", "ship")])
+    report = json.loads(invoke("lint", str(root), "--registry", path, "--json").stdout)
+    # The quoted registered id still counts as a reference; the quoted unknown ones are prose.
+    assert report["unregistered"] == [{"id": "bar-baz", "where": ["plan-tune/SKILL.md.tmpl:5"]}]
+    assert report["unreferenced"] == []
+
+
+def test_unreferenced_entries_are_warnings_unless_strict(db_file, tmp_path):
+    root = tmp_path / "skills"
+    (root / "ship").mkdir(parents=True)
+    (root / "ship" / "SKILL.md.tmpl").write_text("Ask <gstack-qid:ship-test-failure-triage>.\n")
+    path = small_registry(
+        tmp_path, [("ship-test-failure-triage", "ship"), ("cso-finding-fix", "cso")]
+    )
+    r = invoke("lint", str(root), "--registry", path)
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == [
+        "unreferenced  cso-finding-fix",
+        "1 template file, 1 id referenced: 0 unregistered, 0 duplicate, 1 unreferenced"
+        " (warnings; --strict fails on them).",
+    ]
+    assert (
+        json.loads(invoke("lint", str(root), "--registry", path, "--json").stdout)["drift"] is False
+    )
+    r = invoke("lint", str(root), "--registry", path, "--strict")
+    assert r.exit_code == 1
+    assert r.output.splitlines()[-1].endswith("1 unreferenced.")
+    assert (
+        invoke("lint", str(root), "--registry", path, "--strict", "--allow-unreferenced").exit_code
+        == 0
+    )
+
+
+@pytest.mark.skipif(
+    not os.environ.get("PLANTUNE_GSTACK_TREE"),
+    reason="set PLANTUNE_GSTACK_TREE to a gstack checkout to lint it",
+)
+def test_lint_passes_on_an_untouched_gstack_tree(db_file):
+    tree = os.environ["PLANTUNE_GSTACK_TREE"]
+    registry_ts = os.path.join(tree, "scripts", "question-registry.ts")
+    r = invoke("lint", tree, "--registry", registry_ts)
+    assert r.exit_code == 0, r.output
+    assert "0 unregistered, 0 duplicate" in r.output

@@ -4,7 +4,9 @@ SQLite views, and `plantune team calibrate --engine duckdb` against the numpy fi
 import filecmp
 import json
 import os
+import re
 import sqlite3
+import sys
 
 import pyarrow.dataset as pads
 import pytest
@@ -497,3 +499,27 @@ def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
     assert query(
         fresh, "SELECT synthetic FROM calibrations WHERE id = ?", (again["calibration_id"],)
     ) == [(1,)]
+
+
+def test_calibrating_simulated_data_without_the_flag_says_why_nothing_fits(tmp_path, db_file):
+    ok(["simulate", "--days", "3", "--seed", "5", "--db", db_file])
+    out = str(tmp_path / "out")
+    ok(["export", out, "--db", db_file])
+    r = invoke(["team", "calibrate", out])
+    assert r.exit_code == 1
+    [line] = r.output.strip().splitlines()
+    assert re.fullmatch(
+        r"Error: no real two-way findings to calibrate on; the dataset holds [\d,]+ simulated "
+        r"ones \(simulated data is left out unless you pass --include-synthetic\)",
+        line,
+    ), line
+    assert ok(["team", "calibrate", out, "--include-synthetic"]).output.startswith("Threshold")
+
+
+def test_without_pyspark_the_error_names_a_command_that_installs_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # as where pyspark is not installed
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(teams.TeamError) as e:
+        teams.spark_session()
+    assert f"`{sys.executable} -m pip install pyspark`" in str(e.value)
+    assert "plantune[spark]" not in str(e.value)

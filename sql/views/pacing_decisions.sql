@@ -5,7 +5,8 @@
 -- a hook) needs to know nothing about pacing. The newest matching event wins: for a
 -- Silent Decision that is its auto-decided event or a later flip; for a surfaced finding
 -- only an event other than auto-decided counts (the user's answer, or a flip), so a
--- decision flipped out of the block stays unanswered until the user answers it.
+-- decision flipped out of the block stays unanswered until the user answers it; a question
+-- the user cancelled (Esc) answers nothing.
 -- choice_in_force is what the agent should act on. A simulated finding (synthetic = 1)
 -- is answered only by simulated events and a real one only by real events.
 -- The answer's fields are looked up per row shown (not joined), so counting the view or
@@ -54,6 +55,7 @@ FROM (
               AND (q.phase = f.phase OR q.phase = 'unknown')
               AND q.synthetic = f.synthetic
               AND (f.disposition = 'silent' OR q.source <> 'auto-decided')
+              AND q.user_choice <> '__cancelled__'
             ORDER BY q.id DESC
             LIMIT 1
         ) AS answer_event_id

@@ -1,7 +1,7 @@
 -- question_events: the question log as analysts read it. One row per question asked or
 -- auto-decided, with its day, the door type plantune classified it as (falling back to the
--- caller's, then the registry's), whether a person answered it (not the auto-decider) and
--- whether that answer overrode the recommendation (NULL when unknown). Notebook 01 reads it
+-- caller's, then the registry's), whether a person answered it (not the auto-decider, not a
+-- question cancelled with Esc) and whether that answer overrode the recommendation (NULL when unknown). Notebook 01 reads it
 -- for events per day, phase and skill, override rates, door types and the diversity gate.
 -- The registry is looked up per row shown rather than joined, so counting the view or
 -- faceting it on the log's own columns reads only the log (or one of its indexes).
@@ -23,7 +23,8 @@ SELECT
     q.user_choice,
     q.recommended,
     q.followed_recommendation,
-    CASE WHEN q.source != 'auto-decided' THEN 1 ELSE 0 END AS answered,
+    CASE WHEN q.source != 'auto-decided' AND q.user_choice != '__cancelled__' THEN 1 ELSE 0 END
+        AS answered,
     CASE q.followed_recommendation WHEN 0 THEN 1 WHEN 1 THEN 0 END AS overridden,
     EXISTS (SELECT 1 FROM registry_questions AS r WHERE r.id = q.question_id) AS registered,
     q.synthetic

@@ -35,7 +35,7 @@ SELECT
     CASE WHEN q.ts <= t.created_at THEN 1 ELSE 0 END AS before_run,
     CASE WHEN q.source = 'auto-decided' THEN 1 ELSE 0 END AS auto_decided,
     CASE WHEN q.source IN ('agent', 'hook', 'auq-other', 'transcript-import')
-              AND q.user_choice != '__unknown__' THEN 1 ELSE 0 END AS user_answered
+              AND q.user_choice NOT IN ('__unknown__', '__cancelled__') THEN 1 ELSE 0 END AS user_answered
 FROM trace_runs AS t
 CROSS JOIN question_log AS q ON q.session_id = t.session_id
 WHERE t.session_id IS NOT NULL;

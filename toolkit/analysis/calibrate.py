@@ -44,7 +44,7 @@ from toolkit.analysis.fit import (
     surfaced_mask,
 )
 from toolkit.core import identity
-from toolkit.core.vocabulary import GATE_KINDS
+from toolkit.core.vocabulary import GATE_KINDS, plural
 from toolkit.store import db
 
 # --------------------------------------------------------------------------- data and runs
@@ -701,11 +701,13 @@ def summary_lines(report):
 def _recall_line(part, label):
     if part["override_recall"] is None:
         return f"{label}: no overridden decisions recorded."
-    times = (
-        part["override_recall"] / part["random_recall"] if part["random_recall"] else float("nan")
-    )
+    overrode = plural(part["n_overridden"], "decision")
+    if not part["random_recall"]:
+        # Nothing is asked: there is no random rule of the same size to compare with.
+        return f"{label}: nothing would be asked, so none of the {overrode} you overrode."
+    times = part["override_recall"] / part["random_recall"]
     return (
-        f"{label}: {_pct(part['override_recall'])} of the {part['n_overridden']:,} decisions you "
+        f"{label}: {_pct(part['override_recall'])} of the {overrode} you "
         f"overrode would be asked about; asking a random {_pct(part['random_recall'])} would catch "
         f"{_pct(part['random_recall'])} ({times:.1f}x random)."
     )

@@ -208,11 +208,23 @@ def execute(path, params=None, timeout=DEFAULT_TIMEOUT, notebook_params=None):
     return nb
 
 
-def default_out_dir(env=None):
-    """``<state root>/notebooks``: executed copies go beside the data, never into the package."""
+def default_out_dir(db_path=None, env=None):
+    """A ``notebooks`` folder beside the database (``<state root>/notebooks`` for the state
+    root's own): executed copies go beside the data they show, never into the package."""
+    if db_path:
+        return os.path.join(os.path.dirname(os.path.abspath(db_path)), "notebooks")
     from toolkit.store import paths
 
     return os.path.join(paths.state_root(env), "notebooks")
+
+
+def _write_private(path, text):
+    """Write an executed copy readable by its owner only: it holds what the 0600
+    database holds (questions, answers, free text), so it gets the same mode."""
+    from toolkit.store import safe_io
+
+    safe_io.write_atomic(path, text, mode=0o600)
+    os.chmod(path, 0o600)  # an earlier copy written 0644 is tightened too
 
 
 def run(
@@ -238,9 +250,9 @@ def run(
 
         raise NotebookError(no_database_message(db_path))
     paths = notebook_paths(directory)
-    out_dir = out_dir or default_out_dir()
+    out_dir = out_dir or default_out_dir(db_path)
     try:
-        os.makedirs(out_dir, exist_ok=True)
+        os.makedirs(out_dir, mode=0o700, exist_ok=True)
     except OSError as e:
         raise NotebookError(f"cannot create output folder {out_dir}: {e.strerror}") from None
     values = {"PLANTUNE_DB": os.path.abspath(db_path)}
@@ -252,12 +264,11 @@ def run(
         nb = execute(path, values, timeout, notebook_params)
         seconds = time.perf_counter() - started
         nb_out = os.path.join(out_dir, name)
-        nbformat.write(nb, nb_out)
+        _write_private(nb_out, nbformat.writes(nb))
         html_out = None
         if html_copy:
             html_out = os.path.splitext(nb_out)[0] + ".html"
-            with open(html_out, "w", encoding="utf-8") as f:
-                f.write(to_html(nb, os.path.splitext(name)[0]))
+            _write_private(html_out, to_html(nb, os.path.splitext(name)[0]))
         result = {"name": name, "seconds": seconds, "notebook": nb_out, "html": html_out}
         results.append(result)
         if on_done:

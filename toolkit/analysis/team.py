@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from toolkit.analysis import export as exp
+from toolkit.core.vocabulary import plural
 
 ENGINES = ("duckdb", "spark")
 DUCKDB_MEMORY = "2GB"
@@ -264,8 +266,22 @@ def _two_way(include_synthetic, project):
     return " AND ".join(cond)
 
 
-def _fit(code_counts, target, score_function, weights, tie_stats):
-    """Driver step: codes -> score histogram -> the numpy fit's arithmetic."""
+def _nothing_to_fit(simulated=0):
+    """The error for an empty fit; ``simulated``: simulated two-way findings left out."""
+    if simulated:
+        return TeamError(
+            f"no real two-way findings to calibrate on; the dataset holds "
+            f"{plural(simulated, 'simulated one')} (simulated data is left out unless you "
+            "pass --include-synthetic)"
+        )
+    return TeamError("no two-way findings to calibrate on")
+
+
+def _fit(code_counts, target, score_function, weights, tie_stats, simulated=None):
+    """Driver step: codes -> score histogram -> the numpy fit's arithmetic.
+
+    ``simulated()`` counts the simulated two-way findings the filter left out (asked only
+    when there is nothing to fit, so the error can say why)."""
     import numpy as np
 
     from toolkit.analysis import calibrate
@@ -278,7 +294,7 @@ def _fit(code_counts, target, score_function, weights, tie_stats):
         value = round(float(table[int(code)]), scoring.SCORE_DECIMALS)
         hist[value] = hist.get(value, 0) + int(n)
     if not hist:
-        raise TeamError("no two-way findings to calibrate on")
+        raise _nothing_to_fit(simulated() if simulated else 0)
     values = np.array(sorted(hist), dtype=np.float64)
     counts = np.array([hist[v] for v in values], dtype=np.int64)
     codes_at = {}
@@ -331,7 +347,13 @@ def calibrate_duckdb(
         ).fetchone()
         return lo, hi, int(below), int(upto)
 
-    return _fit(codes, target, score_function, weights, tie_stats)
+    def simulated():
+        if include_synthetic:
+            return 0
+        left_out = f"{_two_way(True, project)} AND synthetic = 1"
+        return con.execute(f"SELECT count(*) FROM findings WHERE {left_out}").fetchone()[0]
+
+    return _fit(codes, target, score_function, weights, tie_stats, simulated)
 
 
 def _spark_manifest(spark, directory):
@@ -349,9 +371,12 @@ def spark_session(master=None):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
+        # plantune is installed from a clone, so an extra cannot be named; pyspark goes
+        # into the environment plantune runs in.
         raise TeamError(
-            "pyspark is not installed; install plantune with its spark extra"
-            " (pip install 'plantune[spark]', and a Java runtime)"
+            f"pyspark is not installed; install it beside plantune with `{sys.executable} -m pip"
+            " install pyspark` (it also needs a Java runtime, e.g. apt-get install"
+            " default-jre-headless)"
         ) from None
     builder = SparkSession.builder.appName("plantune-calibrate")
     active = SparkSession.getActiveSession()
@@ -389,10 +414,10 @@ def calibrate_spark(
         for name in p["files"]
     ]
     if not files:
-        raise TeamError("no two-way findings to calibrate on")
+        raise _nothing_to_fit()
     # basePath makes Spark read project and month back from the folder names.
-    df = spark.read.option("basePath", base).parquet(*files)
-    df = df.where(F.expr(_two_way(include_synthetic, project)))
+    every = spark.read.option("basePath", base).parquet(*files)
+    df = every.where(F.expr(_two_way(include_synthetic, project)))
     code = F.expr(_CODE)
     # Map-reduce 1: the score histogram, counted per factor code.
     codes = [(r["code"], r["count"]) for r in df.groupBy(code.alias("code")).count().collect()]
@@ -413,7 +438,12 @@ def calibrate_spark(
         ).collect()[0]
         return lo, hi, int(row["below"]), int(row["upto"])
 
-    return _fit(codes, target, score_function, weights, tie_stats)
+    def simulated():
+        if include_synthetic:
+            return 0
+        return every.where(F.expr(f"{_two_way(True, project)} AND synthetic = 1")).count()
+
+    return _fit(codes, target, score_function, weights, tie_stats, simulated)
 
 
 def calibrate(

@@ -1,8 +1,10 @@
 """Claude Code hook logic: record AskUserQuestion answers, auto-decide by preference.
 
-Two entry points, run by ``plantune hook post-tool-use`` and ``plantune hook
-pre-tool-use``, in place of gstack's question-log-hook.ts and question-preference-hook.ts.
-Both read the hook JSON from stdin, never raise, and print nothing unless they mean it: a
+Entry points, run by ``plantune hook <name>``: ``post-tool-use`` and ``pre-tool-use`` in
+place of gstack's question-log-hook.ts and question-preference-hook.ts, and two gstack has
+no counterpart for: ``post-tool-use-failure`` (a question the user cancelled with Esc,
+recorded as cancelled) and ``permission-request`` (a question delivered as a permission
+request, which plantune never answers nor blocks). All read the hook JSON from stdin, never raise, and print nothing unless they mean it: a
 hook that breaks or blocks AskUserQuestion breaks the agent (gstack issue #2035). Internal
 errors go to ``<state root>/hook-errors.log``.
 
@@ -29,12 +31,9 @@ from toolkit.claude.payload import (
     _COMPONENT_CHARS,
     Answer,
     HookInputError,
-    _letter_prefix_end,
-    _slug_words,
     extract_answers,
     extract_marker,
     extract_recommendation,
-    hash_question_id,
     is_ask_tool,
     labels_of,
     parse_payload,
@@ -42,22 +41,28 @@ from toolkit.claude.payload import (
     questions_of,
     read_stdin,
 )
+from toolkit.claude.records import Registry, build_record
 from toolkit.claude.session_start import HOOK_SESSION_START
-from toolkit.core.jscompat import stringify, truncate
-from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
+from toolkit.core.jscompat import stringify
+from toolkit.core.questions import CANCELLED_CHOICE, QuestionError
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
 from toolkit.store import json_lite, paths, safe_io
 
 HOOK_POST = "post-tool-use"
 HOOK_PRE = "pre-tool-use"
+HOOK_FAILURE = "post-tool-use-failure"
+HOOK_PERMISSION = "permission-request"
 ERROR_LOG = "hook-errors.log"
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
 HOOK_TIMEOUT = 5
 # What `plantune hook install` registers: (event, matcher or None for every one, the
-# `plantune hook` subcommand that handles it). One handler per event.
+# `plantune hook` subcommand that handles it). One handler per event; install, check and
+# the fast path read it.
 HOOK_ENTRIES = (
     ("PreToolUse", MATCHER, HOOK_PRE),
     ("PostToolUse", MATCHER, HOOK_POST),
+    ("PostToolUseFailure", MATCHER, HOOK_FAILURE),
+    ("PermissionRequest", MATCHER, HOOK_PERMISSION),
     ("SessionStart", None, HOOK_SESSION_START),
 )
 HOOK_EVENTS = tuple(event for event, _, _ in HOOK_ENTRIES)
@@ -102,167 +107,6 @@ def scrub_error_log(texts, everything=False, env=None):
 
 
 # --------------------------------------------------------------------------
-# Registry knowledge
-
-
-class Registry:
-    """The registered questions a hook needs: id -> entry, plus the skills they belong to."""
-
-    def __init__(self, entries):
-        self.entries = {e["id"]: e for e in entries}
-        self._canonical = None
-        self.skills = sorted({e["skill"] for e in entries if e.get("skill")}, key=len, reverse=True)
-
-    @classmethod
-    def from_db(cls, conn):
-        rows = conn.execute(
-            "SELECT id, skill, category, door_type, options_json, signal_key FROM registry_questions"
-        ).fetchall()
-        entries = []
-        for r in rows:
-            e = dict(zip(("id", "skill", "category", "door_type", "options_json", "signal_key"), r))
-            opts = e.pop("options_json")
-            e["options"] = json_lite.loads(opts) if opts else None
-            entries.append(e)
-        return cls(entries)
-
-    @classmethod
-    def bundled(cls):
-        from toolkit.core import doors
-
-        return cls(doors.load_bundled_registry())
-
-    def get(self, qid):
-        """The entry for ``qid`` in any spelling of it (case, ``_`` vs ``-``, spaces)."""
-        entry = self.entries.get(qid)
-        if entry is None and isinstance(qid, str):
-            from toolkit.core.doors import canonical_id
-
-            if self._canonical is None:
-                self._canonical = {canonical_id(k): e for k, e in self.entries.items()}
-            entry = self._canonical.get(canonical_id(qid))
-        return entry
-
-    def door_types(self) -> dict:
-        return {k: e["door_type"] for k, e in self.entries.items()}
-
-    def skill_for(self, qid: str) -> str:
-        """The entry's skill; for ad-hoc ``<skill>-…`` ids the longest known skill prefix."""
-        entry = self.entries.get(qid)
-        if entry and entry.get("skill"):
-            return entry["skill"]
-        for skill in self.skills:
-            if qid.startswith(skill + "-"):
-                return skill
-        return "unknown"
-
-
-def option_key(label: str, options) -> str | None:
-    """The registry option key a label names, or None unless it is unambiguous.
-
-    ``A) Fix now (recommended)`` -> ``fix-now``: drop the recommended marker and a
-    letter/number prefix, slugify; an exact key wins, else the longest key the slug
-    starts with (``accept-risk-and-ship`` -> ``accept-risk`` over ``accept``).
-    """
-    if not options or not isinstance(label, str):
-        return None
-    text = normalize_choice(label)
-    end = _letter_prefix_end(text)
-    if end is not None and end < len(text):
-        text = text[end:]
-    slug = _slug_words(text.lower()).strip("-")
-    if not slug:
-        return None
-    keys = [k for k in options if isinstance(k, str) and k]
-    if slug in keys:
-        return slug
-    hits = [k for k in keys if slug.startswith(k + "-")]
-    return max(hits, key=len) if hits else None
-
-
-# --------------------------------------------------------------------------
-# Building question-log records
-
-
-def build_record(
-    question,
-    index,
-    answer,
-    *,
-    registry,
-    session_id,
-    tool_use_id,
-    source,
-    multi_question,
-    recommended_strict=False,
-    map_options=True,
-    ts=None,
-):
-    """The question-log record for one question, validated (QuestionError if refused).
-
-    Returns None for a question without text (gstack skips those too). With
-    ``map_options``, a choice that is one of the shown labels and names one of the
-    registry entry's options is stored as that option key, the label beside it.
-    """
-    text = question_text(question)
-    if not text:
-        return None
-    labels = labels_of(question)
-    marker_id, summary = extract_marker(text)
-    qid = marker_id or hash_question_id(text, labels)
-    entry = registry.get(qid) if marker_id else None
-    recommended = extract_recommendation(summary, labels, strict=recommended_strict)
-
-    record = {
-        "skill": registry.skill_for(qid) if marker_id else "unknown",
-        "question_id": qid,
-        "question_summary": summary,
-    }
-    if entry:
-        record["category"] = entry["category"]
-        record["door_type"] = entry["door_type"]
-    if labels:
-        record["options_count"] = len(labels)
-    choice = answer.choice or UNKNOWN_CHOICE
-    record["user_choice"] = choice
-    record["source"] = source if source else ("auq-other" if answer.free_text else "hook")
-    if isinstance(session_id, str):
-        record["session_id"] = session_id
-    if isinstance(tool_use_id, str) and tool_use_id:
-        # gstack's hooks cut these before logging, so an over-long id never loses the event.
-        record["tool_use_id"] = truncate(tool_use_id, 128)
-    if recommended:
-        record["recommended"] = recommended
-    if answer.free_text:
-        record["free_text"] = answer.free_text
-    if multi_question:
-        record["question_index"] = index
-    if ts:
-        record["ts"] = ts
-
-    options = entry.get("options") if entry and map_options else None
-    if options:
-        # Only a choice that is one of the shown labels is an option; typed text never is.
-        shown = {normalize_choice(lab).lower() for lab in labels}
-        if (
-            choice != UNKNOWN_CHOICE
-            and not answer.multi
-            and not question.get("multiSelect")
-            and normalize_choice(choice).lower() in shown
-        ):
-            key = option_key(choice, options)
-            if key:
-                record["user_choice"] = key
-                record["user_choice_label"] = truncate(choice, 64)
-        if recommended:
-            key = option_key(recommended, options)
-            if key:
-                record["recommended"] = key
-                record["recommended_label"] = truncate(recommended, 64)
-    return validate_event(record, allow_phase=True)
-
-
-# --------------------------------------------------------------------------
 # Database access (opened lazily; a missing database means "no preferences yet")
 
 
@@ -284,20 +128,27 @@ def _project(payload, env=None) -> str:
     return paths.resolve_slug(cwd=cwd, env=env)
 
 
-def _record(conn, record, project, index, registry, hook, env):
-    """Insert one record and keep gstack's question-log.jsonl current; returns the status."""
+def _record(conn, record, project, index, registry, hook, env, gstack_files=True):
+    """Insert one record and keep gstack's question-log.jsonl current; returns the status.
+
+    ``gstack_files`` false (a database pinned with ``--db`` away from the state root's):
+    gstack's files neither take part in the dedup window nor get the line, so a later
+    ``plantune ingest`` cannot import the answer into the state root's database too.
+    A cancelled question is never written there: gstack has no such answer.
+    """
     from toolkit.core import questions
     from toolkit.gstack import mirror
 
+    mirrored = gstack_files and mirror.enabled(env)
     result = questions.record_event(
         conn,
         record,
         project,
         question_index=index,
         registry=registry.door_types(),
-        unimported=mirror.backlog_twin(project, env, mirrored=mirror.enabled(env)),
+        unimported=mirror.backlog_twin(project, env, mirrored=mirrored) if gstack_files else None,
     )
-    if result.status == "inserted" and mirror.enabled(env):
+    if result.status == "inserted" and mirrored and record["user_choice"] != CANCELLED_CHOICE:
         # The row is committed: now the line, marked read so pickup does not read it back.
         try:
             mirror.append_committed(
@@ -330,10 +181,108 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
     answers, diagnostic = extract_answers(payload.get("tool_response"), qs)
     if diagnostic:
         log_error(HOOK_POST, diagnostic, env)
-    writer = _Writer(HOOK_POST, db_path, env)
+    return _record_call(HOOK_POST, payload, qs, answers, payload.get("tool_use_id"), db_path, env)
+
+
+# Words of the error Claude Code reports when the user turned the question down rather
+# than the tool failing on its own (is_interrupt is the Esc key itself).
+_REJECTED_WORDS = (
+    "doesn't want to proceed",
+    "doesn\u2019t want to proceed",
+    "interrupted by user",
+    "user rejected",
+    "user declined",
+    "user cancelled",
+    "user canceled",
+)
+
+
+def was_cancelled(payload) -> bool:
+    """Whether a PostToolUseFailure payload is the user dismissing the question."""
+    if payload.get("is_interrupt") is True:
+        return True
+    error = payload.get("error")
+    return isinstance(error, str) and any(w in error.lower() for w in _REJECTED_WORDS)
+
+
+def post_tool_use_failure(payload, db_path=None, env=None) -> list:
+    """Record an AskUserQuestion call the user cancelled (Esc), each question as cancelled.
+
+    The choice is ``__cancelled__``: asked, so it counts as an interruption, but no answer,
+    so it is neither followed nor overridden and moves no dimension. A failure that is not
+    the user's (the tool could not ask at all) records nothing. Re-delivery of the same
+    call (same ``tool_use_id``) is recognised by the dedup window. Prints nothing.
+    """
+    if not isinstance(payload, dict) or not is_ask_tool(payload.get("tool_name")):
+        return []
+    qs = questions_of(payload.get("tool_input"))
+    if not qs or not was_cancelled(payload):
+        return []
+    answers = [Answer(choice=CANCELLED_CHOICE) for _ in qs]
+    return _record_call(
+        HOOK_FAILURE, payload, qs, answers, payload.get("tool_use_id"), db_path, env
+    )
+
+
+def permission_request(payload, db_path=None, env=None):
+    """An AskUserQuestion delivered as a PermissionRequest: never answered, never blocked.
+
+    Always returns None (no decision: the host shows its own picker and the user answers
+    there). The answer arrives later with PostToolUse, or PostToolUseFailure on Esc. Only
+    a host that put the user's answers in the request itself (``tool_input.answers``) has
+    them recorded here; the request has no ``tool_use_id``, so the call is keyed by its
+    session, questions and answers, which recognises a re-delivery and the PostToolUse
+    that follows it.
+    """
+    if not isinstance(payload, dict) or not is_ask_tool(payload.get("tool_name")):
+        return None
+    tool_input = payload.get("tool_input")
+    qs = questions_of(tool_input)
+    if not qs or not isinstance(tool_input, dict) or not tool_input.get("answers"):
+        return None
+    answers, diagnostic = extract_answers(tool_input, qs)
+    if diagnostic:
+        log_error(HOOK_PERMISSION, diagnostic, env)
+    _record_call(HOOK_PERMISSION, payload, qs, answers, answered_call_key(payload), db_path, env)
+    return None
+
+
+def answered_call_key(payload):
+    """The stand-in ``tool_use_id`` of a call whose answers travel in its input: a hash of
+    its session, questions and answers (the same for the request and its PostToolUse)."""
+    import hashlib
+
+    tool_input = payload.get("tool_input") or {}
+    canonical = json_lite.dumps(
+        [payload.get("session_id"), tool_input.get("questions"), tool_input.get("answers")],
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return "answers-" + hashlib.sha256(canonical.encode("utf-8", "replace")).hexdigest()[:40]
+
+
+def _recorded_from_request(writer, payload, project) -> bool:
+    """Whether the permission-request hook already recorded this call's answers."""
+    tool_input = payload.get("tool_input")
+    if writer.conn is None or not isinstance(tool_input, dict) or not tool_input.get("answers"):
+        return False
+    row = writer.conn.execute(
+        "SELECT 1 FROM question_log WHERE project = ? AND source IN ('hook', 'auq-other')"
+        " AND tool_use_id = ? LIMIT 1",
+        (project, answered_call_key(payload)),
+    ).fetchone()
+    return row is not None
+
+
+def _record_call(hook, payload, qs, answers, tool_use_id, db_path, env) -> list:
+    """Record one question-log event per question of a call; returns the statuses."""
+    writer = _Writer(hook, db_path, env)
     try:
         registry = writer.registry()
         project = _project(payload, env)
+        if hook == HOOK_POST and _recorded_from_request(writer, payload, project):
+            return ["duplicate"] * len(qs)
         statuses = []
         for i, q in enumerate(qs):
             try:
@@ -343,12 +292,12 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
                     answers[i],
                     registry=registry,
                     session_id=payload.get("session_id"),
-                    tool_use_id=payload.get("tool_use_id"),
+                    tool_use_id=tool_use_id,
                     source=None,
                     multi_question=len(qs) > 1,
                 )
             except QuestionError as e:
-                log_error(HOOK_POST, f"question {i} not recorded: {e.message}", env)
+                log_error(hook, f"question {i} not recorded: {e.message}", env)
                 statuses.append("refused")
                 continue
             if record is None:
@@ -374,6 +323,10 @@ class _Writer:
         self.conn, self.own = conn, conn is None
         self.busy = False
         self.wrote = False
+        from toolkit.gstack import mirror
+
+        # gstack's files go with the state root's own database only (see _record).
+        self.gstack_files = mirror.belongs_to_state_root(db_path, env)
         if conn is not None:
             return
         try:
@@ -389,7 +342,16 @@ class _Writer:
     def record(self, record, project, index, registry):
         if not self.busy:
             try:
-                status = _record(self.conn, record, project, index, registry, self.hook, self.env)
+                status = _record(
+                    self.conn,
+                    record,
+                    project,
+                    index,
+                    registry,
+                    self.hook,
+                    self.env,
+                    gstack_files=self.gstack_files,
+                )
                 self.wrote = True
                 return status
             except Exception as e:
@@ -407,7 +369,9 @@ class _Writer:
                 project,
                 paths.db_path(self.db_path, env=self.env),
                 question_index=index,
-                mirror=mirror.enabled(self.env),
+                mirror=self.gstack_files
+                and mirror.enabled(self.env)
+                and record["user_choice"] != CANCELLED_CHOICE,
                 env=self.env,
             )
         except spool.SpoolError as e:
@@ -653,7 +617,7 @@ def pre_tool_use(payload, db_path=None, env=None):
             for i, q in enumerate(qs)
         ]
         if all(v.eligible for v in verdicts):
-            _auto_decide(payload, verdicts, conn, project, registry, env)
+            _auto_decide(payload, verdicts, conn, project, registry, env, db_path)
             reason = "\n".join(
                 f"[plan-tune auto-decide] {v.qid} → {v.recommended} (your {v.preference} "
                 "preference). Proceed with that option without re-prompting. Change with /plan-tune."
@@ -681,14 +645,15 @@ def pre_tool_use(payload, db_path=None, env=None):
             conn.close()
 
 
-def _auto_decide(payload, verdicts, conn, project, registry, env):
+def _auto_decide(payload, verdicts, conn, project, registry, env, db_path=None):
     """Write the session marker and log one ``auto-decided`` event per question."""
-    try:
-        _write_marker(payload, env)
-    except OSError as e:
-        log_error(HOOK_PRE, f"auto-decided marker not written: {e}", env)
+    writer = _Writer(HOOK_PRE, db_path, env, conn=conn)
+    if writer.gstack_files:
+        try:
+            _write_marker(payload, env)
+        except OSError as e:
+            log_error(HOOK_PRE, f"auto-decided marker not written: {e}", env)
     multi = len(verdicts) > 1
-    writer = _Writer(HOOK_PRE, None, env, conn=conn)
     try:
         _log_auto_decided(payload, verdicts, writer, project, registry, env, multi)
     finally:
@@ -749,13 +714,19 @@ def run_hook(name, handler):
     run_script(name, hook, [], crash=report)
 
 
-def run_named_hook(event, db_path=None):
-    """Run a hook by its command name (the fast CLI path)."""
-    if event == HOOK_SESSION_START:
+HANDLERS = {
+    HOOK_PRE: pre_tool_use,
+    HOOK_POST: post_tool_use,
+    HOOK_FAILURE: post_tool_use_failure,
+    HOOK_PERMISSION: permission_request,
+}
+
+
+def run_named_hook(name, db_path=None):
+    """Run a hook by its command name (the fast CLI path and the click commands)."""
+    if name == HOOK_SESSION_START:
         from toolkit.claude import session_start
 
-        session_start.run()
-    elif event == "post-tool-use":
-        run_hook(HOOK_POST, lambda p: post_tool_use(p, db_path=db_path))
-    else:
-        run_hook(HOOK_PRE, lambda p: pre_tool_use(p, db_path=db_path))
+        return session_start.run()
+    handler = HANDLERS[name]
+    run_hook(name, lambda p: handler(p, db_path=db_path))

@@ -197,6 +197,26 @@ CHECK_PAYLOADS = {
         "tool_input": {"questions": [{"question": "", "options": []}]},
         "tool_response": {"answers": {}},
     },
+    "PostToolUseFailure": {
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "AskUserQuestion",
+        "session_id": "plantune-hook-check",
+        "tool_use_id": "plantune-hook-check",
+        "cwd": os.sep,
+        "tool_input": {"questions": [{"question": "", "options": []}]},
+        "error": "plantune hook check",
+        "is_interrupt": True,
+    },
+    # No tool_use_id: a PermissionRequest carries none. Answers in the request make the
+    # hook open the database; a question without text is still skipped.
+    "PermissionRequest": {
+        "hook_event_name": "PermissionRequest",
+        "tool_name": "AskUserQuestion",
+        "session_id": "plantune-hook-check",
+        "cwd": os.sep,
+        "tool_input": {"questions": [{"question": "", "options": []}], "answers": {"": "A"}},
+        "permission_suggestions": [],
+    },
     "SessionStart": {
         "hook_event_name": "SessionStart",
         "session_id": "plantune-hook-check",

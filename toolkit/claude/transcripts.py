@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 
-from toolkit.claude import hooks, payload
+from toolkit.claude import payload, records
 from toolkit.core.questions import QuestionError
 from toolkit.store import safe_io
 
@@ -225,7 +225,7 @@ def import_transcripts(conn, root: str, project: str | None = None, env=None) ->
     from toolkit.store import db
 
     files = check_root(root)
-    registry = hooks.Registry.from_db(conn)
+    registry = records.Registry.from_db(conn)
     doors_map = registry.door_types()
     summary = Summary()
     slugs: dict = {}
@@ -272,7 +272,7 @@ def _import_call(conn, call, response, slug, registry, doors_map, summary, quest
                 summary.captured_by_hook += 1
             continue
         try:
-            record = hooks.build_record(
+            record = records.build_record(
                 q,
                 i,
                 answers[i],

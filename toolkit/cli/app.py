@@ -45,6 +45,8 @@ LAZY_COMMANDS = {
 HOOK_COMMANDS = {
     "pre-tool-use": "toolkit.cli.hooks:pre_tool_use",
     "post-tool-use": "toolkit.cli.hooks:post_tool_use",
+    "post-tool-use-failure": "toolkit.cli.hooks:post_tool_use_failure",
+    "permission-request": "toolkit.cli.hooks:permission_request",
     "install": "toolkit.cli.hooks:install",
     "uninstall": "toolkit.cli.hooks:uninstall",
     "session-start": "toolkit.cli.hooks:session_start",
@@ -242,6 +244,7 @@ def init(demo, db_path, as_json):
 
     path = paths.db_path(db_path)
     existed = os.path.exists(path)
+    current = existed and db.schema_is_current(path)
     conn = open_db(db_path)
     if demo:
         mark_demo_database(conn, path)
@@ -251,13 +254,18 @@ def init(demo, db_path, as_json):
             {
                 "db": path,
                 "created": not existed,
+                "upgraded": existed and not current,
                 "tables": counts,
                 "demo_database": db.is_demo(conn),
             }
         )
         return
-    verb = "Upgraded" if existed else "Created"
-    click.echo(f"{verb} {path}")
+    if not existed:
+        click.echo(f"Created {path}")
+    elif current:
+        click.echo(f"{path} is up to date")
+    else:
+        click.echo(f"Upgraded {path}")
     if demo:
         click.echo("Marked as a demo database: simulated rows count as real here.")
     click.echo(
@@ -282,20 +290,41 @@ def mark_demo_database(conn, path):
 
 
 @cli.command()
+@click.option(
+    "--all",
+    "all_tables",
+    is_flag=True,
+    help="Also list plantune's internal tables (rollup feeds, running totals, bookkeeping).",
+)
 @db_option
 @json_option
-def status(db_path, as_json):
+def status(all_tables, db_path, as_json):
     """Show where the data lives, the schema version and how many rows each table holds.
+
+    Reads only: with no database yet it says so and creates nothing (not even the
+    state root). Lists the tables that hold your data; --all adds the internal ones.
 
     \b
     Example:
-        plantune status --json
+        plantune status
+        plantune status --all --json
     """
     from toolkit.store import db, paths
 
     path = paths.db_path(db_path)
+    require_database(db_path)
+    if not os.path.exists(path):
+        if as_json:
+            print_json({"db": path, "state_root": paths.state_root(), "exists": False})
+            return
+        click.echo(f"Database:       {path} (none yet; plantune init creates it)")
+        click.echo(f"State root:     {paths.state_root()}")
+        return
     conn = open_db(db_path, existing=True)
     counts = db.table_counts(conn)
+    if not all_tables:
+        hidden = internal_tables()
+        counts = {name: n for name, n in counts.items() if name not in hidden}
     migrations = db.applied_migrations(conn)
     projects = [
         r[0]
@@ -308,12 +337,15 @@ def status(db_path, as_json):
     size = sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
     info = {
         "db": path,
+        "exists": True,
         "state_root": paths.state_root(),
         "size_bytes": size,
         "schema_version": migrations[-1].removesuffix(".sql") if migrations else None,
         "migrations": migrations,
         "tables": counts,
-        "synthetic_rows": db.synthetic_counts(conn),
+        "synthetic_rows": {
+            t: n for t, n in db.synthetic_counts(conn).items() if all_tables or t in counts
+        },
         "demo_database": db.is_demo(conn),
         "projects": projects,
     }
@@ -336,6 +368,21 @@ def status(db_path, as_json):
     for name, n in counts.items():
         sim = f"{simulated[name]:,}" if name in simulated else ""
         click.echo(f"{name.ljust(width)}  {n:>10,}  {sim}".rstrip())
+
+
+def internal_tables():
+    """The tables kept for plantune's own bookkeeping: those the Datasette metadata hides
+    (rollups and their feeds, running totals, migrations, tombstones, ingest offsets)."""
+    import json
+
+    from toolkit.store import resources
+
+    try:
+        with open(resources.path("datasette-metadata.json"), encoding="utf-8") as f:
+            tables = json.load(f)["databases"]["plantune"]["tables"]
+    except (OSError, ValueError, KeyError):
+        return set()
+    return {name for name, meta in tables.items() if meta.get("hidden")}
 
 
 def _human_size(n):

@@ -8,6 +8,7 @@ from datetime import date
 import click
 
 from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
+from toolkit.core.vocabulary import plural
 
 
 def _whole(value, name, low, high):
@@ -139,7 +140,7 @@ def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
         f"for {len(summary['projects'])} projects: {', '.join(summary['projects'])}."
     )
     click.echo(
-        f"{summary['sessions']:,} sessions, {summary['findings']:,} findings: "
+        f"{plural(summary['sessions'], 'session')}, {plural(summary['findings'], 'finding')}: "
         f"{surfaced['one-way']:,} one-way and {surfaced['gate']:,} gates asked, {surfaced['rank']:,} ranked high "
         f"enough to ask, {summary['silent']:,} auto-accepted, {surfaced['flip']:,} flipped back later."
     )
@@ -472,7 +473,8 @@ def notebooks():
     "out_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Folder for the executed copies and HTML (default: <state root>/notebooks).",
+    help="Folder for the executed copies and HTML, written 0600 (default: a notebooks "
+    "folder beside the database).",
 )
 @click.option("--include-synthetic", is_flag=True, help="Let the notebooks use simulated rows.")
 @click.option(
@@ -506,7 +508,7 @@ def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeou
 
     seconds = _whole(timeout, "--timeout", 1, 86_400)
     path = paths.db_path(db_path)
-    out = out_dir or nbs.default_out_dir()
+    out = out_dir or nbs.default_out_dir(path)
     params = {
         "INCLUDE_SYNTHETIC": bool(include_synthetic),
         "WRITE_CALIBRATION": bool(write_calibration),

@@ -3,6 +3,7 @@
 import click
 
 from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
+from toolkit.core.vocabulary import plural
 
 
 def _whole_id(value, name="ID"):
@@ -235,7 +236,7 @@ def diff(a, b, days, project, db_path, as_json):
     sim = ", simulated findings included" if h["synthetic_included"] else ""
     click.echo(
         f"On the same history ({what}, {h['since'][:10]} to {h['until'][:10]}: "
-        f"{h['findings']:,} findings in {h['sessions']:,} sessions{sim}):"
+        f"{plural(h['findings'], 'finding')} in {plural(h['sessions'], 'session')}{sim}):"
     )
     ra, rb = out["applied"]["a"], out["applied"]["b"]
     click.echo(_line("share of two-way asked", _pct(ra["share_asked"]), _pct(rb["share_asked"])))

@@ -179,11 +179,17 @@ _FLAGS = {"check": ("--summary-stdin", "--json", "--include-synthetic"), "log": 
 _VALUED = ("--project", "--db")
 
 
-_FAST_HOOKS = ("pre-tool-use", "post-tool-use", "session-start")
+_FAST_HOOKS = (
+    "pre-tool-use",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "permission-request",
+    "session-start",
+)
 
 
 def _parse_hook(args):
-    """``plantune hook pre-tool-use|post-tool-use|session-start [--db PATH]`` without click."""
+    """``plantune hook <one of _FAST_HOOKS> [--db PATH]`` without click."""
     if len(args) < 2 or args[0] != "hook" or args[1] not in _FAST_HOOKS:
         return None
     rest = args[2:]

@@ -11,10 +11,10 @@ import click
 from toolkit.cli.app import db_option, fail
 
 
-def _run_hook(name, handler):
+def _run_hook(name, db_path):
     from toolkit.claude import hooks
 
-    hooks.run_hook(name, handler)
+    hooks.run_named_hook(name, db_path=db_path)
 
 
 @click.command("post-tool-use")
@@ -29,9 +29,7 @@ def post_tool_use(db_path):
     Example:
         plantune hook post-tool-use < payload.json
     """
-    from toolkit.claude import hooks
-
-    _run_hook(hooks.HOOK_POST, lambda p: hooks.post_tool_use(p, db_path=db_path))
+    _run_hook("post-tool-use", db_path)
 
 
 @click.command("pre-tool-use")
@@ -47,9 +45,40 @@ def pre_tool_use(db_path):
     Example:
         plantune hook pre-tool-use < payload.json
     """
-    from toolkit.claude import hooks
+    _run_hook("pre-tool-use", db_path)
 
-    _run_hook(hooks.HOOK_PRE, lambda p: hooks.pre_tool_use(p, db_path=db_path))
+
+@click.command("post-tool-use-failure")
+@db_option
+def post_tool_use_failure(db_path):
+    """Record an AskUserQuestion the user cancelled (Claude Code PostToolUseFailure hook).
+
+    A call dismissed with Esc (is_interrupt) or turned down is recorded once, each
+    question with the choice __cancelled__: asked, but never an answer (not followed, not
+    overridden, no profile dimension moved). Other failures record nothing. Prints nothing and
+    always exits 0.
+
+    \b
+    Example:
+        plantune hook post-tool-use-failure < payload.json
+    """
+    _run_hook("post-tool-use-failure", db_path)
+
+
+@click.command("permission-request")
+@db_option
+def permission_request(db_path):
+    """Let an AskUserQuestion delivered as a permission request through (PermissionRequest hook).
+
+    Never answers nor blocks it: prints no decision, so the host shows its own picker, and
+    always exits 0. Answers the host already put in the request are recorded (once); the
+    others arrive with post-tool-use or post-tool-use-failure.
+
+    \b
+    Example:
+        plantune hook permission-request < payload.json
+    """
+    _run_hook("permission-request", db_path)
 
 
 @click.command("session-start")

@@ -3,6 +3,7 @@
 import click
 
 from toolkit.cli.app import db_option, fail, gstack_files_apply, json_option, open_db, print_json
+from toolkit.core.vocabulary import plural
 
 project_option = click.option(
     "--project",
@@ -106,14 +107,17 @@ def show(project, synthetic, db_path, as_json):
         low, high = prof.DIMENSION_WORDS[d]
         line = f"  {d.ljust(width)}  inferred {inf['values'][d]:.3f} {_bar(inf['values'][d])}"
         if d in dec:
-            line += f"  declared {dec[d]:.3f}  gap {gaps[d]:.3f} ({prof.gap_word(gaps[d])})"
+            word = prof.gap_word(gaps[d], div["sample_size"])
+            line += f"  declared {dec[d]:.3f}  gap {gaps[d]:.3f} ({word})"
         click.echo(line)
         click.echo(f"  {''.ljust(width)}  0 = {low}, 1 = {high}")
     click.echo("")
     if div["sample_size"]:
         click.echo(
-            f"Observed: {div['sample_size']} events, {div['skills_covered']} skills, "
-            f"{div['question_ids_covered']} questions on {div['distinct_days']} days "
+            f"Observed: {plural(div['sample_size'], 'event')}, "
+            f"{plural(div['skills_covered'], 'skill')}, "
+            f"{plural(div['question_ids_covered'], 'question')} on "
+            f"{plural(div['distinct_days'], 'day')} "
             f"(from {div['first_day']} to {div['last_day']})."
         )
     else:
@@ -156,13 +160,14 @@ def derive(project, db_path, as_json):
         )
         return
     click.echo(
-        f"{project}: {div['sample_size']} events, {div['skills_covered']} skills, "
-        f"{div['question_ids_covered']} questions, {div['distinct_days']} days"
+        f"{project}: {plural(div['sample_size'], 'event')}, "
+        f"{plural(div['skills_covered'], 'skill')}, "
+        f"{plural(div['question_ids_covered'], 'question')}, {plural(div['distinct_days'], 'day')}"
     )
     for d in prof.DIMENSIONS:
         click.echo(
             f"  {d:<18} {inf['values'][d]:.3f}  (total {inf['totals'][d]:+.2f} from "
-            f"{inf['events'][d]} events)"
+            f"{plural(inf['events'][d], 'event')})"
         )
 
 
@@ -172,6 +177,9 @@ def derive(project, db_path, as_json):
 @json_option
 def gap(project, db_path, as_json):
     """Compare what you declared with what your answers show, dimension by dimension.
+
+    A gap above 0.3 is a mismatch only on enough answers (as `profile mismatch` needs);
+    on fewer it reads "wide".
 
     \b
     Example:
@@ -183,13 +191,15 @@ def gap(project, db_path, as_json):
     dec = prof.declared(conn)
     values = prof.inferred(conn, project)["values"]
     gaps = prof.gap(dec, values)
+    # The sample `profile mismatch` uses, so the two never disagree about a mismatch.
+    sample = prof.diversity(conn, project)["sample_size"]
     rows = [
         {
             "dimension": d,
             "declared": dec[d],
             "inferred": values[d],
             "gap": gaps[d],
-            "gap_word": prof.gap_word(gaps[d]),
+            "gap_word": prof.gap_word(gaps[d], sample),
         }
         for d in dec
     ]
@@ -271,7 +281,7 @@ def mismatch(project, db_path, as_json):
         return
     if flagged is None:
         click.echo(
-            f"Not enough data to compare yet: {div['sample_size']} events, "
+            f"Not enough data to compare yet: {plural(div['sample_size'], 'event')}, "
             f"need {prof.MISMATCH_MIN_SAMPLE}."
         )
     elif not flagged:
@@ -369,8 +379,8 @@ def export(path, project, force, db_path):
     except prof.ProfileError as e:
         fail(str(e))
     click.echo(
-        f"Exported profile ({len(doc['sessions'])} sessions, "
-        f"{doc['inferred']['sample_size']} events in {project}) to {path}"
+        f"Exported profile ({plural(len(doc['sessions']), 'session')}, "
+        f"{plural(doc['inferred']['sample_size'], 'event')} in {project}) to {path}"
     )
 
 
@@ -394,11 +404,11 @@ def delete(project, all_, files, yes, db_path, as_json):
 
     Without --all: the project's question events, its office-hours sessions, pacing
     findings and runs, and the free text typed with its preferences. With --all: all of
-    that for every project, plus the declared profile. gstack's question-log.jsonl lines
-    of the deleted events and question-events.jsonl lines with typed text are removed
-    (atomic rewrite) and remembered as deleted, so no copy of them is imported again;
-    hook-errors.log loses its lines about them. Preferences are kept (`plantune pref
-    clear` removes those).
+    that for every project, plus the declared profile and every preference event (the
+    history behind the preferences). gstack's question-log.jsonl lines of the deleted
+    events and their question-events.jsonl lines are removed (atomic rewrite) and
+    remembered as deleted, so no copy of them is imported again; hook-errors.log loses its
+    lines about them. Preferences in force are kept (`plantune pref clear` removes those).
 
     \b
     Example:
@@ -418,7 +428,8 @@ def delete(project, all_, files, yes, db_path, as_json):
     if not yes:
         counts = prof.delete_counts(conn, scope)
         what = "everything" if scope is None else f"project {scope}"
-        fail(f"refusing to delete {what} ({counts['question_log']} question events) without --yes")
+        events = plural(counts["question_log"], "question event")
+        fail(f"refusing to delete {what} ({events}) without --yes")
     own_files = gstack_files_apply(db_path)
     problems = []
     if own_files:

@@ -3,6 +3,7 @@
 import click
 
 from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
+from toolkit.core.vocabulary import plural
 
 
 @click.group()
@@ -104,21 +105,29 @@ def sync(path, dry_run, allow_downgrade, db_path, as_json):
     help="Lint against this question-registry.ts or JSON file instead of the database.",
 )
 @click.option(
+    "--strict",
+    is_flag=True,
+    help="Count registry entries that no template uses as drift too (exit 1).",
+)
+@click.option(
     "--allow-unreferenced",
     is_flag=True,
-    help="Do not count registry entries that no template uses as drift.",
+    help="Unreferenced entries are warnings only (the default; overrides --strict).",
 )
 @db_option
 @json_option
-def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
+def lint(directory, registry_path, strict, allow_unreferenced, db_path, as_json):
     """Check skill templates (SKILL.md.tmpl, SKILL.md) against the registry; exit 1 on drift.
 
-    Drift: a marker or question_id naming an unregistered id, a registry entry no
-    template references, or one id marked in several skills' templates.
+    Drift: a marker or question_id naming an unregistered id (an example quoted in a
+    backtick code span is prose, not an id), or one id marked in several skills'
+    templates. A registry entry no template references is a warning, drift only with
+    --strict.
 
     \b
     Example:
         plantune registry lint . --registry scripts/question-registry.ts
+        plantune registry lint ~/.claude/skills/gstack --strict
     """
     import os
 
@@ -142,7 +151,7 @@ def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
     drift = bool(
         report["unregistered"]
         or report["duplicates"]
-        or (report["unreferenced"] and not allow_unreferenced)
+        or (report["unreferenced"] and strict and not allow_unreferenced)
     )
     report["drift"] = drift
     if as_json:
@@ -154,10 +163,13 @@ def lint(directory, registry_path, allow_unreferenced, db_path, as_json):
             click.echo(f"duplicate     {item['id']}  marked in {', '.join(item['skills'])}")
         for eid in report["unreferenced"]:
             click.echo(f"unreferenced  {eid}")
+        warned = report["unreferenced"] and not drift
         click.echo(
-            f"{report['files']} template files, {report['referenced']} ids referenced: "
+            f"{plural(report['files'], 'template file')}, "
+            f"{plural(report['referenced'], 'id')} referenced: "
             f"{len(report['unregistered'])} unregistered, {len(report['duplicates'])} duplicate, "
-            f"{len(report['unreferenced'])} unreferenced."
+            f"{len(report['unreferenced'])} unreferenced"
+            + (" (warnings; --strict fails on them)." if warned else ".")
         )
     if drift:
         raise SystemExit(1)

@@ -5,6 +5,7 @@ import sqlite3
 import click
 
 from toolkit.cli.app import db_option, developer_option, fail, json_option, open_db, print_json
+from toolkit.core.vocabulary import plural
 
 
 def _merge_line(result):
@@ -117,8 +118,8 @@ def export(directory, fmt, salt, db_path, as_json):
     def progress(name, done):
         if not as_json:
             click.echo(
-                f"{name}: {done['rows']:,} rows written in {done['files']:,} files"
-                f" ({done['total_rows']:,} in the dataset)"
+                f"{name}: {plural(done['rows'], 'row')} written in "
+                f"{plural(done['files'], 'file')} ({done['total_rows']:,} in the dataset)"
             )
 
     try:

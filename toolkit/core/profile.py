@@ -23,7 +23,7 @@ from toolkit.core.jscompat import (
     stringify_plain,
     value_string,
 )
-from toolkit.core.vocabulary import DIMENSIONS
+from toolkit.core.vocabulary import DIMENSIONS, plural
 from toolkit.store import db
 from toolkit.store import json_lite as json
 
@@ -183,16 +183,24 @@ def gate_message(div):
         need = parts[0]
     return (
         f"Not enough observed data yet — need {need} before the inferred values mean much "
-        f"(have {div['sample_size']} events, {div['skills_covered']} skills, "
-        f"{div['question_ids_covered']} questions, {div['distinct_days']} days)."
+        f"(have {plural(div['sample_size'], 'event')}, {plural(div['skills_covered'], 'skill')}, "
+        f"{plural(div['question_ids_covered'], 'question')}, {plural(div['distinct_days'], 'day')})."
     )
 
 
-def gap_word(gap):
+# The word for a wide gap on fewer answers than a mismatch needs (MISMATCH_MIN_SAMPLE).
+WIDE_GAP_WORD = "wide (too few answers to call it a mismatch)"
+
+
+def gap_word(gap, sample_size=None):
+    """close / drift / mismatch; with ``sample_size``, a wide gap on fewer answers than
+    ``mismatch`` needs is only "wide", so ``profile gap`` and ``profile mismatch`` agree."""
     if gap < 0.1:
         return "close"
     if gap <= MISMATCH_GAP:
         return "drift"
+    if sample_size is not None and sample_size < MISMATCH_MIN_SAMPLE:
+        return WIDE_GAP_WORD
     return "mismatch"
 
 
@@ -657,10 +665,13 @@ def delete_counts(conn, project=None):
     extra = {
         "findings": n("findings"),
         "pacing_runs": n("pacing_runs"),
-        "preference_free_text": n(
-            "preference_events WHERE free_text IS NOT NULL AND free_text != ''", "scope"
-        ),
     }
+    if project is None:
+        extra["preference_events"] = n("preference_events")
+    else:
+        extra["preference_free_text"] = n(
+            "preference_events WHERE free_text IS NOT NULL AND free_text != ''", "scope"
+        )
     counts.update((k, v) for k, v in extra.items() if v)
     return counts
 
@@ -687,7 +698,8 @@ def delete(conn, project=None):
     office-hours session and the profile's bookkeeping; a project removes that project's
     question events and the office-hours sessions about it. Either way the pacing
     findings and ranked runs (their summaries and answers) of the scope go, and the typed
-    free text of its preference events (the preferences themselves stay). Deleted
+    free text of its preference events (for everything: every preference event, the
+    history of the preferences; the preferences themselves stay). Deleted
     events leave a tombstone (their key), so no copy of their line is imported again.
     ``secure_delete`` zeroes freed pages, VACUUM rebuilds the file and a TRUNCATE
     checkpoint empties the WAL, so no copy survives in either file.
@@ -700,20 +712,13 @@ def delete(conn, project=None):
             [r[0] for r in conn.execute(*_scoped("SELECT event_key FROM question_log", project))],
             "question-log",
         )
-        free = _scoped(
-            "SELECT event_key FROM preference_events"
-            " WHERE free_text IS NOT NULL AND free_text != ''",
-            project,
-            "scope",
+        # Everything: every preference event; a project: those with typed text.
+        events = "preference_events" + (
+            "" if project is None else " WHERE free_text IS NOT NULL AND free_text != ''"
         )
+        free = _scoped(f"SELECT event_key FROM {events}", project, "scope")
         db.tombstone(conn, [r[0] for r in conn.execute(*free)], "question-events")
-        conn.execute(
-            *_scoped(
-                "DELETE FROM preference_events WHERE free_text IS NOT NULL AND free_text != ''",
-                project,
-                "scope",
-            )
-        )
+        conn.execute(*_scoped(f"DELETE FROM {events}", project, "scope"))
         conn.execute(
             *_scoped(
                 "UPDATE preferences SET free_text = NULL WHERE free_text IS NOT NULL",

@@ -42,6 +42,8 @@ __all__ = [
     "DOOR_TYPES",
     "PHASES",
     "UNKNOWN_CHOICE",
+    "CANCELLED_CHOICE",
+    "NO_ANSWER_CHOICES",
     "QuestionError",
     "parse_event",
     "validate_event",
@@ -63,6 +65,10 @@ SOURCES = (
 
 # An answer the hook could not extract; it says nothing about following advice.
 UNKNOWN_CHOICE = "__unknown__"
+# A question the user dismissed (Esc) without answering: asked, never an answer, so it is
+# neither followed nor overridden and moves no dimension.
+CANCELLED_CHOICE = "__cancelled__"
+NO_ANSWER_CHOICES = (UNKNOWN_CHOICE, CANCELLED_CHOICE)
 
 TOOL_USE_ID_MAX = 128
 SUMMARY_MAX = 200
@@ -244,7 +250,7 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
         rec = truncate(rec, RECOMMENDED_MAX)
         j["recommended"] = rec
         # A caller-sent value survives only when the rule does not fire (#2400).
-        if choice != UNKNOWN_CHOICE:
+        if choice not in NO_ANSWER_CHOICES:
             j["followed_recommendation"] = normalize_choice(choice) == normalize_choice(rec)
 
     if "session_id" in j:

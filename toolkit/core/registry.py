@@ -545,6 +545,11 @@ _MARKER_RE = re.compile(r"<gstack-qid:([a-z0-9-]{1,64})>", re.IGNORECASE)
 _ID = r"([a-z0-9]+(?:-[a-z0-9]+)+)(?![\w-])"
 _QID_REF_RE = re.compile(r"""question_id["'`]?\s*[:=]\s*["'`]?""" + _ID)
 _BACKTICK_RE = re.compile(r"`" + _ID + "`")
+_CODE_SPAN_RE = re.compile(r"`[^`]*`")
+
+
+def _in_code_span(spans, start) -> bool:
+    return any(a < start < b for a, b in spans)
 
 
 def template_files(root: str) -> list:
@@ -559,7 +564,9 @@ def lint(root: str, entries: list) -> dict:
     """Compare the ids used under ``root`` with the registry ``entries``.
 
     References are ``<gstack-qid:ID>`` markers and ``question_id: ID`` mentions; a
-    backticked registered id also counts as a reference. Reports ``unregistered``
+    backticked registered id also counts as a reference. Inside a backtick code span
+    (prose quoting an example, as plan-tune's "no `<gstack-qid:foo>` marker") only a
+    registered id counts: prose is not an id. Reports ``unregistered``
     (id, file:line list), ``unreferenced`` registry ids and ``duplicates``: an id
     marked in the templates of more than one skill (preamble ids are shared by design).
     """
@@ -578,11 +585,16 @@ def lint(root: str, entries: list) -> dict:
             raise RegistryError(f"{path}: cannot read ({e.strerror or e})") from None
         for no, line in enumerate(lines, 1):
             where = f"{rel}:{no}"
+            spans = [m.span() for m in _CODE_SPAN_RE.finditer(line)] if "`" in line else ()
             for m in _MARKER_RE.finditer(line):
                 qid = m.group(1).lower()
+                if qid not in registered and _in_code_span(spans, m.start()):
+                    continue
                 refs.setdefault(qid, []).append(where)
                 marked.setdefault(qid, set()).add(skill_dir)
             for m in _QID_REF_RE.finditer(line):
+                if m.group(1) not in registered and _in_code_span(spans, m.start()):
+                    continue
                 refs.setdefault(m.group(1), []).append(where)
             for m in _BACKTICK_RE.finditer(line):
                 if m.group(1) in registered:

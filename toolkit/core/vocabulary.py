@@ -79,3 +79,11 @@ def gate_kind(question_id, kind="finding"):
         if question_id in MUTATION_GATE_IDS:
             return "approval"
     return kind
+
+
+def plural(n, noun, nouns=None) -> str:
+    """``1 session``, ``2 sessions``, ``1,024 rows``: a count and its noun, agreed.
+
+    ``nouns`` is the plural when it is not ``noun + "s"`` (``entry``/``entries``).
+    """
+    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"

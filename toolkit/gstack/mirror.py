@@ -742,7 +742,8 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
 def forget(conn, project=None, env=None):
     """``profile delete``'s side of gstack's files, in one write transaction: every line
     of the project's question-log.jsonl (every project's when ``project`` is None) and
-    every question-events.jsonl line that carries typed free text are removed and their
+    every question-events.jsonl line that carries typed free text (every line, for
+    everything: the preference history goes, the preferences stay) are removed and their
     keys tombstoned. hook-errors.log loses its lines about the deleted data (all of them
     for everything). Returns ``(paths rewritten, one-line problems)``.
     """
@@ -766,7 +767,7 @@ def forget(conn, project=None, env=None):
                 project_file(slug, EVENTS, env),
                 "question-events",
                 slug,
-                lambda r: bool(r.get("free_text")),
+                (lambda r: True) if project is None else (lambda r: bool(r.get("free_text"))),
             )
         )
     for path, kind, slug, drop in jobs:

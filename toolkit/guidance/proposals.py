@@ -13,7 +13,7 @@ import json
 from collections import OrderedDict
 
 from toolkit.core import doors
-from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice
+from toolkit.core.questions import NO_ANSWER_CHOICES, normalize_choice
 from toolkit.core.screening import has_injection
 from toolkit.core.vocabulary import SILENCING_PREFERENCES, USER_PREFERENCE_SOURCES
 from toolkit.guidance.files import (
@@ -185,8 +185,8 @@ def _answers_by_question(conn, slug):
     cur.execute(
         "SELECT id, session_id, question_id, user_choice, recommended, followed_recommendation"
         f" FROM question_log WHERE project = ? AND {db.real_rows()} AND source IN ({marks})"
-        " AND user_choice != ? ORDER BY ts, id",
-        (slug, *USER_SOURCES, UNKNOWN_CHOICE),
+        " AND user_choice NOT IN (?, ?) ORDER BY ts, id",
+        (slug, *USER_SOURCES, *NO_ANSWER_CHOICES),
     )
     by_qid = OrderedDict()
     for eid, session, qid, choice, rec, followed in cur:

@@ -472,6 +472,25 @@ def after_commit(conn, fn):
     _AFTER_COMMIT.setdefault(id(conn), []).append(fn)
 
 
+def schema_is_current(path) -> bool:
+    """Whether the file at ``path`` already has this release's schema (read-only look,
+    so ``init`` can say "up to date" rather than "Upgraded")."""
+    expected = shipped_stamp()
+    if expected is None:
+        try:
+            expected = default_schema().stamp  # a source checkout: from the SQL files
+        except DatabaseError:
+            return False
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
+        try:
+            return conn.execute("PRAGMA user_version").fetchone()[0] == expected
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
 def applied_migrations(conn):
     exists = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
