@@ -37,6 +37,7 @@ __all__ = [
     "ONE_WAY",
     "TWO_WAY",
     "UNREADABLE",
+    "UNREADABLE_LANGUAGE",
     "NO_MATCH",
     "RULE_NAMES",  # noqa: F822 - provided by the module __getattr__ below
     "Verdict",
@@ -61,6 +62,7 @@ __all__ = [
 
 ONE_WAY, TWO_WAY = DOOR_TYPES
 UNREADABLE = "unreadable"
+UNREADABLE_LANGUAGE = "unreadable-language"
 NO_MATCH = "no-match"
 
 
@@ -442,55 +444,108 @@ def _read(text):
     return first, other
 
 
-def classify(text) -> Verdict:
-    """``Verdict(door, reason)`` for one question's text (str, or UTF-8 bytes).
+def _spellings(text):
+    """The text as written, then its decoded spellings (``door_decode``): str only.
+    Raises ValueError when the text cannot be read at all."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("invalid UTF-8") from None
+    if not isinstance(text, str):
+        raise ValueError("not text")
+    from toolkit.core.door_decode import decoded
 
-    One-way: ``("one-way", "keyword:<rule>")``; unreadable input (lone surrogates, NUL,
-    invalid UTF-8, not text at all): ``("one-way", "unreadable")``; otherwise
-    ``("two-way", "no-match")``. Never raises.
+    return [text] + decoded(text)
+
+
+def _judge(text):
+    """``{"rule", "language", "normalised", "unreadable"}`` for one text; raises
+    ValueError when it cannot be read at all.
+
+    The English rules read every spelling first (``door_rules``), then every language's
+    data rules (``door_engine``); with no rule fired, text the rules cannot read is named.
     """
-    try:
-        readings = _readings(text)
-    except ValueError:
-        return Verdict(ONE_WAY, UNREADABLE)
+    spellings = _spellings(text)
+    first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core.door_rules import match
 
-    rule = None
-    for reading in readings:
-        rule = match(reading)
-        if rule:
-            break
-    if rule:
-        return Verdict(ONE_WAY, "keyword:" + rule)
+    for k, spelling in enumerate(spellings):
+        try:
+            readings = first if k == 0 else _readings(spelling)
+        except ValueError:
+            continue  # a decoded spelling with a NUL: the text as written is read
+        for reading in readings:
+            rule = match(reading)
+            if rule:
+                return {"rule": rule, "language": "en", "normalised": reading, "unreadable": None}
+    from toolkit.core import door_engine
+
+    why = None
+    for spelling in spellings:
+        counts = door_engine.scripts(spelling)
+        found = door_engine.match(spelling, counts)
+        if found:
+            norm = door_engine.fold(spelling).strip()
+            return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
+        why = why or door_engine.unreadable(spelling, counts)
+    return {"rule": None, "language": None, "normalised": first[0], "unreadable": why}
+
+
+def classify(text) -> Verdict:
+    """``Verdict(door, reason)`` for one question's text (str, or UTF-8 bytes); the text
+    may be long (a question, its header and options joined by newlines).
+
+    One-way: ``("one-way", "keyword:<rule>")``; text the rules cannot read (lone
+    surrogates, NUL, invalid UTF-8, not text at all): ``("one-way", "unreadable")``;
+    text mostly in a language or script without rules: ``("one-way",
+    "unreadable-language")``; otherwise ``("two-way", "no-match")``. Never raises.
+    """
+    try:
+        found = _judge(text)
+    except ValueError:
+        return Verdict(ONE_WAY, UNREADABLE)
+    if found["rule"]:
+        return Verdict(ONE_WAY, "keyword:" + found["rule"])
+    if found["unreadable"]:
+        return Verdict(ONE_WAY, UNREADABLE_LANGUAGE)
     return Verdict(TWO_WAY, NO_MATCH)
 
 
 def explain(text) -> dict:
-    """Decision, rule and normalised text, for ``plantune doors explain``."""
+    """Decision, language, rule and normalised text, for ``plantune doors explain``."""
     try:
-        readings = _readings(text)
+        found = _judge(text)
     except ValueError as e:
         return {
             "door": ONE_WAY,
             "reason": UNREADABLE,
             "rule": None,
+            "language": None,
             "normalised": None,
             "problem": str(e),
         }
-    from toolkit.core.door_rules import match
-
-    rule, shown = None, readings[0]
-    for reading in readings:
-        rule = match(reading)
-        if rule:
-            shown = reading
-            break
-    return {
-        "door": ONE_WAY if rule else TWO_WAY,
-        "reason": "keyword:" + rule if rule else NO_MATCH,
+    rule = found["rule"]
+    if rule:
+        reason = "keyword:" + rule
+    elif found["unreadable"]:
+        reason = UNREADABLE_LANGUAGE
+    else:
+        reason = NO_MATCH
+    out = {
+        "door": ONE_WAY if rule or found["unreadable"] else TWO_WAY,
+        "reason": reason,
         "rule": rule,
-        "normalised": shown,
+        "language": found["language"],
+        "normalised": found["normalised"],
     }
+    if found["unreadable"]:
+        out["problem"] = (
+            "mostly letters of a script no rules read"
+            if found["unreadable"] == "script"
+            else "mostly words of a language without rules"
+        )
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -670,7 +725,8 @@ _SCAN_KEY = "door_rules_scan"
 
 
 def rules_version() -> str:
-    """A short hash of the rules' text (every module of them), as this process holds them:
+    """A short hash of the rules' text (every module of them and every language's data
+    file), as this process holds them:
     recorded summaries are re-read when it changes.
 
     When the files no longer are the ones this process read (the rules were upgraded while
@@ -682,9 +738,13 @@ def rules_version() -> str:
     from toolkit.core import door_readings, door_rules  # noqa: F401  (every module read)
     from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
 
+    from toolkit.core.door_engine import data_files
+
     read = as_read(RULE_SOURCES)
     digest = hashlib.sha1()
-    for path in rule_files():
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = [os.path.join(here, name) for name in ("door_engine.py", "door_decode.py")]
+    for path in rule_files() + code + data_files():
         with open(path, "rb") as f:
             digest.update(f.read())
     if not still_as_read(RULE_SOURCES, read):  # also after reading: the text read is theirs

@@ -1,0 +1,355 @@
+"""The door rules of every language, read from data files: ``toolkit/data/doors/<lang>.json``.
+
+Each language file holds word families (lists of stems or words), rules over them and the
+language's function words; ``languages.json`` holds the function words of languages
+without rules (they tell such text apart). The engine:
+
+* folds the text (NFKC, case-folded, accents dropped, punctuation read as spaces, sentence
+  ends kept) and finds every family entry in it. An entry matches, by the language's
+  ``match``: ``prefix`` at the start of a word (Spanish ``borr`` in ``borrar``,
+  ``borrado``); ``substring`` anywhere (German compounds, ``datenbank`` in
+  ``produktionsdatenbank``; Chinese, Japanese, Korean, written without spaces); an
+  entry starting ``=`` only as a whole word. Entries are folded as the text is.
+* fires a rule when its families meet in one sentence: ``any`` (one entry is enough),
+  ``pair`` (a verb and an object within ``window`` words, or characters for a language
+  written without spaces, in either order: verbs come last in German subordinate clauses,
+  Japanese and Korean). A pair's ``weak`` objects (a file, a branch) fire only when no
+  ``unless`` word (an empty line, a test, a comment) is in the sentence.
+* says when a text cannot be read (``unreadable``): mostly letters of scripts or
+  alphabets no rules cover, or function words of a language without rules.
+
+``English`` keeps its fuller rules in ``door_rules`` (read first); ``en.json`` adds rules
+in this form. The data files' hash is part of ``doors.rules_version``.
+"""
+
+import json
+import os
+
+__all__ = ["DATA_DIR", "LANGUAGES", "data_files", "fold", "match", "unreadable", "scripts"]
+
+DATA_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "doors"
+)
+# The languages with rules, in the order they are read.
+LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
+_SPACELESS = frozenset(("zh", "ja", "ko"))
+_BREAK = "\u2029"  # a sentence end in folded text (never in folded words)
+_BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
+
+_unicodedata = None
+_loaded = {}
+
+
+def data_files():
+    """Every rules data file, in a fixed order (``doors.rules_version`` hashes them)."""
+    return [os.path.join(DATA_DIR, f"{lang}.json") for lang in LANGUAGES] + [
+        os.path.join(DATA_DIR, "languages.json")
+    ]
+
+
+def _ud():
+    global _unicodedata
+    if _unicodedata is None:
+        import unicodedata
+
+        _unicodedata = unicodedata
+    return _unicodedata
+
+
+def fold(text):
+    """The text the data rules read: NFKC, case-folded, accents dropped, letters and digits
+    kept, everything else a space, sentence ends a break; words separated by one space,
+    with a space at both ends (so ``" borr"`` finds a word start)."""
+    if text.isascii():
+        low = text.lower()
+    else:
+        ud = _ud()
+        low = ud.normalize("NFD", ud.normalize("NFKC", text).casefold())
+        low = ud.normalize("NFC", "".join(c for c in low if ud.category(c) != "Mn"))
+    out = []
+    for c in low:
+        if c.isalnum():
+            out.append(c)
+        elif c in _BREAKS:
+            out.append(" " + _BREAK + " ")
+        elif c == "'" or c == "\u2019":
+            out.append(" ")
+        else:
+            out.append(" ")
+    return " " + " ".join("".join(out).split()) + " "
+
+
+def _fold_entry(entry):
+    exact = entry.startswith("=")
+    if exact:
+        entry = entry[1:]
+    body = fold(entry).strip()
+    return (" " + body + " ") if exact else body
+
+
+class _Language:
+    """One language's families (folded entries) and rules, as read from its file."""
+
+    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "stopwords")
+
+    def __init__(self, code, data):
+        self.code = code
+        self.spaceless = code in _SPACELESS
+        self.prefix = data.get("match", "prefix") == "prefix"
+        self.families = {
+            name: tuple({_fold_entry(e) for e in entries if e.strip()})
+            for name, entries in data.get("families", {}).items()
+        }
+        self.rules = data.get("rules", [])
+        self.stopwords = frozenset(fold(w).strip() for w in data.get("stopwords", ()))
+
+    def find(self, text, family):
+        """``[(start, end)]`` of the family's entries in folded ``text``."""
+        found = []
+        for entry in self.families.get(family, ()):
+            if entry[0] == " ":  # a whole word (or words)
+                key, lead, rest = entry, 1, ()
+            elif self.prefix and not self.spaceless:
+                # each word of the entry starts a word of the text, in order
+                first, *rest = entry.split(" ")
+                key, lead = " " + first, 1
+            else:
+                key, lead, rest = entry, 0, ()
+            at = text.find(key)
+            while at >= 0:
+                end = at + len(key)
+                for stem in rest:
+                    end = text.find(" ", end)  # the end of the word matched so far
+                    if not text.startswith(stem, end + 1):
+                        end = -1
+                        break
+                    end += 1 + len(stem)
+                if end >= 0:
+                    found.append((at + lead, end))
+                at = text.find(key, at + 1)
+        return found
+
+
+def _language(code):
+    lang = _loaded.get(code)
+    if lang is None:
+        with open(os.path.join(DATA_DIR, f"{code}.json"), encoding="utf-8") as f:
+            lang = _loaded[code] = _Language(code, json.load(f))
+    return lang
+
+
+def _other_languages():
+    data = _loaded.get("*")
+    if data is None:
+        with open(os.path.join(DATA_DIR, "languages.json"), encoding="utf-8") as f:
+            raw = json.load(f)
+        data = _loaded["*"] = {
+            code: frozenset(fold(w).strip() for w in words)
+            for code, words in raw["stopwords"].items()
+        }
+    return data
+
+
+# ---- scripts ----------------------------------------------------------------------
+
+# Letters beyond ASCII in the alphabets of the Latin languages with rules.
+_LATIN_RULED = frozenset("áéíóúñüàâçèêëîïôùûÿœæäößãõìòºª")
+_RUSSIAN = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
+
+
+def _script(c):
+    """ "latin", "cyrillic", "han", "kana", "hangul" for a letter of a script with rules,
+    "other" for any other letter (including a Latin or Cyrillic letter no ruled language
+    uses: Polish ł, Turkish ı, Ukrainian ї)."""
+    o = ord(c)
+    if o < 128:
+        return "latin"
+    low = c.lower()
+    if low in _LATIN_RULED:
+        return "latin"
+    if low in _RUSSIAN:
+        return "cyrillic"
+    if 0x3040 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF or 0xFF66 <= o <= 0xFF9F:
+        return "kana"
+    if 0xAC00 <= o <= 0xD7AF or 0x1100 <= o <= 0x11FF or 0x3130 <= o <= 0x318F:
+        return "hangul"
+    if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF or o >= 0x20000:
+        return "han"
+    return "other"
+
+
+def scripts(text):
+    """``{script: letters}`` over the letters of ``text`` (NFC, so an accent written apart
+    counts with its letter)."""
+    if not text.isascii():
+        text = _ud().normalize("NFC", text)
+    counts = {}
+    for c in text:
+        if c.isalpha():
+            s = "latin" if c.isascii() else _script(c)
+            counts[s] = counts.get(s, 0) + 1
+    return counts
+
+
+def _candidates(counts):
+    """The languages worth reading for text with these scripts."""
+    out = []
+    if counts.get("latin"):
+        out += ["en", "es", "fr", "de", "pt", "it"]
+    if counts.get("cyrillic"):
+        out.append("ru")
+    if counts.get("han") or counts.get("kana"):
+        out += ["zh", "ja"] if counts.get("han", 0) > counts.get("kana", 0) else ["ja", "zh"]
+    if counts.get("hangul"):
+        out.append("ko")
+    return out
+
+
+# ---- rules ------------------------------------------------------------------------
+
+
+def _sentence_of(text):
+    """A function giving the sentence number of a position in folded ``text``."""
+    ends = []
+    at = text.find(_BREAK)
+    while at >= 0:
+        ends.append(at)
+        at = text.find(_BREAK, at + 1)
+    if not ends:
+        return lambda pos: 0
+
+    def sentence(pos):
+        n = 0
+        for end in ends:
+            if end < pos:
+                n += 1
+            else:
+                break
+        return n
+
+    return sentence
+
+
+def _near(lang, text, a, b, window):
+    """Whether spans ``a`` and ``b`` are within ``window`` words (characters, for a
+    language written without spaces) of each other."""
+    lo, hi = (a[1], b[0]) if a[0] <= b[0] else (b[1], a[0])
+    if hi <= lo:
+        return True
+    if lang.spaceless:
+        return hi - lo <= window
+    return text.count(" ", lo, hi) <= window
+
+
+def _fires(lang, text, rule, sentence):
+    """The rule's verdict on folded text: True when it fires."""
+    if "any" in rule:
+        return any(lang.find(text, fam) for fam in _names(rule["any"]))
+    verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
+    if not verbs:
+        return False
+    strong = [s for fam in _names(rule.get("objects", ())) for s in lang.find(text, fam)]
+    weak = [s for fam in _names(rule.get("weak", ())) for s in lang.find(text, fam)]
+    if not strong and not weak:
+        return False
+    window = rule.get("window", 30 if lang.spaceless else 6)
+    unless = None
+    for v in verbs:
+        sv = sentence(v[0])
+        for o in strong:
+            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+                return True
+        for o in weak:
+            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+                if unless is None:
+                    unless = [
+                        sentence(s[0])
+                        for fam in _names(rule.get("unless", ()))
+                        for s in lang.find(text, fam)
+                    ]
+                if sv not in unless:
+                    return True
+    return False
+
+
+def _names(value):
+    return (value,) if isinstance(value, str) else value
+
+
+def match(text, counts=None):
+    """``(language, rule)`` of the first data rule that fires on ``text``, or None.
+
+    ``text`` is as written (decoded, not yet folded); ``counts`` its ``scripts``.
+    """
+    if counts is None:
+        counts = scripts(text)
+    folded = fold(text)
+    sentence = _sentence_of(folded)
+    words = folded.split()
+    langs = [_language(code) for code in _candidates(counts)]
+    # The language whose function words the text uses most is read first (it is named).
+    langs.sort(key=lambda lang: -sum(1 for w in words if w in lang.stopwords))
+    for lang in langs:
+        code = lang.code
+        for rule in lang.rules:
+            if _fires(lang, folded, rule, sentence):
+                return code, rule["rule"]
+    return None
+
+
+# ---- what cannot be read ----------------------------------------------------------
+
+# A text is unreadable when at least this share of its letters is in scripts or alphabets
+# without rules, or this share of its words holds such a letter.
+OTHER_LETTERS = 0.25
+OTHER_WORDS = 0.30
+
+
+def _plain_words(text):
+    """The words of prose in ``text``: code, paths, ids, numbers and flags left out."""
+    out = []
+    for chunk in text.split():
+        word = chunk.strip(".,;:!?¿¡()[]{}\"'«»“”„‘’…—–-")
+        if len(word) < 2 or not word.isalpha():
+            continue  # digits, "_", ".", "/", "-" inside: code, not prose
+        rest = word[1:]
+        if rest != rest.lower() and word != word.upper():
+            continue  # camelCase
+        out.append(word)
+    return out
+
+
+def unreadable(text, counts=None):
+    """Why ``text`` cannot be read, or None when it can. Reasons: ``"script"`` (mostly
+    letters no rules read), ``"language"`` (function words of a language without rules).
+
+    Short text, code, ids, paths and numbers are readable: only prose counts.
+    """
+    if counts is None:
+        counts = scripts(text)
+    letters = sum(counts.values())
+    if not letters:
+        return None
+    other = counts.get("other", 0)
+    if other and other >= OTHER_LETTERS * letters:
+        return "script"
+    words = _plain_words(text)
+    if not words:
+        return None
+    if other:
+        foreign = sum(1 for w in words if any(_script(c) == "other" for c in w if not c.isascii()))
+        if foreign >= OTHER_WORDS * len(words):
+            return "script"
+    if len(words) < 3:
+        return None
+    folded = [fold(w).strip() for w in words]
+    ruled = 0
+    for code in _candidates(counts):
+        lang = _language(code)
+        ruled = max(ruled, sum(1 for w in folded if w in lang.stopwords))
+    unruled = 0
+    for words_of in _other_languages().values():
+        unruled = max(unruled, sum(1 for w in folded if w in words_of))
+    if unruled >= 2 and unruled > ruled:
+        return "language"
+    return None
