@@ -12,6 +12,10 @@ tests; nothing here imports ``re``, ``html`` or ``urllib`` unless an entity need
 
 __all__ = ["decoded"]
 
+from toolkit.core.door_words import record_source
+
+record_source(__file__)  # the file as read: ``doors.rules_version`` names it
+
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 

@@ -25,7 +25,20 @@ in this form. The data files' hash is part of ``doors.rules_version``.
 import json
 import os
 
-__all__ = ["DATA_DIR", "LANGUAGES", "data_files", "fold", "match", "unreadable", "scripts"]
+from toolkit.core.door_words import record_source
+
+record_source(__file__)  # the file as read: ``doors.rules_version`` names it
+
+__all__ = [
+    "DATA_DIR",
+    "LANGUAGES",
+    "data_files",
+    "fold",
+    "foreign_words",
+    "match",
+    "unreadable",
+    "scripts",
+]
 
 DATA_DIR = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "doors"
@@ -36,6 +49,7 @@ _SPACELESS = frozenset(("zh", "ja", "ko"))
 _BREAK = "\u2029"  # a sentence end in folded text (never in folded words)
 _BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
 
+_MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
 _loaded = {}
 
@@ -67,13 +81,15 @@ def fold(text):
         low = ud.normalize("NFD", ud.normalize("NFKC", text).casefold())
         low = ud.normalize("NFC", "".join(c for c in low if ud.category(c) != "Mn"))
     out = []
-    for c in low:
+    for i, c in enumerate(low):
         if c.isalnum():
             out.append(c)
+        elif c in _MONEY_SIGNS:
+            out.append(" " + c + " ")
+        elif c == "." and 0 < i < len(low) - 1 and low[i - 1].isalnum() and low[i + 1].isalnum():
+            out.append(c)  # inside a name: "main.go", "v1.2", "credentials.json"
         elif c in _BREAKS:
             out.append(" " + _BREAK + " ")
-        elif c == "'" or c == "\u2019":
-            out.append(" ")
         else:
             out.append(" ")
     return " " + " ".join("".join(out).split()) + " "
@@ -241,6 +257,21 @@ def _near(lang, text, a, b, window):
     return text.count(" ", lo, hi) <= window
 
 
+def _adjacent(lang, text, obj, marks):
+    """Whether a harmless word qualifies the object: right before it, or just after
+    ("test data", "tabla temporal", "base de datos de prueba", "テストデータ")."""
+    for m in marks:
+        if m[1] <= obj[0]:
+            gap = obj[0] - m[1] if lang.spaceless else text.count(" ", m[1], obj[0])
+            if gap <= 1:
+                return True
+        elif m[0] >= obj[1]:
+            gap = m[0] - obj[1] if lang.spaceless else text.count(" ", obj[1], m[0])
+            if gap <= (2 if lang.spaceless else 3):
+                return True
+    return False
+
+
 def _fires(lang, text, rule, sentence):
     """The rule's verdict on folded text: True when it fires."""
     if "any" in rule:
@@ -252,24 +283,29 @@ def _fires(lang, text, rule, sentence):
     weak = [s for fam in _names(rule.get("weak", ())) for s in lang.find(text, fam)]
     if not strong and not weak:
         return False
-    window = rule.get("window", 30 if lang.spaceless else 6)
-    unless = None
+    marks = [s for fam in _names(rule.get("unless", "harmless")) for s in lang.find(text, fam)]
+    if marks:
+        strong = [o for o in strong if not _adjacent(lang, text, o, marks)]
+        weak = [o for o in weak if not _adjacent(lang, text, o, marks)]
+    window = rule.get("window", 30 if lang.spaceless else 8)
+    quiet = {sentence(m[0]) for m in marks}
+    if rule.get("across"):  # anywhere in the text: "Buy it? It is $90,000."
+        window, sentence = len(text), _one_sentence
     for v in verbs:
         sv = sentence(v[0])
         for o in strong:
             if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
                 return True
+        if sv in quiet:
+            continue
         for o in weak:
             if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
-                if unless is None:
-                    unless = [
-                        sentence(s[0])
-                        for fam in _names(rule.get("unless", ()))
-                        for s in lang.find(text, fam)
-                    ]
-                if sv not in unless:
-                    return True
+                return True
     return False
+
+
+def _one_sentence(pos):
+    return 0
 
 
 def _names(value):
@@ -295,6 +331,25 @@ def match(text, counts=None):
             if _fires(lang, folded, rule, sentence):
                 return code, rule["rule"]
     return None
+
+
+def foreign_words(text, counts=None):
+    """The function words of the language ``text`` is written in, when that is a
+    language with rules other than English (None otherwise): the English rules read the
+    text without them, so Spanish "del" is not the shell's ``del``."""
+    if counts is None:
+        counts = scripts(text)
+    if not counts.get("latin"):
+        return None
+    words = [w for w in fold(text).split() if len(w) > 1]  # "d e l e t e" is no French
+    english = _language("en").stopwords
+    best, mask = sum(1 for w in words if w in english), None
+    for code in ("es", "fr", "de", "pt", "it"):
+        stop = _language(code).stopwords
+        hits = sum(1 for w in words if w in stop)
+        if hits >= 2 and hits > best:
+            best, mask = hits, stop - english
+    return mask
 
 
 # ---- what cannot be read ----------------------------------------------------------

@@ -278,7 +278,7 @@ RULES = (
             _Pair(
                 _F(
                     _forms(
-                        "discard, drop, lose, throw away, wipe, revert, reset, nuke, blow away, "
+                        "discard, drop, lose, throw away, wipe, reset, nuke, blow away, "
                         "delete, remove, clear, trash, erase, overwrite, clobber, stash drop"
                     ),
                     "lost, threw away, thrown away",
@@ -653,6 +653,7 @@ RULES = (
                 unless_before=_DURABLE_UNLESS_BEFORE,
                 located=True,
                 verb_unless_after=_NAMING_NEXT,
+                direct_unless=_HARMLESS,
             ),
             _Referent(_REMOVE, _DURABLE),
         ),
@@ -667,6 +668,9 @@ _SQL_OBJECTS = _W(
     "functions procedure procedures extension extensions sequence sequences type "
     "types tablespace partition partitions if".split()
 )
+
+
+_EASY = _W("easy easier simple trivial cheap safe quick fine okay ok".split())
 
 
 def _strong_free(t):
@@ -686,6 +690,8 @@ def _strong_free(t):
         j = i + n
         if (j < size and words[j] in _NAMING_NEXT) or (i and words[i - 1] in _NAMING_PREV):
             continue  # a name, not an act: "the deleted_at column", "soft delete"
+        if i >= 2 and words[i - 1] == "to" and words[i - 2] in _EASY:
+            continue  # a property, not an act: "cheap, easy to delete"
         while j < size and words[j] in _DETERMINERS:
             j += 1
         if j < size and words[j] not in _BREAKS:

@@ -625,7 +625,12 @@ class _Pair:
         unless_between=None,
         located=False,
         verb_unless_after=None,
+        direct_unless=None,
     ):
+        # direct_unless: a family; a verb whose direct object (the first word after it,
+        # determiners skipped) is one of its words aims at that, and the rest of the
+        # sentence says where ("delete the empty line at the end of the file").
+        self.direct_unless = direct_unless
         self.verb_unless_after = verb_unless_after or frozenset()
         self.verbs, self.objects, self.window = verbs, objects, window
         self.unless_between = unless_between or frozenset()
@@ -651,8 +656,15 @@ class _Pair:
         if not objects:
             return False
         words = t.words
+        direct = {i for i, _ in t.at(self.direct_unless)} if self.direct_unless else ()
         for i, n in t.at(self.verbs):
             start = i + n
+            if direct:
+                k = start
+                while k < len(words) and words[k] in _SKIP:
+                    k += 1
+                if k in direct:
+                    continue
             if (
                 self.verb_unless_after
                 and start < len(words)
@@ -739,6 +751,14 @@ class _Referent:
 
     def __call__(self, t):
         words = t.words
+        # A durable thing named as where ("never used in this file") is not what "it" is.
+        named = [
+            j
+            for j, _ in t.at(self.durable)
+            if not any(w in _LOCATING for w in words[max(0, j - 3) : j])
+        ]
+        if not named:
+            return False
         for i, n in t.at(self.verbs):
             if i + n < len(words) and words[i + n] in self.PRONOUNS:
                 return True

@@ -468,6 +468,7 @@ def _judge(text):
     """
     spellings = _spellings(text)
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
+    from toolkit.core import door_engine
     from toolkit.core.door_rules import match
 
     for k, spelling in enumerate(spellings):
@@ -475,11 +476,13 @@ def _judge(text):
             readings = first if k == 0 else _readings(spelling)
         except ValueError:
             continue  # a decoded spelling with a NUL: the text as written is read
+        mask = door_engine.foreign_words(spelling) if not spelling.isascii() or k == 0 else None
+        if mask:
+            readings = [" ".join(w for w in r.split(" ") if w not in mask) for r in readings]
         for reading in readings:
             rule = match(reading)
             if rule:
                 return {"rule": rule, "language": "en", "normalised": reading, "unreadable": None}
-    from toolkit.core import door_engine
 
     why = None
     for spelling in spellings:
@@ -735,16 +738,13 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_readings, door_rules  # noqa: F401  (every module read)
-    from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
-
+    from toolkit.core import door_decode, door_readings, door_rules  # noqa: F401  (every module read)
     from toolkit.core.door_engine import data_files
+    from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
 
     read = as_read(RULE_SOURCES)
     digest = hashlib.sha1()
-    here = os.path.dirname(os.path.abspath(__file__))
-    code = [os.path.join(here, name) for name in ("door_engine.py", "door_decode.py")]
-    for path in rule_files() + code + data_files():
+    for path in rule_files() + data_files():
         with open(path, "rb") as f:
             digest.update(f.read())
     if not still_as_read(RULE_SOURCES, read):  # also after reading: the text read is theirs
