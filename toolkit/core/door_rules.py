@@ -670,6 +670,7 @@ _SQL_OBJECTS = _W(
 )
 
 
+_PRONOUNS = _W("it them this that".split())
 _EASY = _W("easy easier simple trivial cheap safe quick fine okay ok".split())
 
 
@@ -700,6 +701,13 @@ def _strong_free(t):
             ahead = range(max(0, i - 5), i)
         if any(k in harmless for k in ahead):
             continue
+        if j < size and words[j] in _PRONOUNS and i:
+            # "There's a trailing blank line at the bottom. Delete it?": "it" is the
+            # harmless thing named before, when nothing durable is named there too.
+            before = range(max(0, i - 15), i)
+            durable = {k for k, _ in t.at(_DURABLE)}
+            if any(k in harmless for k in before) and not any(k in durable for k in before):
+                continue
         if any(w in _SANDBOX for w in words[i + n : i + n + 7]):
             continue
         return True

@@ -1,0 +1,212 @@
+"""Door rules in every language, decoding before reading, and text the rules cannot read.
+
+Each language's corpus (tests/fixtures/doors/<lang>/) was written for plantune by someone
+who never saw the rules. The rules were tuned on the tune halves only; the holdout halves
+were scored before any tuning and after it (benchmarks/RESULTS.md). Targets: recall 100%,
+false alarms at most 10%.
+"""
+
+import json
+import os
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+from toolkit.core.doors import classify, explain, rules_version
+
+FIXTURES = os.path.join(REPO_ROOT, "tests", "fixtures", "doors")
+LANGS = ("en", "zh", "ja", "ko", "es", "fr", "de", "pt", "ru", "it")
+FAMILIES = {
+    "data-deletion",
+    "history-rewrite",
+    "production-deploy",
+    "infrastructure-teardown",
+    "credentials",
+    "making-public",
+    "mass-message",
+    "money",
+    "backups",
+}
+# The holdout halves' recall after tuning (benchmarks/RESULTS.md): a floor, so a change
+# that loses what the rules read fails here. The target stays 100% (the xfail below).
+HOLDOUT_RECALL_FLOOR = {
+    "en": 1.0,
+    "zh": 0.84,
+    "ja": 0.76,
+    "ko": 0.80,
+    "es": 0.72,
+    "fr": 0.84,
+    "de": 0.64,
+    "pt": 0.80,
+    "ru": 0.92,
+    "it": 0.88,
+}
+
+
+def _load(lang, half):
+    with open(os.path.join(FIXTURES, lang, f"{half}.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _score(items):
+    one = [i["text"] for i in items if i["door"] == "one-way"]
+    two = [i["text"] for i in items if i["door"] == "two-way"]
+    missed = [t for t in one if classify(t).door != "one-way"]
+    alarms = [t for t in two if classify(t).door == "one-way"]
+    return 1 - len(missed) / len(one), len(alarms) / len(two), missed, alarms
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_corpus_has_both_halves_and_every_family(lang):
+    items = _load(lang, "tune") + _load(lang, "holdout")
+    one = [i for i in items if i["door"] == "one-way"]
+    assert len(one) >= 40 and len(items) - len(one) >= 40
+    assert FAMILIES <= {i["family"] for i in one}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tune_half_recall_and_false_alarms(lang):
+    recall, false_alarms, missed, alarms = _score(_load(lang, "tune"))
+    assert recall == 1.0, missed
+    assert false_alarms <= 0.10, alarms
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_holdout_half_keeps_its_recorded_figures(lang):
+    recall, false_alarms, missed, alarms = _score(_load(lang, "holdout"))
+    assert recall >= HOLDOUT_RECALL_FLOOR[lang], missed
+    assert false_alarms <= 0.10 or lang == "en", alarms
+    if lang == "en":
+        assert false_alarms <= 0.16, alarms
+
+
+@pytest.mark.xfail(reason="holdout recall below 100% in most languages (RESULTS.md)")
+@pytest.mark.parametrize("lang", LANGS)
+def test_holdout_half_meets_the_target(lang):
+    recall, false_alarms, _, _ = _score(_load(lang, "holdout"))
+    assert recall == 1.0 and false_alarms <= 0.10
+
+
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        ("Supprimer la base de données de production ?", "fr"),
+        ("Produktionsdatenbank löschen?", "de"),
+        ("¿Borrar la tabla de usuarios?", "es"),
+        ("删除生产数据库？", "zh"),
+        ("本番データベースを削除しますか？", "ja"),
+        ("Удалить таблицу users?", "ru"),
+        ("운영 데이터베이스를 삭제할까요?", "ko"),
+        ("Apagar o banco de dados de produção?", "pt"),
+        ("Cancellare il database di produzione?", "it"),
+    ],
+)
+def test_the_issue_examples_are_one_way_and_explain_names_the_language(text, language):
+    assert classify(text).door == "one-way"
+    out = explain(text)
+    assert out["language"] == language
+    assert out["rule"] and out["reason"] == "keyword:" + out["rule"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "D&#114;op the users table?",
+        "D&#x72;op the users table?",
+        "Drop&nbsp;the&nbsp;users&nbsp;table?",
+        "Drop%20the%20users%20table%3F",
+        "Dr%6Fp the users table?",
+        "Dr<i></i>op the users table?",
+        "Drop<br>the<br>users<br>table?",
+        "Dr<!-- hidden -->op the users table?",
+        "**Dr**op the users table?",
+        "`Dr``op` the users table?",
+        "Click [Drop the users table](https://example.com) now?",
+        "D\\x72op the users table?",
+        "Dr\\u006fp the users table?",
+        "Dr\\op the users table?",
+        "Drоp the users tаble?",  # Cyrillic о and а
+        "D&amp;#114;op the users table?",  # an entity written as an entity
+    ],
+)
+def test_encodings_are_decoded_before_reading(text):
+    assert classify(text).door == "one-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "هل أحذف قاعدة البيانات الآن؟",  # Arabic
+        "क्या मैं प्रोडक्शन डेटाबेस हटा दूँ?",  # Hindi
+        "ลบฐานข้อมูลการผลิตไหม",  # Thai
+        "למחוק את מסד הנתונים של הייצור?",  # Hebrew
+        "Να διαγράψω τη βάση δεδομένων;",  # Greek
+        "Usunąć produkcyjną bazę danych?",  # Polish: letters no ruled language uses
+        "Verwijder de productiedatabase en alle back-ups van de klanten?",  # Dutch
+        "Üretim veritabanını silmek istiyor musun?",  # Turkish
+        "%D9%87%D9%84 %D8%A3%D8%AD%D8%B0%D9%81 %D9%82%D8%A7%D8%B9%D8%AF%D8%A9?",  # encoded
+        "ᚠᛖᚱᛊ ᛏᚺᛖ ᛒᚨᛊᛖ ᚹᛁᛏᚺ ᛗᛖ",  # runes
+    ],
+)
+def test_text_in_scripts_or_languages_without_rules_is_unreadable(text):
+    verdict = classify(text)
+    assert verdict == ("one-way", "unreadable-language"), explain(text)
+    assert explain(text)["problem"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Polish the changelog voice?",
+        "Ship it?",
+        "OK?",
+        "Rename getUserById to fetchUser?",
+        "run ./scripts/build.sh --flag=2 v1.2.3",
+        "Bump lodash from 4.17.20 to 4.17.21?",
+        "src/app/main.py:42",
+        "1234 5678",
+        "Use café-style naming in the README?",
+        "Add the naïve résumé parser?",
+    ],
+)
+def test_ordinary_english_code_and_numbers_stay_readable(text):
+    assert classify(text) == ("two-way", "no-match"), explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Delete the empty line at the end of the file?",
+        "Overwrite the snapshot file for the updated test?",
+        "Revert my local uncommitted change?",
+        "Recommendation: accept (cheap, easy to delete)",
+        "There's a trailing blank line at the bottom of `config.yaml`. Delete it?",
+        "`lodash` is imported but never used in this file. Drop it?",
+    ],
+)
+def test_harmless_edits_stay_two_way(text):
+    assert classify(text).door == "two-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Revert main to last week's state and push?",
+        "Make the repo visible to the world?",
+        "Put the private SSH key for the prod servers on the wiki?",
+    ],
+)
+def test_english_paraphrases_without_the_usual_verbs_are_one_way(text):
+    assert classify(text).door == "one-way", explain(text)
+
+
+def test_long_text_with_options_is_read_whole():
+    text = "\n".join(
+        ["Which cleanup should I run now?", "A) Tidy the imports", "B) Vider la table des clients"]
+    )
+    assert explain(text)["language"] == "fr"
+
+
+def test_the_rules_version_hashes_the_language_data():
+    version = rules_version()
+    assert len(version) == 12 and version == rules_version()
