@@ -73,11 +73,10 @@ def test_tune_half_recall_and_false_alarms(lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_holdout_half_keeps_its_recorded_figures(lang):
+    # Counts only: the holdout texts are never shown, so nobody tunes the rules on them.
     recall, false_alarms, missed, alarms = _score(_load(lang, "holdout"))
-    assert recall >= HOLDOUT_RECALL_FLOOR[lang], missed
-    assert false_alarms <= 0.10 or lang == "en", alarms
-    if lang == "en":
-        assert false_alarms <= 0.16, alarms
+    assert recall >= HOLDOUT_RECALL_FLOOR[lang], f"{len(missed)} missed"
+    assert false_alarms <= (0.16 if lang == "en" else 0.10), f"{len(alarms)} false alarms"
 
 
 @pytest.mark.xfail(reason="holdout recall below 100% in most languages (RESULTS.md)")
@@ -210,3 +209,20 @@ def test_long_text_with_options_is_read_whole():
 def test_the_rules_version_hashes_the_language_data():
     version = rules_version()
     assert len(version) == 12 and version == rules_version()
+
+
+def test_data_files_hold_entries_folded_as_text_is():
+    # The engine loads entries as written (no Unicode work per process): each must be in
+    # the form the text is folded to, or it would never match.
+    from toolkit.core.door_engine import data_files, folded_entry
+
+    for path in data_files():
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        for family, entries in data.get("families", {}).items():
+            assert [e for e in entries if folded_entry(e) != e] == [], (path, family)
+        for rule in data.get("rules", ()):
+            for key in ("any", "verbs", "objects", "weak"):
+                names = rule.get(key, ())
+                for name in [names] if isinstance(names, str) else names:
+                    assert name in data["families"], (path, rule)

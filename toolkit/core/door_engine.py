@@ -34,6 +34,7 @@ __all__ = [
     "LANGUAGES",
     "data_files",
     "fold",
+    "folded_entry",
     "foreign_words",
     "match",
     "unreadable",
@@ -46,6 +47,7 @@ DATA_DIR = os.path.join(
 # The languages with rules, in the order they are read.
 LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 _SPACELESS = frozenset(("zh", "ja", "ko"))
+_LATIN = ["en", "es", "fr", "de", "pt", "it"]
 _BREAK = "\u2029"  # a sentence end in folded text (never in folded words)
 _BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
 
@@ -95,34 +97,53 @@ def fold(text):
     return " " + " ".join("".join(out).split()) + " "
 
 
-def _fold_entry(entry):
+def folded_entry(entry):
+    """A family entry as the data files hold it: folded as text is (``fold``), with a
+    leading ``=`` kept for a whole word. Entries are stored folded, so loading a language
+    costs no Unicode work (a test keeps every file so)."""
     exact = entry.startswith("=")
-    if exact:
-        entry = entry[1:]
-    body = fold(entry).strip()
-    return (" " + body + " ") if exact else body
+    body = fold(entry[1:] if exact else entry).strip()
+    return ("=" + body) if exact else body
+
+
+def _entry(entry):
+    return (" " + entry[1:] + " ") if entry[:1] == "=" else entry
 
 
 class _Language:
     """One language's families (folded entries) and rules, as read from its file."""
 
-    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "stopwords")
+    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen")
 
     def __init__(self, code, data):
         self.code = code
         self.spaceless = code in _SPACELESS
         self.prefix = data.get("match", "prefix") == "prefix"
-        self.families = {
-            name: tuple({_fold_entry(e) for e in entries if e.strip()})
-            for name, entries in data.get("families", {}).items()
-        }
+        self.families = data.get("families", {})  # lists, made tuples on first use
         self.rules = data.get("rules", [])
-        self.stopwords = frozenset(fold(w).strip() for w in data.get("stopwords", ()))
+        self._seen = (None, {})  # the last text read and what was found in it
+
+    def entries(self, family):
+        entries = self.families.get(family, ())
+        if type(entries) is list:
+            entries = self.families[family] = tuple({_entry(e) for e in entries if e})
+        return entries
 
     def find(self, text, family):
-        """``[(start, end)]`` of the family's entries in folded ``text``."""
+        """``[(start, end)]`` of the family's entries in folded ``text`` (remembered for
+        the last text: rules share families)."""
+        seen_text, seen = self._seen
+        if seen_text is not text:
+            seen = {}
+            self._seen = (text, seen)
+        found = seen.get(family)
+        if found is None:
+            found = seen[family] = self._find(text, family)
+        return found
+
+    def _find(self, text, family):
         found = []
-        for entry in self.families.get(family, ()):
+        for entry in self.entries(family):
             if entry[0] == " ":  # a whole word (or words)
                 key, lead, rest = entry, 1, ()
             elif self.prefix and not self.spaceless:
@@ -154,15 +175,17 @@ def _language(code):
     return lang
 
 
-def _other_languages():
+def _stopwords():
+    """``(ruled, other)``: ``{language: frozenset of function words}`` for the languages
+    with rules and for the others (``languages.json``)."""
     data = _loaded.get("*")
     if data is None:
         with open(os.path.join(DATA_DIR, "languages.json"), encoding="utf-8") as f:
             raw = json.load(f)
-        data = _loaded["*"] = {
-            code: frozenset(fold(w).strip() for w in words)
-            for code, words in raw["stopwords"].items()
-        }
+        data = _loaded["*"] = tuple(
+            {code: frozenset(words) for code, words in raw[part].items()}
+            for part in ("ruled", "other")
+        )
     return data
 
 
@@ -211,7 +234,7 @@ def _candidates(counts):
     """The languages worth reading for text with these scripts."""
     out = []
     if counts.get("latin"):
-        out += ["en", "es", "fr", "de", "pt", "it"]
+        out += _LATIN
     if counts.get("cyrillic"):
         out.append("ru")
     if counts.get("han") or counts.get("kana"):
@@ -322,15 +345,37 @@ def match(text, counts=None):
     folded = fold(text)
     sentence = _sentence_of(folded)
     words = folded.split()
-    langs = [_language(code) for code in _candidates(counts)]
+    stop = _stopwords()[0]
+    codes = _candidates(counts)
+    hits = {code: sum(1 for w in words if w in stop.get(code, ())) for code in codes}
+    if "en" in hits and text.isascii():
+        codes = [c for c in codes if c == "en" or not _english_throughout(folded, stop, c)]
     # The language whose function words the text uses most is read first (it is named).
-    langs.sort(key=lambda lang: -sum(1 for w in words if w in lang.stopwords))
-    for lang in langs:
-        code = lang.code
+    for code in sorted(codes, key=lambda code: -hits[code]):
+        lang = _language(code)
         for rule in lang.rules:
             if _fires(lang, folded, rule, sentence):
                 return code, rule["rule"]
     return None
+
+
+def _english_throughout(folded, stop, code):
+    """Whether every sentence of ASCII text has English function words and none of
+    ``code``'s own (words both languages use, such as "a" or "no", do not count either
+    way): then ``code``'s rules need not be read (most English questions on the hot path
+    load no other language). A sentence with neither ("Borrar tabla usuarios?") keeps
+    every language."""
+    english, other = stop["en"], stop.get(code, frozenset())
+    shared = set()
+    for lang in _LATIN:
+        if lang != "en":
+            shared |= english & stop[lang]
+    own, theirs = english - shared, other - english
+    for part in folded.split(_BREAK):
+        words = part.split()
+        if words and (not any(w in own for w in words) or any(w in theirs for w in words)):
+            return False
+    return True
 
 
 def foreign_words(text, counts=None):
@@ -342,10 +387,11 @@ def foreign_words(text, counts=None):
     if not counts.get("latin"):
         return None
     words = [w for w in fold(text).split() if len(w) > 1]  # "d e l e t e" is no French
-    english = _language("en").stopwords
+    ruled = _stopwords()[0]
+    english = ruled["en"]
     best, mask = sum(1 for w in words if w in english), None
-    for code in ("es", "fr", "de", "pt", "it"):
-        stop = _language(code).stopwords
+    for code in _LATIN[1:]:
+        stop = ruled[code]
         hits = sum(1 for w in words if w in stop)
         if hits >= 2 and hits > best:
             best, mask = hits, stop - english
@@ -398,12 +444,12 @@ def unreadable(text, counts=None):
     if len(words) < 3:
         return None
     folded = [fold(w).strip() for w in words]
+    known, others = _stopwords()
     ruled = 0
     for code in _candidates(counts):
-        lang = _language(code)
-        ruled = max(ruled, sum(1 for w in folded if w in lang.stopwords))
+        ruled = max(ruled, sum(1 for w in folded if w in known.get(code, ())))
     unruled = 0
-    for words_of in _other_languages().values():
+    for words_of in others.values():
         unruled = max(unruled, sum(1 for w in folded if w in words_of))
     if unruled >= 2 and unruled > ruled:
         return "language"

@@ -2,16 +2,21 @@
 
 Two layers, both on the hot path (stdlib only, nothing compiled at import):
 
-* ``classify(text) -> Verdict(door, reason)`` reads a question's text. The text is
-  normalised first (``normalise``: NFKC, combining marks, zero-width and control characters
+* ``classify(text) -> Verdict(door, reason)`` reads a question's text (a question, its
+  header and options joined by newlines are one text). Encodings that hide words are
+  undone first (``door_decode``: HTML, URL escapes, markdown, backslashes); each spelling
+  is then normalised (``normalise``: NFKC, combining marks, zero-width and control characters
   dropped, case-folded, look-alike letters folded to ASCII (a small table, Unicode's
   confusables data, any decimal digit, Latin letters by name), ``_`` read as a space,
   whitespace collapsed) and read whole by the rules in ``toolkit.core.door_rules`` (verb
   families crossed with object families, loaded only when a text is read). Mixed-case
   text is read a second time with code names split (``dropTable`` → ``drop table``).
-  ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for text that
-  cannot be read (lone surrogates, NUL, invalid UTF-8, not text: fail safe), ``no-match``
-  for two-way.
+  What the English rules do not find, every other language's rules look for
+  (``door_engine``, over the data files in ``toolkit/data/doors``; ``explain`` names the
+  language). ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for
+  text that cannot be read (lone surrogates, NUL, invalid UTF-8, not text: fail safe),
+  ``unreadable-language`` for text mostly in a script or language no rules read,
+  ``no-match`` for two-way.
 * ``decide(question_id, skill, category, summary, registry)`` and ``door_for(conn, ...)``
   decide for a question: one-way if the registry, the skill:category pairs, the text, or
   (with a database) any recorded fact says so. Stricter than gstack, which lets a
@@ -202,98 +207,7 @@ def canonical_id_sql(column: str) -> str:
 # --------------------------------------------------------------------------
 # Normalisation
 
-# Look-alike letters that survive NFKC and case-folding, folded to the ASCII letter they
-# imitate (Cyrillic, Greek, Latin small capitals and a few others).
-_CONFUSABLES = {
-    # Cyrillic
-    "а": "a",
-    "в": "b",
-    "е": "e",
-    "ё": "e",
-    "з": "3",
-    "к": "k",
-    "м": "m",
-    "н": "h",
-    "о": "o",
-    "р": "p",
-    "с": "c",
-    "т": "t",
-    "у": "y",
-    "х": "x",
-    "ѕ": "s",
-    "і": "i",
-    "ї": "i",
-    "ј": "j",
-    "һ": "h",
-    "ԁ": "d",
-    "ӏ": "l",
-    "ԛ": "q",
-    "ԝ": "w",
-    "ɡ": "g",
-    "ь": "b",
-    "п": "n",
-    "г": "r",
-    "ց": "g",
-    "օ": "o",
-    "ս": "u",
-    # Greek
-    "α": "a",
-    "β": "b",
-    "γ": "y",
-    "δ": "d",
-    "ε": "e",
-    "ζ": "z",
-    "η": "n",
-    "ι": "i",
-    "κ": "k",
-    "μ": "u",
-    "ν": "v",
-    "ο": "o",
-    "ρ": "p",
-    "σ": "o",
-    "τ": "t",
-    "υ": "u",
-    "χ": "x",
-    "ω": "w",
-    "ϲ": "c",
-    "ϳ": "j",
-    # Latin small capitals and other look-alikes
-    "ᴀ": "a",
-    "ʙ": "b",
-    "ᴄ": "c",
-    "ᴅ": "d",
-    "ᴇ": "e",
-    "ғ": "f",
-    "ɢ": "g",
-    "ʜ": "h",
-    "ɪ": "i",
-    "ᴊ": "j",
-    "ᴋ": "k",
-    "ʟ": "l",
-    "ᴍ": "m",
-    "ɴ": "n",
-    "ᴏ": "o",
-    "ᴘ": "p",
-    "ʀ": "r",
-    "ꜱ": "s",
-    "ᴛ": "t",
-    "ᴜ": "u",
-    "ᴠ": "v",
-    "ᴡ": "w",
-    "ʏ": "y",
-    "ᴢ": "z",
-    "ı": "i",
-    "ȷ": "j",
-    "ł": "l",
-    "ø": "o",
-    "đ": "d",
-    "ħ": "h",
-    "ŧ": "t",
-}
-# Look-alikes that are not letters, and letters the confusables data leaves out.
-_CONFUSABLES.update({"๏": "o", "○": "o", "◯": "o", "⚬": "o", "⭘": "o", "ꭴ": "o"})
-_CONFUSABLE_TABLE = {ord(k): v for k, v in _CONFUSABLES.items()}
-_fold_table = None  # _CONFUSABLE_TABLE and toolkit.core.confusables, built on first need
+_fold_table = None  # toolkit.core.confusables, built on first need
 # Words in a Latin letter's name that say how it is drawn, not which letter it is.
 _NAME_SKIP = frozenset("SMALL CAPITAL LETTER SCRIPT DOTLESS BARRED LONG".split())
 
@@ -301,10 +215,10 @@ _NAME_SKIP = frozenset("SMALL CAPITAL LETTER SCRIPT DOTLESS BARRED LONG".split()
 def _fold_table_now():
     global _fold_table
     if _fold_table is None:
-        from toolkit.core.confusables import PAIRS
+        from toolkit.core.confusables import PAIRS, TABLE
 
         table = {ord(PAIRS[i]): PAIRS[i + 1] for i in range(0, len(PAIRS), 2)}
-        table.update(_CONFUSABLE_TABLE)
+        table.update(TABLE)
         _fold_table = table
     return _fold_table
 
