@@ -211,14 +211,38 @@ def test_the_rules_version_hashes_the_language_data():
     assert len(version) == 12 and version == rules_version()
 
 
+def test_data_files_are_toml_read_exactly_as_tomllib_reads_them():
+    import tomllib
+
+    from toolkit.core.door_engine import data_files, read_data
+
+    for path in data_files():
+        with open(path, "rb") as f:
+            raw = f.read()
+        assert read_data(raw.decode("utf-8"), path) == tomllib.loads(raw.decode("utf-8")), path
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['key = "a\\"b"', "key = {inline = 1}", "key = 1.5", "just words", 'a = "x"\na = "y"'],
+)
+def test_the_data_reader_refuses_what_it_does_not_read(text):
+    from toolkit.core.door_engine import read_data
+
+    with pytest.raises(ValueError):
+        read_data(text)
+
+
 def test_data_files_hold_entries_folded_as_text_is():
     # The engine loads entries as written (no Unicode work per process): each must be in
     # the form the text is folded to, or it would never match.
+    import tomllib
+
     from toolkit.core.door_engine import data_files, folded_entry
 
     for path in data_files():
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
         for family, entries in data.get("families", {}).items():
             assert [e for e in entries if folded_entry(e) != e] == [], (path, family)
         for rule in data.get("rules", ()):

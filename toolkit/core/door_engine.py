@@ -1,8 +1,11 @@
-"""The door rules of every language, read from data files: ``toolkit/data/doors/<lang>.json``.
+"""The door rules of every language, read from data files: ``toolkit/data/doors/<lang>.toml``.
 
-Each language file holds word families (lists of stems or words), rules over them and the
-language's function words; ``languages.json`` holds the function words of languages
-without rules (they tell such text apart). The engine:
+Each language file holds word families (lists of stems or words) and rules over them;
+``languages.toml`` holds the function words of every language, with rules and without
+(they say which language a text is in, and tell apart text no rules read). The files are
+TOML, read here by a small reader of the subset they use (``read_data``; a test keeps it
+equal to ``tomllib``): importing ``tomllib`` (and ``re``) would cost every hook process
+more than reading all the rules does. The engine:
 
 * folds the text (NFKC, case-folded, accents dropped, punctuation read as spaces, sentence
   ends kept) and finds every family entry in it. An entry matches, by the language's
@@ -18,11 +21,10 @@ without rules (they tell such text apart). The engine:
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
 
-``English`` keeps its fuller rules in ``door_rules`` (read first); ``en.json`` adds rules
+``English`` keeps its fuller rules in ``door_rules`` (read first); ``en.toml`` adds rules
 in this form. The data files' hash is part of ``doors.rules_version``.
 """
 
-import json
 import os
 
 from toolkit.core.door_words import record_source
@@ -37,6 +39,7 @@ __all__ = [
     "folded_entry",
     "foreign_words",
     "match",
+    "read_data",
     "unreadable",
     "scripts",
 ]
@@ -58,9 +61,53 @@ _loaded = {}
 
 def data_files():
     """Every rules data file, in a fixed order (``doors.rules_version`` hashes them)."""
-    return [os.path.join(DATA_DIR, f"{lang}.json") for lang in LANGUAGES] + [
-        os.path.join(DATA_DIR, "languages.json")
+    return [os.path.join(DATA_DIR, f"{lang}.toml") for lang in LANGUAGES] + [
+        os.path.join(DATA_DIR, "languages.toml")
     ]
+
+
+def _value(text, where):
+    if text[:1] == '"' and text[-1:] == '"' and len(text) >= 2 and '"' not in text[1:-1]:
+        return text[1:-1]
+    if text[:1] == "[" and text[-1:] == "]":
+        inner = text[1:-1].strip()
+        if not inner:
+            return []
+        return [_value(part.strip(), where) for part in inner.split(", ")]
+    if text in ("true", "false"):
+        return text == "true"
+    if text.isdigit():
+        return int(text)
+    raise ValueError(f"{where}: not a value the door rules use: {text[:40]}")
+
+
+def read_data(text, where="data"):
+    """The dict a door rules file holds: TOML limited to comments, ``[table]``,
+    ``[[array of tables]]`` and ``key = value`` lines whose value is a string without
+    escapes, an integer, a boolean or a one-line list of those. ValueError otherwise."""
+    data = {}
+    table = data
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line[0] == "#":
+            continue
+        if line[:2] == "[[" and line[-2:] == "]]":
+            table = {}
+            data.setdefault(line[2:-2].strip(), []).append(table)
+        elif line[0] == "[" and line[-1] == "]":
+            table = data.setdefault(line[1:-1].strip(), {})
+        else:
+            key, eq, value = line.partition(" = ")
+            if not eq or not key or key in table:
+                raise ValueError(f"{where}:{n}: not a key = value line")
+            table[key] = _value(value.strip(), f"{where}:{n}")
+    return data
+
+
+def _read(name):
+    path = os.path.join(DATA_DIR, name)
+    with open(path, encoding="utf-8") as f:
+        return read_data(f.read(), path)
 
 
 def _ud():
@@ -170,18 +217,16 @@ class _Language:
 def _language(code):
     lang = _loaded.get(code)
     if lang is None:
-        with open(os.path.join(DATA_DIR, f"{code}.json"), encoding="utf-8") as f:
-            lang = _loaded[code] = _Language(code, json.load(f))
+        lang = _loaded[code] = _Language(code, _read(f"{code}.toml"))
     return lang
 
 
 def _stopwords():
     """``(ruled, other)``: ``{language: frozenset of function words}`` for the languages
-    with rules and for the others (``languages.json``)."""
+    with rules and for the others (``languages.toml``)."""
     data = _loaded.get("*")
     if data is None:
-        with open(os.path.join(DATA_DIR, "languages.json"), encoding="utf-8") as f:
-            raw = json.load(f)
+        raw = _read("languages.toml")
         data = _loaded["*"] = tuple(
             {code: frozenset(words) for code, words in raw[part].items()}
             for part in ("ruled", "other")
