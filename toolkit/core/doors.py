@@ -4,7 +4,7 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
 
 * ``classify(text) -> Verdict(door, reason)`` reads a question's text (a question, its
   header and options joined by newlines are one text). Encodings that hide words are
-  undone first (``door_decode``: HTML, URL escapes, markdown, backslashes); each spelling
+  undone first (``door_engine.decoded``: HTML, URL escapes, markdown, backslashes); each spelling
   is then normalised (``normalise``: NFKC, combining marks, zero-width and control characters
   dropped, case-folded, look-alike letters folded to ASCII (a small table, Unicode's
   confusables data, any decimal digit, Latin letters by name), ``_`` read as a space,
@@ -359,7 +359,7 @@ def _read(text):
 
 
 def _spellings(text):
-    """The text as written, then its decoded spellings (``door_decode``): str only.
+    """The text as written, then its decoded spellings (``door_engine.decoded``): str only.
     Raises ValueError when the text cannot be read at all."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         try:
@@ -368,7 +368,7 @@ def _spellings(text):
             raise ValueError("invalid UTF-8") from None
     if not isinstance(text, str):
         raise ValueError("not text")
-    from toolkit.core.door_decode import decoded
+    from toolkit.core.door_engine import decoded
 
     return [text] + decoded(text)
 
@@ -652,7 +652,7 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_decode, door_readings, door_rules  # noqa: F401  (every module read)
+    from toolkit.core import door_engine, door_readings, door_rules  # noqa: F401  (every module read)
     from toolkit.core.door_engine import data_files
     from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
 
