@@ -53,6 +53,11 @@ DATA_DIR = os.path.join(
 LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 _SPACELESS = frozenset(("zh", "ja", "ko"))
 _LATIN = ["en", "es", "fr", "de", "pt", "it"]
+# Korean is read letter by letter (jamo, Unicode's canonical decomposition of each
+# syllable), both the text and the entries: a verb stem then matches every ending that
+# adds a final consonant to its last syllable (지우 in 지울, 두 in 둘까요). Windows are
+# counted in syllables, about three letters each.
+_JAMO = "ko"
 _BREAK = "\u2029"  # a sentence end in folded text (never in folded words)
 _BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
 
@@ -179,6 +184,8 @@ class _Language:
     def entries(self, family):
         entries = self.families.get(family, ())
         if type(entries) is list:
+            if self.code == _JAMO:  # read letter by letter
+                entries = [_ud().normalize("NFD", e) for e in entries]
             entries = self.families[family] = tuple({_entry(e) for e in entries if e})
         return entries
 
@@ -511,6 +518,8 @@ def _fires(lang, text, rule, sentence):
         strong = [o for o in strong if not _adjacent(lang, text, o, marks)]
         weak = [o for o in weak if not _adjacent(lang, text, o, marks)]
     window = rule.get("window", 30 if lang.spaceless else 8)
+    if lang.code == _JAMO:
+        window *= 3
     quiet = {sentence(m[0]) for m in marks}
     if rule.get("across"):  # anywhere in the text: "Buy it? It is $90,000."
         window, sentence = len(text), _one_sentence
@@ -553,8 +562,12 @@ def match(text, counts=None):
     # The language whose function words the text uses most is read first (it is named).
     for code in sorted(codes, key=lambda code: -hits[code]):
         lang = _language(code)
+        read, where = folded, sentence
+        if code == _JAMO:
+            read = _ud().normalize("NFD", folded)
+            where = _sentence_of(read)
         for rule in lang.rules:
-            if _fires(lang, folded, rule, sentence):
+            if _fires(lang, read, rule, where):
                 return code, rule["rule"]
     return None
 

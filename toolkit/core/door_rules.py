@@ -575,7 +575,13 @@ RULES = (
                 passive=_F(_ID_TYPE),
             ),
             _Pair(_REWRITE_VALUES, _F(_ALL_QUALIFIER), 6),
-            _Pair(_SCHEMA_VERB, _SCHEMA_OBJ, 6, unless_after=_DURABLE_UNLESS_AFTER),
+            _Pair(
+                _SCHEMA_VERB,
+                _SCHEMA_OBJ,
+                6,
+                unless_after=_DURABLE_UNLESS_AFTER,
+                unless_before=_DURABLE_UNLESS_BEFORE,
+            ),
             _Pair(
                 _RUN,
                 _MIGRATION,
