@@ -31,16 +31,18 @@ FAMILIES = {
 # that loses what the rules read fails here. The target stays 100% (the xfail below).
 HOLDOUT_RECALL_FLOOR = {
     "en": 1.0,
-    "zh": 0.84,
-    "ja": 0.76,
-    "ko": 0.80,
-    "es": 0.72,
-    "fr": 0.84,
-    "de": 0.64,
-    "pt": 0.80,
+    "zh": 0.88,
+    "ja": 0.84,
+    "ko": 0.88,
+    "es": 0.80,
+    "fr": 0.88,
+    "de": 0.76,
+    "pt": 0.84,
     "ru": 0.92,
     "it": 0.88,
 }
+# False alarms above the 10% target on the holdout halves, as recorded.
+HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.16, "ko": 0.12}
 
 
 def _load(lang, half):
@@ -76,7 +78,8 @@ def test_holdout_half_keeps_its_recorded_figures(lang):
     # Counts only: the holdout texts are never shown, so nobody tunes the rules on them.
     recall, false_alarms, missed, alarms = _score(_load(lang, "holdout"))
     assert recall >= HOLDOUT_RECALL_FLOOR[lang], f"{len(missed)} missed"
-    assert false_alarms <= (0.16 if lang == "en" else 0.10), f"{len(alarms)} false alarms"
+    ceiling = HOLDOUT_FALSE_ALARM_CEILING.get(lang, 0.10)
+    assert false_alarms <= ceiling, f"{len(alarms)} false alarms"
 
 
 @pytest.mark.xfail(reason="holdout recall below 100% in most languages (RESULTS.md)")
