@@ -148,6 +148,8 @@ def test_encodings_are_decoded_before_reading(text):
         "Üretim veritabanını silmek istiyor musun?",  # Turkish
         "%D9%87%D9%84 %D8%A3%D8%AD%D8%B0%D9%81 %D9%82%D8%A7%D8%B9%D8%AF%D8%A9?",  # encoded
         "ᚠᛖᚱᛊ ᛏᚺᛖ ᛒᚨᛊᛖ ᚹᛁᛏᚺ ᛗᛖ",  # runes
+        "ДЖЖ ψψψ ㄱㄴㄷ ღღ ⴰⴱⴳ",  # mixed scripts, no language
+        "asdkjh qwe zxcmn vbnm",  # gibberish: no function word, unpronounceable
     ],
 )
 def test_text_in_scripts_or_languages_without_rules_is_unreadable(text):
@@ -169,6 +171,8 @@ def test_text_in_scripts_or_languages_without_rules_is_unreadable(text):
         "1234 5678",
         "Use café-style naming in the README?",
         "Add the naïve résumé parser?",
+        "npm pnpm yarn bun",
+        "Bump eslint prettier vitest",
     ],
 )
 def test_ordinary_english_code_and_numbers_stay_readable(text):

@@ -666,4 +666,24 @@ def unreadable(text, counts=None):
         unruled = max(unruled, sum(1 for w in folded if w in words_of))
     if unruled >= 2 and unruled > ruled:
         return "language"
+    if len(words) >= 4 and not ruled and not unruled:
+        # No function word of any language, and half the words unpronounceable: noise.
+        odd = sum(1 for w in folded if _unpronounceable(w))
+        if odd * 2 >= len(words):
+            return "language"
     return None
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def _unpronounceable(word):
+    """A Latin word with four consonants in a row ("zxcmn", "vbnm"; not "npm")."""
+    if not word.isascii():
+        return False
+    run = 0
+    for c in word:
+        run = 0 if c in _VOWELS else run + 1
+        if run >= 4:
+            return True
+    return False
