@@ -188,6 +188,11 @@ def test_ordinary_english_code_and_numbers_stay_readable(text):
         "Recommendation: accept (cheap, easy to delete)",
         "There's a trailing blank line at the bottom of `config.yaml`. Delete it?",
         "`lodash` is imported but never used in this file. Drop it?",
+        "Drop support for Node 14 in the package.json engines field?",
+        "Nuke node_modules and reinstall?",
+        "Overwrite the generated types file with the new codegen output?",
+        "Remove the deprecated `oldFormat` option from the CLI help text?",
+        "Drop the temp table in my local SQLite test DB?",
     ],
 )
 def test_harmless_edits_stay_two_way(text):
@@ -200,6 +205,8 @@ def test_harmless_edits_stay_two_way(text):
         "Revert main to last week's state and push?",
         "Make the repo visible to the world?",
         "Put the private SSH key for the prod servers on the wiki?",
+        "Nuke the node_modules and the Postgres volume?",
+        "Delete the empty line and the users table?",
     ],
 )
 def test_english_paraphrases_without_the_usual_verbs_are_one_way(text):

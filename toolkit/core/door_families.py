@@ -94,7 +94,8 @@ _DURABLE_UNLESS_BEFORE = _W(
 
 _HARMLESS = _F(
     _nouns(
-        "snapshot file, never used, unused import, import, comment, comma, semicolon, whitespace, space, tab, blank line, empty line, "
+        "snapshot file, generated file, generated types, generated code, codegen output, "
+        "never used, unused import, import, comment, comma, semicolon, whitespace, space, tab, blank line, empty line, "
         "line, typo, todo, fixme, print, print statement, console log, debug log, debug line, "
         "debug statement, debug output, debug print, log line, log statement, log call, "
         "logging statement, logging call, dead code, cache, cdn cache, build cache, browser cache, "
@@ -122,7 +123,7 @@ _DETERMINERS = _SKIP | _W(
 )
 # Words that make a strong verb a column or feature name rather than an act.
 _NAMING_NEXT = _W(
-    "at by flag flags column columns field fields timestamp timestamps marker "
+    "support at by flag flags column columns field fields timestamp timestamps marker "
     "markers button buttons icon icons key keys event events endpoint "
     "handler handlers hook hooks permission permissions confirmation "
     "dialog modal click clicked callback callbacks listener listeners "

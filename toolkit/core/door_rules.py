@@ -310,7 +310,7 @@ RULES = (
                     "docker rmi, compose down -v, down -v, down --volumes, --volumes, "
                     "prune --volumes, prune -a, prune --all, delete-stack, s3 rb, aws s3 rm, "
                     "terminate-instances, delete-db-instance, delete-cluster, delete-bucket, "
-                    "nuke, cloud-nuke, aws-nuke, permanent shutdown, permanently shut down, "
+                    "cloud-nuke, aws-nuke, permanent shutdown, permanently shut down, "
                     "shut down permanently, shut it down permanently, shut down for good, "
                     "decommission, decommissioned, decommissioning, deprovision, "
                     "deprovisioned, deprovisioning, teardown, tear down, tore down, torn down, "
@@ -348,6 +348,7 @@ RULES = (
                     "turned down, switched off, powered off, scaled to zero"
                 ),
                 unless_before=_INFRA_UNLESS_BEFORE,
+                unless_after=_W("modules module js version versions".split()),
             ),
         ),
     ),
