@@ -89,6 +89,18 @@ def test_holdout_half_meets_the_target(lang):
     assert recall == 1.0 and false_alarms <= 0.10
 
 
+def _own_phrasings():
+    # Written alongside the rules (not held out): each family in each language, and
+    # harmless edits, as a regression set.
+    with open(os.path.join(FIXTURES, "rules_own_phrasings.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.mark.parametrize("item", _own_phrasings(), ids=lambda i: i["lang"] + ":" + i["text"][:30])
+def test_own_phrasings_in_every_language(item):
+    assert classify(item["text"]).door == item["door"], explain(item["text"])
+
+
 @pytest.mark.parametrize(
     "text, language",
     [
