@@ -656,8 +656,8 @@ class _Pair:
         direct = {i for i, _ in t.at(self.direct_unless)} if self.direct_unless else ()
         for i, n in t.at(self.verbs):
             start = i + n
-            if n == 1 and i and words[i][-2:] == "ed" and words[i - 1] in ("the", "a", "an"):
-                continue  # an adjective, not an act: "remove the deprecated option"
+            if n == 1 and i and words[i - 1] in ("the", "a", "an"):
+                continue  # a noun or adjective: "the deprecated option", "the post"
             first = start  # where the verb's objects may start
             if direct:
                 k = start

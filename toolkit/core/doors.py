@@ -392,7 +392,9 @@ def _judge(text):
             continue  # a decoded spelling with a NUL: the text as written is read
         mask = door_engine.foreign_words(spelling) if not spelling.isascii() or k == 0 else None
         if mask:
-            readings = [" ".join(w for w in r.split(" ") if w not in mask) for r in readings]
+            # A function word of the other language reads as "the": distances stay, and
+            # the word after it reads as a noun ("del post" is no verb "post").
+            readings = [" ".join("the" if w in mask else w for w in r.split(" ")) for r in readings]
         for reading in readings:
             rule = match(reading)
             if rule:
