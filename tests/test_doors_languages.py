@@ -12,7 +12,7 @@ import os
 import pytest
 
 from tests.helpers import REPO_ROOT
-from toolkit.core.doors import classify, explain, rules_version
+from toolkit.core.doors import RULE_NAMES, classify, explain, rules_version
 
 FIXTURES = os.path.join(REPO_ROOT, "tests", "fixtures", "doors")
 LANGS = ("en", "zh", "ja", "ko", "es", "fr", "de", "pt", "ru", "it")
@@ -272,6 +272,7 @@ def test_data_files_hold_entries_folded_as_text_is():
         for family, entries in data.get("families", {}).items():
             assert [e for e in entries if folded_entry(e) != e] == [], (path, family)
         for rule in data.get("rules", ()):
+            assert rule["rule"] in RULE_NAMES, (path, rule)  # one vocabulary of rule names
             for key in ("any", "verbs", "objects", "weak"):
                 names = rule.get(key, ())
                 for name in [names] if isinstance(names, str) else names:
