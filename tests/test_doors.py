@@ -71,6 +71,7 @@ def test_explain_shows_decision_rule_and_normalised_text():
         "door": "one-way",
         "reason": "keyword:sql-destructive",
         "rule": "sql-destructive",
+        "language": "en",
         "normalised": "drop the users table?",
     }
     assert explain("Rename it")["reason"] == "no-match"

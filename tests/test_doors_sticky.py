@@ -436,6 +436,7 @@ def test_doors_explain_text_and_json(db_file):
     assert r.output.splitlines() == [
         "decision:   one-way",
         "reason:     keyword:sql-destructive",
+        "rule:       sql-destructive (en)",
         "normalised: drop the users table?",
     ]
     r = invoke(

@@ -29,7 +29,7 @@ def doors():
 @db_option
 @json_option
 def explain(text, question_id, db_path, as_json):
-    """Show the door decision for TEXT ("-" reads stdin): decision, rule, normalised text.
+    """Show the door decision for TEXT ("-" reads stdin): decision, rule and language, normalised text.
 
     \b
     Example:
@@ -51,6 +51,8 @@ def explain(text, question_id, db_path, as_json):
         return
     click.echo(f"decision:   {out['door']}")
     click.echo(f"reason:     {out['reason']}")
+    if out.get("rule"):
+        click.echo(f"rule:       {out['rule']} ({out.get('language')})")
     if out.get("problem"):
         click.echo(f"problem:    {out['problem']}")
     if out.get("normalised") is not None:

@@ -6,8 +6,15 @@ Imports only ``toolkit.store``; the hot path (hooks and compat scripts) runs on 
 import os as _os
 
 # The modules of the door rules: the words and their index, the word families, the rules,
-# the other readings (``door_words`` keeps the details).
-DOOR_RULE_SOURCES = ("door_words.py", "door_families.py", "door_rules.py", "door_readings.py")
+# the other readings, every language's engine with the decoding (``door_words`` keeps the
+# details; the languages' data files are hashed by ``doors.rules_version`` too).
+DOOR_RULE_SOURCES = (
+    "door_words.py",
+    "door_families.py",
+    "door_rules.py",
+    "door_readings.py",
+    "door_engine.py",
+)
 
 
 def source_stat(path):
@@ -23,6 +30,6 @@ def source_stat(path):
 # Each door rules module's file as it was before Python read any of them: this package is
 # imported before any of its modules. Each module records its file again as it starts;
 # when the two agree the file was not replaced while Python read it, so the record names
-# the rules this process holds (``door_words.as_read``). Four stats per process.
+# the rules this process holds (``door_words.as_read``). Five stats per process.
 _DIR = _os.path.dirname(__file__)
 DOOR_SOURCES_BEFORE = {name: source_stat(_os.path.join(_DIR, name)) for name in DOOR_RULE_SOURCES}

@@ -69,6 +69,7 @@ _DURABLE = _F(
     "patient data, payment data, billing data, all of it, all of them, the lot, pii",
 )
 _DURABLE_UNLESS_AFTER = _W(
+    "js ts tsx jsx mjs py go rb rs java kt swift md txt css scss html yaml yml toml cfg ini "
     "variable variables var vars test tests spec specs mock mocks fixture "
     "fixtures stub stubs placeholder placeholders prop props type types "
     "name names label labels field in_ui style styles tag tags list "
@@ -93,7 +94,8 @@ _DURABLE_UNLESS_BEFORE = _W(
 
 _HARMLESS = _F(
     _nouns(
-        "import, comment, comma, semicolon, whitespace, space, tab, blank line, empty line, "
+        "snapshot file, generated file, generated types, generated code, codegen output, "
+        "never used, unused import, import, comment, comma, semicolon, whitespace, space, tab, blank line, empty line, "
         "line, typo, todo, fixme, print, print statement, console log, debug log, debug line, "
         "debug statement, debug output, debug print, log line, log statement, log call, "
         "logging statement, logging call, dead code, cache, cdn cache, build cache, browser cache, "
@@ -121,7 +123,7 @@ _DETERMINERS = _SKIP | _W(
 )
 # Words that make a strong verb a column or feature name rather than an act.
 _NAMING_NEXT = _W(
-    "at by flag flags column columns field fields timestamp timestamps marker "
+    "support at by flag flags column columns field fields timestamp timestamps marker "
     "markers button buttons icon icons key keys event events endpoint "
     "handler handlers hook hooks permission permissions confirmation "
     "dialog modal click clicked callback callbacks listener listeners "

@@ -278,7 +278,7 @@ RULES = (
             _Pair(
                 _F(
                     _forms(
-                        "discard, drop, lose, throw away, wipe, revert, reset, nuke, blow away, "
+                        "discard, drop, lose, throw away, wipe, reset, nuke, blow away, "
                         "delete, remove, clear, trash, erase, overwrite, clobber, stash drop"
                     ),
                     "lost, threw away, thrown away",
@@ -310,7 +310,7 @@ RULES = (
                     "docker rmi, compose down -v, down -v, down --volumes, --volumes, "
                     "prune --volumes, prune -a, prune --all, delete-stack, s3 rb, aws s3 rm, "
                     "terminate-instances, delete-db-instance, delete-cluster, delete-bucket, "
-                    "nuke, cloud-nuke, aws-nuke, permanent shutdown, permanently shut down, "
+                    "cloud-nuke, aws-nuke, permanent shutdown, permanently shut down, "
                     "shut down permanently, shut it down permanently, shut down for good, "
                     "decommission, decommissioned, decommissioning, deprovision, "
                     "deprovisioned, deprovisioning, teardown, tear down, tore down, torn down, "
@@ -348,6 +348,7 @@ RULES = (
                     "turned down, switched off, powered off, scaled to zero"
                 ),
                 unless_before=_INFRA_UNLESS_BEFORE,
+                unless_after=_W("modules module js version versions".split()),
             ),
         ),
     ),
@@ -575,7 +576,13 @@ RULES = (
                 passive=_F(_ID_TYPE),
             ),
             _Pair(_REWRITE_VALUES, _F(_ALL_QUALIFIER), 6),
-            _Pair(_SCHEMA_VERB, _SCHEMA_OBJ, 6, unless_after=_DURABLE_UNLESS_AFTER),
+            _Pair(
+                _SCHEMA_VERB,
+                _SCHEMA_OBJ,
+                6,
+                unless_after=_DURABLE_UNLESS_AFTER,
+                unless_before=_DURABLE_UNLESS_BEFORE,
+            ),
             _Pair(
                 _RUN,
                 _MIGRATION,
@@ -653,6 +660,7 @@ RULES = (
                 unless_before=_DURABLE_UNLESS_BEFORE,
                 located=True,
                 verb_unless_after=_NAMING_NEXT,
+                direct_unless=_HARMLESS,
             ),
             _Referent(_REMOVE, _DURABLE),
         ),
@@ -667,6 +675,10 @@ _SQL_OBJECTS = _W(
     "functions procedure procedures extension extensions sequence sequences type "
     "types tablespace partition partitions if".split()
 )
+
+
+_PRONOUNS = _W("it them this that".split())
+_EASY = _W("easy easier simple trivial cheap safe quick fine okay ok".split())
 
 
 def _strong_free(t):
@@ -686,6 +698,8 @@ def _strong_free(t):
         j = i + n
         if (j < size and words[j] in _NAMING_NEXT) or (i and words[i - 1] in _NAMING_PREV):
             continue  # a name, not an act: "the deleted_at column", "soft delete"
+        if i >= 2 and words[i - 1] == "to" and words[i - 2] in _EASY:
+            continue  # a property, not an act: "cheap, easy to delete"
         while j < size and words[j] in _DETERMINERS:
             j += 1
         if j < size and words[j] not in _BREAKS:
@@ -694,6 +708,13 @@ def _strong_free(t):
             ahead = range(max(0, i - 5), i)
         if any(k in harmless for k in ahead):
             continue
+        if j < size and words[j] in _PRONOUNS and i:
+            # "There's a trailing blank line at the bottom. Delete it?": "it" is the
+            # harmless thing named before, when nothing durable is named there too.
+            before = range(max(0, i - 15), i)
+            durable = {k for k, _ in t.at(_DURABLE)}
+            if any(k in harmless for k in before) and not any(k in durable for k in before):
+                continue
         if any(w in _SANDBOX for w in words[i + n : i + n + 7]):
             continue
         return True

@@ -6,12 +6,10 @@ methods, following a token pattern that is never compiled on the hot path.
 
 Families are plain sets of words and phrases (every inflection), made in a fixed order by
 ``door_families`` and then ``door_rules``; a family's id is its place in that order. They
-are indexed into flat maps of strings to bit masks on first use; the index is cached next
-to this module's byte-code (``__pycache__/door-words.*.marshal``), keyed on every module
-that makes words or families (``INDEX_SOURCES``) as this process read it (``as_read``),
-so a new process loads it instead of building it, an edit to any of them builds it again,
-and a process that read other rules than the files now hold never reads or writes the
-cache of the files.
+are indexed into flat maps of strings to bit masks on first use, cached next to this
+module's byte-code (``__pycache__/door-words.*.marshal``) keyed on every module that makes
+words or families (``INDEX_SOURCES``) as this process read it (``as_read``): a new process
+loads it, an edit builds it again, a process holding older rules leaves the cache alone.
 
 The shapes a rule takes (a verb then its object, any word of a family, a word then a
 flag) are here too; the rules themselves are in ``door_rules``.
@@ -625,7 +623,11 @@ class _Pair:
         unless_between=None,
         located=False,
         verb_unless_after=None,
+        direct_unless=None,
     ):
+        # direct_unless: a verb whose direct object is of this family aims at that; the
+        # rest says where ("delete the empty line at the end of the file").
+        self.direct_unless = direct_unless
         self.verb_unless_after = verb_unless_after or frozenset()
         self.verbs, self.objects, self.window = verbs, objects, window
         self.unless_between = unless_between or frozenset()
@@ -651,8 +653,22 @@ class _Pair:
         if not objects:
             return False
         words = t.words
+        direct = {i for i, _ in t.at(self.direct_unless)} if self.direct_unless else ()
         for i, n in t.at(self.verbs):
             start = i + n
+            if n == 1 and i and words[i - 1] in ("the", "a", "an"):
+                continue  # a noun or adjective: "the deprecated option", "the post"
+            first = start  # where the verb's objects may start
+            if direct:
+                k = start
+                while k < len(words) and words[k] in _SKIP:
+                    k += 1
+                if k in direct:
+                    # unless a second object is joined on ("... and the Postgres volume")
+                    ahead = words[k : start + self.window]
+                    if "and" not in ahead:
+                        continue
+                    first = k + ahead.index("and") + 1
             if (
                 self.verb_unless_after
                 and start < len(words)
@@ -661,7 +677,7 @@ class _Pair:
                 continue
             for j, m in objects:
                 if (
-                    start <= j < start + self.window
+                    first <= j < start + self.window
                     and t.same_sentence(start, j)
                     and self._object_ok(words, j, m)
                     and not (
@@ -739,6 +755,11 @@ class _Referent:
 
     def __call__(self, t):
         words = t.words
+        # A durable thing named as where ("in this file") is not what "it" is.
+        if all(
+            any(w in _LOCATING for w in words[max(0, j - 3) : j]) for j, _ in t.at(self.durable)
+        ):
+            return False
         for i, n in t.at(self.verbs):
             if i + n < len(words) and words[i + n] in self.PRONOUNS:
                 return True

@@ -2,16 +2,21 @@
 
 Two layers, both on the hot path (stdlib only, nothing compiled at import):
 
-* ``classify(text) -> Verdict(door, reason)`` reads a question's text. The text is
-  normalised first (``normalise``: NFKC, combining marks, zero-width and control characters
+* ``classify(text) -> Verdict(door, reason)`` reads a question's text (a question, its
+  header and options joined by newlines are one text). Encodings that hide words are
+  undone first (``door_engine.decoded``: HTML, URL escapes, markdown, backslashes); each spelling
+  is then normalised (``normalise``: NFKC, combining marks, zero-width and control characters
   dropped, case-folded, look-alike letters folded to ASCII (a small table, Unicode's
   confusables data, any decimal digit, Latin letters by name), ``_`` read as a space,
   whitespace collapsed) and read whole by the rules in ``toolkit.core.door_rules`` (verb
   families crossed with object families, loaded only when a text is read). Mixed-case
   text is read a second time with code names split (``dropTable`` → ``drop table``).
-  ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for text that
-  cannot be read (lone surrogates, NUL, invalid UTF-8, not text: fail safe), ``no-match``
-  for two-way.
+  What the English rules do not find, every other language's rules look for
+  (``door_engine``, over the data files in ``toolkit/data/doors``; ``explain`` names the
+  language). ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for
+  text that cannot be read (lone surrogates, NUL, invalid UTF-8, not text: fail safe),
+  ``unreadable-language`` for text mostly in a script or language no rules read,
+  ``no-match`` for two-way.
 * ``decide(question_id, skill, category, summary, registry)`` and ``door_for(conn, ...)``
   decide for a question: one-way if the registry, the skill:category pairs, the text, or
   (with a database) any recorded fact says so. Stricter than gstack, which lets a
@@ -37,6 +42,7 @@ __all__ = [
     "ONE_WAY",
     "TWO_WAY",
     "UNREADABLE",
+    "UNREADABLE_LANGUAGE",
     "NO_MATCH",
     "RULE_NAMES",  # noqa: F822 - provided by the module __getattr__ below
     "Verdict",
@@ -61,6 +67,7 @@ __all__ = [
 
 ONE_WAY, TWO_WAY = DOOR_TYPES
 UNREADABLE = "unreadable"
+UNREADABLE_LANGUAGE = "unreadable-language"
 NO_MATCH = "no-match"
 
 
@@ -200,98 +207,7 @@ def canonical_id_sql(column: str) -> str:
 # --------------------------------------------------------------------------
 # Normalisation
 
-# Look-alike letters that survive NFKC and case-folding, folded to the ASCII letter they
-# imitate (Cyrillic, Greek, Latin small capitals and a few others).
-_CONFUSABLES = {
-    # Cyrillic
-    "а": "a",
-    "в": "b",
-    "е": "e",
-    "ё": "e",
-    "з": "3",
-    "к": "k",
-    "м": "m",
-    "н": "h",
-    "о": "o",
-    "р": "p",
-    "с": "c",
-    "т": "t",
-    "у": "y",
-    "х": "x",
-    "ѕ": "s",
-    "і": "i",
-    "ї": "i",
-    "ј": "j",
-    "һ": "h",
-    "ԁ": "d",
-    "ӏ": "l",
-    "ԛ": "q",
-    "ԝ": "w",
-    "ɡ": "g",
-    "ь": "b",
-    "п": "n",
-    "г": "r",
-    "ց": "g",
-    "օ": "o",
-    "ս": "u",
-    # Greek
-    "α": "a",
-    "β": "b",
-    "γ": "y",
-    "δ": "d",
-    "ε": "e",
-    "ζ": "z",
-    "η": "n",
-    "ι": "i",
-    "κ": "k",
-    "μ": "u",
-    "ν": "v",
-    "ο": "o",
-    "ρ": "p",
-    "σ": "o",
-    "τ": "t",
-    "υ": "u",
-    "χ": "x",
-    "ω": "w",
-    "ϲ": "c",
-    "ϳ": "j",
-    # Latin small capitals and other look-alikes
-    "ᴀ": "a",
-    "ʙ": "b",
-    "ᴄ": "c",
-    "ᴅ": "d",
-    "ᴇ": "e",
-    "ғ": "f",
-    "ɢ": "g",
-    "ʜ": "h",
-    "ɪ": "i",
-    "ᴊ": "j",
-    "ᴋ": "k",
-    "ʟ": "l",
-    "ᴍ": "m",
-    "ɴ": "n",
-    "ᴏ": "o",
-    "ᴘ": "p",
-    "ʀ": "r",
-    "ꜱ": "s",
-    "ᴛ": "t",
-    "ᴜ": "u",
-    "ᴠ": "v",
-    "ᴡ": "w",
-    "ʏ": "y",
-    "ᴢ": "z",
-    "ı": "i",
-    "ȷ": "j",
-    "ł": "l",
-    "ø": "o",
-    "đ": "d",
-    "ħ": "h",
-    "ŧ": "t",
-}
-# Look-alikes that are not letters, and letters the confusables data leaves out.
-_CONFUSABLES.update({"๏": "o", "○": "o", "◯": "o", "⚬": "o", "⭘": "o", "ꭴ": "o"})
-_CONFUSABLE_TABLE = {ord(k): v for k, v in _CONFUSABLES.items()}
-_fold_table = None  # _CONFUSABLE_TABLE and toolkit.core.confusables, built on first need
+_fold_table = None  # toolkit.core.confusables, built on first need
 # Words in a Latin letter's name that say how it is drawn, not which letter it is.
 _NAME_SKIP = frozenset("SMALL CAPITAL LETTER SCRIPT DOTLESS BARRED LONG".split())
 
@@ -299,10 +215,10 @@ _NAME_SKIP = frozenset("SMALL CAPITAL LETTER SCRIPT DOTLESS BARRED LONG".split()
 def _fold_table_now():
     global _fold_table
     if _fold_table is None:
-        from toolkit.core.confusables import PAIRS
+        from toolkit.core.confusables import PAIRS, TABLE
 
         table = {ord(PAIRS[i]): PAIRS[i + 1] for i in range(0, len(PAIRS), 2)}
-        table.update(_CONFUSABLE_TABLE)
+        table.update(TABLE)
         _fold_table = table
     return _fold_table
 
@@ -442,55 +358,113 @@ def _read(text):
     return first, other
 
 
-def classify(text) -> Verdict:
-    """``Verdict(door, reason)`` for one question's text (str, or UTF-8 bytes).
+def _spellings(text):
+    """The text as written, then its decoded spellings (``door_engine.decoded``): str only.
+    Raises ValueError when the text cannot be read at all."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("invalid UTF-8") from None
+    if not isinstance(text, str):
+        raise ValueError("not text")
+    from toolkit.core.door_engine import decoded
 
-    One-way: ``("one-way", "keyword:<rule>")``; unreadable input (lone surrogates, NUL,
-    invalid UTF-8, not text at all): ``("one-way", "unreadable")``; otherwise
-    ``("two-way", "no-match")``. Never raises.
+    return [text] + decoded(text)
+
+
+def _judge(text):
+    """``{"rule", "language", "normalised", "unreadable"}`` for one text; raises
+    ValueError when it cannot be read at all.
+
+    The English rules read every spelling first (``door_rules``), then every language's
+    data rules (``door_engine``); with no rule fired, text the rules cannot read is named.
     """
-    try:
-        readings = _readings(text)
-    except ValueError:
-        return Verdict(ONE_WAY, UNREADABLE)
+    spellings = _spellings(text)
+    first = _readings(spellings[0])  # raises for NUL, lone surrogates
+    from toolkit.core import door_engine
     from toolkit.core.door_rules import match
 
-    rule = None
-    for reading in readings:
-        rule = match(reading)
-        if rule:
-            break
-    if rule:
-        return Verdict(ONE_WAY, "keyword:" + rule)
+    for k, spelling in enumerate(spellings):
+        try:
+            readings = first if k == 0 else _readings(spelling)
+        except ValueError:
+            continue  # a decoded spelling with a NUL: the text as written is read
+        mask = door_engine.foreign_words(spelling) if not spelling.isascii() or k == 0 else None
+        if mask:
+            # A function word of the other language reads as "the": distances stay, and
+            # the word after it reads as a noun ("del post" is no verb "post").
+            readings = [" ".join("the" if w in mask else w for w in r.split(" ")) for r in readings]
+        for reading in readings:
+            rule = match(reading)
+            if rule:
+                return {"rule": rule, "language": "en", "normalised": reading, "unreadable": None}
+
+    why = None
+    for spelling in spellings:
+        counts = door_engine.scripts(spelling)
+        found = door_engine.match(spelling, counts)
+        if found:
+            norm = door_engine.fold(spelling).strip()
+            return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
+        why = why or door_engine.unreadable(spelling, counts)
+    return {"rule": None, "language": None, "normalised": first[0], "unreadable": why}
+
+
+def classify(text) -> Verdict:
+    """``Verdict(door, reason)`` for one question's text (str, or UTF-8 bytes); the text
+    may be long (a question, its header and options joined by newlines).
+
+    One-way: ``("one-way", "keyword:<rule>")``; text the rules cannot read (lone
+    surrogates, NUL, invalid UTF-8, not text at all): ``("one-way", "unreadable")``;
+    text mostly in a language or script without rules: ``("one-way",
+    "unreadable-language")``; otherwise ``("two-way", "no-match")``. Never raises.
+    """
+    try:
+        found = _judge(text)
+    except ValueError:
+        return Verdict(ONE_WAY, UNREADABLE)
+    if found["rule"]:
+        return Verdict(ONE_WAY, "keyword:" + found["rule"])
+    if found["unreadable"]:
+        return Verdict(ONE_WAY, UNREADABLE_LANGUAGE)
     return Verdict(TWO_WAY, NO_MATCH)
 
 
 def explain(text) -> dict:
-    """Decision, rule and normalised text, for ``plantune doors explain``."""
+    """Decision, language, rule and normalised text, for ``plantune doors explain``."""
     try:
-        readings = _readings(text)
+        found = _judge(text)
     except ValueError as e:
         return {
             "door": ONE_WAY,
             "reason": UNREADABLE,
             "rule": None,
+            "language": None,
             "normalised": None,
             "problem": str(e),
         }
-    from toolkit.core.door_rules import match
-
-    rule, shown = None, readings[0]
-    for reading in readings:
-        rule = match(reading)
-        if rule:
-            shown = reading
-            break
-    return {
-        "door": ONE_WAY if rule else TWO_WAY,
-        "reason": "keyword:" + rule if rule else NO_MATCH,
+    rule = found["rule"]
+    if rule:
+        reason = "keyword:" + rule
+    elif found["unreadable"]:
+        reason = UNREADABLE_LANGUAGE
+    else:
+        reason = NO_MATCH
+    out = {
+        "door": ONE_WAY if rule or found["unreadable"] else TWO_WAY,
+        "reason": reason,
         "rule": rule,
-        "normalised": shown,
+        "language": found["language"],
+        "normalised": found["normalised"],
     }
+    if found["unreadable"]:
+        out["problem"] = (
+            "mostly letters of a script no rules read"
+            if found["unreadable"] == "script"
+            else "mostly words of a language without rules"
+        )
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -670,7 +644,8 @@ _SCAN_KEY = "door_rules_scan"
 
 
 def rules_version() -> str:
-    """A short hash of the rules' text (every module of them), as this process holds them:
+    """A short hash of the rules' text (every module of them and every language's data
+    file), as this process holds them:
     recorded summaries are re-read when it changes.
 
     When the files no longer are the ones this process read (the rules were upgraded while
@@ -679,12 +654,13 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_readings, door_rules  # noqa: F401  (every module read)
+    from toolkit.core import door_engine, door_readings, door_rules  # noqa: F401  (every module read)
+    from toolkit.core.door_engine import data_files
     from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
 
     read = as_read(RULE_SOURCES)
     digest = hashlib.sha1()
-    for path in rule_files():
+    for path in rule_files() + data_files():
         with open(path, "rb") as f:
             digest.update(f.read())
     if not still_as_read(RULE_SOURCES, read):  # also after reading: the text read is theirs

@@ -1,0 +1,279 @@
+"""Door rules in every language, decoding before reading, and text the rules cannot read.
+
+Each language's corpus (tests/fixtures/doors/<lang>/) was written for plantune by someone
+who never saw the rules. The rules were tuned on the tune halves only; the holdout halves
+were scored before any tuning and after it (benchmarks/RESULTS.md). Targets: recall 100%,
+false alarms at most 10%.
+"""
+
+import json
+import os
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+from toolkit.core.doors import RULE_NAMES, classify, explain, rules_version
+
+FIXTURES = os.path.join(REPO_ROOT, "tests", "fixtures", "doors")
+LANGS = ("en", "zh", "ja", "ko", "es", "fr", "de", "pt", "ru", "it")
+FAMILIES = {
+    "data-deletion",
+    "history-rewrite",
+    "production-deploy",
+    "infrastructure-teardown",
+    "credentials",
+    "making-public",
+    "mass-message",
+    "money",
+    "backups",
+}
+# The holdout halves' recall after tuning (benchmarks/RESULTS.md): a floor, so a change
+# that loses what the rules read fails here. The target stays 100% (the xfail below).
+HOLDOUT_RECALL_FLOOR = {
+    "en": 1.0,
+    "zh": 0.88,
+    "ja": 0.88,
+    "ko": 0.92,
+    "es": 0.88,
+    "fr": 0.88,
+    "de": 0.80,
+    "pt": 0.84,
+    "ru": 0.92,
+    "it": 0.92,
+}
+# False alarms above the 10% target on the holdout halves, as recorded.
+HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.16, "ko": 0.12}
+
+
+def _load(lang, half):
+    with open(os.path.join(FIXTURES, lang, f"{half}.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _score(items):
+    one = [i["text"] for i in items if i["door"] == "one-way"]
+    two = [i["text"] for i in items if i["door"] == "two-way"]
+    missed = [t for t in one if classify(t).door != "one-way"]
+    alarms = [t for t in two if classify(t).door == "one-way"]
+    return 1 - len(missed) / len(one), len(alarms) / len(two), missed, alarms
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_corpus_has_both_halves_and_every_family(lang):
+    items = _load(lang, "tune") + _load(lang, "holdout")
+    one = [i for i in items if i["door"] == "one-way"]
+    assert len(one) >= 40 and len(items) - len(one) >= 40
+    assert FAMILIES <= {i["family"] for i in one}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tune_half_recall_and_false_alarms(lang):
+    recall, false_alarms, missed, alarms = _score(_load(lang, "tune"))
+    assert recall == 1.0, missed
+    assert false_alarms <= 0.10, alarms
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_holdout_half_keeps_its_recorded_figures(lang):
+    # Counts only: the holdout texts are never shown, so nobody tunes the rules on them.
+    recall, false_alarms, missed, alarms = _score(_load(lang, "holdout"))
+    assert recall >= HOLDOUT_RECALL_FLOOR[lang], f"{len(missed)} missed"
+    ceiling = HOLDOUT_FALSE_ALARM_CEILING.get(lang, 0.10)
+    assert false_alarms <= ceiling, f"{len(alarms)} false alarms"
+
+
+@pytest.mark.xfail(reason="holdout recall below 100% in most languages (RESULTS.md)")
+@pytest.mark.parametrize("lang", LANGS)
+def test_holdout_half_meets_the_target(lang):
+    recall, false_alarms, _, _ = _score(_load(lang, "holdout"))
+    assert recall == 1.0 and false_alarms <= 0.10
+
+
+def _own_phrasings():
+    # Written alongside the rules (not held out): each family in each language, and
+    # harmless edits, as a regression set.
+    with open(os.path.join(FIXTURES, "rules_own_phrasings.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.mark.parametrize("item", _own_phrasings(), ids=lambda i: i["lang"] + ":" + i["text"][:30])
+def test_own_phrasings_in_every_language(item):
+    assert classify(item["text"]).door == item["door"], explain(item["text"])
+
+
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        ("Supprimer la base de données de production ?", "fr"),
+        ("Produktionsdatenbank löschen?", "de"),
+        ("¿Borrar la tabla de usuarios?", "es"),
+        ("删除生产数据库？", "zh"),
+        ("本番データベースを削除しますか？", "ja"),
+        ("Удалить таблицу users?", "ru"),
+        ("운영 데이터베이스를 삭제할까요?", "ko"),
+        ("Apagar o banco de dados de produção?", "pt"),
+        ("Cancellare il database di produzione?", "it"),
+    ],
+)
+def test_the_issue_examples_are_one_way_and_explain_names_the_language(text, language):
+    assert classify(text).door == "one-way"
+    out = explain(text)
+    assert out["language"] == language
+    assert out["rule"] and out["reason"] == "keyword:" + out["rule"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "D&#114;op the users table?",
+        "D&#x72;op the users table?",
+        "Drop&nbsp;the&nbsp;users&nbsp;table?",
+        "Drop%20the%20users%20table%3F",
+        "Dr%6Fp the users table?",
+        "Dr<i></i>op the users table?",
+        "Drop<br>the<br>users<br>table?",
+        "Dr<!-- hidden -->op the users table?",
+        "**Dr**op the users table?",
+        "`Dr``op` the users table?",
+        "Click [Drop the users table](https://example.com) now?",
+        "D\\x72op the users table?",
+        "Dr\\u006fp the users table?",
+        "Dr\\op the users table?",
+        "Drоp the users tаble?",  # Cyrillic о and а
+        "D&amp;#114;op the users table?",  # an entity written as an entity
+    ],
+)
+def test_encodings_are_decoded_before_reading(text):
+    assert classify(text).door == "one-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "هل أحذف قاعدة البيانات الآن؟",  # Arabic
+        "क्या मैं प्रोडक्शन डेटाबेस हटा दूँ?",  # Hindi
+        "ลบฐานข้อมูลการผลิตไหม",  # Thai
+        "למחוק את מסד הנתונים של הייצור?",  # Hebrew
+        "Να διαγράψω τη βάση δεδομένων;",  # Greek
+        "Usunąć produkcyjną bazę danych?",  # Polish: letters no ruled language uses
+        "Verwijder de productiedatabase en alle back-ups van de klanten?",  # Dutch
+        "Üretim veritabanını silmek istiyor musun?",  # Turkish
+        "%D9%87%D9%84 %D8%A3%D8%AD%D8%B0%D9%81 %D9%82%D8%A7%D8%B9%D8%AF%D8%A9?",  # encoded
+        "ᚠᛖᚱᛊ ᛏᚺᛖ ᛒᚨᛊᛖ ᚹᛁᛏᚺ ᛗᛖ",  # runes
+        "ДЖЖ ψψψ ㄱㄴㄷ ღღ ⴰⴱⴳ",  # mixed scripts, no language
+        "asdkjh qwe zxcmn vbnm",  # gibberish: no function word, unpronounceable
+    ],
+)
+def test_text_in_scripts_or_languages_without_rules_is_unreadable(text):
+    verdict = classify(text)
+    assert verdict == ("one-way", "unreadable-language"), explain(text)
+    assert explain(text)["problem"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Polish the changelog voice?",
+        "Ship it?",
+        "OK?",
+        "Rename getUserById to fetchUser?",
+        "run ./scripts/build.sh --flag=2 v1.2.3",
+        "Bump lodash from 4.17.20 to 4.17.21?",
+        "src/app/main.py:42",
+        "1234 5678",
+        "Use café-style naming in the README?",
+        "Add the naïve résumé parser?",
+        "npm pnpm yarn bun",
+        "Bump eslint prettier vitest",
+    ],
+)
+def test_ordinary_english_code_and_numbers_stay_readable(text):
+    assert classify(text) == ("two-way", "no-match"), explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Delete the empty line at the end of the file?",
+        "Overwrite the snapshot file for the updated test?",
+        "Revert my local uncommitted change?",
+        "Recommendation: accept (cheap, easy to delete)",
+        "There's a trailing blank line at the bottom of `config.yaml`. Delete it?",
+        "`lodash` is imported but never used in this file. Drop it?",
+        "Drop support for Node 14 in the package.json engines field?",
+        "Nuke node_modules and reinstall?",
+        "Overwrite the generated types file with the new codegen output?",
+        "Remove the deprecated `oldFormat` option from the CLI help text?",
+        "Drop the temp table in my local SQLite test DB?",
+    ],
+)
+def test_harmless_edits_stay_two_way(text):
+    assert classify(text).door == "two-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Revert main to last week's state and push?",
+        "Make the repo visible to the world?",
+        "Put the private SSH key for the prod servers on the wiki?",
+        "Nuke the node_modules and the Postgres volume?",
+        "Delete the empty line and the users table?",
+    ],
+)
+def test_english_paraphrases_without_the_usual_verbs_are_one_way(text):
+    assert classify(text).door == "one-way", explain(text)
+
+
+def test_long_text_with_options_is_read_whole():
+    text = "\n".join(
+        ["Which cleanup should I run now?", "A) Tidy the imports", "B) Vider la table des clients"]
+    )
+    assert explain(text)["language"] == "fr"
+
+
+def test_the_rules_version_hashes_the_language_data():
+    version = rules_version()
+    assert len(version) == 12 and version == rules_version()
+
+
+def test_data_files_are_toml_read_exactly_as_tomllib_reads_them():
+    import tomllib
+
+    from toolkit.core.door_engine import data_files, read_data
+
+    for path in data_files():
+        with open(path, "rb") as f:
+            raw = f.read()
+        assert read_data(raw.decode("utf-8"), path) == tomllib.loads(raw.decode("utf-8")), path
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['key = "a\\"b"', "key = {inline = 1}", "key = 1.5", "just words", 'a = "x"\na = "y"'],
+)
+def test_the_data_reader_refuses_what_it_does_not_read(text):
+    from toolkit.core.door_engine import read_data
+
+    with pytest.raises(ValueError):
+        read_data(text)
+
+
+def test_data_files_hold_entries_folded_as_text_is():
+    # The engine loads entries as written (no Unicode work per process): each must be in
+    # the form the text is folded to, or it would never match.
+    import tomllib
+
+    from toolkit.core.door_engine import data_files, folded_entry
+
+    for path in data_files():
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        for family, entries in data.get("families", {}).items():
+            assert [e for e in entries if folded_entry(e) != e] == [], (path, family)
+        for rule in data.get("rules", ()):
+            assert rule["rule"] in RULE_NAMES, (path, rule)  # one vocabulary of rule names
+            for key in ("any", "verbs", "objects", "weak"):
+                names = rule.get(key, ())
+                for name in [names] if isinstance(names, str) else names:
+                    assert name in data["families"], (path, rule)

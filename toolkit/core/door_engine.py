@@ -1,0 +1,689 @@
+"""The door rules of every language, read from data files: ``toolkit/data/doors/<lang>.toml``.
+
+Each language file holds word families (lists of stems or words) and rules over them;
+``languages.toml`` holds the function words of every language, with rules and without
+(they say which language a text is in, and tell apart text no rules read). The files are
+TOML, read here by a small reader of the subset they use (``read_data``; a test keeps it
+equal to ``tomllib``): importing ``tomllib`` (and ``re``) would cost every hook process
+more than reading all the rules does. The engine:
+
+* folds the text (NFKC, case-folded, accents dropped, punctuation read as spaces, sentence
+  ends kept) and finds every family entry in it. An entry matches, by the language's
+  ``match``: ``prefix`` at the start of a word (Spanish ``borr`` in ``borrar``,
+  ``borrado``); ``substring`` anywhere (German compounds, ``datenbank`` in
+  ``produktionsdatenbank``; Chinese, Japanese, Korean, written without spaces); an
+  entry starting ``=`` only as a whole word. Entries are folded as the text is.
+* fires a rule when its families meet in one sentence: ``any`` (one entry is enough),
+  ``pair`` (a verb and an object within ``window`` words, or characters for a language
+  written without spaces, in either order: verbs come last in German subordinate clauses,
+  Japanese and Korean). A pair's ``weak`` objects (a file, a branch) fire only when no
+  ``unless`` word (an empty line, a test, a comment) is in the sentence.
+* says when a text cannot be read (``unreadable``): mostly letters of scripts or
+  alphabets no rules cover, or function words of a language without rules.
+* undoes, before any rule reads a text, the encodings that hide its words (``decoded``).
+
+``English`` keeps its fuller rules in ``door_rules`` (read first); ``en.toml`` adds rules
+in this form. The data files' hash is part of ``doors.rules_version``.
+"""
+
+import os
+
+from toolkit.core.door_words import record_source
+
+record_source(__file__)  # the file as read: ``doors.rules_version`` names it
+
+__all__ = [
+    "DATA_DIR",
+    "LANGUAGES",
+    "data_files",
+    "decoded",
+    "fold",
+    "folded_entry",
+    "foreign_words",
+    "match",
+    "read_data",
+    "unreadable",
+    "scripts",
+]
+
+DATA_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "doors"
+)
+# The languages with rules, in the order they are read.
+LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
+_SPACELESS = frozenset(("zh", "ja", "ko"))
+_LATIN = ["en", "es", "fr", "de", "pt", "it"]
+# Korean is read letter by letter (jamo, Unicode's canonical decomposition of each
+# syllable), both the text and the entries: a verb stem then matches every ending that
+# adds a final consonant to its last syllable (지우 in 지울, 두 in 둘까요). Windows are
+# counted in syllables, about three letters each.
+_JAMO = "ko"
+_BREAK = "\u2029"  # a sentence end in folded text (never in folded words)
+_BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
+
+_MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
+_unicodedata = None
+_loaded = {}
+
+
+def data_files():
+    """Every rules data file, in a fixed order (``doors.rules_version`` hashes them)."""
+    return [os.path.join(DATA_DIR, f"{lang}.toml") for lang in LANGUAGES] + [
+        os.path.join(DATA_DIR, "languages.toml")
+    ]
+
+
+def _value(text, where):
+    if text[:1] == '"' and text[-1:] == '"' and len(text) >= 2 and '"' not in text[1:-1]:
+        return text[1:-1]
+    if text[:1] == "[" and text[-1:] == "]":
+        inner = text[1:-1].strip()
+        if not inner:
+            return []
+        if inner[0] == '"' and inner[-1] == '"':  # strings only: one split, then checked
+            items = inner[1:-1].split('", "')
+            if not any('"' in item for item in items):
+                return items
+        return [_value(part.strip(), where) for part in inner.split(", ")]
+    if text in ("true", "false"):
+        return text == "true"
+    if text.isdigit():
+        return int(text)
+    raise ValueError(f"{where}: not a value the door rules use: {text[:40]}")
+
+
+def read_data(text, where="data"):
+    """The dict a door rules file holds: TOML limited to comments, ``[table]``,
+    ``[[array of tables]]`` and ``key = value`` lines whose value is a string without
+    escapes, an integer, a boolean or a one-line list of those. ValueError otherwise."""
+    data = {}
+    table = data
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line[0] == "#":
+            continue
+        if line[:2] == "[[" and line[-2:] == "]]":
+            table = {}
+            data.setdefault(line[2:-2].strip(), []).append(table)
+        elif line[0] == "[" and line[-1] == "]":
+            table = data.setdefault(line[1:-1].strip(), {})
+        else:
+            key, eq, value = line.partition(" = ")
+            if not eq or not key or key in table:
+                raise ValueError(f"{where}:{n}: not a key = value line")
+            table[key] = _value(value.strip(), f"{where}:{n}")
+    return data
+
+
+def _read(name):
+    path = os.path.join(DATA_DIR, name)
+    with open(path, encoding="utf-8") as f:
+        return read_data(f.read(), path)
+
+
+def _ud():
+    global _unicodedata
+    if _unicodedata is None:
+        import unicodedata
+
+        _unicodedata = unicodedata
+    return _unicodedata
+
+
+def fold(text):
+    """The text the data rules read: NFKC, case-folded, accents dropped, letters and digits
+    kept, everything else a space, sentence ends a break; words separated by one space,
+    with a space at both ends (so ``" borr"`` finds a word start)."""
+    if text.isascii():
+        low = text.lower()
+    else:
+        ud = _ud()
+        low = ud.normalize("NFD", ud.normalize("NFKC", text).casefold())
+        low = ud.normalize("NFC", "".join(c for c in low if ud.category(c) != "Mn"))
+    out = []
+    for i, c in enumerate(low):
+        if c.isalnum():
+            out.append(c)
+        elif c in _MONEY_SIGNS:
+            out.append(" " + c + " ")
+        elif c == "." and 0 < i < len(low) - 1 and low[i - 1].isalnum() and low[i + 1].isalnum():
+            out.append(c)  # inside a name: "main.go", "v1.2", "credentials.json"
+        elif c in _BREAKS:
+            out.append(" " + _BREAK + " ")
+        else:
+            out.append(" ")
+    return " " + " ".join("".join(out).split()) + " "
+
+
+def folded_entry(entry):
+    """A family entry as the data files hold it: folded as text is (``fold``), with a
+    leading ``=`` kept for a whole word. Entries are stored folded, so loading a language
+    costs no Unicode work (a test keeps every file so)."""
+    exact = entry.startswith("=")
+    body = fold(entry[1:] if exact else entry).strip()
+    return ("=" + body) if exact else body
+
+
+def _entry(entry):
+    return (" " + entry[1:] + " ") if entry[:1] == "=" else entry
+
+
+class _Language:
+    """One language's families (folded entries) and rules, as read from its file."""
+
+    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen")
+
+    def __init__(self, code, data):
+        self.code = code
+        self.spaceless = code in _SPACELESS
+        self.prefix = data.get("match", "prefix") == "prefix"
+        self.families = data.get("families", {})  # lists, made tuples on first use
+        self.rules = data.get("rules", [])
+        self._seen = (None, {})  # the last text read and what was found in it
+
+    def entries(self, family):
+        entries = self.families.get(family, ())
+        if type(entries) is list:
+            if self.code == _JAMO:  # read letter by letter
+                entries = [_ud().normalize("NFD", e) for e in entries]
+            entries = self.families[family] = tuple({_entry(e) for e in entries if e})
+        return entries
+
+    def find(self, text, family):
+        """``[(start, end)]`` of the family's entries in folded ``text`` (remembered for
+        the last text: rules share families)."""
+        seen_text, seen = self._seen
+        if seen_text is not text:
+            seen = {}
+            self._seen = (text, seen)
+        found = seen.get(family)
+        if found is None:
+            found = seen[family] = self._find(text, family)
+        return found
+
+    def _find(self, text, family):
+        found = []
+        for entry in self.entries(family):
+            if entry[0] == " ":  # a whole word (or words)
+                key, lead, rest = entry, 1, ()
+            elif self.prefix and not self.spaceless:
+                # each word of the entry starts a word of the text, in order
+                first, *rest = entry.split(" ")
+                key, lead = " " + first, 1
+            else:
+                key, lead, rest = entry, 0, ()
+            at = text.find(key)
+            while at >= 0:
+                end = at + len(key)
+                for stem in rest:
+                    end = text.find(" ", end)  # the end of the word matched so far
+                    if not text.startswith(stem, end + 1):
+                        end = -1
+                        break
+                    end += 1 + len(stem)
+                if end >= 0:
+                    found.append((at + lead, end))
+                at = text.find(key, at + 1)
+        return found
+
+
+def _language(code):
+    lang = _loaded.get(code)
+    if lang is None:
+        lang = _loaded[code] = _Language(code, _read(f"{code}.toml"))
+    return lang
+
+
+def _stopwords():
+    """``(ruled, other)``: ``{language: frozenset of function words}`` for the languages
+    with rules and for the others (``languages.toml``)."""
+    data = _loaded.get("*")
+    if data is None:
+        raw = _read("languages.toml")
+        data = _loaded["*"] = tuple(
+            {code: frozenset(words) for code, words in raw[part].items()}
+            for part in ("ruled", "other")
+        )
+    return data
+
+
+# ---- decoding ---------------------------------------------------------------------
+# ``decoded(text)`` gives the other spellings of a text a reader would see: HTML character
+# references (``D&#114;op``, ``&nbsp;``), tags and comments (``Dr<i></i>op``,
+# code spans and links, backslash escapes (``Dr\x6fp``, ``\u0064rop``, ``\*\*``).
+# code spans and links, backslash escapes (``Dr\\x6fp``, ``\\u0064rop``, ``\\*\\*``).
+# Look-alike letters from other scripts are folded later, by ``doors.normalise``. Each
+# step runs only when its mark is in the text, so plain prose costs a few ``in`` tests;
+# ``html`` is imported only for text with an "&".
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _entities(text):
+    if "&" not in text:
+        return text
+    import html  # only for text with an "&": its entity table is large
+
+    # Twice: "&amp;#114;" is an entity written as an entity.
+    return html.unescape(html.unescape(text)).replace("\u00a0", " ")
+
+
+def _tags(text, gap):
+    """Comments and tags dropped (``gap`` in their place), when the text has any."""
+    if "<" not in text:
+        return text
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "<":
+            if text.startswith("<!--", i):
+                end = text.find("-->", i + 4)
+                if end >= 0:
+                    out.append(gap)
+                    i = end + 3
+                    continue
+            nxt = text[i + 1 : i + 2]
+            if nxt.isalpha() or nxt in ("/", "!", "?"):
+                end = text.find(">", i + 1)
+                if end >= 0 and "<" not in text[i + 1 : end]:
+                    out.append(gap)
+                    i = end + 1
+                    continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _percent(text):
+    """``%HH`` escapes decoded as UTF-8 bytes (``+`` left alone: it is a plus in prose)."""
+    if "%" not in text:
+        return text
+    raw, i, n, changed = bytearray(), 0, len(text), False
+    while i < n:
+        c = text[i]
+        if c == "%" and i + 2 < n + 0 and text[i + 1] in _HEX and text[i + 2] in _HEX:
+            raw.append(int(text[i + 1 : i + 3], 16))
+            i += 3
+            changed = True
+            continue
+        raw.extend(c.encode("utf-8", "surrogatepass"))
+        i += 1
+    if not changed:
+        return text
+    return raw.decode("utf-8", "replace")
+
+
+_SIMPLE_ESCAPES = {"n": " ", "t": " ", "r": " ", "0": ""}
+
+
+def _backslashes(text):
+    r"""``\xHH``, ``\uHHHH``, ``\UHHHHHHHH`` read as their characters; ``\n``, ``\t``
+    as spaces; a backslash before anything else dropped (``\*\*drop\*\*``)."""
+    if "\\" not in text:
+        return text
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        k = text[i + 1]
+        size = {"x": 2, "u": 4, "U": 8}.get(k)
+        if size:
+            digits = text[i + 2 : i + 2 + size]
+            if len(digits) == size and all(d in _HEX for d in digits):
+                code = int(digits, 16)
+                if code < 0x110000 and not 0xD800 <= code < 0xE000:
+                    out.append(chr(code))
+                    i += 2 + size
+                    continue
+        if k in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[k])
+        elif k != "\\":
+            out.append(k)
+        i += 2
+    return "".join(out)
+
+
+def _markdown(text):
+    """Emphasis marks and code ticks dropped, ``[label](target)`` read as both."""
+    if "](" in text:
+        out, i = [], 0
+        while True:
+            j = text.find("](", i)
+            if j < 0:
+                out.append(text[i:])
+                break
+            start = text.rfind("[", i, j)
+            end = text.find(")", j)
+            if start < 0 or end < 0:
+                out.append(text[i : j + 2])
+                i = j + 2
+                continue
+            out.append(text[i:start])
+            out.append(text[start + 1 : j] + " " + text[j + 2 : end])
+            i = end + 1
+        text = "".join(out)
+    for mark in ("**", "__", "~~", "`", "*"):
+        if mark in text:
+            text = text.replace(mark, "")
+    return text
+
+
+def decoded(text):
+    """The decoded spellings of ``text`` that differ from it (an empty list for plain
+    prose). Tags and comments are read both as nothing (``Dr<i></i>op``) and as a
+    space (``Drop<br>the<br>table``)."""
+    if not any(m in text for m in "&<%\\*_`~]"):
+        return []
+    out = []
+    for gap in ("", " "):
+        step = text
+        for _ in range(3):  # an encoding inside another: "%26%23114%3B", "&lt;i&gt;"
+            before = step
+            step = _percent(step)
+            step = _entities(step)
+            step = _tags(step, gap)
+            step = _backslashes(step)
+            step = _markdown(step)
+            if step == before:
+                break
+        if step != text and step not in out:
+            out.append(step)
+        if "<" not in text and "&lt;" not in text and "%3c" not in text.lower():
+            break
+    return out
+
+
+# ---- scripts ----------------------------------------------------------------------
+
+# Letters beyond ASCII in the alphabets of the Latin languages with rules.
+_LATIN_RULED = frozenset("áéíóúñüàâçèêëîïôùûÿœæäößãõìòºª")
+_RUSSIAN = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
+
+
+def _script(c):
+    """ "latin", "cyrillic", "han", "kana", "hangul" for a letter of a script with rules,
+    "other" for any other letter (including a Latin or Cyrillic letter no ruled language
+    uses: Polish ł, Turkish ı, Ukrainian ї)."""
+    o = ord(c)
+    if o < 128:
+        return "latin"
+    low = c.lower()
+    if low in _LATIN_RULED:
+        return "latin"
+    if low in _RUSSIAN:
+        return "cyrillic"
+    if 0x3040 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF or 0xFF66 <= o <= 0xFF9F:
+        return "kana"
+    if 0xAC00 <= o <= 0xD7AF or 0x1100 <= o <= 0x11FF or 0x3130 <= o <= 0x318F:
+        return "hangul"
+    if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF or o >= 0x20000:
+        return "han"
+    return "other"
+
+
+def scripts(text):
+    """``{script: letters}`` over the letters of ``text`` (NFC, so an accent written apart
+    counts with its letter)."""
+    if not text.isascii():
+        text = _ud().normalize("NFC", text)
+    counts = {}
+    for c in text:
+        if c.isalpha():
+            s = "latin" if c.isascii() else _script(c)
+            counts[s] = counts.get(s, 0) + 1
+    return counts
+
+
+def _candidates(counts):
+    """The languages worth reading for text with these scripts."""
+    out = []
+    if counts.get("latin"):
+        out += _LATIN
+    if counts.get("cyrillic"):
+        out.append("ru")
+    if counts.get("han") or counts.get("kana"):
+        out += ["zh", "ja"] if counts.get("han", 0) > counts.get("kana", 0) else ["ja", "zh"]
+    if counts.get("hangul"):
+        out.append("ko")
+    return out
+
+
+# ---- rules ------------------------------------------------------------------------
+
+
+def _sentence_of(text):
+    """A function giving the sentence number of a position in folded ``text``."""
+    ends = []
+    at = text.find(_BREAK)
+    while at >= 0:
+        ends.append(at)
+        at = text.find(_BREAK, at + 1)
+    if not ends:
+        return lambda pos: 0
+
+    def sentence(pos):
+        n = 0
+        for end in ends:
+            if end < pos:
+                n += 1
+            else:
+                break
+        return n
+
+    return sentence
+
+
+def _near(lang, text, a, b, window):
+    """Whether spans ``a`` and ``b`` are within ``window`` words (characters, for a
+    language written without spaces) of each other."""
+    lo, hi = (a[1], b[0]) if a[0] <= b[0] else (b[1], a[0])
+    if hi <= lo:
+        return True
+    if lang.spaceless:
+        return hi - lo <= window
+    return text.count(" ", lo, hi) <= window
+
+
+def _adjacent(lang, text, obj, marks):
+    """Whether a harmless word qualifies the object: right before it, or just after
+    ("test data", "tabla temporal", "base de datos de prueba", "テストデータ")."""
+    for m in marks:
+        if m[1] <= obj[0]:
+            gap = obj[0] - m[1] if lang.spaceless else text.count(" ", m[1], obj[0])
+            if gap <= 1:
+                return True
+        elif m[0] >= obj[1]:
+            gap = m[0] - obj[1] if lang.spaceless else text.count(" ", obj[1], m[0])
+            if gap <= (2 if lang.spaceless else 3):
+                return True
+    return False
+
+
+def _fires(lang, text, rule, sentence):
+    """The rule's verdict on folded text: True when it fires."""
+    if "any" in rule:
+        return any(lang.find(text, fam) for fam in _names(rule["any"]))
+    verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
+    if not verbs:
+        return False
+    strong = [s for fam in _names(rule.get("objects", ())) for s in lang.find(text, fam)]
+    weak = [s for fam in _names(rule.get("weak", ())) for s in lang.find(text, fam)]
+    if not strong and not weak:
+        return False
+    marks = [s for fam in _names(rule.get("unless", "harmless")) for s in lang.find(text, fam)]
+    if marks:
+        strong = [o for o in strong if not _adjacent(lang, text, o, marks)]
+        weak = [o for o in weak if not _adjacent(lang, text, o, marks)]
+    window = rule.get("window", 30 if lang.spaceless else 8)
+    if lang.code == _JAMO:
+        window *= 3
+    quiet = {sentence(m[0]) for m in marks}
+    if rule.get("across"):  # anywhere in the text: "Buy it? It is $90,000."
+        window, sentence = len(text), _one_sentence
+    for v in verbs:
+        sv = sentence(v[0])
+        for o in strong:
+            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+                return True
+        if sv in quiet:
+            continue
+        for o in weak:
+            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+                return True
+    return False
+
+
+def _one_sentence(pos):
+    return 0
+
+
+def _names(value):
+    return (value,) if isinstance(value, str) else value
+
+
+def match(text, counts=None):
+    """``(language, rule)`` of the first data rule that fires on ``text``, or None.
+
+    ``text`` is as written (decoded, not yet folded); ``counts`` its ``scripts``.
+    """
+    if counts is None:
+        counts = scripts(text)
+    folded = fold(text)
+    sentence = _sentence_of(folded)
+    words = folded.split()
+    stop = _stopwords()[0]
+    codes = _candidates(counts)
+    hits = {code: sum(1 for w in words if w in stop.get(code, ())) for code in codes}
+    if "en" in hits and text.isascii():
+        codes = [c for c in codes if c == "en" or not _english_throughout(folded, stop, c)]
+    # The language whose function words the text uses most is read first (it is named).
+    for code in sorted(codes, key=lambda code: -hits[code]):
+        lang = _language(code)
+        read, where = folded, sentence
+        if code == _JAMO:
+            read = _ud().normalize("NFD", folded)
+            where = _sentence_of(read)
+        for rule in lang.rules:
+            if _fires(lang, read, rule, where):
+                return code, rule["rule"]
+    return None
+
+
+def _english_throughout(folded, stop, code):
+    """Whether every sentence of ASCII text has English function words and none of
+    ``code``'s own (words both languages use, such as "a" or "no", do not count either
+    way): then ``code``'s rules need not be read (most English questions on the hot path
+    load no other language). A sentence with neither ("Borrar tabla usuarios?") keeps
+    every language."""
+    english, other = stop["en"], stop.get(code, frozenset())
+    shared = set()
+    for lang in _LATIN:
+        if lang != "en":
+            shared |= english & stop[lang]
+    own, theirs = english - shared, other - english
+    for part in folded.split(_BREAK):
+        words = part.split()
+        if words and (not any(w in own for w in words) or any(w in theirs for w in words)):
+            return False
+    return True
+
+
+def foreign_words(text, counts=None):
+    """The function words of the language ``text`` is written in, when that is a
+    language with rules other than English (None otherwise): the English rules read the
+    text without them, so Spanish "del" is not the shell's ``del``."""
+    if counts is None:
+        counts = scripts(text)
+    if not counts.get("latin"):
+        return None
+    words = [w for w in fold(text).split() if len(w) > 1]  # "d e l e t e" is no French
+    ruled = _stopwords()[0]
+    english = ruled["en"]
+    best, mask = sum(1 for w in words if w in english), None
+    for code in _LATIN[1:]:
+        stop = ruled[code]
+        hits = sum(1 for w in words if w in stop)
+        if hits >= 2 and hits > best:
+            best, mask = hits, stop - english
+    return mask
+
+
+# ---- what cannot be read ----------------------------------------------------------
+
+# A text is unreadable when at least this share of its letters is in scripts or alphabets
+# without rules, or this share of its words holds such a letter.
+OTHER_LETTERS = 0.25
+OTHER_WORDS = 0.30
+
+
+def _plain_words(text):
+    """The words of prose in ``text``: code, paths, ids, numbers and flags left out."""
+    out = []
+    for chunk in text.split():
+        word = chunk.strip(".,;:!?¿¡()[]{}\"'«»“”„‘’…—–-")
+        if len(word) < 2 or not word.isalpha():
+            continue  # digits, "_", ".", "/", "-" inside: code, not prose
+        rest = word[1:]
+        if rest != rest.lower() and word != word.upper():
+            continue  # camelCase
+        out.append(word)
+    return out
+
+
+def unreadable(text, counts=None):
+    """Why ``text`` cannot be read, or None when it can. Reasons: ``"script"`` (mostly
+    letters no rules read), ``"language"`` (function words of a language without rules).
+
+    Short text, code, ids, paths and numbers are readable: only prose counts.
+    """
+    if counts is None:
+        counts = scripts(text)
+    letters = sum(counts.values())
+    if not letters:
+        return None
+    other = counts.get("other", 0)
+    if other and other >= OTHER_LETTERS * letters:
+        return "script"
+    words = _plain_words(text)
+    if not words:
+        return None
+    if other:
+        foreign = sum(1 for w in words if any(_script(c) == "other" for c in w if not c.isascii()))
+        if foreign >= OTHER_WORDS * len(words):
+            return "script"
+    if len(words) < 3:
+        return None
+    folded = [fold(w).strip() for w in words]
+    known, others = _stopwords()
+    ruled = 0
+    for code in _candidates(counts):
+        ruled = max(ruled, sum(1 for w in folded if w in known.get(code, ())))
+    unruled = 0
+    for words_of in others.values():
+        unruled = max(unruled, sum(1 for w in folded if w in words_of))
+    if unruled >= 2 and unruled > ruled:
+        return "language"
+    if len(words) >= 4 and not ruled and not unruled:
+        # No function word of any language, and half the words unpronounceable: noise.
+        odd = sum(1 for w in folded if _unpronounceable(w))
+        if odd * 2 >= len(words):
+            return "language"
+    return None
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def _unpronounceable(word):
+    """A Latin word with four consonants in a row ("zxcmn", "vbnm"; not "npm")."""
+    if not word.isascii():
+        return False
+    run = 0
+    for c in word:
+        run = 0 if c in _VOWELS else run + 1
+        if run >= 4:
+            return True
+    return False
