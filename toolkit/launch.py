@@ -34,11 +34,6 @@ def normal_start():
 
 
 def main():
-    serve = os.environ.get("PLANTUNE_RESIDENT_SERVE")  # toolkit.resident.SERVE_VAR
-    if serve:
-        from toolkit.resident import server
-
-        sys.exit(server.serve(serve))
     name = os.path.basename(sys.argv[0])
     entry = COMMANDS.get(name)
     if entry is None:

@@ -32,7 +32,6 @@ LAZY_COMMANDS = {
     "check": "toolkit.cli.questions:check",
     "pref": "toolkit.cli.questions:pref",
     "serve": "toolkit.cli.serve:serve",
-    "resident": "toolkit.cli.resident:resident",
     "merge": "toolkit.cli.team:merge",
     "export": "toolkit.cli.team:export",
     "team": "toolkit.cli.team:team",

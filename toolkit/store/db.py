@@ -273,8 +273,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     Returns a ``sqlite3.Connection`` in autocommit mode (``isolation_level=None``): writers
     use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``. ``seed(conn)``, if
     given, runs in the transaction that brings the schema up to date (the rules layer
-    passes the bundled registry: ``toolkit.core.database.connect``). In a resident server
-    (``toolkit.store.kept``) the connection stays open for the next call to the same file.
+    passes the bundled registry: ``toolkit.core.database.connect``).
     """
     if readonly:
         if not os.path.exists(path):
@@ -284,7 +283,6 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         )
         conn.row_factory = sqlite3.Row
         return conn
-    kept = _kept_module() if migrate and schema is None else None
     expected = None
     if migrate and schema is None:
         expected = shipped_stamp()
@@ -293,18 +291,12 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
             schema = default_schema()
     if schema is not None:
         expected = schema.stamp
-    conn = kept.connection(path) if kept else None
-    created = False
-    if conn is None:
-        created = _create_private_file(path)
-        try:
-            extra = {"factory": kept.KeptConnection} if kept else {}
-            conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, **extra
-            )
-        except sqlite3.Error as e:
-            raise DatabaseError(f"cannot open database {path}: {e}") from None
-        conn.row_factory = sqlite3.Row
+    created = _create_private_file(path)
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    except sqlite3.Error as e:
+        raise DatabaseError(f"cannot open database {path}: {e}") from None
+    conn.row_factory = sqlite3.Row
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
@@ -313,25 +305,16 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         conn.execute("PRAGMA synchronous = NORMAL")
         current = conn.execute("PRAGMA user_version").fetchone()[0] if migrate else None
     except sqlite3.DatabaseError as e:
-        sqlite3.Connection.close(conn)
+        conn.close()
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
     if migrate and current != expected:
         try:
             schema = schema or default_schema()
         except DatabaseError:
-            sqlite3.Connection.close(conn)
+            conn.close()
             raise
         _migrate(conn, schema, created, seed)
-    if kept:
-        kept.keep(path, conn)
     return conn
-
-
-def _kept_module():
-    """``toolkit.store.kept`` once a resident server turned keeping on, else None (every
-    other process never imports it)."""
-    kept = sys.modules.get("toolkit.store.kept")
-    return kept if kept is not None and kept.on() else None
 
 
 # Waiting for the write lock. SQLite has no queue: a writer that finds the lock taken
