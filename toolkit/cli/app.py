@@ -8,6 +8,7 @@ they use.
 import importlib
 import json
 import os
+import sys
 
 import click
 
@@ -364,7 +365,15 @@ def main(argv=None):
     """Console-script entry point: the click application inside the one error boundary."""
 
     def command(args):
-        return cli.main(args=args, prog_name="plantune", standalone_mode=True)
+        out = sys.stdout
+        try:
+            return cli.main(args=args, prog_name="plantune", standalone_mode=True)
+        except SystemExit:
+            if sys.stdout is not out:
+                # click swaps stdout when its reader went away (`| head`) and exits 1;
+                # the command's own result stands, as for every other command.
+                raise BrokenPipeError from None
+            raise
 
     return run_script("plantune", command, argv, teardown=True)
 

@@ -224,13 +224,8 @@ COMMANDS = {
 }
 
 
-def run(argv, close=True):
-    """Run one subcommand; ``close=False`` leaves the connection to the process's exit.
-
-    The console commands exit right after (``run_script``) and do not close: closing the
-    last connection checkpoints the WAL, about half a millisecond of every ``--derive``.
-    Every commit is already in the WAL, durable as every other compat command's.
-    """
+def run(argv):
+    """Run one subcommand and close its connection."""
     sub = argv[0] if argv else "--read"
     if sub in ("--help", "-h", "help"):
         sys.stdout.write(USAGE)
@@ -249,18 +244,17 @@ def run(argv, close=True):
     try:
         return handler(ctx, argv[1:])
     finally:
-        if close:
-            ctx.conn.close()
+        ctx.conn.close()
 
 
 def developer_profile_main(argv=None):
     """``gstack-developer-profile``; with ``argv`` given, returns the exit code."""
-    return run_script(PROG, lambda args: run(args, close=False), argv)
+    return run_script(PROG, run, argv)
 
 
 def builder_profile_main(argv=None):
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    return run_script(PROG, lambda _args: run(["--read"], close=False), argv)
+    return run_script(PROG, lambda _args: run(["--read"]), argv)
 
 
 if __name__ == "__main__":

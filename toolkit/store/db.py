@@ -58,6 +58,8 @@ try:
 except ImportError:  # pragma: no cover - a Python built without the split module
     import sqlite3
 
+import _weakref  # noqa: E402 - builtin, already loaded by the interpreter
+
 from toolkit.store import resources  # noqa: E402 - after the sqlite3 module, on purpose
 
 SQL_DIR = resources.path("sql")
@@ -267,6 +269,41 @@ def _create_private_file(path):
     return True
 
 
+class Connection(sqlite3.Connection):
+    """A connection ``close_all`` can find (the C class takes no weak references)."""
+
+
+_opened = []  # weak references to the connections this process opened
+
+
+def _open(target, **kwargs):
+    conn = sqlite3.connect(
+        target, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, factory=Connection, **kwargs
+    )
+    if len(_opened) >= 16:
+        _opened[:] = [ref for ref in _opened if ref() is not None]
+    _opened.append(_weakref.ref(conn))
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def close_all():
+    """Close every connection this process opened and still holds (a command's end).
+
+    The last connection to a database that closes folds the WAL back into the file and
+    removes the ``-wal`` and ``-shm`` files, so a database nobody has open is one file,
+    safe to copy over or to replace with a backup. A process that ends without closing
+    (``os._exit``) leaves the WAL behind for the next opener to replay.
+    """
+    while _opened:
+        conn = _opened.pop()()
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+
+
 def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     """Open ``path`` and bring its schema up to date.
 
@@ -278,11 +315,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     if readonly:
         if not os.path.exists(path):
             raise DatabaseError(no_database_message(path))
-        conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None
-        )
-        conn.row_factory = sqlite3.Row
-        return conn
+        return _open(f"file:{path}?mode=ro", uri=True)
     expected = None
     if migrate and schema is None:
         expected = shipped_stamp()
@@ -293,10 +326,9 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         expected = schema.stamp
     created = _create_private_file(path)
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+        conn = _open(path)
     except sqlite3.Error as e:
         raise DatabaseError(f"cannot open database {path}: {e}") from None
-    conn.row_factory = sqlite3.Row
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
