@@ -47,9 +47,12 @@ def check_backup(path):
     return size, count
 
 
-def _summary(path):
-    """Migrations applied and question events held by the database at ``path``."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+def _summary(path, readonly=False):
+    """Migrations applied and question events held by the database at ``path`` (read
+    only for a backup; the live database is opened as usual, so that its last close
+    leaves no -wal or -shm behind)."""
+    target, uri = (f"file:{path}?mode=ro", True) if readonly else (path, False)
+    conn = sqlite3.connect(target, uri=uri, isolation_level=None, timeout=db.BUSY_TIMEOUT_SECONDS)
     try:
         migrations = conn.execute(f"SELECT count(*) FROM {db.MIGRATIONS_TABLE}").fetchone()[0]
         try:
