@@ -14,18 +14,20 @@ import time
 
 
 def _load_sqlite3():
-    """The ``_sqlite3`` C module, without the 2 ms of ``functools`` it would import.
+    """The ``_sqlite3`` C module, without the ``functools`` it would import.
 
     The sqlite3 package on top of the C module only adds the (deprecated) datetime
-    adapters, unused here since times are stored as text, and its imports cost every hook
-    process about 3 ms; the classes are the same objects either way. The C module itself
-    takes ``functools.lru_cache`` when it loads, to wrap each connection's statement cache,
-    and ``functools`` pulls in ``collections`` and more: another 2 ms per process, more
-    than the rest of a ``--check``. So while the module loads (and only if nothing has
-    imported ``functools`` yet), ``functools`` is a stand-in whose ``lru_cache`` wraps with
-    the very C cache ``functools.lru_cache`` uses (``_functools._lru_cache_wrapper``); the
-    stand-in is gone from ``sys.modules`` before anything else can import it. A Python
-    whose ``_sqlite3`` wants more from ``functools`` gets the real module instead.
+    adapters, unused here since times are stored as text; the classes are the same objects
+    either way. The C module itself takes ``functools.lru_cache`` when it loads, to wrap
+    each connection's statement cache, and ``functools`` pulls in ``collections`` and
+    more. Measured with ``benchmarks/hot_path.py`` against a copy of this tree importing
+    ``_sqlite3`` plainly (issue 27, 30 alternating rounds on a loaded machine): +2.9 to
+    +4.1 ms of CPU on every hot call, and the ``sqlite3`` package about 1.5 ms more. So
+    while the module loads (and only if nothing has imported ``functools`` yet),
+    ``functools`` is a stand-in whose ``lru_cache`` wraps with the very C cache
+    ``functools.lru_cache`` uses (``_functools._lru_cache_wrapper``); the stand-in is gone
+    from ``sys.modules`` before anything else can import it. A Python whose ``_sqlite3``
+    wants more from ``functools`` gets the real module instead.
     """
     if "functools" in sys.modules:
         import _sqlite3
@@ -200,11 +202,9 @@ class Schema:
                 resources.missing_message("schema migrations (*.sql)", migrations_dir)
             )
         self.views = []
-        # _sha1, which the event keys load anyway (zlib would be one more library per hook).
-        try:
-            from _sha1 import sha1
-        except ImportError:  # pragma: no cover
-            from hashlib import sha1
+        # SHA-1, which the event keys load anyway (zlib would be one more library per hook).
+        from toolkit.store.digest import sha1
+
         digest = sha1("\n".join(n for n, _ in self.migrations).encode())
         for name, path in _sql_files(views_dir, "views folder"):
             with open(path, "rb") as f:
