@@ -18,6 +18,11 @@ two Claude Code hooks, TypeScript run by ``bun`` through their shims under
 report gives, per command, plantune's median wall time over gstack's (target: <= 0.6x)
 beside each one's ratio to the floor. Without ``--gstack`` plantune is measured alone.
 
+``--wheel`` measures this checkout as users install it: its wheel is built and installed
+(without dependencies, which the hot path never imports) into a temporary venv, whose
+commands then run instead of this venv's. An editable install computes the schema stamp
+from the SQL files on every open; an installed wheel reads the one it ships.
+
 ``--baseline DIR`` (repeatable) also runs the five gstack-paired commands from the code
 in DIR (a checkout of another version, e.g. ``git archive <rev> | tar -x -C DIR``, or a
 copy with one change), started as an install starts it: DIR's own launchers in a
@@ -31,11 +36,12 @@ PYTHONDONTWRITEBYTECODE is dropped so the warm-up writes the package's byte-code
 installed copy has it. CPU time (the child's user + system) is reported too: it varies
 less than wall time on a busy machine.
 
-Usage: python benchmarks/hot_path.py [--runs 20] [--gstack DIR] [--baseline DIR ...]
-                                     [--strict] [--json]
+Usage: python benchmarks/hot_path.py [--runs 20] [--gstack DIR] [--wheel]
+                                     [--baseline DIR ...] [--strict] [--json]
 """
 
 import argparse
+import glob
 import json
 import os
 import resource
@@ -47,6 +53,7 @@ import tempfile
 import time
 
 BIN = os.path.dirname(sys.executable)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TWO_WAY_ID = "ship-changelog-voice-polish"
 FLOOR = "floor (python -I -S -c pass)"
 GSTACK_TARGET = 0.6  # plantune's median wall time over gstack's, per paired command
@@ -112,6 +119,22 @@ def baseline_bin(directory, root):
     for name in os.listdir(launchers):
         shutil.copy(os.path.join(launchers, name), os.path.join(bin_dir, name))
     return bin_dir
+
+
+def wheel_bin(root):
+    """The bin folder of a temporary venv holding this checkout's wheel."""
+    dist = os.path.join(root, "dist")
+    quiet = {"check": True, "stdout": subprocess.DEVNULL}
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run(
+        pip + ["wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", dist, ROOT], **quiet
+    )
+    venv = os.path.join(root, "wheel-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], **quiet)
+    python = os.path.join(venv, "bin", "python")
+    (wheel,) = glob.glob(os.path.join(dist, "*.whl"))
+    subprocess.run(pip + ["--python", python, "install", "--quiet", "--no-deps", wheel], **quiet)
+    return os.path.join(venv, "bin")
 
 
 def plantune_commands(i, bin_dir=BIN):
@@ -197,6 +220,7 @@ def main():
         default=[],
         help="also run the paired commands from the code in DIR (repeatable)",
     )
+    ap.add_argument("--wheel", action="store_true", help="measure this checkout's wheel, installed")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args()
@@ -210,9 +234,14 @@ def main():
         # __pycache__ written if the environment allows it (the warm-up writes it).
         base.pop("PYTHONDONTWRITEBYTECODE", None)
         env = state_env(base, os.path.join(root, "plantune"))
-        # Create and migrate the database once; the hot path never migrates.
+        bin_dir = wheel_bin(root) if args.wheel else BIN
+        # Create and migrate the database once; the hot path never migrates. (A wheel
+        # installed without dependencies has no click: this venv's plantune creates it.)
         subprocess.run(
-            [os.path.join(BIN, "plantune"), "init"], env=env, check=True, stdout=subprocess.DEVNULL
+            [os.path.join(BIN, "plantune"), "init"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
         baselines = []
         for directory in args.baseline:
@@ -233,13 +262,13 @@ def main():
 
         def all_commands(i):
             out = {FLOOR: ([sys.executable, "-I", "-S", "-c", "pass"], None, env, None)}
-            for name, (argv, stdin) in plantune_commands(i).items():
+            for name, (argv, stdin) in plantune_commands(i, bin_dir).items():
                 out[name] = (argv, stdin, env, None)
             if g_env is not None:
                 for name, (argv, stdin) in gstack_commands(i, args.gstack, g_cwd).items():
                     out[f"gstack: {name}"] = (argv, stdin, g_env, g_cwd)
-            for label, bin_dir, b_env in baselines:
-                for name, (argv, stdin) in plantune_commands(i, bin_dir).items():
+            for label, b_bin, b_env in baselines:
+                for name, (argv, stdin) in plantune_commands(i, b_bin).items():
                     if name in PAIRED:
                         out[f"[{label}] {name}"] = (argv, stdin, b_env, None)
             return out
