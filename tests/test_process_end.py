@@ -273,3 +273,16 @@ def test_latin1_argv_is_stored_as_the_caller_wrote_it(state_root, latin1_locale)
     rows = query(db_path(state_root), "SELECT question_summary FROM question_log")
     assert rows == [("Café au lait?",)]
     assert [line["question_summary"] for line in log_lines(state_root)] == ["Café au lait?"]
+
+
+def test_a_server_start_from_an_older_launcher_runs_nothing(state_root):
+    """A launcher of a version that had the resident server (an editable install not
+    reinstalled) starts one with this variable: nothing runs, nothing is written."""
+    r = subprocess.run(
+        [script("gstack-developer-profile")],
+        capture_output=True,
+        text=True,
+        env=env(PLANTUNE_RESIDENT_SERVE=str(state_root / "old.sock")),
+    )
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    assert os.listdir(state_root) == []
