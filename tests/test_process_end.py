@@ -146,11 +146,16 @@ def settle(state_root):
     assert left == []
 
 
-def call(name):
-    argv, stdin = COMMANDS[name]
+def run(*argv, stdin=None):
+    """Run an installed command as an agent does; the CompletedProcess, as text."""
     return subprocess.run(
         [script(argv[0]), *argv[1:]], input=stdin, capture_output=True, text=True, env=env()
     )
+
+
+def call(name):
+    argv, stdin = COMMANDS[name]
+    return run(*argv, stdin=stdin)
 
 
 def test_no_wal_with_frames_is_left_after_any_command(state_root):
@@ -165,22 +170,16 @@ def test_no_wal_with_frames_is_left_after_any_command(state_root):
 def test_a_backup_copied_over_the_database_then_any_call_works(state_root, tmp_path):
     """`plantune backup`, more calls, then `cp backup plantune.db`: what anyone does with a
     SQLite file. Nothing of the old WAL is replayed into the copy."""
-    run = (
-        lambda *argv: subprocess.run(  # noqa: E731
-            [script(argv[0]), *argv[1:]], capture_output=True, text=True, env=env()
-        )
-    )
     assert run("gstack-question-log", event("first")).returncode == 0
     backup = str(tmp_path / "b.db")
     assert run("plantune", "backup", backup).returncode == 0
     for n in range(3):
         assert run("gstack-question-log", event(f"later {n}")).returncode == 0
+    settle(state_root)  # what anyone copying a database waits for: nothing has it open
     shutil.copyfile(backup, db_path(state_root))
-    for argv, stdin in COMMANDS.values():
-        r = subprocess.run(
-            [script(argv[0]), *argv[1:]], input=stdin, capture_output=True, text=True, env=env()
-        )
-        assert r.returncode == 0 and "malformed" not in r.stderr, (argv, r.stderr)
+    for name in COMMANDS:
+        r = call(name)
+        assert r.returncode == 0 and "malformed" not in r.stderr, (name, r.stderr)
     assert query(db_path(state_root), "PRAGMA integrity_check") == [("ok",)]
     # the later events are in gstack's file, so the next call picked them up again
     summaries = {
@@ -214,9 +213,7 @@ def test_the_background_derive_of_a_log_ends_by_itself(state_root):
 def test_closed_or_broken_streams_keep_the_command_s_own_exit_code(state_root, name):
     argv, stdin = COMMANDS[name]
     own = call(name).returncode
-    no_input = subprocess.run(
-        [script(argv[0]), *argv[1:]], input="", capture_output=True, text=True, env=env()
-    ).returncode
+    no_input = run(*argv, stdin="").returncode
     for tail in (">&-", "2>&-", ">&- 2>&-", "<&-", "| head -c0"):
         r = sh(tail, argv, None if tail == "<&-" else stdin)
         code = int(r.stdout.strip().splitlines()[-1]) if "|" in tail else r.returncode
