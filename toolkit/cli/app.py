@@ -376,7 +376,7 @@ def restore(backup_path, yes, db_path):
     written in under the database's write lock, as one transaction: running hooks wait
     for it, and readers such as `plantune serve` see the restored data on their next
     read. The database it replaces is kept as <db>.before-restore. Never copy a backup
-    over the database file by hand while it has a -wal file beside it.
+    over the database file by hand while its -wal file holds data.
 
     \b
     Example:

@@ -107,12 +107,12 @@ def run_script(
         _quiet_stdout()
     except (OSError, ValueError):
         pass
-    # Close the database (its WAL folded back and removed) before leaving: os._exit
-    # below would skip it, and a -wal left behind is replayed into whatever file is at
-    # the database's path next, a backup copied over it included.
+    # Fold the WAL back into the database and leave it empty before leaving: a -wal with
+    # frames left behind is replayed into whatever file is at the database's path next,
+    # a backup copied over it included.
     store = sys.modules.get("toolkit.store.db")
     if store is not None:
-        store.close_all()
+        store.fold_wal()
     if teardown:
         sys.exit(code)
     from toolkit.store.safe_io import exit_now

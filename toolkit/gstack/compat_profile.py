@@ -224,8 +224,13 @@ COMMANDS = {
 }
 
 
-def run(argv):
-    """Run one subcommand and close its connection."""
+def run(argv, close=True):
+    """Run one subcommand; ``close=False`` leaves the connection to the process's end.
+
+    The console commands end right after (``run_script``), which folds the WAL back and
+    leaves it empty (``db.fold_wal``) rather than closing: a close would delete the -wal
+    and -shm files, which on a full disk the next command could not create again.
+    """
     sub = argv[0] if argv else "--read"
     if sub in ("--help", "-h", "help"):
         sys.stdout.write(USAGE)
@@ -244,17 +249,18 @@ def run(argv):
     try:
         return handler(ctx, argv[1:])
     finally:
-        ctx.conn.close()
+        if close:
+            ctx.conn.close()
 
 
 def developer_profile_main(argv=None):
     """``gstack-developer-profile``; with ``argv`` given, returns the exit code."""
-    return run_script(PROG, run, argv)
+    return run_script(PROG, lambda args: run(args, close=False), argv)
 
 
 def builder_profile_main(argv=None):
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    return run_script(PROG, lambda _args: run(["--read"]), argv)
+    return run_script(PROG, lambda _args: run(["--read"], close=False), argv)
 
 
 if __name__ == "__main__":

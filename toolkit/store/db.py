@@ -270,10 +270,10 @@ def _create_private_file(path):
 
 
 class Connection(sqlite3.Connection):
-    """A connection ``close_all`` can find (the C class takes no weak references)."""
+    """A connection ``fold_wal`` can find (the C class takes no weak references)."""
 
 
-_opened = []  # weak references to the connections this process opened
+_opened = []  # weak references to the connections this process opened (fold_wal)
 
 
 def _open(target, **kwargs):
@@ -287,21 +287,26 @@ def _open(target, **kwargs):
     return conn
 
 
-def close_all():
-    """Close every connection this process opened and still holds (a command's end).
+def fold_wal():
+    """At a command's end: fold the WAL of every connection this process still holds back
+    into its database and leave the ``-wal`` empty (a truncating checkpoint).
 
-    The last connection to a database that closes folds the WAL back into the file and
-    removes the ``-wal`` and ``-shm`` files, so a database nobody has open is one file,
-    safe to copy over or to replace with a backup. A process that ends without closing
-    (``os._exit``) leaves the WAL behind for the next opener to replay.
+    A database no process is writing is then whole in its main file, safe to copy over or
+    to replace with a backup (an old WAL left behind would be replayed into the new file).
+    The checkpoint waits for no one: while another process reads or writes, it folds what
+    it can and that process's own end does the rest. The ``-wal`` and ``-shm`` files stay,
+    empty, rather than being deleted by a close: on a full disk the next command could not
+    create them again, and could not even read.
     """
     while _opened:
         conn = _opened.pop()()
-        if conn is not None:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
+        if conn is None or conn.in_transaction:
+            continue  # an open transaction rolls back as the process ends
+        try:
+            conn.execute("PRAGMA busy_timeout = 0")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error:
+            pass  # read-only, closed already, or busy: nothing to fold here
 
 
 def connect(path, migrate=True, schema=None, readonly=False, seed=None):

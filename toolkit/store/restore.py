@@ -50,7 +50,7 @@ def check_backup(path):
 def _summary(path, readonly=False):
     """Migrations applied and question events held by the database at ``path`` (read
     only for a backup; the live database is opened as usual, so that its last close
-    leaves no -wal or -shm behind)."""
+    leaves nothing of it behind)."""
     target, uri = (f"file:{path}?mode=ro", True) if readonly else (path, False)
     conn = sqlite3.connect(target, uri=uri, isolation_level=None, timeout=db.BUSY_TIMEOUT_SECONDS)
     try:
