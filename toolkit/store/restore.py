@@ -1,6 +1,6 @@
 """Put a backup back in place of the database, safely while other processes use it.
 
-Copying a file over a database that has a ``-wal`` beside it corrupts it (the old WAL is
+Copying a file over a database whose ``-wal`` holds data corrupts it (the old WAL is
 replayed into the new file), and renaming files away from under open connections leaves
 them writing to the old set. So the backup is written into the live database through
 SQLite's backup API: one write transaction, under the database's own write lock, that
