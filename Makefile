@@ -81,16 +81,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The compat and hook tests run a second time with the resident server on (tests/conftest.py
-# starts one for each test): every behaviour they pin must hold through it as well.
-RESIDENT_TESTS := tests/test_compat_log.py tests/test_compat_pref.py tests/test_hooks_pre.py \
-	tests/test_hooks_post.py tests/test_hooks_delivery.py tests/test_pickup.py tests/test_profile_compat.py \
-	tests/test_spool.py
-
 test: $(STAMP) lint
 	@$(BIN)/python -m compileall -q toolkit
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
-	PLANTUNE_TEST_RESIDENT=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(RESIDENT_TESTS)
 
 bench: $(STAMP)
 	@test -x $(BIN)/sqlite-utils || $(BIN)/pip install --disable-pip-version-check -e '.[test,bench]'

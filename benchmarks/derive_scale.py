@@ -31,7 +31,6 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from toolkit import resident  # noqa: E402
 from toolkit.core import database  # noqa: E402
 from toolkit.store import db  # noqa: E402
 
@@ -123,16 +122,9 @@ def main():
                 "PLANTUNE_DB": path,
                 "GSTACK_PROJECT_SLUG": project,
                 "PLANTUNE_MIRROR": "0",
-                "PLANTUNE_RUNTIME_DIR": os.path.join(tmp, "run"),
-                "PLANTUNE_SERVER": "on",
             }
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             commands[f"--derive at {count:,}"] = ([exe, "--derive"], env)
-            # The same call in a process of its own (no resident server running).
-            commands[f"own process: --derive at {count:,}"] = (
-                [exe, "--derive"],
-                dict(env, PLANTUNE_SERVER="off"),
-            )
             if args.before_rev:
                 commands[f"before: --derive at {count:,}"] = (
                     [exe, "--derive"],
@@ -141,23 +133,12 @@ def main():
         outputs = {}
         for name, (argv, env) in commands.items():  # warm-up: byte-code, page cache
             outputs[name] = run_once(argv, env)[1].strip()
-        # The first served-mode call started the resident server: wait for it, warm it.
-        server = resident.wait_for_server(
-            {"PLANTUNE_RUNTIME_DIR": os.path.join(tmp, "run")}, os.path.join(BIN, "python")
-        )
-        if server is None:
-            sys.exit("the resident server did not start")
-        for name, (argv, env) in commands.items():
-            outputs[name] = run_once(argv, env)[1].strip()
         times = {name: [] for name in commands}
         items = list(commands.items())
-        try:
-            for i in range(args.runs):
-                k = i % len(items)
-                for name, (argv, env) in items[k:] + items[:k]:
-                    times[name].append(run_once(argv, env)[0])
-        finally:
-            resident.stop(server)
+        for i in range(args.runs):
+            k = i % len(items)
+            for name, (argv, env) in items[k:] + items[:k]:
+                times[name].append(run_once(argv, env)[0])
     floor_name = next(iter(times))
     floor_med, floor_best = statistics.median(times[floor_name]), min(times[floor_name])
     results = []
@@ -174,7 +155,6 @@ def main():
             }
         )
     derive = [r for r in results if r["command"].startswith("--derive")]
-    own = [r for r in results if r["command"].startswith("own process: --derive")]
     before = [r for r in results if r["command"].startswith("before: --derive")]
     growth = None
     if len(derive) >= 2:
@@ -182,9 +162,6 @@ def main():
             "median": round(derive[-1]["median_ms"] / derive[0]["median_ms"], 3),
             "best": round(derive[-1]["best_ms"] / derive[0]["best_ms"], 3),
         }
-        if len(own) >= 2:
-            growth["own_median"] = round(own[-1]["median_ms"] / own[0]["median_ms"], 3)
-            growth["own_best"] = round(own[-1]["best_ms"] / own[0]["best_ms"], 3)
         if len(before) >= 2:
             growth["before_median"] = round(before[-1]["median_ms"] / before[0]["median_ms"], 3)
             growth["before_best"] = round(before[-1]["best_ms"] / before[0]["best_ms"], 3)
@@ -216,11 +193,6 @@ def main():
             f"largest / smallest: median {growth['median']:.3f}x, best {growth['best']:.3f}x"
             "  (target <= 1.10x); target vs floor <= 2.5x"
         )
-        if "own_median" in growth:
-            print(
-                f"own process: largest / smallest: median {growth['own_median']:.3f}x,"
-                f" best {growth['own_best']:.3f}x"
-            )
         if "before_median" in growth:
             print(
                 f"before: largest / smallest: median {growth['before_median']:.3f}x,"

@@ -1,45 +1,47 @@
-"""Hot-path benchmark: the commands agents run on every question, against interpreter start-up.
+"""Hot-path benchmark: the commands agents run on every question, against gstack's own bins.
 
-Runs, in alternating rounds (so load changes on a shared machine hit every command
-alike), the floor ``python -I -S -c pass`` (the bare interpreter: isolated, no site) and:
+Runs, in alternating rounds (each round runs every command once, in a rotated order, so a
+load change on a shared machine hits every command alike), the floor
+``python -I -S -c pass`` (the bare interpreter: isolated, no site) and plantune's
 
   gstack-question-preference --check <two-way id>
   gstack-question-preference --check <two-way id> --summary-stdin  (a 200-character summary)
   gstack-question-log '<valid event>'
   plantune hook pre-tool-use      (an AskUserQuestion with no preference: passes through)
   plantune hook post-tool-use     (records the answered question)
-  plantune check <two-way id>
-  plantune log '<valid event>'
-  gstack-developer-profile --derive  (the profile from the events logged so far)
-  python -c pass                  (the venv's plain start-up, for reference)
+  gstack-developer-profile --derive, plantune check, plantune log
 
-and, for the four targets, the same command started by the entry-point script an
-installer writes for a [project.scripts] entry ("before:", what plantune had before its
-launcher), and prints each median wall time as a ratio to the floor's median, and the best-of
-ratio (best time over best floor time), the steadier figure on a busy machine.
-Everything happens in a fresh temporary state root with mirroring on (gstack's files
-kept current, as by default). GSTACK_QUESTION_LOG_NO_DERIVE is set: a detached profile
-derive after each log would compete with the next measurement for the CPU.
+each call in a process of its own, as an agent starts it. With ``--gstack DIR`` the same
+calls also run against gstack's own bins in the gstack tree at DIR (bash scripts, and the
+two Claude Code hooks, TypeScript run by ``bun`` through their shims under
+``hosts/claude/hooks``), in the same rounds and each in a state root of its own; the
+report gives, per command, plantune's median wall time over gstack's (target: <= 0.6x)
+beside each one's ratio to the floor. Without ``--gstack`` plantune is measured alone.
+
+``--wheel`` measures this checkout as users install it: its wheel is built and installed
+(without dependencies, which the hot path never imports) into a temporary venv, whose
+commands then run instead of this venv's. An editable install computes the schema stamp
+from the SQL files on every open; an installed wheel reads the one it ships.
+
+``--baseline DIR`` (repeatable) also runs the five gstack-paired commands from the code
+in DIR (a checkout of another version, e.g. ``git archive <rev> | tar -x -C DIR``, or a
+copy with one change), started as an install starts it: DIR's own launchers in a
+temporary bin folder beside a link to this interpreter, the package found through a
+``.pth`` file. Each is reported as a ratio to this checkout's same command.
+
+Everything happens in fresh temporary state roots with mirroring on (gstack's files kept
+current, as by default). GSTACK_QUESTION_LOG_NO_DERIVE is set on both sides: a detached
+profile derive after each log would compete with the next measurement for the CPU.
 PYTHONDONTWRITEBYTECODE is dropped so the warm-up writes the package's byte-code, as any
-installed copy has it.
+installed copy has it. CPU time (the child's user + system) is reported too: it varies
+less than wall time on a busy machine.
 
-Targets (ratio to the floor): --check <= 1.8x, --check --summary-stdin <= 1.9x,
-gstack-question-log <= 2.0x, hook pre-tool-use pass-through <= 1.8x, --derive <= 2.5x
-(its time does not grow with the history: benchmarks/derive_scale.py). ``--strict`` exits
-1 when a best-of ratio misses its target.
-
-With ``--baseline DIR`` (a checkout of another version of the code, e.g. made with
-``git archive <rev> | tar -x -C DIR``) every command also runs from DIR, started exactly
-as an install starts it: DIR's own launchers in a temporary bin folder beside a link to
-this interpreter, the package found through a ``.pth`` file (as for an editable
-install), so both versions start with ``python -I -S``. The runs are interleaved in the
-same rounds, and each command's ratio is reported beside the baseline's (the last
-column divides the two ratios).
-
-Usage: python benchmarks/hot_path.py [--runs 30] [--strict] [--json] [--baseline DIR]
+Usage: python benchmarks/hot_path.py [--runs 20] [--gstack DIR] [--wheel]
+                                     [--baseline DIR ...] [--strict] [--json]
 """
 
 import argparse
+import glob
 import json
 import os
 import resource
@@ -50,18 +52,11 @@ import sys
 import tempfile
 import time
 
-from toolkit import resident
-
 BIN = os.path.dirname(sys.executable)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TWO_WAY_ID = "ship-changelog-voice-polish"
 FLOOR = "floor (python -I -S -c pass)"
-TARGETS = {
-    "gstack-question-preference --check": 1.8,
-    "--check --summary-stdin": 1.9,
-    "gstack-question-log": 2.0,
-    "hook pre-tool-use (pass-through)": 1.8,
-    "gstack-developer-profile --derive": 2.5,
-}
+GSTACK_TARGET = 0.6  # plantune's median wall time over gstack's, per paired command
 # A 200-character two-way summary: the door classifier reads all of it.
 SUMMARY = (
     "Should the settings page keep the compact layout on narrow screens, with the "
@@ -69,6 +64,13 @@ SUMMARY = (
     "form reads top to bottom?"
 )[:200].encode()
 QUESTION = "Polish the changelog voice before shipping? <gstack-qid:ship-changelog-voice-polish>"
+PAIRED = (
+    "--check",
+    "--check --summary-stdin",
+    "gstack-question-log",
+    "hook pre-tool-use",
+    "hook post-tool-use",
+)
 
 
 def event(i):
@@ -84,10 +86,10 @@ def event(i):
     )
 
 
-def hook_payload(event_name, i):
+def hook_payload(event_name, i, cwd="/"):
     payload = {
         "session_id": "bench",
-        "cwd": "/",
+        "cwd": cwd,
         "hook_event_name": event_name,
         "tool_name": "AskUserQuestion",
         "tool_use_id": f"tu-{i}",
@@ -102,35 +104,9 @@ def hook_payload(event_name, i):
     return json.dumps(payload).encode()
 
 
-# What an installer writes for a [project.scripts] entry point: the start-up plantune's
-# commands had before the launcher. Written into a temporary folder so both run side by side.
-SHIM = """#!{python}
-# -*- coding: utf-8 -*-
-import re
-import sys
-from {module} import {function}
-if __name__ == '__main__':
-    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
-    sys.exit({function}())
-"""
-SHIMMED = {
-    "gstack-question-preference": ("toolkit.gstack.compat", "question_preference_main"),
-    "gstack-question-log": ("toolkit.gstack.compat", "question_log_main"),
-    "plantune": ("toolkit.cli.fast", "main"),
-}
-
-
-def write_shims(directory):
-    for name, (module, function) in SHIMMED.items():
-        path = os.path.join(directory, name)
-        with open(path, "w") as f:
-            f.write(SHIM.format(python=sys.executable, module=module, function=function))
-        os.chmod(path, 0o755)
-
-
 def baseline_bin(directory, root):
     """A bin folder whose commands start the code in ``directory`` as an install would."""
-    prefix = os.path.join(root, "baseline-prefix")
+    prefix = os.path.join(root, "baseline-" + os.path.basename(os.path.normpath(directory)))
     bin_dir = os.path.join(prefix, "bin")
     site = os.path.join(prefix, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
     os.makedirs(bin_dir)
@@ -145,65 +121,74 @@ def baseline_bin(directory, root):
     return bin_dir
 
 
-def commands(i, shim_dir, bin_dir=BIN):
+def wheel_bin(root):
+    """The bin folder of a temporary venv holding this checkout's wheel."""
+    dist = os.path.join(root, "dist")
+    quiet = {"check": True, "stdout": subprocess.DEVNULL}
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run(
+        pip + ["wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", dist, ROOT], **quiet
+    )
+    venv = os.path.join(root, "wheel-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], **quiet)
+    python = os.path.join(venv, "bin", "python")
+    (wheel,) = glob.glob(os.path.join(dist, "*.whl"))
+    subprocess.run(pip + ["--python", python, "install", "--quiet", "--no-deps", wheel], **quiet)
+    return os.path.join(venv, "bin")
+
+
+def plantune_commands(i, bin_dir=BIN):
     """name -> (argv, stdin bytes or None)."""
     pref = os.path.join(bin_dir, "gstack-question-preference")
     plantune = os.path.join(bin_dir, "plantune")
-    old_pref = os.path.join(shim_dir, "gstack-question-preference")
-    old_plantune = os.path.join(shim_dir, "plantune")
     return {
-        FLOOR: ([sys.executable, "-I", "-S", "-c", "pass"], None),
-        "gstack-question-preference --check": ([pref, "--check", TWO_WAY_ID], None),
+        "--check": ([pref, "--check", TWO_WAY_ID], None),
         "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"], SUMMARY),
         "gstack-question-log": ([os.path.join(bin_dir, "gstack-question-log"), event(i)], None),
-        "hook pre-tool-use (pass-through)": (
-            [plantune, "hook", "pre-tool-use"],
-            hook_payload("PreToolUse", i),
+        "hook pre-tool-use": ([plantune, "hook", "pre-tool-use"], hook_payload("PreToolUse", i)),
+        "hook post-tool-use": (
+            [plantune, "hook", "post-tool-use"],
+            hook_payload("PostToolUse", i),
         ),
-        "hook post-tool-use": ([plantune, "hook", "post-tool-use"], hook_payload("PostToolUse", i)),
         "gstack-developer-profile --derive": (
             [os.path.join(bin_dir, "gstack-developer-profile"), "--derive"],
             None,
         ),
         "plantune check": ([plantune, "check", TWO_WAY_ID], None),
         "plantune log": ([plantune, "log", event(i)], None),
-        "python -c pass (venv start-up)": ([sys.executable, "-c", "pass"], None),
-        "before: --check": ([old_pref, "--check", TWO_WAY_ID], None),
-        "before: --check --summary-stdin": (
-            [old_pref, "--check", TWO_WAY_ID, "--summary-stdin"],
-            SUMMARY,
+    }
+
+
+def gstack_commands(i, tree, cwd):
+    """gstack's own bins and hooks for the paired commands."""
+    pref = os.path.join(tree, "bin", "gstack-question-preference")
+    hooks = os.path.join(tree, "hosts", "claude", "hooks")
+    return {
+        "--check": ([pref, "--check", TWO_WAY_ID], None),
+        "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"], SUMMARY),
+        "gstack-question-log": ([os.path.join(tree, "bin", "gstack-question-log"), event(i)], None),
+        "hook pre-tool-use": (
+            [os.path.join(hooks, "question-preference-hook")],
+            hook_payload("PreToolUse", i, cwd),
         ),
-        "before: gstack-question-log": (
-            [os.path.join(shim_dir, "gstack-question-log"), event(i)],
-            None,
-        ),
-        "before: hook pre-tool-use": (
-            [old_plantune, "hook", "pre-tool-use"],
-            hook_payload("PreToolUse", i),
+        "hook post-tool-use": (
+            [os.path.join(hooks, "question-log-hook")],
+            hook_payload("PostToolUse", i, cwd),
         ),
     }
 
 
-# The targets again, each call in a process of its own (PLANTUNE_SERVER=off): what every
-# call costs when no resident server runs (the first call after 10 idle minutes).
-OWN_PROCESS = {
-    "own process: --check": "gstack-question-preference --check",
-    "own process: --summary-stdin": "--check --summary-stdin",
-    "own process: gstack-question-log": "gstack-question-log",
-    "own process: hook pre-tool-use": "hook pre-tool-use (pass-through)",
-    "own process: --derive": "gstack-developer-profile --derive",
-}
-
-
-def server_cpu(pid):
-    """CPU seconds the resident server has used (/proc schedstat: nanoseconds), or 0."""
-    if pid is None:
-        return 0.0
-    try:
-        with open(f"/proc/{pid}/schedstat") as f:
-            return int(f.read().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return 0.0
+def state_env(base, root):
+    os.makedirs(root, exist_ok=True)
+    return dict(
+        base,
+        HOME=root,
+        GSTACK_STATE_ROOT=root,
+        GSTACK_HOME=root,
+        PLANTUNE_DB=os.path.join(root, "plantune.db"),
+        GSTACK_PROJECT_SLUG="bench",
+        GSTACK_QUESTION_LOG_NO_DERIVE="1",
+    )
 
 
 def _children_cpu():
@@ -211,176 +196,153 @@ def _children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_once(argv, env, stdin=None, server=None):
-    """(wall seconds, CPU seconds of the child and of the resident server meanwhile): CPU
-    time varies less on a busy machine."""
-    cpu = _children_cpu() + server_cpu(server)
+def run_once(argv, env, stdin=None, cwd=None):
+    """(wall seconds, CPU seconds of the child)."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(
-        argv, env=env, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        argv, env=env, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"{argv[0]} failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
-    return elapsed, _children_cpu() + server_cpu(server) - cpu
+    return elapsed, _children_cpu() - cpu
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=30, help="alternating rounds (>= 30)")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
-    ap.add_argument("--json", action="store_true", help="print the results as JSON")
-    ap.add_argument(
-        "--no-server",
-        action="store_true",
-        help="run every call in a process of its own (no resident server)",
-    )
+    ap.add_argument("--runs", type=int, default=20, help="alternating rounds")
+    ap.add_argument("--gstack", metavar="DIR", help="also run gstack's own bins of the tree at DIR")
     ap.add_argument(
         "--baseline",
         metavar="DIR",
-        help="also run every command from the code in DIR (its own launchers)",
+        action="append",
+        default=[],
+        help="also run the paired commands from the code in DIR (repeatable)",
     )
+    ap.add_argument("--wheel", action="store_true", help="measure this checkout's wheel, installed")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args()
+    if args.gstack and shutil.which("bun") is None:
+        sys.exit("--gstack needs bun on PATH (gstack's hooks are TypeScript run by bun)")
 
     with tempfile.TemporaryDirectory() as root:
-        env = dict(os.environ)
-        env.update(
-            {
-                "HOME": root,
-                "GSTACK_STATE_ROOT": root,
-                "GSTACK_HOME": root,
-                "PLANTUNE_DB": os.path.join(root, "plantune.db"),
-                "GSTACK_PROJECT_SLUG": "bench",
-                "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
-                "PLANTUNE_RUNTIME_DIR": os.path.join(root, "run"),
-                "PLANTUNE_SERVER": "off" if args.no_server else "on",
-            }
-        )
-        env.pop("PLANTUNE_MIRROR", None)
-        own_env = dict(env, PLANTUNE_SERVER="off")
+        base = dict(os.environ)
+        base.pop("PLANTUNE_MIRROR", None)
         # Installed packages run from byte-code; an editable checkout only gets its
         # __pycache__ written if the environment allows it (the warm-up writes it).
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        # Create and migrate the database once; the hot path never migrates.
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = state_env(base, os.path.join(root, "plantune"))
+        bin_dir = wheel_bin(root) if args.wheel else BIN
+        # Create and migrate the database once; the hot path never migrates. (A wheel
+        # installed without dependencies has no click: this venv's plantune creates it.)
         subprocess.run(
-            [os.path.join(BIN, "plantune"), "init"], env=env, check=True, stdout=subprocess.DEVNULL
+            [os.path.join(BIN, "plantune"), "init"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
-        write_shims(root)
-        base_env = base_bin = None
-        if args.baseline:
-            base_bin = baseline_bin(args.baseline, root)
-            # A state root of its own: gstack's files written by one version would otherwise
-            # be picked up (imported) by the other's next call.
-            base_root = os.path.join(root, "baseline-state")
-            os.makedirs(base_root)
-            base_env = dict(
-                env,
-                HOME=base_root,
-                GSTACK_STATE_ROOT=base_root,
-                GSTACK_HOME=base_root,
-                PLANTUNE_DB=os.path.join(base_root, "plantune.db"),
-            )
-            # Created by the baseline's own code (its click application, normal start).
+        baselines = []
+        for directory in args.baseline:
+            label = os.path.basename(os.path.normpath(directory))
+            b_env = state_env(base, os.path.join(root, "state-" + label))
             subprocess.run(
                 [os.path.join(BIN, "plantune"), "init"],
                 check=True,
-                env=dict(base_env, PYTHONPATH=os.path.abspath(args.baseline)),
+                env=dict(b_env, PYTHONPATH=os.path.abspath(directory)),
                 stdout=subprocess.DEVNULL,
             )
+            baselines.append((label, baseline_bin(directory, root), b_env))
+        g_env = g_cwd = None
+        if args.gstack:
+            g_cwd = os.path.join(root, "gstack", "bench")
+            os.makedirs(g_cwd)
+            g_env = state_env(base, os.path.join(root, "gstack"))
 
         def all_commands(i):
-            listed = commands(i, root)
-            out = {name: (argv, stdin, env) for name, (argv, stdin) in listed.items()}
-            out.update(
-                {
-                    name: (listed[target][0], listed[target][1], own_env)
-                    for name, target in OWN_PROCESS.items()
-                }
-            )
-            if base_env is not None:
-                out.update(
-                    {
-                        f"{name} [baseline]": (argv, stdin, base_env)
-                        for name, (argv, stdin) in commands(i, root, base_bin).items()
-                        if name != FLOOR and not name.startswith(("before:", "python -c"))
-                    }
-                )
+            out = {FLOOR: ([sys.executable, "-I", "-S", "-c", "pass"], None, env, None)}
+            for name, (argv, stdin) in plantune_commands(i, bin_dir).items():
+                out[name] = (argv, stdin, env, None)
+            if g_env is not None:
+                for name, (argv, stdin) in gstack_commands(i, args.gstack, g_cwd).items():
+                    out[f"gstack: {name}"] = (argv, stdin, g_env, g_cwd)
+            for label, b_bin, b_env in baselines:
+                for name, (argv, stdin) in plantune_commands(i, b_bin).items():
+                    if name in PAIRED:
+                        out[f"[{label}] {name}"] = (argv, stdin, b_env, None)
             return out
 
-        for argv, stdin, e in all_commands(-1).values():  # warm the page cache, byte-code
-            run_once(argv, e, stdin)
-        pid = None
-        if not args.no_server:
-            # The first calls started the resident server; time the calls it serves.
-            path = resident.wait_for_server(env, os.path.join(BIN, "python"))
-            info = path and resident.server_info(path)
-            if not info:
-                sys.exit("the resident server did not start")
-            pid = info[0]
-            for argv, stdin, e in all_commands(-2).values():  # warm the server too
-                run_once(argv, e, stdin)
+        for argv, stdin, e, cwd in all_commands(-1).values():  # page cache, byte-code
+            run_once(argv, e, stdin, cwd)
         times = {name: [] for name in all_commands(0)}
-        try:
-            for i in range(args.runs):
-                items = list(all_commands(i).items())
-                # Rotate the order each round so no command always runs right after another.
-                k = i % len(items)
-                for name, (argv, stdin, e) in items[k:] + items[:k]:
-                    times[name].append(run_once(argv, e, stdin, pid))
-        finally:
-            if pid is not None:
-                served = resident.server_info(path)
-                resident.stop(path)
-        if pid is not None and (served is None or served[1] < args.runs * 8):
-            sys.exit(f"the resident server served too few calls: {served}")
+        for i in range(args.runs):
+            items = list(all_commands(i).items())
+            k = i % len(items)  # rotate: no command always runs right after another
+            for name, (argv, stdin, e, cwd) in items[k:] + items[:k]:
+                times[name].append(run_once(argv, e, stdin, cwd))
 
     floor = statistics.median(t for t, _ in times[FLOOR])
-    floor_best = min(t for t, _ in times[FLOOR])
     floor_cpu = statistics.median(c for _, c in times[FLOOR])
-    results = []
+    results = {}
     for name, pairs in times.items():
-        values = sorted(t for t, _ in pairs)
-        med = statistics.median(values)
+        med = statistics.median(t for t, _ in pairs)
         cpu = statistics.median(c for _, c in pairs)
-        results.append(
-            {
-                "command": name,
-                "median_ms": round(med * 1000, 2),
-                "best_ms": round(values[0] * 1000, 2),
-                "ratio": round(med / floor, 3),
-                "best_ratio": round(values[0] / floor_best, 3),
-                "cpu_ms": round(cpu * 1000, 2),
-                "cpu_ratio": round(cpu / floor_cpu, 3) if floor_cpu else None,
-                "target": TARGETS.get(name),
-            }
-        )
-    by_name = {r["command"]: r for r in results}
-    for r in results:
-        base = by_name.get(f"{r['command']} [baseline]")
-        if base:
-            r["vs_baseline"] = round(r["ratio"] / base["ratio"], 3)
-    missed = [r for r in results if r["target"] and r["best_ratio"] > r["target"]]
+        results[name] = {
+            "command": name,
+            "median_ms": round(med * 1000, 2),
+            "best_ms": round(min(t for t, _ in pairs) * 1000, 2),
+            "floor_ratio": round(med / floor, 3),
+            "cpu_ms": round(cpu * 1000, 2),
+            "cpu_floor_ratio": round(cpu / floor_cpu, 3) if floor_cpu else None,
+        }
+    for name in PAIRED:
+        g = results.get(f"gstack: {name}")
+        if g:
+            r = results[name]
+            r["vs_gstack"] = round(r["median_ms"] / g["median_ms"], 3)
+            r["cpu_vs_gstack"] = round(r["cpu_ms"] / g["cpu_ms"], 3) if g["cpu_ms"] else None
+            r["target"] = GSTACK_TARGET
+        for label, _bin, _env in baselines:
+            key = f"[{label}] {name}"
+            b = results[key]
+            b["vs_this"] = round(b["median_ms"] / results[name]["median_ms"], 3)
+            # The median of the per-round differences: both ran in the same round, under
+            # the same load, so this is steadier than a difference of medians.
+            pairs = list(zip(times[key], times[name]))
+            b["extra_ms"] = round(statistics.median(x[0] - y[0] for x, y in pairs) * 1000, 2)
+            b["extra_cpu_ms"] = round(statistics.median(x[1] - y[1] for x, y in pairs) * 1000, 2)
+    missed = [r for r in results.values() if "target" in r and r["vs_gstack"] > r["target"]]
+    load = os.getloadavg()
     if args.json:
         print(
             json.dumps(
-                {"runs": args.runs, "load_average": os.getloadavg(), "results": results}, indent=2
+                {"runs": args.runs, "load_average": load, "results": list(results.values())},
+                indent=2,
             )
         )
     else:
-        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        print(f"{args.runs} alternating rounds; ratios to the floor (load average after: {load})")
         print(
-            f"{'command':36s} {'median':>9s} {'ratio':>6s} {'best':>9s} {'ratio':>6s}"
-            f" {'cpu':>8s} {'ratio':>6s}  target (best-of)"
+            f"{args.runs} alternating rounds (load average after: "
+            f"{', '.join(f'{x:.2f}' for x in load)}); medians"
         )
-        for r in results:
-            target = f"<= {r['target']}x" if r["target"] else ""
-            verdict = ("ok" if r["best_ratio"] <= r["target"] else "MISSED") if r["target"] else ""
+        print(
+            f"{'command':42s} {'wall':>9s} {'/floor':>7s} {'cpu':>8s} {'/floor':>7s}"
+            f"  {'vs gstack (wall, cpu)':>22s}"
+        )
+        for r in results.values():
+            extra = ""
+            if "vs_gstack" in r:
+                verdict = "ok" if r["vs_gstack"] <= r["target"] else "MISSED"
+                extra = f"  {r['vs_gstack']:5.2f}x {r['cpu_vs_gstack']:5.2f}x  (<= {r['target']}x {verdict})"
+            elif "vs_this" in r:
+                extra = (
+                    f"  {r['vs_this']:5.3f}x this (per round: {r['extra_ms']:+.2f} ms wall,"
+                    f" {r['extra_cpu_ms']:+.2f} ms cpu)"
+                )
             print(
-                f"{r['command']:36s} {r['median_ms']:7.2f}ms {r['ratio']:5.2f}x"
-                f" {r['best_ms']:7.2f}ms {r['best_ratio']:5.2f}x {r['cpu_ms']:6.2f}ms"
-                f" {r['cpu_ratio']:5.2f}x  {target} {verdict}"
-                + (f"  vs baseline {r['vs_baseline']:.3f}" if "vs_baseline" in r else "")
+                f"{r['command']:42s} {r['median_ms']:7.2f}ms {r['floor_ratio']:6.2f}x"
+                f" {r['cpu_ms']:6.2f}ms {r['cpu_floor_ratio']:6.2f}x{extra}"
             )
     if args.strict and missed:
         sys.exit(1)

@@ -2,7 +2,7 @@
 
 The SessionStart hook runs at every session start. With nothing to re-link it reads the
 record of linked installs and stats each bin. Cases, interleaved so machine load hits
-them alike, each a new process as Claude Code runs it (own process, no resident server):
+them alike, each a new process as Claude Code runs it:
 the floor `python -I -S -c pass`; the hook with no install linked; the hook with one
 linked gstack-shaped tree unchanged; the hook re-linking that tree after its bins were
 put back (what follows gstack's `git reset --hard`). Prints medians, best and the ratio
@@ -56,7 +56,7 @@ def main():
     plantune = os.path.join(BIN, "plantune")
     hook = [plantune, "hook", "session-start"]
     with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as linked:
-        base = dict(os.environ, PLANTUNE_SERVER="off")
+        base = dict(os.environ)
         env_empty = dict(base, HOME=empty, GSTACK_STATE_ROOT=empty, GSTACK_HOME=empty)
         env_linked = dict(base, HOME=linked, GSTACK_STATE_ROOT=linked, GSTACK_HOME=linked)
         tree = os.path.join(linked, "gstack")

@@ -12,28 +12,6 @@ import pytest
 from tests.helpers import script
 from tests.helpers.server import COOKIES, free_port, http_get, read_banner, wait_until_up
 
-# No resident server from the commands the tests run, including those that module-scoped
-# fixtures run before the per-test isolation below; tests/test_resident.py turns it on.
-# PLANTUNE_TEST_RESIDENT=1 runs every command with it on instead (each test's first call
-# starts a server of the test's own, stopped when the test ends): CI runs the compat and
-# hook tests that way too, so each behaviour they pin holds through the server.
-RESIDENT = os.environ.get("PLANTUNE_TEST_RESIDENT") == "1"
-os.environ["PLANTUNE_SERVER"] = "on" if RESIDENT else "off"
-if RESIDENT:
-    # A server whose start raced the end of its test leaves soon by itself.
-    os.environ["PLANTUNE_SERVER_IDLE"] = "3"
-SERVED = []  # calls the tests' resident servers served, when RESIDENT
-
-
-def pytest_terminal_summary(terminalreporter):
-    if RESIDENT:
-        terminalreporter.write_line(f"resident servers served {sum(SERVED):,} calls")
-
-
-def pytest_sessionfinish(session, exitstatus):
-    if RESIDENT and not sum(SERVED) and exitstatus == 0:
-        session.exitstatus = 1  # the mode ran nothing through a server: not a real run
-
 
 def pytest_collection_modifyitems(config, items):
     """Tests marked slow run only when PLANTUNE_SLOW is set (CI sets it)."""
@@ -44,30 +22,6 @@ def pytest_collection_modifyitems(config, items):
         if slow:
             why = slow.kwargs.get("reason", "a long test")
             item.add_marker(pytest.mark.skip(reason=f"{why}; set PLANTUNE_SLOW=1 to run"))
-
-
-def _start_resident_server(tmp_path):
-    """Start the test's server before its first call, as a launcher starts it (a call in
-    a throwaway state root), so that every call of the test is served."""
-    from tests.helpers import BIN_DIR
-    from toolkit import resident
-
-    spare = tmp_path / "resident-start"
-    spare.mkdir()
-    env = dict(
-        os.environ,
-        HOME=str(spare),
-        GSTACK_STATE_ROOT=str(spare),
-        GSTACK_HOME=str(spare),
-        PLANTUNE_DB=str(spare / "plantune.db"),
-    )
-    subprocess.run(
-        [script("gstack-question-preference"), "--check", "warm-up"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        check=True,
-    )
-    resident.wait_for_server(executable=os.path.join(BIN_DIR, "python"))
 
 
 @pytest.fixture(autouse=True)
@@ -82,8 +36,6 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("GSTACK_HOME", str(root))
     monkeypatch.setenv("PLANTUNE_DB", str(root / "plantune.db"))
     monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
-    # A test that turns the resident server on gets a socket folder of its own.
-    monkeypatch.setenv("PLANTUNE_RUNTIME_DIR", str(tmp_path / "run"))
     for var in (
         "GSTACK_PROJECT_SLUG",
         "PLANTUNE_MIRROR",
@@ -99,16 +51,7 @@ def isolated_home(tmp_path, monkeypatch):
     from toolkit.core import identity
 
     identity.reset()
-    if RESIDENT:
-        _start_resident_server(tmp_path)
     yield root
-    if RESIDENT or (tmp_path / "run").is_dir():
-        from tests.helpers import BIN_DIR
-        from toolkit import resident
-
-        for path, _pid, served in resident.servers(executable=os.path.join(BIN_DIR, "python")):
-            SERVED.append(served)
-            resident.stop(path)
 
 
 @pytest.fixture

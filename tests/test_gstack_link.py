@@ -97,7 +97,7 @@ def run(*args, env=None, input=None):
         capture_output=True,
         text=True,
         input=input,
-        env={**os.environ, "PLANTUNE_SERVER": "off", **(env or {})},
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -168,7 +168,7 @@ def test_link_status_unlink_round_trip(tree, state_root):
 
 def test_a_skill_calling_the_bin_by_absolute_path_lands_in_the_database(tree, state_root):
     assert run("gstack", "link", "--gstack-dir", str(tree), "--force").returncode == 0
-    env = {**os.environ, "GSTACK_PROJECT_SLUG": "linked", "PLANTUNE_SERVER": "off"}
+    env = {**os.environ, "GSTACK_PROJECT_SLUG": "linked"}
     p = subprocess.run(
         [str(tree / "bin" / "gstack-question-log"), json.dumps(EVENT)],
         capture_output=True,
@@ -633,7 +633,7 @@ def test_the_real_gstack_end_to_end(tmp_path, state_root, other_plantune):
     (home / ".claude" / "skills").mkdir(parents=True)
     root = clone_gstack(GSTACK_SRC, home / ".claude" / "skills" / "gstack")
     before = snapshot(root / "bin")
-    env = {**os.environ, "GSTACK_PROJECT_SLUG": "real-gstack", "PLANTUNE_SERVER": "off"}
+    env = {**os.environ, "GSTACK_PROJECT_SLUG": "real-gstack"}
 
     def bin_run(name, *args):
         return subprocess.run(

@@ -315,7 +315,6 @@ def minimal_env(state_root):
         "GSTACK_STATE_ROOT": str(state_root),
         "PLANTUNE_DB": str(state_root / "plantune.db"),
         "GSTACK_PROJECT_SLUG": "any-path",
-        "PLANTUNE_SERVER": "off",
     }
 
 

@@ -25,12 +25,10 @@ ALLOWED = {
     "analysis": {"store", "core", "gstack", "pacing"},
     "cli": {"store", "core", "gstack", "claude", "pacing", "guidance", "analysis"},
 }
-# The package's own top-level parts: launch.py starts the command line, resident/ runs
-# the hot commands (the command line's fast path among them) in a warm process.
+# The package's own top-level parts: launch.py starts the command line.
 TOP_LEVEL = {
     "__init__": set(),
     "launch": {"cli"},
-    "resident": {"store", "core", "gstack", "claude", "pacing", "cli"},
 }
 HEAVY = {
     "numpy",

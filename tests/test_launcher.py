@@ -106,8 +106,6 @@ def _check_commands(bin_dir, site_packages, tmp_path):
         "HOME": str(tmp_path),
         "SITE_MARKER": str(marker),
         "GSTACK_STATE_ROOT": str(tmp_path / "state"),
-        "PLANTUNE_SERVER": "off",
-        "PLANTUNE_RUNTIME_DIR": str(tmp_path / "run"),
     }
     pref = os.path.join(bin_dir, "gstack-question-preference")
     fast = _run([pref, "--help"], env=env)
@@ -119,32 +117,6 @@ def _check_commands(bin_dir, site_packages, tmp_path):
     slow = _run([pref, "--help"], env=dict(env, PYTHONPATH=str(tmp_path / "nothing")))
     assert slow.returncode == 0 and slow.stdout == fast.stdout
     assert marker.exists(), "PYTHONPATH set: the normal start (with site) was expected"
-    _check_resident(bin_dir, dict(env, PLANTUNE_SERVER="on"), marker)
-
-
-def _check_resident(bin_dir, env, marker):
-    """The first hot call starts this install's resident server (found beside the real
-    launcher, as the launcher finds its Python); later calls are served by it, still
-    without site."""
-    from toolkit import resident
-
-    real_bin = os.path.dirname(os.path.realpath(os.path.join(bin_dir, "plantune")))
-    python = os.path.join(real_bin, "python")
-    check = [os.path.join(bin_dir, "gstack-question-preference"), "--check", "some-question"]
-    first = _run(check, env=env)
-    assert first.returncode == 0 and first.stdout == "ASK_NORMALLY\n", first.stderr
-    path = resident.wait_for_server(env, python, timeout=20)
-    os.unlink(marker)
-    try:
-        assert path is not None, "no server started"
-        served = _run(check, env=env)
-        assert served.returncode == 0 and served.stdout == "ASK_NORMALLY\n", served.stderr
-        assert resident.server_info(path)[1] == 1
-        assert not marker.exists(), "the server ran site"
-    finally:
-        if path is not None:
-            resident.stop(path)
-    assert resident.servers(env, python) == []
 
 
 def test_pip_install_into_a_venv(wheel, tmp_path):

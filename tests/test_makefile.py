@@ -78,7 +78,7 @@ def test_the_readme_notebooks_run_example_works_on_the_demo_database(tmp_path):
     db = root / "plantune.db"
     home = tmp_path / "home"  # the isolated HOME, which has no .gstack
     env = {k: v for k, v in os.environ.items() if k not in ("GSTACK_STATE_ROOT", "GSTACK_HOME")}
-    env.update(HOME=str(home), PLANTUNE_DB=str(db), PLANTUNE_SERVER="off")
+    env.update(HOME=str(home), PLANTUNE_DB=str(db))
     for args in (["init", "--demo"], ["simulate", "--days", "20", "--seed", "7"]):
         subprocess.run([script("plantune"), *args], env=env, check=True, capture_output=True)
     env.pop("PLANTUNE_DB")

@@ -128,7 +128,6 @@ def test_every_readme_shell_example_runs(user_home, tmp_path):
         "LANG": "C.UTF-8",
         "README_SKIPPED": str(skipped_file),
         "GSTACK_QUESTION_LOG_NO_DERIVE": "1",
-        "PLANTUNE_SERVER": "off",
     }
     for n, (lang, body) in enumerate(readme_blocks(), 1):
         if lang != "bash":

@@ -34,11 +34,10 @@ def normal_start():
 
 
 def main():
-    serve = os.environ.get("PLANTUNE_RESIDENT_SERVE")  # toolkit.resident.SERVE_VAR
-    if serve:
-        from toolkit.resident import server
-
-        sys.exit(server.serve(serve))
+    if "PLANTUNE_RESIDENT_SERVE" in os.environ:
+        # A launcher of an older version (an editable install not reinstalled) starting
+        # its resident server: there is none any more, and no command to run.
+        sys.exit(0)
     name = os.path.basename(sys.argv[0])
     entry = COMMANDS.get(name)
     if entry is None:

@@ -219,10 +219,7 @@ def _utf16_key(s: str):
 def hash_question_id(text: str, labels, skill: str = "unknown") -> str:
     """``hook-`` + 10 hex of sha1("<skill>::<text>::<labels sorted as JS sorts, joined by |>")."""
     joined = "|".join(sorted(labels, key=_utf16_key))
-    try:
-        from _sha1 import sha1  # CPython's own; hashlib would first load OpenSSL (~3 ms)
-    except ImportError:  # pragma: no cover
-        from hashlib import sha1
+    from toolkit.store.digest import sha1
 
     digest = sha1(f"{skill}::{text}::{joined}".encode("utf-8", "surrogatepass")).hexdigest()
     return "hook-" + digest[:10]

@@ -232,11 +232,6 @@ CHECK_PASSED_VARS = (
     "GSTACK_HOME",
     "PLANTUNE_DB",
     "PLANTUNE_MIRROR",
-    # The resident server's: the check's hook call is served, or not, as the agent's are.
-    "PLANTUNE_SERVER",
-    "PLANTUNE_SERVER_IDLE",
-    "PLANTUNE_RUNTIME_DIR",
-    "XDG_RUNTIME_DIR",
 )
 
 

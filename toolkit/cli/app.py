@@ -8,6 +8,7 @@ they use.
 import importlib
 import json
 import os
+import sys
 
 import click
 
@@ -32,7 +33,6 @@ LAZY_COMMANDS = {
     "check": "toolkit.cli.questions:check",
     "pref": "toolkit.cli.questions:pref",
     "serve": "toolkit.cli.serve:serve",
-    "resident": "toolkit.cli.resident:resident",
     "merge": "toolkit.cli.team:merge",
     "export": "toolkit.cli.team:export",
     "team": "toolkit.cli.team:team",
@@ -412,11 +412,65 @@ def backup(dest, db_path):
     click.echo(f"Backed up to {dest} ({_human_size(os.path.getsize(dest))})")
 
 
+def _held(summary):
+    return f"{summary['question_events']:,} question events, {summary['migrations']} migrations"
+
+
+@cli.command()
+@click.argument("backup_path", metavar="BACKUP", type=click.Path(dir_okay=False))
+@click.option("--yes", is_flag=True, help="Really replace the database (required).")
+@db_option
+def restore(backup_path, yes, db_path):
+    """Replace the database with BACKUP (a file `plantune backup` wrote), safely in use.
+
+    The backup must pass SQLite's integrity check and hold a plantune schema. It is
+    written in under the database's write lock, as one transaction: running hooks wait
+    for it, and readers such as `plantune serve` see the restored data on their next
+    read. The database it replaces is kept as <db>.before-restore. Never copy a backup
+    over the database file by hand while its -wal file holds data.
+
+    \b
+    Example:
+        plantune restore ~/plantune-2026-11-30.db --yes
+    """
+    from toolkit.core import database
+    from toolkit.store import db, paths
+    from toolkit.store import restore as restoring
+
+    path = paths.db_path(db_path)
+    if not yes:
+        try:
+            restoring.check_backup(backup_path)
+        except db.DatabaseError as e:
+            fail(str(e))
+        current = restoring.describe(path)
+        what = f"the database at {path} ({_held(current)})" if current else path
+        fail(f"refusing to replace {what} without --yes")
+    try:
+        done = restoring.restore(path, backup_path)
+        database.connect(path).close()  # brought up to this version's schema
+    except db.DatabaseError as e:
+        fail(str(e))
+    click.echo(f"Restored {path} from {backup_path} ({_held(done['restored'])})")
+    if done["kept_as"]:
+        click.echo(
+            f"The database it replaced ({_held(done['replaced'])}) is kept as {done['kept_as']}"
+        )
+
+
 def main(argv=None):
     """Console-script entry point: the click application inside the one error boundary."""
 
     def command(args):
-        return cli.main(args=args, prog_name="plantune", standalone_mode=True)
+        out = sys.stdout
+        try:
+            return cli.main(args=args, prog_name="plantune", standalone_mode=True)
+        except SystemExit:
+            if sys.stdout is not out:
+                # click swaps stdout when its reader went away (`| head`) and exits 1;
+                # the command's own result stands, as for every other command.
+                raise BrokenPipeError from None
+            raise
 
     return run_script("plantune", command, argv, teardown=True)
 

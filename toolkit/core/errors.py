@@ -46,6 +46,29 @@ def _quiet_stdout():
         pass
 
 
+def _fill_closed_streams():
+    """Put /dev/null in place of a closed stdin, stdout or stderr (``cmd >&-``).
+
+    Python leaves such a stream None, so the first print would crash; worse, a file the
+    command opens next would take the free descriptor number and receive its output. The
+    command runs as it would with its output discarded, and exits with its own code.
+    """
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            stream = open(  # noqa: SIM115 - the process's own stream, open until it ends
+                fd, "r" if fd == 0 else "w", encoding="utf-8", errors="replace", closefd=False
+            )
+        except OSError:
+            continue
+        setattr(sys, name, stream)
+
+
 def run_script(
     prog, run, argv=None, *, refusal="{prog}: {message}", crash=print_error_line, teardown=False
 ):
@@ -59,6 +82,8 @@ def run_script(
     an unexpected exception and returns the exit code.
     """
     standalone = argv is None
+    if standalone:
+        _fill_closed_streams()
     args = sys.argv[1:] if standalone else list(argv)
     try:
         code = run(args)
@@ -82,6 +107,12 @@ def run_script(
         _quiet_stdout()
     except (OSError, ValueError):
         pass
+    # Fold the WAL back into the database and leave it empty before leaving: a -wal with
+    # frames left behind is replayed into whatever file is at the database's path next,
+    # a backup copied over it included.
+    store = sys.modules.get("toolkit.store.db")
+    if store is not None:
+        store.fold_wal()
     if teardown:
         sys.exit(code)
     from toolkit.store.safe_io import exit_now

@@ -12,8 +12,8 @@ standard library only.
 import math
 import os
 
-# json_lite and _sha1: the json package (and re with it) and hashlib (OpenSSL) cost every
-# derive, which agents run after each logged question, several milliseconds to import.
+# json_lite and store.digest: the json package (and re with it) and hashlib (OpenSSL) cost
+# every derive, which agents run after each logged question, milliseconds to import.
 from toolkit.core.jscompat import (
     in_property_order,
     is_falsy,
@@ -358,12 +358,10 @@ def _list_json(v):
 
 
 def sha1_hex(data):
-    """Hex SHA-1 of bytes, from CPython's own ``_sha1`` (hashlib would load OpenSSL)."""
-    try:
-        from _sha1 import sha1
-    except ImportError:  # pragma: no cover
-        from hashlib import sha1
-    return sha1(data).hexdigest()
+    """Hex SHA-1 of bytes (``toolkit.store.digest``)."""
+    from toolkit.store.digest import sha1_hex
+
+    return sha1_hex(data)
 
 
 def _session_hash(session):

@@ -338,10 +338,7 @@ def event_key(project: str, record: dict) -> str:
     annotated in place is still recognised as the event it was; numbers are taken as they
     read back from the JS-formatted line.
     """
-    try:
-        from _sha1 import sha1  # CPython's own; hashlib would first load OpenSSL (~3 ms)
-    except ImportError:  # pragma: no cover
-        from hashlib import sha1
+    from toolkit.store.digest import sha1
 
     if any(k in record for k in ANNOTATION_FIELDS):
         record = {k: v for k, v in record.items() if k not in ANNOTATION_FIELDS}

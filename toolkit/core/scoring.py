@@ -9,11 +9,7 @@ way in `pacing rank`, in `plantune calibrate` and in the notebooks.
 Standard library only: `pacing rank` runs on the hot path.
 """
 
-try:
-    # The builtin sha1 avoids loading OpenSSL through hashlib (~5 ms per process).
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover - CPython always has it
-    from hashlib import sha1 as _sha1
+from toolkit.store.digest import sha1 as _sha1
 
 DEFAULT_SCORE_FUNCTION = "additive"
 DEFAULT_THRESHOLD = 4.0

@@ -225,11 +225,11 @@ COMMANDS = {
 
 
 def run(argv, close=True):
-    """Run one subcommand; ``close=False`` leaves the connection to the process's exit.
+    """Run one subcommand; ``close=False`` leaves the connection to the process's end.
 
-    The console commands exit right after (``run_script``) and do not close: closing the
-    last connection checkpoints the WAL, about half a millisecond of every ``--derive``.
-    Every commit is already in the WAL, durable as every other compat command's.
+    The console commands end right after (``run_script``), which folds the WAL back and
+    leaves it empty (``db.fold_wal``) rather than closing: a close would delete the -wal
+    and -shm files, which on a full disk the next command could not create again.
     """
     sub = argv[0] if argv else "--read"
     if sub in ("--help", "-h", "help"):

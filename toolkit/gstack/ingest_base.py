@@ -6,15 +6,9 @@ from __future__ import annotations
 
 import json
 
-try:
-    # CPython's own sha1. hashlib would load OpenSSL first (~3 ms), and compat commands import this
-    # module on every call to pick up other writers' changes.
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover
-    from hashlib import sha1 as _sha1
-
 from toolkit.core import questions
 from toolkit.store import json_lite
+from toolkit.store.digest import sha1 as _sha1
 
 QUESTION_LOG = "question-log.jsonl"
 PREFERENCES = "question-preferences.json"

@@ -8,15 +8,9 @@ from __future__ import annotations
 import os
 import time
 
-try:
-    # CPython's own sha1. hashlib would load OpenSSL first (~3 ms), and compat commands import this
-    # module on every call to pick up other writers' changes.
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover
-    from hashlib import sha1 as _sha1
-
 from toolkit.gstack.ingest_base import FINGERPRINT_BYTES
 from toolkit.store import db
+from toolkit.store.digest import sha1 as _sha1
 
 # Lines per transaction: large enough that commits cost little, small enough that memory
 # stays bounded and a hook waiting for the write lock waits about a second at most. Event

@@ -7,13 +7,6 @@ from __future__ import annotations
 import json
 import re
 
-try:
-    # CPython's own sha1. hashlib would load OpenSSL first (~3 ms), and compat commands import this
-    # module on every call to pick up other writers' changes.
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover
-    from hashlib import sha1 as _sha1
-
 from toolkit.core import identity
 from toolkit.core.vocabulary import DIMENSIONS
 from toolkit.core.vocabulary import PREFERENCES as PREFERENCE_VALUES
@@ -29,6 +22,7 @@ from toolkit.gstack.ingest_base import (
 from toolkit.gstack.ingest_jsonl import _LONE_SURROGATE, _SESSION_SQL, _session_row, _storable
 from toolkit.gstack.ingest_state import _load_states, _Tx
 from toolkit.store import db, json_lite
+from toolkit.store.digest import sha1 as _sha1
 
 # ---------------------------------------------------------------------------
 # Whole-file JSON stores

@@ -173,11 +173,9 @@ FINGERPRINT_BYTES = 4096
 
 
 def _sha1_hex(data):
-    try:
-        from _sha1 import sha1
-    except ImportError:  # pragma: no cover
-        from hashlib import sha1
-    return sha1(data).hexdigest()
+    from toolkit.store.digest import sha1_hex
+
+    return sha1_hex(data)
 
 
 def _states(conn, paths_):

@@ -23,6 +23,7 @@ from toolkit.core.vocabulary import (
 )
 from toolkit.core.vocabulary import GATE_KINDS as GATE_KIND_NAMES
 from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
+from toolkit.store.digest import sha1 as _sha1
 
 # Phases a review can rank in ('unknown' exists only for legacy question-log rows).
 PHASES = FINDING_PHASES
@@ -40,11 +41,6 @@ FINDING_ID_MAX = 128
 SUMMARY_MAX = 1000
 OPTION_MAX = 200
 QUESTION_SUMMARY_MAX = questions.SUMMARY_MAX
-
-try:  # the built-in sha1 loads in a tenth of the time hashlib's OpenSSL binding takes
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover - interpreters built without it
-    from hashlib import sha1 as _sha1
 
 _NON_KEBAB = re.compile(r"[^a-z0-9]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -14,18 +14,20 @@ import time
 
 
 def _load_sqlite3():
-    """The ``_sqlite3`` C module, without the 2 ms of ``functools`` it would import.
+    """The ``_sqlite3`` C module, without the ``functools`` it would import.
 
     The sqlite3 package on top of the C module only adds the (deprecated) datetime
-    adapters, unused here since times are stored as text, and its imports cost every hook
-    process about 3 ms; the classes are the same objects either way. The C module itself
-    takes ``functools.lru_cache`` when it loads, to wrap each connection's statement cache,
-    and ``functools`` pulls in ``collections`` and more: another 2 ms per process, more
-    than the rest of a ``--check``. So while the module loads (and only if nothing has
-    imported ``functools`` yet), ``functools`` is a stand-in whose ``lru_cache`` wraps with
-    the very C cache ``functools.lru_cache`` uses (``_functools._lru_cache_wrapper``); the
-    stand-in is gone from ``sys.modules`` before anything else can import it. A Python
-    whose ``_sqlite3`` wants more from ``functools`` gets the real module instead.
+    adapters, unused here since times are stored as text; the classes are the same objects
+    either way. The C module itself takes ``functools.lru_cache`` when it loads, to wrap
+    each connection's statement cache, and ``functools`` pulls in ``collections`` and
+    more. Measured with ``benchmarks/hot_path.py`` against a copy of this tree importing
+    ``_sqlite3`` plainly (issue 27, 30 alternating rounds on a loaded machine): +2.9 to
+    +4.1 ms of CPU on every hot call, and the ``sqlite3`` package about 1.5 ms more. So
+    while the module loads (and only if nothing has imported ``functools`` yet),
+    ``functools`` is a stand-in whose ``lru_cache`` wraps with the very C cache
+    ``functools.lru_cache`` uses (``_functools._lru_cache_wrapper``); the stand-in is gone
+    from ``sys.modules`` before anything else can import it. A Python whose ``_sqlite3``
+    wants more from ``functools`` gets the real module instead.
     """
     if "functools" in sys.modules:
         import _sqlite3
@@ -57,6 +59,8 @@ try:
     sqlite3 = _load_sqlite3()
 except ImportError:  # pragma: no cover - a Python built without the split module
     import sqlite3
+
+import _weakref  # noqa: E402 - builtin, already loaded by the interpreter
 
 from toolkit.store import resources  # noqa: E402 - after the sqlite3 module, on purpose
 
@@ -198,11 +202,9 @@ class Schema:
                 resources.missing_message("schema migrations (*.sql)", migrations_dir)
             )
         self.views = []
-        # _sha1, which the event keys load anyway (zlib would be one more library per hook).
-        try:
-            from _sha1 import sha1
-        except ImportError:  # pragma: no cover
-            from hashlib import sha1
+        # SHA-1, which the event keys load anyway (zlib would be one more library per hook).
+        from toolkit.store.digest import sha1
+
         digest = sha1("\n".join(n for n, _ in self.migrations).encode())
         for name, path in _sql_files(views_dir, "views folder"):
             with open(path, "rb") as f:
@@ -267,24 +269,58 @@ def _create_private_file(path):
     return True
 
 
+class Connection(sqlite3.Connection):
+    """A connection ``fold_wal`` can find (the C class takes no weak references)."""
+
+
+_opened = []  # weak references to the connections this process opened (fold_wal)
+
+
+def _open(target, **kwargs):
+    conn = sqlite3.connect(
+        target, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, factory=Connection, **kwargs
+    )
+    if len(_opened) >= 16:
+        _opened[:] = [ref for ref in _opened if ref() is not None]
+    _opened.append(_weakref.ref(conn))
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def fold_wal():
+    """At a command's end: fold the WAL of every connection this process still holds back
+    into its database and leave the ``-wal`` empty (a truncating checkpoint).
+
+    A database no process is writing is then whole in its main file, safe to copy over or
+    to replace with a backup (an old WAL left behind would be replayed into the new file).
+    The checkpoint waits for no one: while another process reads or writes, it folds what
+    it can and that process's own end does the rest. The ``-wal`` and ``-shm`` files stay,
+    empty, rather than being deleted by a close: on a full disk the next command could not
+    create them again, and could not even read.
+    """
+    while _opened:
+        conn = _opened.pop()()
+        if conn is None or conn.in_transaction:
+            continue  # an open transaction rolls back as the process ends
+        try:
+            conn.execute("PRAGMA busy_timeout = 0")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error:
+            pass  # read-only, closed already, or busy: nothing to fold here
+
+
 def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     """Open ``path`` and bring its schema up to date.
 
     Returns a ``sqlite3.Connection`` in autocommit mode (``isolation_level=None``): writers
     use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``. ``seed(conn)``, if
     given, runs in the transaction that brings the schema up to date (the rules layer
-    passes the bundled registry: ``toolkit.core.database.connect``). In a resident server
-    (``toolkit.store.kept``) the connection stays open for the next call to the same file.
+    passes the bundled registry: ``toolkit.core.database.connect``).
     """
     if readonly:
         if not os.path.exists(path):
             raise DatabaseError(no_database_message(path))
-        conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None
-        )
-        conn.row_factory = sqlite3.Row
-        return conn
-    kept = _kept_module() if migrate and schema is None else None
+        return _open(f"file:{path}?mode=ro", uri=True)
     expected = None
     if migrate and schema is None:
         expected = shipped_stamp()
@@ -293,18 +329,11 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
             schema = default_schema()
     if schema is not None:
         expected = schema.stamp
-    conn = kept.connection(path) if kept else None
-    created = False
-    if conn is None:
-        created = _create_private_file(path)
-        try:
-            extra = {"factory": kept.KeptConnection} if kept else {}
-            conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, **extra
-            )
-        except sqlite3.Error as e:
-            raise DatabaseError(f"cannot open database {path}: {e}") from None
-        conn.row_factory = sqlite3.Row
+    created = _create_private_file(path)
+    try:
+        conn = _open(path)
+    except sqlite3.Error as e:
+        raise DatabaseError(f"cannot open database {path}: {e}") from None
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
@@ -313,25 +342,16 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         conn.execute("PRAGMA synchronous = NORMAL")
         current = conn.execute("PRAGMA user_version").fetchone()[0] if migrate else None
     except sqlite3.DatabaseError as e:
-        sqlite3.Connection.close(conn)
+        conn.close()
         raise DatabaseError(f"{path} is not a plantune database ({e})") from None
     if migrate and current != expected:
         try:
             schema = schema or default_schema()
         except DatabaseError:
-            sqlite3.Connection.close(conn)
+            conn.close()
             raise
         _migrate(conn, schema, created, seed)
-    if kept:
-        kept.keep(path, conn)
     return conn
-
-
-def _kept_module():
-    """``toolkit.store.kept`` once a resident server turned keeping on, else None (every
-    other process never imports it)."""
-    kept = sys.modules.get("toolkit.store.kept")
-    return kept if kept is not None and kept.on() else None
 
 
 # Waiting for the write lock. SQLite has no queue: a writer that finds the lock taken

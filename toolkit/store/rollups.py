@@ -21,10 +21,7 @@ slower) until these statements are brought in line: tests compare the two paths 
 table.
 """
 
-try:
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover
-    from hashlib import sha1 as _sha1
+from toolkit.store.digest import sha1 as _sha1
 
 INSERT_TRIGGER = "question_log_rollup_insert"
 FEED_ADD_TRIGGER = "rollup_question_log_add"
