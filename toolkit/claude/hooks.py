@@ -43,8 +43,15 @@ from toolkit.claude.payload import (
     read_stdin,
 )
 from toolkit.core.jscompat import stringify, truncate
-from toolkit.core.questions import UNKNOWN_CHOICE, QuestionError, normalize_choice, validate_event
+from toolkit.core.questions import (
+    UNKNOWN_CHOICE,
+    Event,
+    QuestionError,
+    normalize_choice,
+    validate_event,
+)
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
+from toolkit.core.whole_question import of_question
 from toolkit.store import json_lite, paths, safe_io
 
 HOOK_POST = "post-tool-use"
@@ -231,6 +238,7 @@ def build_record(
         record["question_index"] = index
     if ts:
         record["ts"] = ts
+    whole = of_question(question, text=summary)
 
     options = entry.get("options") if entry and map_options else None
     if options:
@@ -251,7 +259,12 @@ def build_record(
             if key:
                 record["recommended"] = key
                 record["recommended_label"] = truncate(recommended, 64)
-    return validate_event(record, allow_phase=True)
+    event = validate_event(record, allow_phase=True)
+    if whole != summary:
+        # The door (door_class) is read from the whole question, options included.
+        event = Event(event)
+        event.door_text = whole
+    return event
 
 
 # --------------------------------------------------------------------------
@@ -473,6 +486,7 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
     text = question_text(question)
     labels = labels_of(question)
     qid, summary = extract_marker(text) if text else (None, "")
+    whole = of_question(question, text=summary)  # the question, header and every option
     v = Verdict(
         question=question,
         index=index,
@@ -486,14 +500,14 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
         v.reason = "no question text"
         return v
     if read_door:
-        v.one_way = _one_way(conn, qid, summary, registry)
+        v.one_way = _one_way(conn, qid, whole, registry)
     if not qid:
         v.reason = "no marker"
         return v
     v.recommended = extract_recommendation(summary, labels, strict=True)
     v.preference, _ = effective_preference(conn, project, qid)
     if v.one_way is None and v.preference in AUTO_DECIDE_PREFERENCES:
-        v.one_way = _one_way(conn, qid, summary, registry)
+        v.one_way = _one_way(conn, qid, whole, registry)
     if v.one_way:
         v.reason = "one-way door"
     elif "-split-" in qid:

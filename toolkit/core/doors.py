@@ -45,6 +45,7 @@ __all__ = [
     "REGISTRY_PATH",
     "canonical_id",
     "canonical_id_sql",
+    "sql_key",
     "normalise",
     "classify",
     "explain",
@@ -121,31 +122,58 @@ REGISTRY_PATH = os.path.join(_PACKAGE_DIR, "data", "registry.json")
 _ID_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 # Trimmed from both ends: ASCII whitespace and the common Unicode spaces.
 _ID_SPACE = " \t\n\r\x0b\x0c\u00a0\u2007\u202f\u3000"
-_ID_TABLE = {ord(c): None for c in _ID_INVISIBLE}
-_ID_TABLE.update({ord(c): ord(c) + 32 for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
-_ID_TABLE[ord("_")] = ord("-")
-_ID_TABLE_NO_CASE = {k: v for k, v in _ID_TABLE.items() if v is None or k == ord("_")}
+# Read as "-" inside an id.
+_ID_DASHES = "_ \t"
+# Trimmed from the end: punctuation a hand-edited id picks up ("investigate-fix-apply.").
+_ID_TRAILING = "-.,;:!?"
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+# Code-name word boundaries (a small letter, then a capital) are read in an id's first
+# _CAMEL_SPAN characters (ids are at most 64), so SQL can spell the step out flat.
+_CAMEL_SPAN = 64
+# "--" folded to "-" this many times: runs of up to 64 separators become one.
+_RUN_FOLDS = 6
+_ID_LOWER = {ord(c): ord(c) + 32 for c in _UPPER}
+_ID_DROP = {ord(c): None for c in _ID_INVISIBLE}
 
 
 def canonical_id(question_id):
     """The form ids are compared in for door decisions (storage keeps what was given).
 
-    ``" LAND_AND_DEPLOY-Rollback "`` → ``"land-and-deploy-rollback"``. For an ASCII id this
-    is exactly ``canonical_id_sql`` (only ASCII letters change case, as SQLite's
-    ``lower()``); an id with other characters is folded further (``_fold_id``), so a
-    look-alike spelling is the id it imitates. Non-strings give ``None``.
+    ``" LAND_AND_DEPLOY-Rollback "``, ``investigateFixApply``, ``investigate__fix  apply.``
+    → ``land-and-deploy-rollback``, ``investigate-fix-apply``: a small letter followed by
+    a capital split there, ASCII letters lower-cased, invisible characters dropped,
+    surrounding whitespace trimmed, ``_`` and spaces read as ``-``, trailing punctuation
+    and ``-`` trimmed, runs of ``-`` folded to one. For an ASCII id this is exactly
+    ``canonical_id_sql``; an id with other characters is folded further (``_fold_id``), so
+    a look-alike spelling is the id it imitates. Non-strings give ``None``.
     """
-    key = _sql_key(question_id)
+    key = sql_key(question_id)
     if key is None or key.isascii():
         return key
-    return _fold_id(key)
+    return sql_key(_fold_id(key))
 
 
-def _sql_key(question_id):
-    """``canonical_id_sql`` in Python: the key the database's triggers store."""
+def sql_key(question_id):
+    """``canonical_id_sql`` in Python, step for step: the key the database's triggers store."""
     if not isinstance(question_id, str):
         return None
-    return question_id.translate(_ID_TABLE_NO_CASE).strip(_ID_SPACE).translate(_ID_TABLE)
+    key = question_id
+    head = key[:_CAMEL_SPAN]
+    if head != head.lower():
+        out = [head[:1]]
+        for i in range(1, len(head)):
+            if head[i] in _UPPER and head[i - 1] in _LOWER:
+                out.append("-")
+            out.append(head[i])
+        key = "".join(out) + key[_CAMEL_SPAN:]
+    key = key.translate(_ID_LOWER).translate(_ID_DROP)
+    for c in _ID_DASHES:
+        key = key.replace(c, "-")
+    key = key.rstrip(_ID_SPACE + _ID_TRAILING).lstrip(_ID_SPACE + "-")
+    for _ in range(_RUN_FOLDS):
+        key = key.replace("--", "-")
+    return key
 
 
 def _fold_id(key):
@@ -172,12 +200,11 @@ def _fold_id(key):
         else:
             base = ud.normalize("NFD", ch)[0]
             if base.isascii():
-                out.append(base)
+                out.append(base.lower())
                 continue
             folded = table.get(ord(ch)) or table.get(ord(ch.casefold()[:1]))
             out.append(folded if folded else _fold_letter(ch, ud))
-    key = "".join(out).strip(_ID_SPACE)
-    return key.translate(_ID_TABLE)
+    return "".join(out)
 
 
 def _sql_chars(chars):
@@ -187,14 +214,31 @@ def _sql_chars(chars):
 def canonical_id_sql(column: str) -> str:
     """The SQL expression equal to ``canonical_id(column)`` for ids that stay ASCII.
 
-    Ids with other characters keep them in SQL (no Unicode folding there); checks compare
-    such stored keys through ``canonical_id`` (``before_auto_decide``). Migration 0009 and the views spell out the same text (a test keeps them equal); an
-    expression index only serves queries that repeat it exactly.
+    The steps of ``sql_key`` in SQLite's functions (``lower()`` changes ASCII letters
+    only, as the Python side does). The word-boundary step is one flat concatenation, one
+    term per character: SQLite's parser allows only about thirty nested calls. Ids with
+    other characters keep them in SQL (no Unicode folding there); checks compare such
+    stored keys through ``canonical_id`` (``before_auto_decide``). Migration 0016 and the
+    views spell out the same text (a test keeps them equal); an expression index only
+    serves queries that repeat it exactly.
     """
-    expr = column
+    terms = [f"substr({column}, 1, 1)"]
+    for i in range(2, _CAMEL_SPAN + 1):
+        terms.append(
+            f"iif(substr({column}, {i - 1}, 2) GLOB '[a-z][A-Z]', '-', '')"
+            f" || substr({column}, {i}, 1)"
+        )
+    terms.append(f"substr({column}, {_CAMEL_SPAN + 1})")
+    expr = "lower(" + " || ".join(terms) + ")"
     for c in _ID_INVISIBLE:
         expr = f"replace({expr}, char({ord(c)}), '')"
-    return f"replace(lower(trim({expr}, {_sql_chars(_ID_SPACE)})), '_', '-')"
+    for c in _ID_DASHES:
+        expr = f"replace({expr}, {_sql_chars(c)}, '-')"
+    spaces = _sql_chars(_ID_SPACE)
+    expr = f"ltrim(rtrim({expr}, {spaces} || '{_ID_TRAILING}'), {spaces} || '-')"
+    for _ in range(_RUN_FOLDS):
+        expr = f"replace({expr}, '--', '-')"
+    return expr
 
 
 # --------------------------------------------------------------------------
@@ -622,12 +666,44 @@ def door_for(conn, question_id=None, summary=None, skill=None, category=None) ->
             skill = skill or row[2]
             category = category or row[3]
     verdict = decide(question_id, skill, category, summary, registry)
-    if verdict.one_way or not isinstance(question_id, str):
+    if not isinstance(question_id, str):
         return verdict
+    if verdict.one_way:
+        from toolkit.core import allows
+
+        if not allows.overruled(conn, question_id, verdict, summary):
+            return verdict
+        verdict = Classification(False, "allowed", verdict.matched)
     source = known_one_way(conn, question_id)
     if source:
-        return Classification(True, "recorded:" + source)
+        recorded = Classification(True, "recorded:" + source)
+        if source not in _READING_SOURCES:
+            return recorded
+        from toolkit.core import allows
+
+        if not allows.overruled(conn, question_id, recorded):
+            return recorded
+        source = known_stated(conn, question_id)
+        if source:
+            return Classification(True, "recorded:" + source)
+        verdict = Classification(False, "allowed", verdict.matched)
     return verdict
+
+
+# Recorded one-way facts that are plantune's readings of a text (the user may allow them).
+_READING_SOURCES = frozenset({"classified", "classifier"})
+_STATED_SQL = (
+    "SELECT source FROM door_knowledge WHERE canonical_id = ?"
+    " AND source NOT IN ('classified', 'classifier') ORDER BY source LIMIT 1"
+)
+
+
+def known_stated(conn, question_id):
+    """The source of a recorded one-way fact that is not a reading (a logged door_type,
+    a pacing finding), or None: what no allow overrules."""
+    key = canonical_id(question_id)
+    row = conn.execute(_STATED_SQL, (key,)).fetchone() if key else None
+    return row[0] if row else None
 
 
 def id_text(question_id) -> str:
@@ -650,23 +726,27 @@ def before_auto_decide(conn, question_id, door):
     """
     if not isinstance(question_id, str) or not question_id:
         return None
-    if door is None or door.reason != "registry":
+    from toolkit.core import allows
+
+    if door is None or door.reason not in ("registry", "allowed"):
         verdict = classify(id_text(question_id))
         if verdict.door == ONE_WAY:
             rule = verdict.reason.partition(":")[2] or None
-            return Classification(True, "id-words:" + (rule or verdict.reason), rule)
+            found = Classification(True, "id-words:" + (rule or verdict.reason), rule)
+            if not allows.overruled(conn, question_id, found):
+                return found
     if conn is not None:
         key = canonical_id(question_id)
         for stored, source in conn.execute(_FOLDED_SQL).fetchall():
             if canonical_id(stored) == key:
-                return Classification(True, "recorded:" + source)
+                found = Classification(True, "recorded:" + source)
+                if not allows.overruled(conn, question_id, found):
+                    return found
     return None
 
 
 # --------------------------------------------------------------------------
-# Reading recorded summaries again, and the audit
-
-_SCAN_KEY = "door_rules_scan"
+# The rules' version (recorded questions are read again when it changes: toolkit.core.audit)
 
 
 def rules_version() -> str:
@@ -690,87 +770,3 @@ def rules_version() -> str:
     if not still_as_read(RULE_SOURCES, read):  # also after reading: the text read is theirs
         return "unsettled-" + os.urandom(6).hex()
     return digest.hexdigest()[:12]
-
-
-def reclassify(conn, progress=None, batch=5000) -> int:
-    """Read recorded summaries not yet read by these rules; record new one-way facts.
-
-    A summary logged two-way under older rules that these rules find one-way becomes a
-    ``door_knowledge`` fact (source ``classifier``), so every later check, and the audit,
-    treats the question as one-way. Incremental: remembers the rules version and the last
-    event read. Returns the number of new facts. ``progress(done, total)`` is called per batch.
-    """
-    import json
-
-    from toolkit.store import db
-
-    version = rules_version()
-    row = conn.execute("SELECT value FROM plantune_meta WHERE key = ?", (_SCAN_KEY,)).fetchone()
-    state = json.loads(row[0]) if row and row[0] else {}
-    last = state.get("last_id", 0) if state.get("version") == version else 0
-    total = conn.execute(
-        "SELECT count(*) FROM question_log WHERE id > ? AND synthetic = 0", (last,)
-    ).fetchone()[0]
-    learned = done = 0
-    while True:
-        rows = conn.execute(
-            "SELECT id, question_id, question_summary, door_class FROM question_log"
-            " WHERE id > ? AND synthetic = 0 ORDER BY id LIMIT ?",
-            (last, batch),
-        ).fetchall()
-        if not rows:
-            break
-        facts = []
-        now = db.utc_now()
-        for rid, qid, summary, door_class in rows:
-            if door_class != ONE_WAY and classify(summary).door == ONE_WAY:
-                for key in {canonical_id(qid), _sql_key(qid)}:  # the audit view's key too
-                    facts.append((key, "classifier", qid, f"question_log:{rid}", now))
-        last = rows[-1][0]
-        with db.transaction(conn):
-            before = conn.total_changes
-            conn.executemany(
-                "INSERT OR IGNORE INTO door_knowledge (canonical_id, source, question_id,"
-                " evidence, learned_at) VALUES (?, ?, ?, ?, ?)",
-                facts,
-            )
-            learned += conn.total_changes - before
-            conn.execute(
-                "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
-                " DO UPDATE SET value = excluded.value",
-                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})),
-            )
-        done += len(rows)
-        if progress:
-            progress(done, total)
-    if done == 0:
-        with db.transaction(conn):
-            conn.execute(
-                "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
-                " DO UPDATE SET value = excluded.value",
-                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})),
-            )
-    return learned
-
-
-AUDIT_COLUMNS = (
-    "id",
-    "ts",
-    "project",
-    "session_id",
-    "phase",
-    "question_id",
-    "question_summary",
-    "user_choice",
-    "decided_by",
-    "flagged_by",
-)
-
-
-def audit(conn) -> list:
-    """The rows of ``one_way_audit`` (auto-decisions on one-way questions), oldest first."""
-    cols = ", ".join(AUDIT_COLUMNS)
-    return [
-        dict(zip(AUDIT_COLUMNS, r))
-        for r in conn.execute(f"SELECT {cols} FROM one_way_audit ORDER BY ts, id")
-    ]

@@ -1,0 +1,268 @@
+"""The user's word on a door: allows of the classifier's false alarms, questions already
+seen, and why a question is one-way.
+
+* ``allow(conn, id, source)`` marks a question the classifier read as one-way as two-way
+  for this user (``plantune doors allow``), ``undo`` takes that back; each is an event in
+  ``door_allow_events``. Only the user may do it (the preferences' user-origin gate), and
+  only readings can be allowed: the classifier's rules on a text, the id's own words, a
+  recorded summary read as one-way. A registry one-way id, a skill's approval gate, a
+  logged ``door_type: one-way`` and a one-way pacing finding never can.
+* ``seen_before(conn, id, text)``: text the classifier cannot read (``unreadable-language``)
+  is one-way unless the user already answered this very question with this same text.
+* ``why_one_way(conn, id)``: which fact makes a question one-way, and how to correct it.
+
+``toolkit.core.doors.door_for`` asks ``overruled`` only when a reading says one-way, so a
+check of a two-way question never touches these tables.
+"""
+
+from toolkit.core import doors
+
+__all__ = [
+    "AllowError",
+    "READING_SOURCES",
+    "UNREADABLE_LANGUAGE",
+    "allowed",
+    "overruled",
+    "seen_before",
+    "one_way_facts",
+    "why_one_way",
+    "allow",
+    "undo",
+    "events",
+    "allowed_decision",
+]
+
+UNREADABLE_LANGUAGE = "unreadable-language"
+# door_knowledge sources that are plantune's own readings of a text (allowable).
+READING_SOURCES = frozenset({"classified", "classifier"})
+# Audit flags (one_way_audit.flagged_by) that come from readings only.
+_READING_FLAGS = frozenset({"classifier", "recorded-classified", "recorded-classifier"})
+
+
+class AllowError(ValueError):
+    """A refused allow; ``exit_code`` 1 (not allowable, bad id) or 2 (not the user)."""
+
+    def __init__(self, message, exit_code=1):
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+def _is_reading(reason) -> bool:
+    """A door reason that comes from reading text (allowable), not from a stated fact."""
+    if not isinstance(reason, str):
+        return False
+    if reason.startswith(("keyword:", "id-words:")) or reason == UNREADABLE_LANGUAGE:
+        return True
+    return reason.startswith("recorded:") and reason[9:] in READING_SOURCES
+
+
+def allowed(conn, question_id) -> bool:
+    """True while the user's allow of this question (any spelling of its id) stands."""
+    key = doors.canonical_id(question_id)
+    if conn is None or not key:
+        return False
+    from toolkit.store.db import sqlite3
+
+    try:
+        row = conn.execute("SELECT 1 FROM door_allows WHERE canonical_id = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:
+        return False  # a read-only database from before migration 0016: nothing allowed
+    return row is not None
+
+
+def seen_before(conn, question_id, text) -> bool:
+    """Whether the user already answered this question (this id) with this same text,
+    compared normalised: then they have read it, in whatever language it is."""
+    if conn is None or not isinstance(question_id, str) or text is None:
+        return False
+    from toolkit.core.audit import logged_text
+
+    try:
+        if not isinstance(text, str):
+            text = bytes(text).decode("utf-8")
+        wanted = doors.normalise(text)
+    except (ValueError, TypeError):
+        return False
+    rows = conn.execute(
+        "SELECT question_summary, raw_json FROM question_log WHERE question_id = ?"
+        " AND source <> 'auto-decided' AND synthetic = 0",
+        (question_id,),
+    ).fetchall()
+    for summary, raw in rows:
+        for seen in {summary, logged_text(summary, raw)}:
+            try:
+                if doors.normalise(seen) == wanted:
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def overruled(conn, question_id, verdict, text=None) -> bool:
+    """Whether the user's word turns this one-way reading two-way: an allow of the
+    question, or (for text it cannot read) the user's own answer to this same text."""
+    if conn is None or not _is_reading(verdict.reason):
+        return False
+    if allowed(conn, question_id):
+        return True
+    return verdict.reason == UNREADABLE_LANGUAGE and seen_before(conn, question_id, text)
+
+
+# --------------------------------------------------------------------------
+# Why a question is one-way
+
+
+def one_way_facts(conn, question_id) -> list:
+    """Every one-way fact about the question: ``[(what, allowable)]``, stated facts first."""
+    facts = []
+    row = doors.registry_door(conn, question_id)
+    if row is not None and row[1] == doors.ONE_WAY:
+        facts.append((f'the registry marks "{row[0]}" one-way', False))
+    elif row is not None and f"{row[2]}:{row[3]}" in doors.SKILL_CATEGORY_ONE_WAY:
+        facts.append((f"{row[2]} {row[3]} questions are always one-way", False))
+    key = doors.canonical_id(question_id)
+    recorded = conn.execute(
+        "SELECT source, evidence FROM door_knowledge WHERE canonical_id IN (?, ?)"
+        " ORDER BY source IN ('classified', 'classifier'), source, evidence",
+        (key, doors.sql_key(question_id)),
+    ).fetchall()
+    said = {
+        "logged": "a logged event says door_type: one-way",
+        "finding": "a pacing finding says one-way",
+        "classified": "plantune read a recorded question as one-way",
+        "classifier": "plantune read a recorded question again as one-way",
+    }
+    for source, evidence in dict.fromkeys(recorded):
+        facts.append((f"{said.get(source, source)} ({evidence})", source in READING_SOURCES))
+    words = doors.classify(doors.id_text(question_id))
+    if words.door == doors.ONE_WAY:
+        facts.append((f"the id's own words read as one-way ({words.reason})", True))
+    return facts
+
+
+def why_one_way(conn, question_id) -> str:
+    """One sentence: the fact that makes the question one-way, and how to correct it."""
+    facts = one_way_facts(conn, question_id)
+    if not facts:
+        return "its text reads as one-way"
+    what, allowable = facts[0]
+    if all(a for _, a in facts):
+        return (
+            f"{what}; if that is a false alarm, say so with:"
+            f" plantune doors allow {question_id} --source plan-tune"
+        )
+    return f"{what}, which cannot be allowed: it is always asked"
+
+
+# --------------------------------------------------------------------------
+# Allow, undo, list
+
+
+def _checked_id(question_id):
+    from toolkit.core.vocabulary import QUESTION_ID_MAX
+
+    key = doors.canonical_id(question_id)
+    if not key or len(question_id) > QUESTION_ID_MAX:
+        raise AllowError(f"invalid question id (1 to {QUESTION_ID_MAX} characters)")
+    return key
+
+
+def allow(conn, question_id, source, reason=None, now=None) -> dict:
+    """Mark the question two-way for this user (caller's transaction); returns the event.
+
+    Refused (``AllowError``) unless ``source`` is the user's (exit 2), and when a stated
+    fact makes the question one-way (exit 1: the message names it).
+    """
+    from toolkit.core.preferences import PreferenceError, check_source
+
+    try:
+        check_source(source)
+    except PreferenceError as e:
+        raise AllowError(e.message, e.exit_code) from None
+    key = _checked_id(question_id)
+    if reason is not None:
+        reason = " ".join(str(reason).split()) or None
+    facts = one_way_facts(conn, question_id)
+    fixed = [what for what, allowable in facts if not allowable]
+    if fixed:
+        raise AllowError(f'cannot allow "{question_id}": {fixed[0]}; it is always asked')
+    readings = [what for what, _ in facts]
+    from toolkit.core import identity
+    from toolkit.store.db import utc_now
+
+    ts = now or utc_now()
+    developer = identity.developer()
+    conn.execute(
+        "INSERT INTO door_allows (canonical_id, question_id, source, reason, allowed_at,"
+        " developer) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (canonical_id) DO UPDATE SET"
+        " question_id = excluded.question_id, source = excluded.source,"
+        " reason = excluded.reason, allowed_at = excluded.allowed_at,"
+        " developer = excluded.developer",
+        (key, question_id, source, reason, ts, developer),
+    )
+    return _event(conn, ts, "allow", key, question_id, source, reason, readings, developer)
+
+
+def undo(conn, question_id, source="plan-tune", now=None):
+    """Take an allow back (caller's transaction); returns the event, or None when the
+    question was not allowed. Anyone may make a question one-way again."""
+    key = _checked_id(question_id)
+    if conn.execute("SELECT 1 FROM door_allows WHERE canonical_id = ?", (key,)).fetchone() is None:
+        return None
+    from toolkit.core import identity
+    from toolkit.store.db import utc_now
+
+    conn.execute("DELETE FROM door_allows WHERE canonical_id = ?", (key,))
+    ts = now or utc_now()
+    return _event(conn, ts, "undo", key, question_id, source, None, None, identity.developer())
+
+
+def _event(conn, ts, action, key, question_id, source, reason, readings, developer):
+    import json
+
+    cur = conn.execute(
+        "INSERT INTO door_allow_events (ts, action, canonical_id, question_id, source, reason,"
+        " readings, developer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            ts,
+            action,
+            key,
+            question_id,
+            source,
+            reason,
+            json.dumps(readings, ensure_ascii=False) if readings is not None else None,
+            developer,
+        ),
+    )
+    return events(conn, cur.lastrowid)[0]
+
+
+_EVENT_COLUMNS = ("id", "ts", "action", "canonical_id", "question_id", "source", "reason")
+
+
+def events(conn, event_id=None) -> list:
+    """Every allow and undo, oldest first (or the one ``event_id``), with ``in_force``: the
+    question's allow stands now."""
+    import json
+
+    where, params = ("WHERE e.id = ?", (event_id,)) if event_id is not None else ("", ())
+    rows = conn.execute(
+        f"SELECT {', '.join('e.' + c for c in _EVENT_COLUMNS)}, e.readings,"
+        " a.canonical_id IS NOT NULL FROM door_allow_events AS e"
+        f" LEFT JOIN door_allows AS a ON a.canonical_id = e.canonical_id {where} ORDER BY e.id",
+        params,
+    ).fetchall()
+    out = []
+    for r in rows:
+        item = dict(zip(_EVENT_COLUMNS, r))
+        item["readings"] = json.loads(r[-2]) if r[-2] else []
+        item["in_force"] = bool(r[-1])
+        out.append(item)
+    return out
+
+
+def allowed_decision(conn, row) -> bool:
+    """Whether an audit row is flagged by readings only, of a question the user allows."""
+    flags = set((row.get("flagged_by") or "").split(","))
+    return flags <= _READING_FLAGS and allowed(conn, row["question_id"])
