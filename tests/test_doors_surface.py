@@ -239,3 +239,135 @@ def test_check_never_auto_decides_a_hand_edited_spelling(state_root, spelling):
     plant(state_root, {spelling: "never-ask"})
     p = pref("--check", spelling)
     assert p.stdout.splitlines() == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+# --- the user corrects a false alarm ---------------------------------------------------
+
+TODOS = "Create TODOS.md? Recommendation: accept (cheap, easy to delete)"
+
+
+def invoke(*args, input=None):
+    from click.testing import CliRunner
+
+    from toolkit.cli.app import cli
+
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def _log(qid, summary, **extra):
+    from tests.helpers.hotpath import log
+
+    record = {"skill": "ship", "question_id": qid, "question_summary": summary}
+    record.update({"user_choice": "accept"}, **extra)
+    p = log(record)
+    assert p.returncode == 0, p.stderr
+
+
+def _allow_events():
+    from tests.helpers.hotpath import db_rows
+
+    return db_rows("SELECT action, question_id, source, reason FROM door_allow_events ORDER BY id")
+
+
+def _conn():
+    import os
+
+    return database.connect(os.environ["PLANTUNE_DB"])
+
+
+def test_a_false_alarm_is_allowed_by_the_user_and_undone(state_root):
+    _log("ship-todos-create", TODOS)  # its summary made the question one-way for good
+    never = {"question_id": "ship-todos-create", "preference": "never-ask", "source": "plan-tune"}
+    refused = pref("--write", json.dumps(never))
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        'gstack-question-preference: cannot set never-ask on one-way question "ship-todos-create"'
+        " (door_type: one-way): plantune read a recorded question as one-way (question_log:1);"
+        " if that is a false alarm, say so with:"
+        " plantune doors allow ship-todos-create --source plan-tune"
+    )
+
+    r = invoke("doors", "allow", "ship-todos-create", "--source", "plan-tune", "--reason", "a file")
+    assert (
+        r.exit_code == 0
+        and r.output == "OK: ship-todos-create is two-way for you (source: plan-tune)\n"
+    )
+    assert pref("--write", json.dumps(never)).returncode == 0
+    assert pref("--check", "ship-todos-create").stdout == "AUTO_DECIDE\n"
+    # The live text that fired the false alarm is allowed too, under any spelling of the id.
+    p = pref("--check", "ship-todos-create", "--summary-stdin", input=TODOS)
+    assert p.stdout == "AUTO_DECIDE\n"
+    assert doors.door_for(_conn(), "ship_todos__create").reason == "allowed"
+
+    r = invoke("doors", "allow", "--undo", "ship-todos-create")
+    assert r.exit_code == 0 and "read as the classifier reads it again" in r.output
+    assert pref("--check", "ship-todos-create").stdout.splitlines() == [
+        "ASK_NORMALLY",
+        ONE_WAY_NOTE,
+    ]
+    assert invoke("doors", "allow", "--undo", "ship-todos-create").output == (
+        "NOOP: ship-todos-create was not allowed\n"
+    )
+
+    listed = json.loads(invoke("doors", "audit", "--allowed", "--json").output)
+    assert [(e["action"], e["in_force"], e["reason"]) for e in listed["events"]] == [
+        ("allow", False, "a file"),
+        ("undo", False, None),
+    ]
+    assert listed["events"][0]["readings"] == [
+        "plantune read a recorded question as one-way (question_log:1)"
+    ]
+    text = invoke("doors", "audit", "--allowed").output
+    assert "allow  ship-todos-create  by plan-tune  not in force  (a file)" in text
+
+
+@pytest.mark.parametrize(
+    "qid, extra, fact",
+    [
+        ("ship-test-failure-triage", None, 'the registry marks "ship-test-failure-triage" one-way'),
+        (
+            "adhoc-rotate",
+            {"door_type": "one-way"},
+            "a logged event says door_type: one-way (question_log:1)",
+        ),
+    ],
+    ids=["registry", "logged"],
+)
+def test_a_stated_one_way_fact_can_never_be_allowed(state_root, qid, extra, fact):
+    if extra:
+        _log(qid, "Rotate the keys?", **extra)
+    r = invoke("doors", "allow", qid, "--source", "plan-tune")
+    assert r.exit_code == 1
+    assert r.output.strip() == f'Error: cannot allow "{qid}": {fact}; it is always asked'
+    assert _allow_events() == []
+
+
+@pytest.mark.parametrize("source, code", [("agent", 2), ("tool-output", 2), (None, 1)])
+def test_only_the_user_may_allow(state_root, source, code):
+    args = ["doors", "allow", "adhoc-snapshot"] + (["--source", source] if source else [])
+    r = invoke(*args)
+    assert r.exit_code == code and len(r.output.strip().splitlines()) == 1
+    assert _allow_events() == []
+
+
+def test_an_allowed_question_stays_one_way_for_a_stated_fact_learned_later(state_root):
+    assert invoke("doors", "allow", "adhoc-rotate", "--source", "inline-user").exit_code == 0
+    _log("adhoc-rotate", "Rotate the keys?", door_type="one-way")
+    conn = _conn()
+    assert doors.door_for(conn, "adhoc-rotate").reason == "recorded:logged"
+
+
+def test_the_audit_leaves_out_auto_decisions_the_user_allows(state_root):
+    _log(
+        "adhoc-snapshot", "Overwrite the snapshot file for the updated test?", source="auto-decided"
+    )
+    _log("ship-test-failure-triage", "Triage?", source="auto-decided")
+    before = json.loads(invoke("doors", "audit", "--json").output)
+    assert [r["question_id"] for r in before["rows"]] == [
+        "adhoc-snapshot",
+        "ship-test-failure-triage",
+    ]
+    invoke("doors", "allow", "adhoc-snapshot", "--source", "plan-tune")
+    r = invoke("doors", "audit", "--json")
+    assert r.exit_code == 1
+    assert [x["question_id"] for x in json.loads(r.output)["rows"]] == ["ship-test-failure-triage"]
