@@ -371,3 +371,76 @@ def test_the_audit_leaves_out_auto_decisions_the_user_allows(state_root):
     r = invoke("doors", "audit", "--json")
     assert r.exit_code == 1
     assert [x["question_id"] for x in json.loads(r.output)["rows"]] == ["ship-test-failure-triage"]
+
+
+# --- text plantune cannot read ------------------------------------------------------
+
+ARABIC = "هل تريد حذف قاعدة البيانات؟"
+
+
+def test_text_it_cannot_read_counts_as_seen_only_after_the_user_answered_it(conn):
+    from toolkit.core import allows, questions
+
+    unreadable = doors.Classification(True, allows.UNREADABLE_LANGUAGE)
+
+    def answered(summary, source="agent"):
+        record = questions.validate_event(
+            {
+                "skill": "adhoc",
+                "question_id": "adhoc-db-question",
+                "question_summary": summary,
+                "user_choice": "no",
+                "source": source,
+            }
+        )
+        questions.record_event(conn, record, "proj")
+
+    assert not allows.overruled(conn, "adhoc-db-question", unreadable, ARABIC)
+    answered(ARABIC, source="auto-decided")  # an auto-decision is not the user's answer
+    assert not allows.overruled(conn, "adhoc-db-question", unreadable, ARABIC)
+    answered("هل تريد حذف الملف؟")  # another text of the same question
+    assert not allows.overruled(conn, "adhoc-db-question", unreadable, ARABIC)
+    answered(ARABIC)
+    assert allows.overruled(conn, "adhoc-db-question", unreadable, f"  {ARABIC} ")
+    assert allows.overruled(conn, "adhoc-db-question", unreadable, ARABIC.encode())
+    assert not allows.overruled(conn, "adhoc-other-question", unreadable, ARABIC)
+    # Only that verdict: a keyword rule's one-way is not undone by an answer.
+    rule = doors.Classification(True, "keyword:drop-data", "drop-data")
+    assert not allows.overruled(conn, "adhoc-db-question", rule, ARABIC)
+
+
+def _check_arabic(state_root):
+    return pref("--check", "adhoc-db-question", "--summary-stdin", input=ARABIC).stdout
+
+
+@pytest.mark.xfail(strict=False, reason="needs the multilingual engine")
+def test_check_asks_text_it_cannot_read_until_the_user_answered_it(state_root):
+    plant(state_root, {"adhoc-db-question": "never-ask"})
+    assert _check_arabic(state_root).splitlines() == ["ASK_NORMALLY", ONE_WAY_NOTE]
+    _log("adhoc-db-question", ARABIC, user_choice="no")
+    assert _check_arabic(state_root) == "AUTO_DECIDE\n"
+
+
+# --- the audit re-reads everything ------------------------------------------------------
+
+
+def test_the_audit_reads_the_options_of_a_logged_auto_decision(state_root):
+    options = ["Drop the users table in production", "Skip"]
+    _log("adhoc-cleanup-choice", CLEANUP, source="auto-decided", options=options)
+    r = invoke("doors", "audit", "--json")
+    assert r.exit_code == 1
+    (row,) = json.loads(r.output)["rows"]
+    assert (row["question_id"], row["flagged_by"]) == (
+        "adhoc-cleanup-choice",
+        "recorded-classifier",
+    )
+
+
+@pytest.mark.xfail(strict=False, reason="needs the multilingual engine")
+def test_the_audit_catches_an_old_french_auto_decision(state_root):
+    _log(
+        "adhoc-prod-cleanup", "Supprimer la base de données de production ?", source="auto-decided"
+    )
+    r = invoke("doors", "audit", "--json")
+    assert r.exit_code == 1
+    assert [x["question_id"] for x in json.loads(r.output)["rows"]] == ["adhoc-prod-cleanup"]
