@@ -444,3 +444,15 @@ def test_the_audit_catches_an_old_french_auto_decision(state_root):
     r = invoke("doors", "audit", "--json")
     assert r.exit_code == 1
     assert [x["question_id"] for x in json.loads(r.output)["rows"]] == ["adhoc-prod-cleanup"]
+
+
+def test_the_hook_auto_decides_a_false_alarm_only_once_the_user_allowed_it(repo, db_file):
+    _never_ask(db_file, "adhoc-snapshot")
+    q = question(
+        "Overwrite the snapshot file for the updated test? <gstack-qid:adhoc-snapshot>",
+        ["Overwrite it (Recommended)", "Keep it"],
+    )
+    assert _pre(repo, q) == ""
+    r = invoke("doors", "allow", "adhoc-snapshot", "--source", "plan-tune", "--db", str(db_file))
+    assert r.exit_code == 0, r.output
+    assert "auto-decide" in _pre(repo, q)
