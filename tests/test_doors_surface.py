@@ -194,10 +194,17 @@ def test_every_spelling_of_an_id_is_the_id(spelling):
 
 def test_the_sql_twin_agrees_on_every_spelling(conn):
     expr = doors.canonical_id_sql("?1")
+
+    def sql(text):
+        return conn.execute(f"SELECT {expr}", (text,)).fetchone()[0]
+
     for spelling in SPELLINGS + ["fixNow2Apply", "a-B", "aB_c", "ABC", "x..", "-a-"]:
-        assert conn.execute(f"SELECT {expr}", (spelling,)).fetchone()[0] == doors.canonical_id(
-            spelling
-        )
+        key = doors.canonical_id(spelling)
+        assert sql(key) == key  # a canonical id is its own key in SQL
+        assert sql(doors.split_words(spelling)) == key  # SQL splits no code names
+        assert sql(spelling) == doors.sql_key(spelling)
+        if doors.split_words(spelling) == spelling:
+            assert sql(spelling) == key
 
 
 def test_a_fact_logged_under_a_spelling_is_known_under_every_other(conn):
@@ -456,3 +463,26 @@ def test_the_hook_auto_decides_a_false_alarm_only_once_the_user_allowed_it(repo,
     r = invoke("doors", "allow", "adhoc-snapshot", "--source", "plan-tune", "--db", str(db_file))
     assert r.exit_code == 0, r.output
     assert "auto-decide" in _pre(repo, q)
+
+
+def test_a_finding_under_a_code_name_is_known_under_the_kebab_id(conn):
+    from toolkit.core import preferences
+
+    finding = {
+        "id": "acmeTidyNotes",
+        "summary": "Tidy the notes?",
+        "severity": 0,
+        "irreversibility": 0,
+        "decision_matters": 0,
+        "door_type": "one-way",
+        "recommended": "go",
+    }
+    pacing.rank(conn, {"session_id": "s1", "phase": "eng", "findings": [finding]}, "proj")
+    assert doors.known_one_way(conn, "acmeTidyNotes") == "finding"
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
+            " VALUES ('proj', 'acme-tidy-notes', 'never-ask', 'plan-tune', 'now')"
+        )
+    decision = preferences.check(conn, "proj", "acme-tidy-notes")
+    assert (decision.decision, decision.door.reason) == ("ASK_NORMALLY", "recorded:finding")

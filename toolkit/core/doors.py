@@ -128,9 +128,6 @@ _ID_DASHES = "_ \t"
 _ID_TRAILING = "-.,;:!?"
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
-# Code-name word boundaries (a small letter, then a capital) are read in an id's first
-# _CAMEL_SPAN characters (ids are at most 64), so SQL can spell the step out flat.
-_CAMEL_SPAN = 64
 # "--" folded to "-" this many times: runs of up to 64 separators become one.
 _RUN_FOLDS = 6
 _ID_LOWER = {ord(c): ord(c) + 32 for c in _UPPER}
@@ -142,32 +139,40 @@ def canonical_id(question_id):
 
     ``" LAND_AND_DEPLOY-Rollback "``, ``investigateFixApply``, ``investigate__fix  apply.``
     → ``land-and-deploy-rollback``, ``investigate-fix-apply``: a small letter followed by
-    a capital split there, ASCII letters lower-cased, invisible characters dropped,
-    surrounding whitespace trimmed, ``_`` and spaces read as ``-``, trailing punctuation
-    and ``-`` trimmed, runs of ``-`` folded to one. For an ASCII id this is exactly
-    ``canonical_id_sql``; an id with other characters is folded further (``_fold_id``), so
-    a look-alike spelling is the id it imitates. Non-strings give ``None``.
+    a capital split there (``split_words``), then ``sql_key``: ASCII letters lower-cased,
+    invisible characters dropped, ``_`` and spaces read as ``-``, surrounding whitespace,
+    trailing punctuation and ``-`` trimmed, runs of ``-`` folded to one. An id with
+    characters outside ASCII is folded further (``_fold_id``), so a look-alike spelling is
+    the id it imitates. Non-strings give ``None``.
     """
-    key = sql_key(question_id)
-    if key is None or key.isascii():
+    if not isinstance(question_id, str):
+        return None
+    key = sql_key(split_words(question_id))
+    if key.isascii():
         return key
     return sql_key(_fold_id(key))
 
 
+def split_words(question_id):
+    """``investigateFixApply`` → ``investigate-Fix-Apply``: a code name's word boundaries
+    (an ASCII small letter, then a capital) marked with ``-``. The one step of
+    ``canonical_id`` SQL does not take (the ids SQL keys, logged ones, are kebab-case)."""
+    if question_id == question_id.lower():
+        return question_id
+    out = [question_id[:1]]
+    for i in range(1, len(question_id)):
+        if question_id[i] in _UPPER and question_id[i - 1] in _LOWER:
+            out.append("-")
+        out.append(question_id[i])
+    return "".join(out)
+
+
 def sql_key(question_id):
-    """``canonical_id_sql`` in Python, step for step: the key the database's triggers store."""
+    """``canonical_id_sql`` in Python, step for step: the key the database's triggers store
+    (``canonical_id`` without ``split_words`` and the Unicode fold)."""
     if not isinstance(question_id, str):
         return None
-    key = question_id
-    head = key[:_CAMEL_SPAN]
-    if head != head.lower():
-        out = [head[:1]]
-        for i in range(1, len(head)):
-            if head[i] in _UPPER and head[i - 1] in _LOWER:
-                out.append("-")
-            out.append(head[i])
-        key = "".join(out) + key[_CAMEL_SPAN:]
-    key = key.translate(_ID_LOWER).translate(_ID_DROP)
+    key = question_id.translate(_ID_LOWER).translate(_ID_DROP)
     for c in _ID_DASHES:
         key = key.replace(c, "-")
     key = key.rstrip(_ID_SPACE + _ID_TRAILING).lstrip(_ID_SPACE + "-")
@@ -212,26 +217,21 @@ def _sql_chars(chars):
 
 
 def canonical_id_sql(column: str) -> str:
-    """The SQL expression equal to ``canonical_id(column)`` for ids that stay ASCII.
+    """The SQL expression equal to ``sql_key(column)``: ``canonical_id`` for every ASCII id
+    without a small letter followed by a capital (every kebab-case id, so every logged
+    one), and for every canonical id itself.
 
-    The steps of ``sql_key`` in SQLite's functions (``lower()`` changes ASCII letters
-    only, as the Python side does). The word-boundary step is one flat concatenation, one
-    term per character: SQLite's parser allows only about thirty nested calls. Ids with
-    other characters keep them in SQL (no Unicode folding there); checks compare such
-    stored keys through ``canonical_id`` (``before_auto_decide``). Migration 0016 and the
-    views spell out the same text (a test keeps them equal); an expression index only
-    serves queries that repeat it exactly.
+    SQLite's ``lower()`` changes ASCII letters only, as the Python side does. Ids with
+    other characters keep them in SQL (no Unicode folding there), and code-name spellings
+    are not split; checks compare such stored keys through ``canonical_id``
+    (``known_one_way`` looks up both keys, ``before_auto_decide`` every stored spelling).
+    Migration 0016 and the views spell out the same text (a test keeps them equal); an
+    expression index only serves queries that repeat it exactly.
     """
-    terms = [f"substr({column}, 1, 1)"]
-    for i in range(2, _CAMEL_SPAN + 1):
-        terms.append(
-            f"iif(substr({column}, {i - 1}, 2) GLOB '[a-z][A-Z]', '-', '')"
-            f" || substr({column}, {i}, 1)"
-        )
-    terms.append(f"substr({column}, {_CAMEL_SPAN + 1})")
-    expr = "lower(" + " || ".join(terms) + ")"
+    expr = column
     for c in _ID_INVISIBLE:
         expr = f"replace({expr}, char({ord(c)}), '')"
+    expr = f"lower({expr})"
     for c in _ID_DASHES:
         expr = f"replace({expr}, {_sql_chars(c)}, '-')"
     spaces = _sql_chars(_ID_SPACE)
@@ -628,26 +628,36 @@ def is_one_way(question_id=None, skill=None, category=None, summary=None, regist
 
 
 _REGISTRY_SQL = None
-_KNOWN_SQL = "SELECT source FROM door_knowledge WHERE canonical_id = ? ORDER BY source LIMIT 1"
+_KNOWN_SQL = (
+    "SELECT source FROM door_knowledge WHERE canonical_id IN (?, ?) ORDER BY source LIMIT 1"
+)
+
+
+def _keys(question_id):
+    """The id's canonical form and the key SQL stores for this very spelling (they differ
+    for a code-name spelling, which SQL does not split)."""
+    key = canonical_id(question_id)
+    return key, sql_key(question_id)
 
 
 def registry_door(conn, question_id):
-    """``(id as registered, door_type, skill, category)`` for the id's canonical form, or None."""
+    """``(id as registered, door_type, skill, category)`` for the id's canonical form (or
+    the key of this spelling), or None."""
     global _REGISTRY_SQL
     if _REGISTRY_SQL is None:
         _REGISTRY_SQL = (
             "SELECT id, door_type, skill, category FROM registry_questions"
-            f" WHERE {canonical_id_sql('id')} = ? ORDER BY door_type = 'two-way' LIMIT 1"
+            f" WHERE {canonical_id_sql('id')} IN (?, ?) ORDER BY door_type = 'two-way' LIMIT 1"
         )
-    return conn.execute(_REGISTRY_SQL, (canonical_id(question_id),)).fetchone()
+    return conn.execute(_REGISTRY_SQL, _keys(question_id)).fetchone()
 
 
 def known_one_way(conn, question_id):
     """The source of a recorded one-way fact about the id (``door_knowledge``), or None."""
-    key = canonical_id(question_id)
-    if not key:
+    keys = _keys(question_id)
+    if not keys[0]:
         return None
-    row = conn.execute(_KNOWN_SQL, (key,)).fetchone()
+    row = conn.execute(_KNOWN_SQL, keys).fetchone()
     return row[0] if row else None
 
 
@@ -693,7 +703,7 @@ def door_for(conn, question_id=None, summary=None, skill=None, category=None) ->
 # Recorded one-way facts that are plantune's readings of a text (the user may allow them).
 _READING_SOURCES = frozenset({"classified", "classifier"})
 _STATED_SQL = (
-    "SELECT source FROM door_knowledge WHERE canonical_id = ?"
+    "SELECT source FROM door_knowledge WHERE canonical_id IN (?, ?)"
     " AND source NOT IN ('classified', 'classifier') ORDER BY source LIMIT 1"
 )
 
@@ -701,8 +711,8 @@ _STATED_SQL = (
 def known_stated(conn, question_id):
     """The source of a recorded one-way fact that is not a reading (a logged door_type,
     a pacing finding), or None: what no allow overrules."""
-    key = canonical_id(question_id)
-    row = conn.execute(_STATED_SQL, (key,)).fetchone() if key else None
+    keys = _keys(question_id)
+    row = conn.execute(_STATED_SQL, keys).fetchone() if keys[0] else None
     return row[0] if row else None
 
 
@@ -712,7 +722,10 @@ def id_text(question_id) -> str:
     return key.replace("-", " ")
 
 
-_FOLDED_SQL = "SELECT canonical_id, source FROM door_knowledge WHERE canonical_id GLOB '*[^ -~]*'"
+_FOLDED_SQL = (
+    "SELECT canonical_id, question_id, source FROM door_knowledge"
+    " WHERE canonical_id GLOB '*[^ -~]*' OR question_id GLOB '*[a-z][A-Z]*'"
+)
 
 
 def before_auto_decide(conn, question_id, door):
@@ -722,7 +735,8 @@ def before_auto_decide(conn, question_id, door):
     Only this path pays for it, so an ordinary check stays as fast as it was:
     * an unregistered id's own words (``--check drop-users-table``) are read by the rules;
     * one-way facts recorded under a spelling of the id that only the Unicode fold of
-      ``canonical_id`` makes equal (a look-alike letter, a Unicode dash) count too.
+      ``canonical_id`` makes equal (a look-alike letter, a Unicode dash), or its code-name
+      split (a finding ``dropUsersTable``), count too.
     """
     if not isinstance(question_id, str) or not question_id:
         return None
@@ -737,8 +751,8 @@ def before_auto_decide(conn, question_id, door):
                 return found
     if conn is not None:
         key = canonical_id(question_id)
-        for stored, source in conn.execute(_FOLDED_SQL).fetchall():
-            if canonical_id(stored) == key:
+        for stored, spelled, source in conn.execute(_FOLDED_SQL).fetchall():
+            if key in (canonical_id(stored), canonical_id(spelled)):
                 found = Classification(True, "recorded:" + source)
                 if not allows.overruled(conn, question_id, found):
                     return found
