@@ -486,3 +486,22 @@ def test_a_finding_under_a_code_name_is_known_under_the_kebab_id(conn):
         )
     decision = preferences.check(conn, "proj", "acme-tidy-notes")
     assert (decision.decision, decision.door.reason) == ("ASK_NORMALLY", "recorded:finding")
+
+
+def test_a_finding_plantune_read_as_one_way_can_be_allowed_one_the_agent_called_so_cannot(conn):
+    from toolkit.core import allows
+
+    def finding(fid, **kw):
+        base = {"id": fid, "summary": "Tidy the notes?", "severity": 0, "irreversibility": 0}
+        base.update({"decision_matters": 0, "recommended": "go"}, **kw)
+        return base
+
+    read = finding("acme-snapshot", summary="Overwrite the snapshot file for the updated test?")
+    said = finding("acme-notes", door_type="one-way")
+    pacing.rank(conn, {"session_id": "s1", "phase": "eng", "findings": [read, said]}, "proj")
+    with db.transaction(conn):
+        allows.allow(conn, "acme-snapshot", "plan-tune")
+        with pytest.raises(allows.AllowError, match="a pacing finding is one-way"):
+            allows.allow(conn, "acme-notes", "plan-tune")
+    assert doors.door_for(conn, "acme-snapshot").reason == "allowed"
+    assert doors.door_for(conn, "acme-notes").reason == "recorded:finding"

@@ -5,8 +5,9 @@ seen, and why a question is one-way.
   for this user (``plantune doors allow``), ``undo`` takes that back; each is an event in
   ``door_allow_events``. Only the user may do it (the preferences' user-origin gate), and
   only readings can be allowed: the classifier's rules on a text, the id's own words, a
-  recorded summary read as one-way. A registry one-way id, a skill's approval gate, a
-  logged ``door_type: one-way`` and a one-way pacing finding never can.
+  recorded question read as one-way (a pacing finding too, when that is why it was
+  one-way). A registry one-way id, a skill's approval gate, a logged ``door_type:
+  one-way`` and a finding the agent called one-way never can.
 * ``seen_before(conn, id, text)``: text the classifier cannot read (``unreadable-language``)
   is one-way unless the user already answered this very question with this same text.
 * ``why_one_way(conn, id)``: which fact makes a question one-way, and how to correct it.
@@ -24,6 +25,7 @@ __all__ = [
     "allowed",
     "overruled",
     "seen_before",
+    "stated_fact",
     "one_way_facts",
     "why_one_way",
     "allow",
@@ -35,8 +37,6 @@ __all__ = [
 UNREADABLE_LANGUAGE = "unreadable-language"
 # door_knowledge sources that are plantune's own readings of a text (allowable).
 READING_SOURCES = frozenset({"classified", "classifier"})
-# Audit flags (one_way_audit.flagged_by) that come from readings only.
-_READING_FLAGS = frozenset({"classifier", "recorded-classified", "recorded-classifier"})
 
 
 class AllowError(ValueError):
@@ -109,6 +109,41 @@ def overruled(conn, question_id, verdict, text=None) -> bool:
     return verdict.reason == UNREADABLE_LANGUAGE and seen_before(conn, question_id, text)
 
 
+def _finding_read(conn, evidence) -> bool:
+    """Whether a one-way pacing finding (``findings:<id>``) was one-way because plantune
+    read its text (its door_reason a reading), not because the agent or a fact said so."""
+    kind, _, rowid = (evidence or "").partition(":")
+    if kind != "findings" or not rowid.isdigit():
+        return False
+    row = conn.execute("SELECT door_reason FROM findings WHERE id = ?", (int(rowid),)).fetchone()
+    return row is not None and _is_reading(row[0])
+
+
+def _recorded(conn, question_id):
+    """``[(source, evidence, allowable)]``: every recorded one-way fact about the id."""
+    rows = conn.execute(
+        "SELECT source, evidence FROM door_knowledge WHERE canonical_id IN (?, ?)"
+        " ORDER BY source, evidence",
+        doors.keys_of(question_id),
+    ).fetchall()
+    out = []
+    for source, evidence in dict.fromkeys(rows):
+        readable = source in READING_SOURCES
+        if source == "finding":
+            readable = _finding_read(conn, evidence)
+        out.append((source, evidence, readable))
+    return out
+
+
+def stated_fact(conn, question_id):
+    """The source of a recorded one-way fact no allow overrules (a logged door_type, a
+    finding the agent or a fact made one-way), or None."""
+    for source, _, allowable in _recorded(conn, question_id):
+        if not allowable:
+            return source
+    return None
+
+
 # --------------------------------------------------------------------------
 # Why a question is one-way
 
@@ -121,20 +156,15 @@ def one_way_facts(conn, question_id) -> list:
         facts.append((f'the registry marks "{row[0]}" one-way', False))
     elif row is not None and f"{row[2]}:{row[3]}" in doors.SKILL_CATEGORY_ONE_WAY:
         facts.append((f"{row[2]} {row[3]} questions are always one-way", False))
-    key = doors.canonical_id(question_id)
-    recorded = conn.execute(
-        "SELECT source, evidence FROM door_knowledge WHERE canonical_id IN (?, ?)"
-        " ORDER BY source IN ('classified', 'classifier'), source, evidence",
-        (key, doors.sql_key(question_id)),
-    ).fetchall()
     said = {
         "logged": "a logged event says door_type: one-way",
-        "finding": "a pacing finding says one-way",
+        "finding": "a pacing finding is one-way",
         "classified": "plantune read a recorded question as one-way",
         "classifier": "plantune read a recorded question again as one-way",
     }
-    for source, evidence in dict.fromkeys(recorded):
-        facts.append((f"{said.get(source, source)} ({evidence})", source in READING_SOURCES))
+    recorded = sorted(_recorded(conn, question_id), key=lambda r: r[2])  # stated first
+    for source, evidence, allowable in recorded:
+        facts.append((f"{said.get(source, source)} ({evidence})", allowable))
     words = doors.classify(doors.id_text(question_id))
     if words.door == doors.ONE_WAY:
         facts.append((f"the id's own words read as one-way ({words.reason})", True))
@@ -263,6 +293,9 @@ def events(conn, event_id=None) -> list:
 
 
 def allowed_decision(conn, row) -> bool:
-    """Whether an audit row is flagged by readings only, of a question the user allows."""
+    """Whether an audit row is flagged by readings only, of a question the user allows
+    (no registry entry, logged door_type or stated fact among its flags)."""
     flags = set((row.get("flagged_by") or "").split(","))
-    return flags <= _READING_FLAGS and allowed(conn, row["question_id"])
+    if "registry" in flags or "logged" in flags or not allowed(conn, row["question_id"]):
+        return False
+    return stated_fact(conn, row["question_id"]) is None

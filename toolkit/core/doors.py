@@ -633,7 +633,7 @@ _KNOWN_SQL = (
 )
 
 
-def _keys(question_id):
+def keys_of(question_id):
     """The id's canonical form and the key SQL stores for this very spelling (they differ
     for a code-name spelling, which SQL does not split)."""
     key = canonical_id(question_id)
@@ -649,12 +649,12 @@ def registry_door(conn, question_id):
             "SELECT id, door_type, skill, category FROM registry_questions"
             f" WHERE {canonical_id_sql('id')} IN (?, ?) ORDER BY door_type = 'two-way' LIMIT 1"
         )
-    return conn.execute(_REGISTRY_SQL, _keys(question_id)).fetchone()
+    return conn.execute(_REGISTRY_SQL, keys_of(question_id)).fetchone()
 
 
 def known_one_way(conn, question_id):
     """The source of a recorded one-way fact about the id (``door_knowledge``), or None."""
-    keys = _keys(question_id)
+    keys = keys_of(question_id)
     if not keys[0]:
         return None
     row = conn.execute(_KNOWN_SQL, keys).fetchone()
@@ -686,34 +686,15 @@ def door_for(conn, question_id=None, summary=None, skill=None, category=None) ->
         verdict = Classification(False, "allowed", verdict.matched)
     source = known_one_way(conn, question_id)
     if source:
-        recorded = Classification(True, "recorded:" + source)
-        if source not in _READING_SOURCES:
-            return recorded
         from toolkit.core import allows
 
-        if not allows.overruled(conn, question_id, recorded):
-            return recorded
-        source = known_stated(conn, question_id)
-        if source:
-            return Classification(True, "recorded:" + source)
-        verdict = Classification(False, "allowed", verdict.matched)
+        # An allow sets aside the facts that are plantune's readings, never a stated one.
+        if allows.allowed(conn, question_id):
+            source = allows.stated_fact(conn, question_id)
+            if not source:
+                return Classification(False, "allowed", verdict.matched)
+        return Classification(True, "recorded:" + source)
     return verdict
-
-
-# Recorded one-way facts that are plantune's readings of a text (the user may allow them).
-_READING_SOURCES = frozenset({"classified", "classifier"})
-_STATED_SQL = (
-    "SELECT source FROM door_knowledge WHERE canonical_id IN (?, ?)"
-    " AND source NOT IN ('classified', 'classifier') ORDER BY source LIMIT 1"
-)
-
-
-def known_stated(conn, question_id):
-    """The source of a recorded one-way fact that is not a reading (a logged door_type,
-    a pacing finding), or None: what no allow overrules."""
-    keys = _keys(question_id)
-    row = conn.execute(_STATED_SQL, keys).fetchone() if keys[0] else None
-    return row[0] if row else None
 
 
 def id_text(question_id) -> str:
