@@ -505,3 +505,10 @@ def test_a_finding_plantune_read_as_one_way_can_be_allowed_one_the_agent_called_
             allows.allow(conn, "acme-notes", "plan-tune")
     assert doors.door_for(conn, "acme-snapshot").reason == "allowed"
     assert doors.door_for(conn, "acme-notes").reason == "recorded:finding"
+
+
+def test_an_event_one_way_by_an_approval_gate_cannot_be_allowed(state_root):
+    _log("adhoc-cso-signoff", "Sign off?", skill="cso", category="approval")
+    r = invoke("doors", "allow", "adhoc-cso-signoff", "--source", "plan-tune")
+    assert r.exit_code == 1
+    assert "by the registry or an approval gate (question_log:1)" in r.output

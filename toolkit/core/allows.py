@@ -12,8 +12,8 @@ seen, and why a question is one-way.
   is one-way unless the user already answered this very question with this same text.
 * ``why_one_way(conn, id)``: which fact makes a question one-way, and how to correct it.
 
-``toolkit.core.doors.door_for`` asks ``overruled`` only when a reading says one-way, so a
-check of a two-way question never touches these tables.
+``toolkit.core.doors.door_for`` asks here only when a reading or a recorded fact says
+one-way, so a check of a two-way question never touches these tables.
 """
 
 from toolkit.core import doors
@@ -109,18 +109,27 @@ def overruled(conn, question_id, verdict, text=None) -> bool:
     return verdict.reason == UNREADABLE_LANGUAGE and seen_before(conn, question_id, text)
 
 
-def _finding_read(conn, evidence) -> bool:
-    """Whether a one-way pacing finding (``findings:<id>``) was one-way because plantune
-    read its text (its door_reason a reading), not because the agent or a fact said so."""
+_EVIDENCE_SQL = {
+    "findings": "SELECT door_reason FROM findings WHERE id = ?",
+    "question_log": "SELECT door_reason FROM question_log WHERE id = ?",
+}
+
+
+def _read_from(conn, evidence) -> bool:
+    """Whether the record behind a fact (``findings:<id>``, ``question_log:<id>``) was
+    one-way because plantune read its text, not because the agent, the registry or an
+    approval gate said so."""
     kind, _, rowid = (evidence or "").partition(":")
-    if kind != "findings" or not rowid.isdigit():
+    if kind not in _EVIDENCE_SQL or not rowid.isdigit():
         return False
-    row = conn.execute("SELECT door_reason FROM findings WHERE id = ?", (int(rowid),)).fetchone()
+    row = conn.execute(_EVIDENCE_SQL[kind], (int(rowid),)).fetchone()
     return row is not None and _is_reading(row[0])
 
 
 def _recorded(conn, question_id):
-    """``[(source, evidence, allowable)]``: every recorded one-way fact about the id."""
+    """``[(source, evidence, allowable)]``: every recorded one-way fact about the id. A
+    logged door_type is never allowable; a re-reading always is; plantune's reading of
+    an event (``classified``) and a pacing finding are when a reading made them one-way."""
     rows = conn.execute(
         "SELECT source, evidence FROM door_knowledge WHERE canonical_id IN (?, ?)"
         " ORDER BY source, evidence",
@@ -128,10 +137,13 @@ def _recorded(conn, question_id):
     ).fetchall()
     out = []
     for source, evidence in dict.fromkeys(rows):
-        readable = source in READING_SOURCES
-        if source == "finding":
-            readable = _finding_read(conn, evidence)
-        out.append((source, evidence, readable))
+        if source == "classifier":
+            allowable = True
+        elif source in ("classified", "finding"):
+            allowable = _read_from(conn, evidence)
+        else:
+            allowable = False
+        out.append((source, evidence, allowable))
     return out
 
 
@@ -164,7 +176,10 @@ def one_way_facts(conn, question_id) -> list:
     }
     recorded = sorted(_recorded(conn, question_id), key=lambda r: r[2])  # stated first
     for source, evidence, allowable in recorded:
-        facts.append((f"{said.get(source, source)} ({evidence})", allowable))
+        what = said.get(source, source)
+        if source == "classified" and not allowable:
+            what = "a recorded event of it is one-way by the registry or an approval gate"
+        facts.append((f"{what} ({evidence})", allowable))
     words = doors.classify(doors.id_text(question_id))
     if words.door == doors.ONE_WAY:
         facts.append((f"the id's own words read as one-way ({words.reason})", True))
