@@ -18,12 +18,15 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
   registered two-way id decide alone against a destructive summary: here the text is
   always read too.
 
-Ids are compared in their canonical form (``canonical_id``): surrounding whitespace and
-zero-width characters dropped, ASCII letters lower-cased, ``_`` read as ``-``; beyond
-ASCII, Unicode dashes read ``-`` and look-alike letters their ASCII letter. The ASCII part
-exists in SQL (``canonical_id_sql``) for the triggers, index and audit view. A question
-about to be auto-decided gets a second look (``before_auto_decide``): its id's own words,
-and facts stored under look-alike spellings.
+Ids are compared in their canonical form (``canonical_id``): code names split
+(``investigateFixApply``), surrounding whitespace, zero-width characters and trailing
+punctuation dropped, ASCII letters lower-cased, ``_`` and spaces read as ``-``, runs of
+``-`` folded; beyond ASCII, Unicode dashes read ``-`` and look-alike letters their ASCII
+letter. All but the code-name split exists in SQL (``canonical_id_sql``) for the
+triggers, index and audit view. An allow of the user's sets aside one-way readings of the
+classifier (``toolkit.core.allows``). A question about to be auto-decided gets a second
+look (``before_auto_decide``): its id's own words, and facts stored under look-alike or
+code-name spellings.
 
 Stable API: ``classify``, ``normalise``, ``explain``, ``canonical_id``, ``decide``,
 ``door_for``, ``RULE_NAMES``, ``ONE_WAY``/``TWO_WAY``.
