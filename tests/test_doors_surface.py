@@ -361,7 +361,10 @@ def test_an_allowed_question_stays_one_way_for_a_stated_fact_learned_later(state
     assert invoke("doors", "allow", "adhoc-rotate", "--source", "inline-user").exit_code == 0
     _log("adhoc-rotate", "Rotate the keys?", door_type="one-way")
     conn = _conn()
-    assert doors.door_for(conn, "adhoc-rotate").reason == "recorded:logged"
+    assert doors.door_for(conn, "adhoc-rotate").one_way
+    from toolkit.core import allows
+
+    assert allows.stated_fact(conn, "adhoc-rotate") == "logged"
 
 
 def test_the_audit_leaves_out_auto_decisions_the_user_allows(state_root):
@@ -460,9 +463,17 @@ def test_the_hook_auto_decides_a_false_alarm_only_once_the_user_allowed_it(repo,
         ["Overwrite it (Recommended)", "Keep it"],
     )
     assert _pre(repo, q) == ""
+    # The user answers it (the post hook records what they were shown), then allows it.
+    answered = run_hook(
+        "post-tool-use", payload([q], {"answers": {q["question"]: "Keep it"}}, cwd=repo)
+    )
+    assert answered.returncode == 0
     r = invoke("doors", "allow", "adhoc-snapshot", "--source", "plan-tune", "--db", str(db_file))
     assert r.exit_code == 0, r.output
     assert "auto-decide" in _pre(repo, q)
+    # The allow covers what the user saw, not a new text the classifier reads as one-way.
+    worse = question(q["question"], [DROP, "Keep it"])
+    assert _pre(repo, worse) == ""
 
 
 def test_a_finding_under_a_code_name_is_known_under_the_kebab_id(conn):
@@ -512,3 +523,21 @@ def test_an_event_one_way_by_an_approval_gate_cannot_be_allowed(state_root):
     r = invoke("doors", "allow", "adhoc-cso-signoff", "--source", "plan-tune")
     assert r.exit_code == 1
     assert "by the registry or an approval gate (question_log:1)" in r.output
+
+
+def test_an_allow_covers_the_texts_recorded_up_to_it_not_a_new_one(state_root):
+    _log("ship-todos-create", TODOS)
+    plant(state_root, {"ship-todos-create": "never-ask"})
+    assert invoke("doors", "allow", "ship-todos-create", "--source", "plan-tune").exit_code == 0
+    for form in (TODOS, f"  {TODOS.upper()} "):  # the same text, normalised
+        assert pref("--check", "ship-todos-create", "--summary-stdin", input=form).stdout == (
+            "AUTO_DECIDE\n"
+        )
+    danger = pref("--check", "ship-todos-create", "--question-stdin", input=_question_json([DROP]))
+    assert danger.stdout.splitlines() == ["ASK_NORMALLY", ONE_WAY_NOTE]
+    # A new event read as one-way after the allow makes the question one-way again.
+    _log("ship-todos-create", "Delete every todo in the production database?")
+    assert pref("--check", "ship-todos-create").stdout.splitlines() == [
+        "ASK_NORMALLY",
+        ONE_WAY_NOTE,
+    ]

@@ -14,14 +14,17 @@
 -- as one-way (`plantune doors allow ID --source plan-tune|inline-user`), one row per
 -- canonical id while the allow stands; `plantune doors allow --undo ID` removes it. Only
 -- the classifier's readings can be allowed (its keyword rules, an unreadable language,
--- the id's own words, a recorded summary read again): a registry one-way id, a logged
--- door_type one-way and a one-way pacing finding never can.
+-- the id's own words, a recorded question read again): a registry one-way id, a logged
+-- door_type one-way and a pacing finding the agent called one-way never can. An allow
+-- covers what was recorded up to it (question_log rows up to up_to_event): the same text
+-- asked again is two-way, a new text the classifier reads as one-way is asked.
 CREATE TABLE door_allows (
     canonical_id TEXT PRIMARY KEY,
     question_id TEXT NOT NULL,
     source TEXT NOT NULL CHECK (source IN ('plan-tune', 'inline-user')),
     reason TEXT,
     allowed_at TEXT NOT NULL,
+    up_to_event INTEGER NOT NULL DEFAULT 0,
     developer TEXT NOT NULL DEFAULT ''
 ) STRICT;
 

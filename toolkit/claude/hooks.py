@@ -263,7 +263,7 @@ def build_record(
     if whole != summary:
         # The door (door_class) is read from the whole question, options included.
         event = Event(event)
-        event.door_text = whole
+        event.door_text = event.whole_question = whole
     return event
 
 

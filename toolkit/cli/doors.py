@@ -159,7 +159,9 @@ def allow(question_id, source, reason, undo, db_path, as_json):
     one-way. A registry one-way id, a skill's approval gate, a logged door_type one-way
     and a one-way pacing finding can never be allowed (exit 1, the fact named). Only the
     user may allow (--source plan-tune or inline-user; anything else exits 2, nothing
-    written). Every allow and undo is an event: plantune doors audit --allowed.
+    written). The allow covers what was recorded up to it: the same text asked again is
+    two-way, a new text the classifier reads as one-way is asked. Every allow and undo
+    is an event: plantune doors audit --allowed.
 
     \b
     Example:

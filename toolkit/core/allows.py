@@ -22,8 +22,10 @@ __all__ = [
     "AllowError",
     "READING_SOURCES",
     "UNREADABLE_LANGUAGE",
+    "allow_of",
     "allowed",
     "overruled",
+    "covers_records",
     "seen_before",
     "stated_fact",
     "one_way_facts",
@@ -57,25 +59,31 @@ def _is_reading(reason) -> bool:
     return reason.startswith("recorded:") and reason[9:] in READING_SOURCES
 
 
-def allowed(conn, question_id) -> bool:
-    """True while the user's allow of this question (any spelling of its id) stands."""
+def allow_of(conn, question_id):
+    """The last question-log row the user's allow of this question (any spelling of its
+    id) covers (0: none), or None when it is not allowed."""
     key = doors.canonical_id(question_id)
     if conn is None or not key:
-        return False
+        return None
     from toolkit.store.db import sqlite3
 
     try:
-        row = conn.execute("SELECT 1 FROM door_allows WHERE canonical_id = ?", (key,)).fetchone()
+        row = conn.execute(
+            "SELECT up_to_event FROM door_allows WHERE canonical_id = ?", (key,)
+        ).fetchone()
     except sqlite3.OperationalError:
-        return False  # a read-only database from before migration 0016: nothing allowed
-    return row is not None
+        return None  # a read-only database from before migration 0016: nothing allowed
+    return None if row is None else row[0]
 
 
-def seen_before(conn, question_id, text) -> bool:
-    """Whether the user already answered this question (this id) with this same text,
-    compared normalised: then they have read it, in whatever language it is."""
-    if conn is None or not isinstance(question_id, str) or text is None:
-        return False
+def allowed(conn, question_id) -> bool:
+    """True while the user's allow of this question stands."""
+    return allow_of(conn, question_id) is not None
+
+
+def _same_text(conn, question_id, text, up_to=None, answered=False) -> bool:
+    """Whether ``text`` is, normalised, a recorded text of this question: one logged up
+    to row ``up_to``, or (``answered``) one the user answered."""
     from toolkit.core.audit import logged_text
 
     try:
@@ -84,13 +92,18 @@ def seen_before(conn, question_id, text) -> bool:
         wanted = doors.normalise(text)
     except (ValueError, TypeError):
         return False
-    rows = conn.execute(
-        "SELECT question_summary, raw_json FROM question_log WHERE question_id = ?"
-        " AND source <> 'auto-decided' AND synthetic = 0",
-        (question_id,),
-    ).fetchall()
-    for summary, raw in rows:
-        for seen in {summary, logged_text(summary, raw)}:
+    sql = (
+        "SELECT question_summary, raw_json, extra_json FROM question_log"
+        " WHERE question_id = ? AND synthetic = 0"
+    )
+    params = [question_id]
+    if up_to is not None:
+        sql += " AND id <= ?"
+        params.append(up_to)
+    if answered:
+        sql += " AND source <> 'auto-decided'"
+    for summary, raw, extra in conn.execute(sql, params).fetchall():
+        for seen in {summary, logged_text(summary, raw, extra)}:
             try:
                 if doors.normalise(seen) == wanted:
                     return True
@@ -99,14 +112,53 @@ def seen_before(conn, question_id, text) -> bool:
     return False
 
 
-def overruled(conn, question_id, verdict, text=None) -> bool:
-    """Whether the user's word turns this one-way reading two-way: an allow of the
-    question, or (for text it cannot read) the user's own answer to this same text."""
-    if conn is None or not _is_reading(verdict.reason):
+def seen_before(conn, question_id, text) -> bool:
+    """Whether the user already answered this question (this id) with this same text,
+    compared normalised: then they have read it, in whatever language it is."""
+    if conn is None or not isinstance(question_id, str) or text is None:
         return False
-    if allowed(conn, question_id):
-        return True
-    return verdict.reason == UNREADABLE_LANGUAGE and seen_before(conn, question_id, text)
+    return _same_text(conn, question_id, text, answered=True)
+
+
+def _later_reading(conn, question_id, up_to) -> bool:
+    """Whether an event of the question logged after the allow was read as one-way."""
+    row = conn.execute(
+        "SELECT 1 FROM question_log WHERE question_id = ? AND id > ? AND synthetic = 0"
+        " AND door_class = 'one-way' LIMIT 1",
+        (question_id, up_to),
+    ).fetchone()
+    return row is not None
+
+
+def overruled(conn, question_id, verdict, text=None) -> bool:
+    """Whether the user's word turns this one-way reading two-way.
+
+    An allow covers the id's own words, the recorded readings up to it (none logged as
+    one-way since) and every text recorded up to it: the same question asked again is
+    two-way, a new text the classifier reads as one-way is asked. Text it cannot read
+    at all is two-way once the user answered this same text.
+    """
+    if conn is None or not isinstance(question_id, str) or not _is_reading(verdict.reason):
+        return False
+    reason = verdict.reason
+    up_to = allow_of(conn, question_id)
+    if up_to is not None:
+        if reason.startswith("id-words:"):
+            return True
+        if reason.startswith("recorded:"):
+            return not _later_reading(conn, question_id, up_to)
+        if text is not None and _same_text(conn, question_id, text, up_to=up_to):
+            return True
+    return reason == UNREADABLE_LANGUAGE and seen_before(conn, question_id, text)
+
+
+def covers_records(conn, question_id) -> bool:
+    """Whether an allow sets aside every recorded one-way fact of the question: it is
+    allowed, no fact is a stated one, and nothing logged since reads one-way."""
+    up_to = allow_of(conn, question_id)
+    if up_to is None or stated_fact(conn, question_id) is not None:
+        return False
+    return not _later_reading(conn, question_id, up_to)
 
 
 _EVIDENCE_SQL = {
@@ -238,13 +290,14 @@ def allow(conn, question_id, source, reason=None, now=None) -> dict:
 
     ts = now or utc_now()
     developer = identity.developer()
+    up_to = conn.execute("SELECT coalesce(max(id), 0) FROM question_log").fetchone()[0]
     conn.execute(
         "INSERT INTO door_allows (canonical_id, question_id, source, reason, allowed_at,"
-        " developer) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (canonical_id) DO UPDATE SET"
-        " question_id = excluded.question_id, source = excluded.source,"
+        " up_to_event, developer) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (canonical_id)"
+        " DO UPDATE SET question_id = excluded.question_id, source = excluded.source,"
         " reason = excluded.reason, allowed_at = excluded.allowed_at,"
-        " developer = excluded.developer",
-        (key, question_id, source, reason, ts, developer),
+        " up_to_event = excluded.up_to_event, developer = excluded.developer",
+        (key, question_id, source, reason, ts, up_to, developer),
     )
     return _event(conn, ts, "allow", key, question_id, source, reason, readings, developer)
 
@@ -309,8 +362,14 @@ def events(conn, event_id=None) -> list:
 
 def allowed_decision(conn, row) -> bool:
     """Whether an audit row is flagged by readings only, of a question the user allows
-    (no registry entry, logged door_type or stated fact among its flags)."""
+    (no registry entry, logged door_type or stated fact among its flags) and whose text
+    the allow covers."""
     flags = set((row.get("flagged_by") or "").split(","))
-    if "registry" in flags or "logged" in flags or not allowed(conn, row["question_id"]):
+    qid = row["question_id"]
+    up_to = allow_of(conn, qid)
+    if "registry" in flags or "logged" in flags or up_to is None:
         return False
-    return stated_fact(conn, row["question_id"]) is None
+    if stated_fact(conn, qid) is not None:
+        return False
+    # Recorded before the allow, or the same text asked again after it.
+    return row["id"] <= up_to or _same_text(conn, qid, row["question_summary"], up_to=up_to)

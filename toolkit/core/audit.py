@@ -23,9 +23,17 @@ _READING = 2
 _PARTS = ('"options"', '"header"', '"recommended"', '"recommendation"')
 
 
-def logged_text(summary, raw_json) -> str:
-    """The whole question of a logged event: its summary, and the header, options and
-    recommendation of its original line when it has them."""
+def logged_text(summary, raw_json, extra_json=None) -> str:
+    """The whole question of a logged event: what the hook recorded it was shown
+    (``whole_question``), else its summary with the header, options and recommendation
+    of its original line when it has them."""
+    if extra_json and '"whole_question"' in extra_json:
+        try:
+            whole = json.loads(extra_json).get("whole_question")
+        except (ValueError, AttributeError):
+            whole = None
+        if isinstance(whole, str) and whole:
+            return whole
     if raw_json and any(p in raw_json for p in _PARTS):
         try:
             raw = json.loads(raw_json)
@@ -54,7 +62,8 @@ def reclassify(conn, progress=None, batch=5000) -> int:
     learned = done = 0
     while True:
         rows = conn.execute(
-            "SELECT id, question_id, question_summary, door_class, raw_json FROM question_log"
+            "SELECT id, question_id, question_summary, door_class, raw_json, extra_json"
+            " FROM question_log"
             " WHERE id > ? AND synthetic = 0 ORDER BY id LIMIT ?",
             (last, batch),
         ).fetchall()
@@ -62,10 +71,10 @@ def reclassify(conn, progress=None, batch=5000) -> int:
             break
         facts = []
         now = db.utc_now()
-        for rid, qid, summary, door_class, raw in rows:
+        for rid, qid, summary, door_class, raw, extra in rows:
             if door_class == doors.ONE_WAY:
                 continue
-            if doors.classify(logged_text(summary, raw)).door == doors.ONE_WAY:
+            if doors.classify(logged_text(summary, raw, extra)).door == doors.ONE_WAY:
                 for key in {doors.canonical_id(qid), doors.sql_key(qid)}:  # the view's key too
                     facts.append((key, "classifier", qid, f"question_log:{rid}", now))
         last = rows[-1][0]

@@ -692,10 +692,8 @@ def door_for(conn, question_id=None, summary=None, skill=None, category=None) ->
         from toolkit.core import allows
 
         # An allow sets aside the facts that are plantune's readings, never a stated one.
-        if allows.allowed(conn, question_id):
-            source = allows.stated_fact(conn, question_id)
-            if not source:
-                return Classification(False, "allowed", verdict.matched)
+        if allows.covers_records(conn, question_id):
+            return Classification(False, "allowed", verdict.matched)
         return Classification(True, "recorded:" + source)
     return verdict
 
