@@ -265,10 +265,12 @@ def test_fast_path_parser():
             "as_json": False,
             "question_id": "q",
             "summary_stdin": False,
+            "question_stdin": False,
             "include_synthetic": False,
         },
     )
     assert parse(["check", "q", "--include-synthetic"])[1]["include_synthetic"] is True
+    assert parse(["check", "q", "--question-stdin"])[1]["question_stdin"] is True
     run, kw = parse(["log", "-", "--db=x.db", "--json", "--project", "p"])
     assert run is run_log and kw == {
         "project": "p",

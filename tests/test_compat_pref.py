@@ -366,8 +366,10 @@ def test_write_invalid_utf8_payload(state_root):
 def test_one_way_reject(state_root, qid, value):
     p = w(question_id=qid, preference=value, source="plan-tune")
     assert p.returncode == 1
+    # gstack's words, then why: the registry says so, which no allow can change.
     assert one_line_error(p) == (
-        PREFIX + f'cannot set {value} on one-way question "{qid}" (door_type: one-way)'
+        PREFIX + f'cannot set {value} on one-way question "{qid}" (door_type: one-way):'
+        f' the registry marks "{qid}" one-way, which cannot be allowed: it is always asked'
     )
     _nothing_written(state_root)
 

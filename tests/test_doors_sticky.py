@@ -10,6 +10,7 @@ from tests.helpers.hooks import make_repo, payload, question
 from tests.helpers.hotpath import SLUG, plant, pref, run
 from toolkit.claude import hooks
 from toolkit.cli.app import cli
+from toolkit.core import audit as audits
 from toolkit.core import database, doors, preferences, questions
 from toolkit.guidance import proposals as guidance
 from toolkit.pacing import rank as pacing
@@ -43,7 +44,7 @@ def record(conn, project="proj", **fields):
 
 
 def audit_ids(conn):
-    return [r["id"] for r in doors.audit(conn)]
+    return [r["id"] for r in audits.audit(conn)]
 
 
 def fnd(fid, summary="Roll back the deploy?", **kw):
@@ -73,7 +74,7 @@ def test_pacing_id_variants_surface_one_way(conn, fid, summary):
     assert [s["id"] for s in out["surface"]] == [fid]
     assert out["surface"][0]["reason"] == "one-way"
     assert out["silent_decisions"] == []
-    assert doors.audit(conn) == []
+    assert audits.audit(conn) == []
 
 
 def test_pacing_reads_the_whole_summary(conn):
@@ -332,7 +333,7 @@ def test_audit_catches_a_late_one_way(conn, db_file):
     )
     rec["question_id"] = "ADHOC_LEDGER"
     questions.record_event(conn, rec, "proj")
-    (row,) = doors.audit(conn)
+    (row,) = audits.audit(conn)
     assert row["question_id"] == "adhoc-ledger" and row["flagged_by"] == "recorded-logged"
     r = invoke("doors", "audit", "--db", db_file)
     assert r.exit_code == 1 and "adhoc-ledger" in r.output
@@ -349,7 +350,7 @@ def test_audit_catches_a_late_pacing_finding_and_names_the_path(conn):
         },
         "proj",
     )
-    (row,) = doors.audit(conn)
+    (row,) = audits.audit(conn)
     assert (row["decided_by"], row["flagged_by"]) == ("hook", "recorded-finding")
 
 
@@ -365,7 +366,7 @@ def test_audit_sees_registry_ids_in_any_spelling(conn):
     rec["question_id"] = "LAND_AND_DEPLOY_ROLLBACK"  # as a foreign writer might store it
     rec["source"] = "auto-decided"
     questions.record_event(conn, rec, "proj", registry={})
-    (row,) = doors.audit(conn)
+    (row,) = audits.audit(conn)
     assert row["flagged_by"].startswith("registry")
 
 
@@ -383,9 +384,9 @@ def test_audit_reads_recorded_summaries_again(conn, db_file):
         )
         conn.execute("DELETE FROM door_knowledge")
     assert audit_ids(conn) == []
-    assert doors.reclassify(conn) == 1
-    assert doors.reclassify(conn) == 0  # incremental
-    assert [r["flagged_by"] for r in doors.audit(conn)] == ["recorded-classifier"]
+    assert audits.reclassify(conn) == 1
+    assert audits.reclassify(conn) == 0  # incremental
+    assert [r["flagged_by"] for r in audits.audit(conn)] == ["recorded-classifier"]
     r = invoke("doors", "audit", "--db", db_file, "--json")
     assert r.exit_code == 1 and json.loads(r.output)["count"] == 1
 

@@ -268,6 +268,8 @@ def test_registered_answer_is_stored_as_option_key_with_label(repo, state_root):
     assert ev["user_choice"] == "fix-now" and ev["recommended"] == "fix-now"
     assert ev["followed_recommendation"] == 1
     extra = json.loads(ev["extra_json"])
+    # whole_question: what the user was shown (header, options), for later door readings.
+    assert extra.pop("whole_question").endswith("\nH\nA) Fix now (recommended)\nB) Skip")
     assert extra == {"user_choice_label": "A) Fix now", "recommended_label": "A) Fix now"}
     # gstack's file is kept current with the same record
     mirror = (state_root / "projects" / "acme-web" / "question-log.jsonl").read_text()

@@ -4,7 +4,7 @@
 -- door_knowledge (a logged door_type, plantune's classification of any event of the
 -- question, a one-way pacing finding, a summary read again with newer rules), or the row's
 -- own door_class / door_type. Ids match in their canonical form (case, surrounding
--- whitespace, '_' vs '-'). A fact learned after the decision still flags it. One-way doors
+-- whitespace, '_' vs '-', runs of '-', trailing punctuation). A fact learned after the decision still flags it. One-way doors
 -- must always be asked, so this view must be empty: any row is a safety bug to report
 -- (`plantune doors audit` exits 1). flagged_by names the sources (registry, classifier
 -- and logged for the row itself, recorded-<source> for facts from other records, e.g.
@@ -20,10 +20,10 @@ WITH flagged AS (
     UNION
     SELECT q.id
     FROM question_log AS q INDEXED BY question_log_auto_canonical
-    WHERE q.source = 'auto-decided' AND replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-') IN (
+    WHERE q.source = 'auto-decided' AND replace(replace(replace(replace(replace(replace(ltrim(rtrim(replace(replace(replace(lower(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), '')), char(95), '-'), char(32), '-'), char(9), '-'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-.,;:!?'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-') IN (
         SELECT canonical_id FROM door_knowledge
         UNION
-        SELECT replace(lower(trim(replace(replace(replace(replace(replace(replace(id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-') FROM registry_questions WHERE door_type = 'one-way')
+        SELECT replace(replace(replace(replace(replace(replace(ltrim(rtrim(replace(replace(replace(lower(replace(replace(replace(replace(replace(replace(id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), '')), char(95), '-'), char(32), '-'), char(9), '-'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-.,;:!?'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-') FROM registry_questions WHERE door_type = 'one-way')
 )
 SELECT
     q.id,
@@ -49,7 +49,7 @@ SELECT
         || iif(q.door_type IS 'one-way', ',logged', '')
         || coalesce((SELECT ',' || group_concat(DISTINCT 'recorded-' || k.source)
                      FROM door_knowledge AS k
-                     WHERE k.canonical_id = replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-')
+                     WHERE k.canonical_id = replace(replace(replace(replace(replace(replace(ltrim(rtrim(replace(replace(replace(lower(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), '')), char(95), '-'), char(32), '-'), char(9), '-'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-.,;:!?'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-')
                        AND NOT (k.evidence IS 'question_log:' || q.id
                                 AND k.source IN ('logged', 'classified'))), ''),
         2) AS flagged_by,
@@ -58,5 +58,5 @@ FROM flagged
 JOIN question_log AS q ON q.id = flagged.id
 LEFT JOIN registry_questions AS r ON r.id = (
     SELECT r2.id FROM registry_questions AS r2
-    WHERE replace(lower(trim(replace(replace(replace(replace(replace(replace(r2.id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-') = replace(lower(trim(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), ''), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288))), '_', '-')
+    WHERE replace(replace(replace(replace(replace(replace(ltrim(rtrim(replace(replace(replace(lower(replace(replace(replace(replace(replace(replace(r2.id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), '')), char(95), '-'), char(32), '-'), char(9), '-'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-.,;:!?'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-') = replace(replace(replace(replace(replace(replace(ltrim(rtrim(replace(replace(replace(lower(replace(replace(replace(replace(replace(replace(q.question_id, char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''), char(173), '')), char(95), '-'), char(32), '-'), char(9), '-'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-.,;:!?'), char(32, 9, 10, 13, 11, 12, 160, 8199, 8239, 12288) || '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-'), '--', '-')
     ORDER BY r2.door_type = 'two-way' LIMIT 1);

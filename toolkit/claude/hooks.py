@@ -46,6 +46,7 @@ from toolkit.claude.session_start import HOOK_SESSION_START
 from toolkit.core.jscompat import stringify
 from toolkit.core.questions import CANCELLED_CHOICE, QuestionError
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
+from toolkit.core.whole_question import of_question
 from toolkit.store import json_lite, paths, safe_io
 
 HOOK_POST = "post-tool-use"
@@ -445,6 +446,7 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
     text = question_text(question)
     labels = labels_of(question)
     qid, summary = extract_marker(text) if text else (None, "")
+    whole = of_question(question, text=summary)  # the question, header and every option
     v = Verdict(
         question=question,
         index=index,
@@ -458,14 +460,14 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
         v.reason = "no question text"
         return v
     if read_door:
-        v.one_way = _one_way(conn, qid, summary, registry)
+        v.one_way = _one_way(conn, qid, whole, registry)
     if not qid:
         v.reason = "no marker"
         return v
     v.recommended = extract_recommendation(summary, labels, strict=True)
     v.preference, _ = effective_preference(conn, project, qid)
     if v.one_way is None and v.preference in AUTO_DECIDE_PREFERENCES:
-        v.one_way = _one_way(conn, qid, summary, registry)
+        v.one_way = _one_way(conn, qid, whole, registry)
     if v.one_way:
         v.reason = "one-way door"
     elif "-split-" in qid:

@@ -14,7 +14,8 @@ from toolkit.claude.payload import (
     question_text,
 )
 from toolkit.core.jscompat import truncate
-from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice, validate_event
+from toolkit.core.questions import UNKNOWN_CHOICE, Event, normalize_choice, validate_event
+from toolkit.core.whole_question import of_question
 from toolkit.store import json_lite
 
 # --------------------------------------------------------------------------
@@ -155,6 +156,7 @@ def build_record(
         record["question_index"] = index
     if ts:
         record["ts"] = ts
+    whole = of_question(question, text=summary)
 
     options = entry.get("options") if entry and map_options else None
     if options:
@@ -175,4 +177,9 @@ def build_record(
             if key:
                 record["recommended"] = key
                 record["recommended_label"] = truncate(recommended, 64)
-    return validate_event(record, allow_phase=True)
+    event = validate_event(record, allow_phase=True)
+    if whole != summary:
+        # The door (door_class) is read from the whole question, options included.
+        event = Event(event)
+        event.door_text = event.whole_question = whole
+    return event

@@ -4,17 +4,19 @@ import sys
 
 import click
 
-from toolkit.cli.app import db_option, json_option, open_db, print_json
+from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
 
 
 @click.group()
 def doors():
-    """One-way doors: why a question is one-way, and whether one was ever auto-decided.
+    """One-way doors: why a question is one-way, whether one was ever auto-decided, and
+    the user's corrections of false alarms.
 
     \b
     Example:
         plantune doors explain "Drop the users table?"
         plantune doors audit
+        plantune doors allow ship-todos-create --source plan-tune --reason "creating a file"
     """
 
 
@@ -65,33 +67,45 @@ def explain(text, question_id, db_path, as_json):
 
 
 @doors.command()
+@click.option(
+    "--allowed",
+    is_flag=True,
+    help="List every allow and undo (plantune doors allow) instead; exits 0.",
+)
 @db_option
 @json_option
-def audit(db_path, as_json):
-    """List every auto-decision on a question that is one-way by any source; exit 1 if any.
+def audit(allowed, db_path, as_json):
+    """List every auto-decision on a question that is one-way now; exit 1 if any.
 
-    Sources: the registry, a logged door_type, plantune's classification of any recorded
-    summary (read again first with the current rules), a one-way pacing finding. A
-    question that became one-way after it was auto-decided is listed too.
+    Every recorded question is read again first with the current rules: its summary and
+    the header, options and recommendation of its logged line, in every language. Then
+    the sources: the registry, a logged door_type, plantune's reading of any recorded
+    question, a one-way pacing finding. A question that became one-way after it was
+    auto-decided is listed too; one the user allows (doors allow) is not.
 
     \b
     Example:
         plantune doors audit --json
+        plantune doors audit --allowed
     """
-    from toolkit.core import doors as rules
+    from toolkit.core import allows
+    from toolkit.core import audit as audits
     from toolkit.store.db import sqlite3
 
     conn = open_db(db_path)
+    if allowed:
+        _list_allowed(allows.events(conn), as_json)
+        return
 
     def progress(done, total):
         if total >= 50_000:
-            click.echo(f"re-reading recorded summaries: {done:,}/{total:,}", err=True)
+            click.echo(f"re-reading recorded questions: {done:,}/{total:,}", err=True)
 
     try:
-        rules.reclassify(conn, progress=progress)
+        audits.reclassify(conn, progress=progress)
     except sqlite3.Error as e:  # a locked or read-only database is still audited
-        click.echo(f"plantune: summaries not re-read ({e}); auditing what is recorded", err=True)
-    rows = rules.audit(conn)
+        click.echo(f"plantune: questions not re-read ({e}); auditing what is recorded", err=True)
+    rows = audits.audit(conn)
     if as_json:
         print_json({"count": len(rows), "rows": rows})
     elif not rows:
@@ -113,3 +127,68 @@ def audit(db_path, as_json):
                 err=True,
             )
         raise SystemExit(1)
+
+
+def _list_allowed(events, as_json):
+    if as_json:
+        print_json({"count": len(events), "events": events})
+        return
+    if not events:
+        click.echo("No question was ever allowed.")
+        return
+    for e in events:
+        state = "in force" if e["in_force"] else "not in force"
+        reason = f"  ({e['reason']})" if e["reason"] else ""
+        click.echo(
+            f"{e['ts']}  {e['action']:<5}  {e['question_id']}  by {e['source']}  {state}{reason}"
+        )
+
+
+@doors.command()
+@click.argument("question_id")
+@click.option(
+    "--source",
+    help="Who asked for it: plan-tune or inline-user (anything else exits 2).",
+)
+@click.option("--reason", metavar="TEXT", help="Why it is not one-way, in the user's words.")
+@click.option("--undo", is_flag=True, help="Take the allow back: the question is read again.")
+@db_option
+@json_option
+def allow(question_id, source, reason, undo, db_path, as_json):
+    """Mark QUESTION_ID two-way for you although the classifier read it as one-way.
+
+    For a false alarm: the question's text, its id's words or a recorded question read as
+    one-way. A registry one-way id, a skill's approval gate, a logged door_type one-way
+    and a one-way pacing finding can never be allowed (exit 1, the fact named). Only the
+    user may allow (--source plan-tune or inline-user; anything else exits 2, nothing
+    written). The allow covers what was recorded up to it: the same text asked again is
+    two-way, a new text the classifier reads as one-way is asked. Every allow and undo
+    is an event: plantune doors audit --allowed.
+
+    \b
+    Example:
+        plantune doors allow ship-todos-create --source plan-tune --reason "creates a file"
+        plantune doors allow --undo ship-todos-create
+    """
+    from toolkit.core import allows
+    from toolkit.store import db
+
+    conn = open_db(db_path)
+    try:
+        with db.transaction(conn):
+            if undo:
+                event = allows.undo(conn, question_id, source or "plan-tune")
+            else:
+                if source is None:
+                    fail("--source is required (one of: plan-tune, inline-user)")
+                event = allows.allow(conn, question_id, source, reason)
+    except allows.AllowError as e:
+        fail(e.message, e.exit_code)
+    if as_json:
+        print_json({"question_id": question_id, "event": event})
+    elif event is None:
+        click.echo(f"NOOP: {question_id} was not allowed")
+    elif undo:
+        click.echo(f"OK: {question_id} is read as the classifier reads it again")
+    else:
+        click.echo(f"OK: {question_id} is two-way for you (source: {source})")

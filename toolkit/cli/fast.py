@@ -148,13 +148,23 @@ def run_check(
     db_path=None,
     as_json=False,
     include_synthetic=False,
+    question_stdin=False,
 ):
     """``plantune check``: ASK_NORMALLY / AUTO_DECIDE and NOTE lines (or JSON)."""
     from toolkit.core import preferences
 
     result = Output()
     summary = None
-    if summary_stdin:
+    if question_stdin:
+        from toolkit.core.whole_question import from_json
+
+        if summary_stdin:
+            raise Refused("--summary-stdin and --question-stdin read the same stdin: use one")
+        try:
+            summary = from_json(sys.stdin.buffer.read())
+        except ValueError as e:
+            raise Refused(str(e)) from None
+    elif summary_stdin:
         # Raw bytes: the classifier decodes them itself, and text that is not valid UTF-8
         # is one-way ("unreadable") rather than guessed at.
         summary = sys.stdin.buffer.read() or None
@@ -175,7 +185,10 @@ def run_check(
 # --------------------------------------------------------------------------
 # argv fast path
 
-_FLAGS = {"check": ("--summary-stdin", "--json", "--include-synthetic"), "log": ("--json",)}
+_FLAGS = {
+    "check": ("--summary-stdin", "--question-stdin", "--json", "--include-synthetic"),
+    "log": ("--json",),
+}
 _VALUED = ("--project", "--db")
 
 
@@ -262,6 +275,7 @@ def parse(args):
             return None
         kwargs["question_id"] = positional[0]
         kwargs["summary_stdin"] = "--summary-stdin" in seen
+        kwargs["question_stdin"] = "--question-stdin" in seen
         kwargs["include_synthetic"] = "--include-synthetic" in seen
         return run_check, kwargs
     kwargs["event"] = positional[0]

@@ -77,6 +77,12 @@ def log(event, project, db_path, as_json):
     is_flag=True,
     help="Read the question text from stdin for the one-way keyword net.",
 )
+@click.option(
+    "--question-stdin",
+    is_flag=True,
+    help="Read the whole question from stdin as JSON (question, header, options with"
+    " label and description, recommendation): every part is read for one-way doors.",
+)
 @click.option("--project", help=_PROJECT_HELP)
 @click.option(
     "--include-synthetic",
@@ -85,7 +91,7 @@ def log(event, project, db_path, as_json):
 )
 @db_option
 @json_option
-def check(question_id, summary_stdin, project, include_synthetic, db_path, as_json):
+def check(question_id, summary_stdin, question_stdin, project, include_synthetic, db_path, as_json):
     """Say whether to ask a question: ASK_NORMALLY or AUTO_DECIDE, with NOTE lines.
 
     One-way doors (registry, else the keyword net on the piped summary) are always asked;
@@ -97,6 +103,8 @@ def check(question_id, summary_stdin, project, include_synthetic, db_path, as_js
     \b
     Example:
         echo "Drop the users table?" | plantune check adhoc-db-cleanup --summary-stdin
+        echo '{"question": "Which cleanup?", "options": [{"label": "Drop the users table"}]}' \
+          | plantune check adhoc-db-cleanup --question-stdin
     """
     from toolkit.cli.fast import run_check
 
@@ -104,6 +112,7 @@ def check(question_id, summary_stdin, project, include_synthetic, db_path, as_js
         run_check,
         question_id=question_id,
         summary_stdin=summary_stdin,
+        question_stdin=question_stdin,
         project=project,
         db_path=db_path,
         as_json=as_json,

@@ -23,12 +23,15 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
   registered two-way id decide alone against a destructive summary: here the text is
   always read too.
 
-Ids are compared in their canonical form (``canonical_id``): surrounding whitespace and
-zero-width characters dropped, ASCII letters lower-cased, ``_`` read as ``-``; beyond
-ASCII, Unicode dashes read ``-`` and look-alike letters their ASCII letter. The ASCII part
-exists in SQL (``canonical_id_sql``) for the triggers, index and audit view. A question
-about to be auto-decided gets a second look (``before_auto_decide``): its id's own words,
-and facts stored under look-alike spellings.
+Ids are compared in their canonical form (``canonical_id``): code names split
+(``investigateFixApply``), surrounding whitespace, zero-width characters and trailing
+punctuation dropped, ASCII letters lower-cased, ``_`` and spaces read as ``-``, runs of
+``-`` folded; beyond ASCII, Unicode dashes read ``-`` and look-alike letters their ASCII
+letter. All but the code-name split exists in SQL (``canonical_id_sql``) for the
+triggers, index and audit view. An allow of the user's sets aside one-way readings of the
+classifier (``toolkit.core.allows``). A question about to be auto-decided gets a second
+look (``before_auto_decide``): its id's own words, and facts stored under look-alike or
+code-name spellings.
 
 Stable API: ``classify``, ``normalise``, ``explain``, ``canonical_id``, ``decide``,
 ``door_for``, ``RULE_NAMES``, ``ONE_WAY``/``TWO_WAY``.
@@ -51,6 +54,7 @@ __all__ = [
     "REGISTRY_PATH",
     "canonical_id",
     "canonical_id_sql",
+    "sql_key",
     "normalise",
     "classify",
     "explain",
@@ -130,31 +134,63 @@ REGISTRY_PATH = os.path.join(_PACKAGE_DIR, "data", "registry.json")
 _ID_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 # Trimmed from both ends: ASCII whitespace and the common Unicode spaces.
 _ID_SPACE = " \t\n\r\x0b\x0c\u00a0\u2007\u202f\u3000"
-_ID_TABLE = {ord(c): None for c in _ID_INVISIBLE}
-_ID_TABLE.update({ord(c): ord(c) + 32 for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
-_ID_TABLE[ord("_")] = ord("-")
-_ID_TABLE_NO_CASE = {k: v for k, v in _ID_TABLE.items() if v is None or k == ord("_")}
+# Read as "-" inside an id.
+_ID_DASHES = "_ \t"
+# Trimmed from the end: punctuation a hand-edited id picks up ("investigate-fix-apply.").
+_ID_TRAILING = "-.,;:!?"
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+# "--" folded to "-" this many times: runs of up to 64 separators become one.
+_RUN_FOLDS = 6
+_ID_LOWER = {ord(c): ord(c) + 32 for c in _UPPER}
+_ID_DROP = {ord(c): None for c in _ID_INVISIBLE}
 
 
 def canonical_id(question_id):
     """The form ids are compared in for door decisions (storage keeps what was given).
 
-    ``" LAND_AND_DEPLOY-Rollback "`` → ``"land-and-deploy-rollback"``. For an ASCII id this
-    is exactly ``canonical_id_sql`` (only ASCII letters change case, as SQLite's
-    ``lower()``); an id with other characters is folded further (``_fold_id``), so a
-    look-alike spelling is the id it imitates. Non-strings give ``None``.
+    ``" LAND_AND_DEPLOY-Rollback "``, ``investigateFixApply``, ``investigate__fix  apply.``
+    → ``land-and-deploy-rollback``, ``investigate-fix-apply``: a small letter followed by
+    a capital split there (``split_words``), then ``sql_key``: ASCII letters lower-cased,
+    invisible characters dropped, ``_`` and spaces read as ``-``, surrounding whitespace,
+    trailing punctuation and ``-`` trimmed, runs of ``-`` folded to one. An id with
+    characters outside ASCII is folded further (``_fold_id``), so a look-alike spelling is
+    the id it imitates. Non-strings give ``None``.
     """
-    key = _sql_key(question_id)
-    if key is None or key.isascii():
-        return key
-    return _fold_id(key)
-
-
-def _sql_key(question_id):
-    """``canonical_id_sql`` in Python: the key the database's triggers store."""
     if not isinstance(question_id, str):
         return None
-    return question_id.translate(_ID_TABLE_NO_CASE).strip(_ID_SPACE).translate(_ID_TABLE)
+    key = sql_key(split_words(question_id))
+    if key.isascii():
+        return key
+    return sql_key(_fold_id(key))
+
+
+def split_words(question_id):
+    """``investigateFixApply`` → ``investigate-Fix-Apply``: a code name's word boundaries
+    (an ASCII small letter, then a capital) marked with ``-``. The one step of
+    ``canonical_id`` SQL does not take (the ids SQL keys, logged ones, are kebab-case)."""
+    if question_id == question_id.lower():
+        return question_id
+    out = [question_id[:1]]
+    for i in range(1, len(question_id)):
+        if question_id[i] in _UPPER and question_id[i - 1] in _LOWER:
+            out.append("-")
+        out.append(question_id[i])
+    return "".join(out)
+
+
+def sql_key(question_id):
+    """``canonical_id_sql`` in Python, step for step: the key the database's triggers store
+    (``canonical_id`` without ``split_words`` and the Unicode fold)."""
+    if not isinstance(question_id, str):
+        return None
+    key = question_id.translate(_ID_LOWER).translate(_ID_DROP)
+    for c in _ID_DASHES:
+        key = key.replace(c, "-")
+    key = key.rstrip(_ID_SPACE + _ID_TRAILING).lstrip(_ID_SPACE + "-")
+    for _ in range(_RUN_FOLDS):
+        key = key.replace("--", "-")
+    return key
 
 
 def _fold_id(key):
@@ -181,12 +217,11 @@ def _fold_id(key):
         else:
             base = ud.normalize("NFD", ch)[0]
             if base.isascii():
-                out.append(base)
+                out.append(base.lower())
                 continue
             folded = table.get(ord(ch)) or table.get(ord(ch.casefold()[:1]))
             out.append(folded if folded else _fold_letter(ch, ud))
-    key = "".join(out).strip(_ID_SPACE)
-    return key.translate(_ID_TABLE)
+    return "".join(out)
 
 
 def _sql_chars(chars):
@@ -194,16 +229,28 @@ def _sql_chars(chars):
 
 
 def canonical_id_sql(column: str) -> str:
-    """The SQL expression equal to ``canonical_id(column)`` for ids that stay ASCII.
+    """The SQL expression equal to ``sql_key(column)``: ``canonical_id`` for every ASCII id
+    without a small letter followed by a capital (every kebab-case id, so every logged
+    one), and for every canonical id itself.
 
-    Ids with other characters keep them in SQL (no Unicode folding there); checks compare
-    such stored keys through ``canonical_id`` (``before_auto_decide``). Migration 0009 and the views spell out the same text (a test keeps them equal); an
+    SQLite's ``lower()`` changes ASCII letters only, as the Python side does. Ids with
+    other characters keep them in SQL (no Unicode folding there), and code-name spellings
+    are not split; checks compare such stored keys through ``canonical_id``
+    (``known_one_way`` looks up both keys, ``before_auto_decide`` every stored spelling).
+    Migration 0016 and the views spell out the same text (a test keeps them equal); an
     expression index only serves queries that repeat it exactly.
     """
     expr = column
     for c in _ID_INVISIBLE:
         expr = f"replace({expr}, char({ord(c)}), '')"
-    return f"replace(lower(trim({expr}, {_sql_chars(_ID_SPACE)})), '_', '-')"
+    expr = f"lower({expr})"
+    for c in _ID_DASHES:
+        expr = f"replace({expr}, {_sql_chars(c)}, '-')"
+    spaces = _sql_chars(_ID_SPACE)
+    expr = f"ltrim(rtrim({expr}, {spaces} || '{_ID_TRAILING}'), {spaces} || '-')"
+    for _ in range(_RUN_FOLDS):
+        expr = f"replace({expr}, '--', '-')"
+    return expr
 
 
 # --------------------------------------------------------------------------
@@ -560,26 +607,36 @@ def is_one_way(question_id=None, skill=None, category=None, summary=None, regist
 
 
 _REGISTRY_SQL = None
-_KNOWN_SQL = "SELECT source FROM door_knowledge WHERE canonical_id = ? ORDER BY source LIMIT 1"
+_KNOWN_SQL = (
+    "SELECT source FROM door_knowledge WHERE canonical_id IN (?, ?) ORDER BY source LIMIT 1"
+)
+
+
+def keys_of(question_id):
+    """The id's canonical form and the key SQL stores for this very spelling (they differ
+    for a code-name spelling, which SQL does not split)."""
+    key = canonical_id(question_id)
+    return key, sql_key(question_id)
 
 
 def registry_door(conn, question_id):
-    """``(id as registered, door_type, skill, category)`` for the id's canonical form, or None."""
+    """``(id as registered, door_type, skill, category)`` for the id's canonical form (or
+    the key of this spelling), or None."""
     global _REGISTRY_SQL
     if _REGISTRY_SQL is None:
         _REGISTRY_SQL = (
             "SELECT id, door_type, skill, category FROM registry_questions"
-            f" WHERE {canonical_id_sql('id')} = ? ORDER BY door_type = 'two-way' LIMIT 1"
+            f" WHERE {canonical_id_sql('id')} IN (?, ?) ORDER BY door_type = 'two-way' LIMIT 1"
         )
-    return conn.execute(_REGISTRY_SQL, (canonical_id(question_id),)).fetchone()
+    return conn.execute(_REGISTRY_SQL, keys_of(question_id)).fetchone()
 
 
 def known_one_way(conn, question_id):
     """The source of a recorded one-way fact about the id (``door_knowledge``), or None."""
-    key = canonical_id(question_id)
-    if not key:
+    keys = keys_of(question_id)
+    if not keys[0]:
         return None
-    row = conn.execute(_KNOWN_SQL, (key,)).fetchone()
+    row = conn.execute(_KNOWN_SQL, keys).fetchone()
     return row[0] if row else None
 
 
@@ -598,10 +655,21 @@ def door_for(conn, question_id=None, summary=None, skill=None, category=None) ->
             skill = skill or row[2]
             category = category or row[3]
     verdict = decide(question_id, skill, category, summary, registry)
-    if verdict.one_way or not isinstance(question_id, str):
+    if not isinstance(question_id, str):
         return verdict
+    if verdict.one_way:
+        from toolkit.core import allows
+
+        if not allows.overruled(conn, question_id, verdict, summary):
+            return verdict
+        verdict = Classification(False, "allowed", verdict.matched)
     source = known_one_way(conn, question_id)
     if source:
+        from toolkit.core import allows
+
+        # An allow sets aside the facts that are plantune's readings, never a stated one.
+        if allows.covers_records(conn, question_id):
+            return Classification(False, "allowed", verdict.matched)
         return Classification(True, "recorded:" + source)
     return verdict
 
@@ -612,7 +680,10 @@ def id_text(question_id) -> str:
     return key.replace("-", " ")
 
 
-_FOLDED_SQL = "SELECT canonical_id, source FROM door_knowledge WHERE canonical_id GLOB '*[^ -~]*'"
+_FOLDED_SQL = (
+    "SELECT canonical_id, question_id, source FROM door_knowledge"
+    " WHERE canonical_id GLOB '*[^ -~]*' OR question_id GLOB '*[a-z][A-Z]*'"
+)
 
 
 def before_auto_decide(conn, question_id, door):
@@ -622,27 +693,32 @@ def before_auto_decide(conn, question_id, door):
     Only this path pays for it, so an ordinary check stays as fast as it was:
     * an unregistered id's own words (``--check drop-users-table``) are read by the rules;
     * one-way facts recorded under a spelling of the id that only the Unicode fold of
-      ``canonical_id`` makes equal (a look-alike letter, a Unicode dash) count too.
+      ``canonical_id`` makes equal (a look-alike letter, a Unicode dash), or its code-name
+      split (a finding ``dropUsersTable``), count too.
     """
     if not isinstance(question_id, str) or not question_id:
         return None
-    if door is None or door.reason != "registry":
+    from toolkit.core import allows
+
+    if door is None or door.reason not in ("registry", "allowed"):
         verdict = classify(id_text(question_id))
         if verdict.door == ONE_WAY:
             rule = verdict.reason.partition(":")[2] or None
-            return Classification(True, "id-words:" + (rule or verdict.reason), rule)
+            found = Classification(True, "id-words:" + (rule or verdict.reason), rule)
+            if not allows.overruled(conn, question_id, found):
+                return found
     if conn is not None:
         key = canonical_id(question_id)
-        for stored, source in conn.execute(_FOLDED_SQL).fetchall():
-            if canonical_id(stored) == key:
-                return Classification(True, "recorded:" + source)
+        for stored, spelled, source in conn.execute(_FOLDED_SQL).fetchall():
+            if key in (canonical_id(stored), canonical_id(spelled)):
+                found = Classification(True, "recorded:" + source)
+                if not allows.overruled(conn, question_id, found):
+                    return found
     return None
 
 
 # --------------------------------------------------------------------------
-# Reading recorded summaries again, and the audit
-
-_SCAN_KEY = "door_rules_scan"
+# The rules' version (recorded questions are read again when it changes: toolkit.core.audit)
 
 
 def rules_version() -> str:
@@ -668,87 +744,3 @@ def rules_version() -> str:
     if not still_as_read(RULE_SOURCES, read):  # also after reading: the text read is theirs
         return "unsettled-" + os.urandom(6).hex()
     return digest.hexdigest()[:12]
-
-
-def reclassify(conn, progress=None, batch=5000) -> int:
-    """Read recorded summaries not yet read by these rules; record new one-way facts.
-
-    A summary logged two-way under older rules that these rules find one-way becomes a
-    ``door_knowledge`` fact (source ``classifier``), so every later check, and the audit,
-    treats the question as one-way. Incremental: remembers the rules version and the last
-    event read. Returns the number of new facts. ``progress(done, total)`` is called per batch.
-    """
-    import json
-
-    from toolkit.store import db
-
-    version = rules_version()
-    row = conn.execute("SELECT value FROM plantune_meta WHERE key = ?", (_SCAN_KEY,)).fetchone()
-    state = json.loads(row[0]) if row and row[0] else {}
-    last = state.get("last_id", 0) if state.get("version") == version else 0
-    total = conn.execute(
-        "SELECT count(*) FROM question_log WHERE id > ? AND synthetic = 0", (last,)
-    ).fetchone()[0]
-    learned = done = 0
-    while True:
-        rows = conn.execute(
-            "SELECT id, question_id, question_summary, door_class FROM question_log"
-            " WHERE id > ? AND synthetic = 0 ORDER BY id LIMIT ?",
-            (last, batch),
-        ).fetchall()
-        if not rows:
-            break
-        facts = []
-        now = db.utc_now()
-        for rid, qid, summary, door_class in rows:
-            if door_class != ONE_WAY and classify(summary).door == ONE_WAY:
-                for key in {canonical_id(qid), _sql_key(qid)}:  # the audit view's key too
-                    facts.append((key, "classifier", qid, f"question_log:{rid}", now))
-        last = rows[-1][0]
-        with db.transaction(conn):
-            before = conn.total_changes
-            conn.executemany(
-                "INSERT OR IGNORE INTO door_knowledge (canonical_id, source, question_id,"
-                " evidence, learned_at) VALUES (?, ?, ?, ?, ?)",
-                facts,
-            )
-            learned += conn.total_changes - before
-            conn.execute(
-                "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
-                " DO UPDATE SET value = excluded.value",
-                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})),
-            )
-        done += len(rows)
-        if progress:
-            progress(done, total)
-    if done == 0:
-        with db.transaction(conn):
-            conn.execute(
-                "INSERT INTO plantune_meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
-                " DO UPDATE SET value = excluded.value",
-                (_SCAN_KEY, json.dumps({"version": version, "last_id": last})),
-            )
-    return learned
-
-
-AUDIT_COLUMNS = (
-    "id",
-    "ts",
-    "project",
-    "session_id",
-    "phase",
-    "question_id",
-    "question_summary",
-    "user_choice",
-    "decided_by",
-    "flagged_by",
-)
-
-
-def audit(conn) -> list:
-    """The rows of ``one_way_audit`` (auto-decisions on one-way questions), oldest first."""
-    cols = ", ".join(AUDIT_COLUMNS)
-    return [
-        dict(zip(AUDIT_COLUMNS, r))
-        for r in conn.execute(f"SELECT {cols} FROM one_way_audit ORDER BY ts, id")
-    ]

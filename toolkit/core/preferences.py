@@ -28,6 +28,7 @@ __all__ = [
     "USER_SOURCES",
     "PreferenceError",
     "Decision",
+    "check_source",
     "validate_write",
     "parse_write",
     "get",
@@ -77,25 +78,11 @@ def classify(conn, question_id, summary=None):
     return doors.door_for(conn, question_id, summary)
 
 
-def validate_write(conn, obj):
-    """Check a preference write in gstack's order; returns ``(id, preference, source, free_text)``.
-
-    JSON → id → preference → source present → source is the user (exit 2) → one-way
-    reject → free_text. The origin gate runs before the one-way check so that a poisoning
-    source always gets exit 2, whatever the id.
-    """
-    # Imported here: a check never validates a write.
+def check_source(source):
+    """The user-origin gate: only the user may tune their own questions (``plan-tune``,
+    ``inline-user``). PreferenceError: exit 1 when missing, exit 2 for any other source."""
     from toolkit.core.jscompat import is_falsy, value_string
 
-    qid = obj.get("question_id")
-    if not is_kebab(qid) or len(qid) > QUESTION_ID_MAX:
-        raise PreferenceError("invalid question_id")
-    pref = obj.get("preference")
-    if pref not in PREFERENCES:
-        raise PreferenceError(
-            "invalid preference (must be one of: always-ask, never-ask, ask-only-for-one-way)"
-        )
-    source = obj.get("source")
     if is_falsy(source):
         raise PreferenceError("source field required (one of: plan-tune, inline-user)")
     if source not in USER_SOURCES:
@@ -104,8 +91,32 @@ def validate_write(conn, obj):
             " (profile poisoning defense)",
             exit_code=2,
         )
+
+
+def validate_write(conn, obj):
+    """Check a preference write in gstack's order; returns ``(id, preference, source, free_text)``.
+
+    JSON → id → preference → source present → source is the user (exit 2) → one-way
+    reject → free_text. The origin gate runs before the one-way check so that a poisoning
+    source always gets exit 2, whatever the id.
+    """
+    qid = obj.get("question_id")
+    if not is_kebab(qid) or len(qid) > QUESTION_ID_MAX:
+        raise PreferenceError("invalid question_id")
+    pref = obj.get("preference")
+    if pref not in PREFERENCES:
+        raise PreferenceError(
+            "invalid preference (must be one of: always-ask, never-ask, ask-only-for-one-way)"
+        )
+    check_source(obj.get("source"))
+    source = obj["source"]
     if pref in SILENCING and classify(conn, qid).one_way:
-        raise PreferenceError(f'cannot set {pref} on one-way question "{qid}" (door_type: one-way)')
+        from toolkit.core.allows import why_one_way
+
+        raise PreferenceError(
+            f'cannot set {pref} on one-way question "{qid}" (door_type: one-way):'
+            f" {why_one_way(conn, qid)}"
+        )
     free_text = None
     if "free_text" in obj and obj["free_text"] is not None:
         ft = obj["free_text"]

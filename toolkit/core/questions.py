@@ -160,9 +160,13 @@ def _no_nul(field: str, value: str):
 
 
 class Event(dict):
-    """A validated event whose summary was cut: ``door_text`` is the whole summary."""
+    """A validated event with more to read than its stored summary: ``door_text`` is what
+    its door is read from (the whole summary when it was cut, or the whole question);
+    ``whole_question`` the question with its header and options, kept in extra_json so
+    later readings (the audit, the user's allows) read what the user was shown."""
 
     door_text = None
+    whole_question = None
 
 
 def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
@@ -415,6 +419,9 @@ def prepare_row(
         registry,
     )
     extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
+    whole = getattr(record, "whole_question", None)
+    if whole:
+        extra["whole_question"] = whole
     if not recorded_at:
         from toolkit.store.db import utc_now
 

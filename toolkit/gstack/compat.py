@@ -23,6 +23,10 @@ PREF_USAGE = """\
 Usage: gstack-question-preference <subcommand>
 
   --check <question_id> [--summary-stdin]   ASK_NORMALLY or AUTO_DECIDE (+ NOTE lines)
+  --check <question_id> --question-stdin    the same, reading the whole question as JSON:
+        {"question": "...", "header": "...", "options": [{"label": "...",
+         "description": "..."}], "recommendation": "..."} (every part is read for
+         one-way doors: a destructive option makes the question one-way)
   --write '<json>'                          set a preference (source plan-tune|inline-user)
   --read                                    print this project's preferences (default)
   --clear [<question_id>]                   clear one preference, or all of them
@@ -215,13 +219,26 @@ def _prepared(pick_up=True):
 
 def _pref_check(rest):
     want_stdin = "--summary-stdin" in rest
-    ids = [a for a in rest if a != "--summary-stdin"]
+    want_question = "--question-stdin" in rest
+    ids = [a for a in rest if a not in ("--summary-stdin", "--question-stdin")]
     if not ids:
         _say("ASK_NORMALLY")
         return 0
     question_id = ids[0]
     summary = None
-    if want_stdin:
+    if want_question:
+        if want_stdin:
+            _complain(PREF, "--summary-stdin and --question-stdin read the same stdin: use one")
+            return 1
+        from toolkit.core.whole_question import from_json
+        from toolkit.store.safe_io import stdin_bytes
+
+        try:
+            summary = from_json(stdin_bytes())
+        except ValueError as e:
+            _complain(PREF, str(e))
+            return 1
+    elif want_stdin:
         # Raw bytes: the classifier decodes them itself; invalid UTF-8 is one-way
         # ("unreadable") where gstack would decode leniently and read on.
         from toolkit.store.safe_io import stdin_bytes

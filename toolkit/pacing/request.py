@@ -22,6 +22,7 @@ from toolkit.core.vocabulary import (
     is_kebab,
 )
 from toolkit.core.vocabulary import GATE_KINDS as GATE_KIND_NAMES
+from toolkit.core.whole_question import door_text
 from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
 from toolkit.store.digest import sha1 as _sha1
 
@@ -123,7 +124,7 @@ def _finding(raw, position):
     # Long summaries are cut, not refused: the full text stays with the agent.
     full = _text(raw.get("summary"), f"{label}: summary", sys.maxsize)
     # The door is read from the whole summary; only the stored copy is cut.
-    out = {"id": fid, "summary": full[:SUMMARY_MAX], "door_text": full}
+    out = {"id": fid, "summary": full[:SUMMARY_MAX]}
     for factor in scoring.FACTORS:
         value = raw.get(factor)
         if not _is_int(value) or not 0 <= value <= 2:
@@ -155,6 +156,8 @@ def _finding(raw, position):
         raise PacingError(f"{label}: recommended required (the option a Silent Decision takes)")
     out["recommended"] = _one_line(recommended, f"{label}: recommended", OPTION_MAX)
     out["options"] = list(options)
+    # The door is read from the whole finding: a destructive option makes it one-way.
+    out["door_text"] = door_text(full, None, out["options"], out["recommended"])
     return out
 
 

@@ -1,0 +1,81 @@
+"""The whole of a question, as the door rules read it.
+
+An agent's question is more than its sentence: a header, options with labels and
+descriptions, a recommendation. "Which cleanup should I run now?" is harmless; its option
+"Drop the users table in production (Recommended)" is not. Every reader that decides a
+door (the hooks, ``--check``, pacing findings, the audit) builds the text the rules read
+here, and nowhere else: each part on a line of its own, in the order a person reads them.
+
+Hot path: nothing imported.
+"""
+
+__all__ = ["door_text", "of_question"]
+
+
+def _add(parts, value):
+    if isinstance(value, str) and value.strip():
+        parts.append(value)
+
+
+def door_text(question=None, header=None, options=None, recommendation=None) -> str:
+    """The question, the header, every option's label and description and the
+    recommendation, joined with newlines (parts that are not text, or empty, left out).
+
+    An option is a string or a mapping with ``label`` and ``description``.
+    """
+    parts = []
+    _add(parts, question)
+    _add(parts, header)
+    if isinstance(options, (list, tuple)):
+        for option in options:
+            if isinstance(option, dict):
+                _add(parts, option.get("label"))
+                _add(parts, option.get("description"))
+            else:
+                _add(parts, option)
+    _add(parts, recommendation)
+    return "\n".join(parts)
+
+
+def of_question(obj, text=None) -> str:
+    """``door_text`` of one question given as a mapping: an AskUserQuestion question
+    (``question``, ``header``, ``options``), a ``--check`` JSON question, or a logged
+    event (``question_summary``, ``options``, ``recommended``). ``text`` replaces the
+    question's own sentence (the hook passes it without its id marker)."""
+    if not isinstance(obj, dict):
+        return text if isinstance(text, str) else ""
+    if text is None:
+        for key in ("question", "question_summary", "summary"):
+            if isinstance(obj.get(key), str):
+                text = obj[key]
+                break
+    recommendation = obj.get("recommendation")
+    if not isinstance(recommendation, str):
+        recommendation = obj.get("recommended")
+    return door_text(text, obj.get("header"), obj.get("options"), recommendation)
+
+
+QUESTION_JSON_HELP = (
+    'a JSON object such as {"question": "...", "header": "...",'
+    ' "options": [{"label": "...", "description": "..."}]}'
+)
+
+
+def from_json(data) -> str:
+    """``door_text`` of a JSON question object (``--question-stdin``); ValueError with a
+    one-line message when it is not one."""
+    from toolkit.store import json_lite
+
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("question on stdin is not valid UTF-8") from None
+    try:
+        obj = json_lite.loads(data)
+    except (ValueError, RecursionError):
+        obj = None
+    text = of_question(obj) if isinstance(obj, dict) else ""
+    if not text:
+        raise ValueError(f"stdin must be {QUESTION_JSON_HELP}")
+    return text
