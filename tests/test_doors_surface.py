@@ -250,7 +250,8 @@ def test_check_never_auto_decides_a_hand_edited_spelling(state_root, spelling):
 
 # --- the user corrects a false alarm ---------------------------------------------------
 
-TODOS = "Create TODOS.md? Recommendation: accept (cheap, easy to delete)"
+# A false alarm of the current rules: harmless, yet read as one-way.
+TODOS = "Wipe the local build cache and the node_modules folder of this checkout?"
 
 
 def invoke(*args, input=None):
@@ -368,9 +369,7 @@ def test_an_allowed_question_stays_one_way_for_a_stated_fact_learned_later(state
 
 
 def test_the_audit_leaves_out_auto_decisions_the_user_allows(state_root):
-    _log(
-        "adhoc-snapshot", "Overwrite the snapshot file for the updated test?", source="auto-decided"
-    )
+    _log("adhoc-snapshot", TODOS, source="auto-decided")
     _log("ship-test-failure-triage", "Triage?", source="auto-decided")
     before = json.loads(invoke("doors", "audit", "--json").output)
     assert [r["question_id"] for r in before["rows"]] == [
@@ -423,10 +422,14 @@ def _check_arabic(state_root):
     return pref("--check", "adhoc-db-question", "--summary-stdin", input=ARABIC).stdout
 
 
-def test_check_asks_text_it_cannot_read_until_the_user_answered_it(state_root):
+def test_check_asks_text_it_cannot_read_until_the_user_allows_it(state_root):
     plant(state_root, {"adhoc-db-question": "never-ask"})
     assert _check_arabic(state_root).splitlines() == ["ASK_NORMALLY", ONE_WAY_NOTE]
+    # Answering it once is not enough: the logged reading (one-way) is sticky, as every
+    # recorded one-way fact is; the safe side until the user says it is harmless.
     _log("adhoc-db-question", ARABIC, user_choice="no")
+    assert _check_arabic(state_root).splitlines() == ["ASK_NORMALLY", ONE_WAY_NOTE]
+    assert invoke("doors", "allow", "adhoc-db-question", "--source", "plan-tune").exit_code == 0
     assert _check_arabic(state_root) == "AUTO_DECIDE\n"
 
 
@@ -505,7 +508,7 @@ def test_a_finding_plantune_read_as_one_way_can_be_allowed_one_the_agent_called_
         base.update({"decision_matters": 0, "recommended": "go"}, **kw)
         return base
 
-    read = finding("acme-snapshot", summary="Overwrite the snapshot file for the updated test?")
+    read = finding("acme-snapshot", summary=TODOS)
     said = finding("acme-notes", door_type="one-way")
     pacing.rank(conn, {"session_id": "s1", "phase": "eng", "findings": [read, said]}, "proj")
     with db.transaction(conn):

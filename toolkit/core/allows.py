@@ -36,7 +36,7 @@ __all__ = [
     "allowed_decision",
 ]
 
-UNREADABLE_LANGUAGE = "unreadable-language"
+UNREADABLE_LANGUAGE = doors.UNREADABLE_LANGUAGE  # the engine says it; one spelling
 # door_knowledge sources that are plantune's own readings of a text (allowable).
 READING_SOURCES = frozenset({"classified", "classifier"})
 
