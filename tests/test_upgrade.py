@@ -244,7 +244,7 @@ real = db.sqlite3
 prefix, nth = sys.argv[2], int(sys.argv[3])
 
 
-class Killed(real.Connection):
+class Killed(db.Connection):
     seen = 0
 
     def execute(self, sql, *args):
@@ -256,7 +256,7 @@ class Killed(real.Connection):
 
 
 shim = types.SimpleNamespace(**{{k: getattr(real, k) for k in dir(real) if not k.startswith("__")}})
-shim.connect = lambda *a, **k: real.connect(*a, factory=Killed, **k)
+shim.connect = lambda *a, factory=None, **k: real.connect(*a, factory=Killed, **k)
 db.sqlite3 = shim
 db.connect(sys.argv[1])
 """
