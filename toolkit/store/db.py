@@ -431,17 +431,29 @@ class transaction:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` (or ``ROLLBACK`` on error).
 
     IMMEDIATE takes the write lock up front, so two writers queue on the busy timeout
-    instead of one failing later with "database is locked" on lock upgrade.
+    instead of one failing later with "database is locked" on lock upgrade. Inside a
+    transaction already open (a delete that drains, deletes and rewrites in one), it is a
+    savepoint: its work commits with the outer transaction, or is undone alone on error.
     """
 
     def __init__(self, conn):
         self.conn = conn
+        self.nested = False
 
     def __enter__(self):
-        begin_immediate(self.conn)
+        if self.conn.in_transaction:
+            self.nested = True
+            self.conn.execute("SAVEPOINT plantune_nested")
+        else:
+            begin_immediate(self.conn)
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
+        if self.nested:
+            if exc_type is not None:
+                self.conn.execute("ROLLBACK TO plantune_nested")
+            self.conn.execute("RELEASE plantune_nested")
+            return False
         waiting = _AFTER_COMMIT.pop(id(self.conn), ())
         if exc_type is None:
             self.conn.execute("COMMIT")
@@ -595,6 +607,17 @@ def tombstone(conn, keys, kind):
         "INSERT OR IGNORE INTO tombstones (event_key, kind, deleted_at) VALUES (?, ?, ?)",
         [(k, kind, now) for k in keys],
     )
+
+
+def empty_wal(conn, tries=100, pause=0.05):
+    """Copy the write-ahead log into the database file and truncate it, so pages as they
+    were before a delete survive in neither. A reader still on an older snapshot holds the
+    log back: wait for it (up to ``tries`` × ``pause`` seconds). True once it is empty."""
+    for _ in range(tries):
+        if conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0:
+            return True
+        time.sleep(pause)
+    return False
 
 
 def save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=None):
