@@ -319,7 +319,7 @@ def merge(conn, paths, developer=None, progress=None, trust_attribution=False):
             progress(results[-1])
     if any(r["removed"] for r in results):
         # The write-ahead log holds the pages as they were; empty it into the zeroed file.
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.empty_wal(conn)
     return results
 
 
