@@ -21,9 +21,9 @@ Each source is attached read-only and copied with set-based ``INSERT … SELECT`
 Nothing deleted comes back, whichever database it was deleted in and whatever the order of
 merges, backups and deletes. A source's tombstones (0010) and deletion records (0019) are
 merged first: the team database removes its copies of what they name (with
-``secure_delete``, so removed text leaves the file) and keeps them, so the same row from
-any source or backup of that developer is never added again; the team database's own records (its
-``profile delete``) keep out what it deleted. A record covers the rows written up to its
+``secure_delete``, so removed text leaves the file) and keeps them, so the same row of
+that developer from any source or backup is never added again; the team database's own
+records (its ``profile delete``) keep out what it deleted. A record covers the rows written up to its
 delete: a preference set again, or a session ranked again, afterwards is newer and is
 merged. A source from before deletion records has only its rows to say what it deleted:
 a row it no longer holds is removed from that source's merged copy.
