@@ -262,3 +262,30 @@ def test_an_import_in_the_middle_of_a_delete_commits_nothing_from_before(world, 
     assert result.exit_code == 0, result.output
     finish(started[0])
     assert_nothing_from_before(db_path, log)
+
+
+def test_a_project_delete_drains_and_keeps_the_other_projects_events(world, state_root):
+    """Spooled events of another project are recorded, kept and written to that project's
+    gstack log by the delete; those of the deleted project leave no trace."""
+    from toolkit.core import questions
+    from toolkit.gstack import spool
+
+    db_path, log = world
+    log.write_text("")
+    for i in range(5):
+        for project in (SLUG, "other-proj"):
+            record = questions.validate_event(_event(i, tag=f"{BEFORE} {project}"))
+            spool.put_question(record, project, db_path)
+    result = subprocess.run(
+        [script("plantune"), "profile", "delete", "--project", SLUG, "--yes"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert query(db_path, "SELECT DISTINCT project FROM question_log") == [("other-proj",)]
+    assert query(db_path, "SELECT count(*) FROM question_log") == [(5,)]
+    assert spool.pending() == []
+    other = state_root / "projects" / "other-proj" / "question-log.jsonl"
+    assert len(other.read_text().splitlines()) == 5
+    assert f"{BEFORE} {SLUG}".encode() not in Path(db_path).read_bytes()
+    assert not log.exists() or f"{BEFORE} {SLUG}" not in log.read_text()

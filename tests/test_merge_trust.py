@@ -237,3 +237,18 @@ def test_a_source_whose_deletes_name_no_developer_is_refused(tmp_path):
     ok(["merge", lone, "--developer", BOB, "--db", team])
     assert query(team, "SELECT developer FROM developer_tombstones") == [(BOB,)]
     assert query(team, "SELECT count(*) FROM tombstones") == [(0,)]
+
+
+def test_a_developers_delete_reaches_a_team_of_teams_for_that_developer_only(tmp_path):
+    alice = history(str(tmp_path / "alice.db"), ALICE)
+    bob = history(str(tmp_path / "bob.db"), BOB)
+    team, org = str(tmp_path / "team.db"), str(tmp_path / "org.db")
+    ok(["merge", alice, bob, "--db", team])
+    ok(["merge", team, "--trust-attribution", "--db", org])
+    bob_rows = rows_of(org, BOB)
+    ok(["profile", "delete", "--all", "--yes", "--db", alice], developer=ALICE)
+    ok(["merge", alice, "--db", team])
+    ok(["merge", team, "--trust-attribution", "--db", org])
+    assert rows_of(org, ALICE)["question_log"] == rows_of(org, ALICE)["findings"] == 0
+    assert rows_of(org, BOB) == bob_rows
+    assert query(org, "SELECT DISTINCT developer FROM developer_tombstones") == [(ALICE,)]
