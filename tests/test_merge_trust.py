@@ -2,6 +2,8 @@
 neither delete nor forge another developer's history in the team database."""
 
 import json
+import os
+import random
 import sqlite3
 
 import pytest
@@ -252,3 +254,91 @@ def test_a_developers_delete_reaches_a_team_of_teams_for_that_developer_only(tmp
     assert rows_of(org, ALICE)["question_log"] == rows_of(org, ALICE)["findings"] == 0
     assert rows_of(org, BOB) == bob_rows
     assert query(org, "SELECT DISTINCT developer FROM developer_tombstones") == [(ALICE,)]
+
+
+# ---------------------------------------------------------------- property: a hostile teammate
+
+
+def alice_rows(path):
+    """What a database holds of Alice's, by content: events, findings, preferences."""
+    table = "developer_preferences" if "team" in os.path.basename(path) else "preferences"
+    return (
+        set(query(path, "SELECT question_summary FROM question_log WHERE developer = ?", (ALICE,))),
+        set(query(path, "SELECT finding_id FROM findings WHERE developer = ?", (ALICE,))),
+        set(query(path, f"SELECT question_id FROM {table} WHERE developer = ?", (ALICE,))),
+    )
+
+
+def forge_copies_of(victim_db, hostile_db):
+    """Copy the victim's events and preferences into ``hostile_db``, still naming the victim."""
+    conn = sqlite3.connect(hostile_db)
+    conn.execute("ATTACH DATABASE ? AS v", (victim_db,))
+    with conn:
+        columns = [r[1] for r in conn.execute("PRAGMA v.table_info(question_log)") if r[1] != "id"]
+        names = ", ".join(columns)
+        conn.execute(
+            f"INSERT OR IGNORE INTO question_log ({names}) SELECT {names} FROM v.question_log"
+        )
+        columns = [r[1] for r in conn.execute("PRAGMA v.table_info(preferences)")]
+        names = ", ".join(columns)
+        conn.execute(
+            f"INSERT OR IGNORE INTO preferences ({names}) SELECT {names} FROM v.preferences"
+        )
+    conn.execute("DETACH DATABASE v")
+    conn.close()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_hostile_teammate_changes_what_the_team_holds_of_another(tmp_path, seed):
+    rng = random.Random(seed)
+    alice, bob = str(tmp_path / "alice.db"), str(tmp_path / "bob.db")
+    team = str(tmp_path / "team.db")
+    for path in (alice, bob):
+        ok(["init", "--db", path])
+    expected, n, log = (set(), set(), set()), 0, []
+    for _ in range(25):
+        op = rng.choice(["write", "write", "delete", "merge", "forge", "bob"])
+        log.append(op)
+        n += 1
+        if op == "write":
+            kind = rng.choice(["q", "f", "p"])
+            if kind == "q":
+                event = {
+                    "skill": "plan-eng-review",
+                    "question_id": "plan-eng-review-q0",
+                    "question_summary": f"alice question {n}?",
+                    "user_choice": "a",
+                    "session_id": f"alice-{n}",
+                    "ts": "2026-10-01T10:00:00Z",
+                }
+                ok(["log", json.dumps(event), "--db", alice], developer=ALICE)
+            elif kind == "f":
+                rank(alice, ALICE, f"alice-{n}", f"alice-f{n}")
+            else:
+                ok(
+                    [
+                        "pref",
+                        "set",
+                        f"alice-q{n}",
+                        "never-ask",
+                        "--source",
+                        "plan-tune",
+                        "--db",
+                        alice,
+                    ],
+                    developer=ALICE,
+                )
+        elif op == "delete":
+            ok(["profile", "delete", "--all", "--yes", "--db", alice], developer=ALICE)
+        elif op == "merge":
+            ok(["merge", alice, "--db", team])
+            expected = alice_rows(alice)
+        elif op == "forge":
+            forge_deletes_of(alice, bob)
+            forge_copies_of(alice, bob)
+        else:
+            rank(bob, BOB, f"bob-{n}", f"bob-f{n}")
+            ok(["merge", bob, "--developer", BOB, "--db", team])
+        if os.path.exists(team):
+            team_rows = alice_rows(team)
+            assert team_rows == expected, (seed, log)
