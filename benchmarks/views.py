@@ -136,21 +136,29 @@ def build(path, n_events):
     conn.close()
 
 
-VIEW_MIGRATION = os.path.join(db.MIGRATIONS_DIR, "0015_view_rollups.sql")
-TRACE_MIGRATION = os.path.join(db.MIGRATIONS_DIR, "0020_dimension_trace_plans.sql")
 WITHOUT_TRIGGERS = "without rollup triggers"
-BEFORE_VIEWS = "without the indexes of 0015"
-BEFORE_TRACE = "before 0020 (dimension_trace index)"
+BEFORE_VIEWS = "without the view indexes of 0015"
+BEFORE_TRACE = "without the dimension_trace index"
 CURRENT = "with rollup triggers"
-
-
-def objects_of(migration):
-    """The indexes and triggers a migration creates, by name (none when this checkout has no
-    such migration)."""
-    if not os.path.exists(migration):
-        return []
-    with open(migration, encoding="utf-8") as f:
-        return re.findall(r"^CREATE (INDEX|TRIGGER) (\w+)", f.read(), flags=re.M)
+# What each "before" variant leaves out of the schema (migration 0015 holds both, since the
+# unreleased migrations were squashed into it).
+LEFT_OUT = {
+    BEFORE_VIEWS: [
+        ("INDEX", name)
+        for name in (
+            "question_log_synthetic",
+            "question_log_ts",
+            "findings_synthetic",
+            "findings_created",
+            "trace_runs_created",
+            "rollup_pacing_ranked_at",
+            "rollup_pacing_phase",
+            "rollup_pacing_synthetic",
+            "rollup_pacing_project",
+        )
+    ],
+    BEFORE_TRACE: [("INDEX", "question_log_choice")],
+}
 
 
 def schema_variant(path, label):
@@ -161,11 +169,8 @@ def schema_variant(path, label):
             "SELECT name FROM sqlite_master WHERE type = 'trigger'"
         ).fetchall():
             conn.execute(f'DROP TRIGGER "{name}"')
-    elif label in (BEFORE_VIEWS, BEFORE_TRACE):
-        migration = VIEW_MIGRATION if label == BEFORE_VIEWS else TRACE_MIGRATION
-        # A later migration may have replaced a trigger under another name (0021 moved the
-        # rollup triggers into feeds): what is gone is skipped.
-        for kind, name in objects_of(migration):
+    elif label in LEFT_OUT:
+        for kind, name in LEFT_OUT[label]:
             conn.execute(f'DROP {kind} IF EXISTS "{name}"')
     return conn
 

@@ -87,8 +87,8 @@ def merge(source, team, developer=None):
     return ok(args)
 
 
-def delete_all(path):
-    ok(["profile", "delete", "--all", "--yes", "--db", path])
+def delete_all(path, developer=ALICE):
+    ok(["profile", "delete", "--all", "--yes", "--db", path], developer=developer)
 
 
 def count(path, table):
@@ -136,7 +136,7 @@ def test_an_older_backup_of_a_source_brings_nothing_deleted_back(tmp_path):
     ok(["backup", backup, "--db", a])
     merge(a, team)
     assert count(team, "developer_preferences") == 1
-    ok(["pref", "clear", "q-1", "--db", a])
+    ok(["pref", "clear", "q-1", "--db", a], developer=ALICE)
     delete_all(a)
     merge(a, team)
     assert count(team, "developer_preferences") == count(team, "office_hours_sessions") == 0
@@ -183,7 +183,7 @@ def test_a_preference_set_again_after_its_clear_is_merged(tmp_path):
     pref(a, 1)
     merge(a, team)
     ok(["backup", backup, "--db", a])
-    ok(["pref", "clear", "q-1", "--db", a])
+    ok(["pref", "clear", "q-1", "--db", a], developer=ALICE)
     merge(a, team)
     assert count(team, "developer_preferences") == 0
     ok(["pref", "set", "q-1", "always-ask", "--source", "plan-tune", "--db", a], developer=ALICE)
@@ -225,7 +225,7 @@ def test_deletions_reach_a_team_of_teams(tmp_path):
     merge(a, team)
     merge(team, org)
     assert count(org, "findings") == count(org, "developer_preferences") == 1
-    ok(["pref", "clear", "q-1", "--db", a])
+    ok(["pref", "clear", "q-1", "--db", a], developer=ALICE)
     delete_all(a)
     merge(a, team)
     merge(team, org)
@@ -264,12 +264,12 @@ class World:
         prefs = sorted(m for m in self.present[dev] if m[0] == "p")
         if prefs:
             m = self.rng.choice(prefs)
-            ok(["pref", "clear", f"q-{m[1]}", "--db", self.sources[dev]])
+            ok(["pref", "clear", f"q-{m[1]}", "--db", self.sources[dev]], developer=dev)
             self.present[dev].discard(m)
             self.deleted[dev].add(m)
 
     def delete_source(self, dev):
-        delete_all(self.sources[dev])
+        delete_all(self.sources[dev], dev)
         gone = {m for m in self.present[dev] if m[0] != "p"}
         self.present[dev] -= gone
         self.deleted[dev] |= gone

@@ -19,7 +19,7 @@ import zipfile
 import pytest
 
 from tests.helpers import BIN_DIR, REPO_ROOT, script
-from toolkit.store.db import RENAMED_MIGRATIONS
+from toolkit.store.db import RENAMED_MIGRATIONS, SQUASHED_MIGRATIONS
 
 PROJECT_FILES = ("pyproject.toml", "README.md", "datasette-metadata.json", "hatch_build.py")
 PROJECT_DIRS = ("toolkit", "sql", "notebooks", "launchers")
@@ -184,8 +184,10 @@ def test_installed_copy_creates_a_complete_database(installed, tmp_path):
     conn = sqlite3.connect(db)
     migrations = [row[0] for row in conn.execute("SELECT name FROM plantune_migrations")]
     expected = sorted(os.path.basename(p) for p in _source_files("sql/migrations", ".sql"))
-    # A renamed migration is recorded under its earlier name too, for earlier releases.
-    assert sorted(migrations) == sorted(expected + list(RENAMED_MIGRATIONS))
+    # A renamed migration is recorded under its earlier name too, for earlier releases, and
+    # a squash under the names of its parts.
+    parts = [p for ps in SQUASHED_MIGRATIONS.values() for p in ps]
+    assert sorted(migrations) == sorted(expected + list(RENAMED_MIGRATIONS) + parts)
     views = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
     assert views == {os.path.basename(p)[:-4] for p in _source_files("sql/views", ".sql")}
     r = run_installed(

@@ -154,8 +154,8 @@ def test_merge_reports_counts_per_source_and_keeps_provenance(tmp_path):
     result = ok(["merge", a, b, "--db", team])
     lines = result.output.strip().splitlines()
     n_a = query(a, "SELECT count(*) FROM question_log")[0][0]
-    assert lines[0].startswith(f"{a}: {n_a:,} of {n_a:,} question events new")
-    assert lines[1].startswith(f"{b}:")
+    assert lines[0].startswith(f"{a} as alice@example.com: {n_a:,} of {n_a:,} question events new")
+    assert lines[1].startswith(f"{b} as bob@example.com:")
     sources = query(team, "SELECT id, database_id, path FROM merge_sources ORDER BY id")
     ids = [
         query(p, "SELECT value FROM plantune_meta WHERE key = 'database_id'")[0][0] for p in (a, b)
@@ -323,7 +323,10 @@ def test_merging_the_team_database_into_itself_is_refused(tmp_path):
 def test_a_team_database_merges_into_another_with_its_developers(tmp_path):
     *_, team = team_db(tmp_path)
     org = str(tmp_path / "org.db")
-    ok(["merge", team, "--db", org])
+    result = invoke(["merge", team, "--db", org])
+    assert result.exit_code == 1 and "--trust-attribution" in result.output
+    assert not os.path.exists(org) or query(org, "SELECT count(*) FROM question_log") == [(0,)]
+    ok(["merge", team, "--trust-attribution", "--db", org])
     assert set(query(org, "SELECT developer, count(*) FROM question_log GROUP BY 1")) == set(
         query(team, "SELECT developer, count(*) FROM question_log GROUP BY 1")
     )

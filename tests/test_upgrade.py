@@ -88,10 +88,15 @@ def current_names():
     return [name for name, _ in db.default_schema().migrations]
 
 
+def squashed_parts():
+    return {part for parts in db.SQUASHED_MIGRATIONS.values() for part in parts}
+
+
 def upgraded_names():
     """What an upgraded (or new) database records: every current name, and the earlier
-    name of each renamed migration beside it, for an earlier release that opens it."""
-    return sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS))
+    name of each renamed migration (and the parts of each squash) beside it, for an earlier
+    version that opens it."""
+    return sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS) | squashed_parts())
 
 
 @pytest.fixture
@@ -229,7 +234,9 @@ def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db
 
     database.connect(release_db).close()
     after = recorded(release_db)
-    assert sorted(after) == sorted(set(current_names()) | set(db.RENAMED_MIGRATIONS) - set(first))
+    assert sorted(after) == sorted(
+        set(current_names()) | set(db.RENAMED_MIGRATIONS) - set(first) | squashed_parts()
+    )
     for name, applied_at in before.items():
         assert after[db.RENAMED_MIGRATIONS.get(name, name)] == applied_at
 
@@ -354,3 +361,113 @@ def test_an_earlier_release_still_opens_the_database_after_an_upgrade(
     assert snapshot(path) == snap
     db.connect(path).close()  # and back to the current release, still nothing to run
     assert recorded(path) == names
+
+
+# --- a database made by main before the unreleased migrations were squashed ---------------
+
+MAIN_FIXTURE = os.path.join(os.path.dirname(FIXTURE), "main-before-squash.sql")
+
+
+@pytest.fixture
+def main_db(tmp_path):
+    path = str(tmp_path / "main.db")
+    with open(MAIN_FIXTURE, encoding="utf-8") as f:
+        script = f.read()
+    raw = sqlite3.connect(path)
+    raw.executescript(script)
+    raw.close()
+    os.chmod(path, 0o600)
+    return path
+
+
+def every_row(path):
+    """``{table: sorted rows}`` of every table but the migrations table and the planner's."""
+    raw = sqlite3.connect(path)
+    try:
+        tables = [
+            r[0]
+            for r in raw.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name NOT LIKE 'sqlite_%' AND name != ?",
+                (db.MIGRATIONS_TABLE,),
+            )
+        ]
+        return {t: sorted(raw.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
+    finally:
+        raw.close()
+
+
+def test_the_main_fixture_recorded_every_squashed_migration_and_not_the_squash(main_db):
+    names = recorded(main_db)
+    for squash, parts in db.SQUASHED_MIGRATIONS.items():
+        assert set(parts) <= set(names) and squash not in names
+    rows = every_row(main_db)
+    for table in ("deletions", "tombstones", "developer_preferences", "merge_sources"):
+        assert rows[table], table
+
+
+def test_a_main_database_upgrades_without_running_the_squash_and_keeps_every_row(main_db):
+    before_names = recorded(main_db)
+    before = every_row(main_db)
+    conn = database.connect(main_db)
+    after_names = recorded(main_db)
+    assert sorted(after_names) == upgraded_names()
+    for name, applied_at in before_names.items():
+        assert after_names[name] == applied_at, name
+    for squash, parts in db.SQUASHED_MIGRATIONS.items():
+        # Counted applied when its last part was: it did not run.
+        assert after_names[squash] == max(before_names[p] for p in parts)
+    after = every_row(main_db)
+    assert {t: rows for t, rows in after.items() if t in before} == before
+    # One new event adds one to every total: each trigger is there exactly once.
+    logged = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO question_log (event_key, project, ts, skill, question_id,"
+            " question_summary, user_choice, source, phase, raw_json, recorded_at)"
+            " VALUES ('upgrade-test-2', 'acme-web', '2026-11-01T09:00:00.000Z', 'ship',"
+            " 'ship-todos-create', 'Create TODOS.md?', 'accept', 'agent', 'eng', '{}',"
+            " '2026-11-01T09:00:00.000Z')"
+        )
+    assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == logged + 1
+    for name, _ in db.default_schema().views:
+        conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()
+    conn.close()
+    database.connect(main_db).close()  # again: nothing to do
+    assert sorted(recorded(main_db)) == upgraded_names()
+
+
+def test_every_path_to_the_current_schema_gives_the_same_schema(main_db, release_db, tmp_path):
+    """A new database, an upgraded 0.1.0 one and an upgraded main one: the same tables,
+    indexes, triggers and views, and the same planted statistics."""
+
+    def schema(path):
+        database.connect(path).close()
+        return (
+            set(query(path, "SELECT type, name, tbl_name, sql FROM sqlite_master")),
+            set(query(path, "SELECT * FROM sqlite_stat1 WHERE stat LIKE '1000000 %'")),
+        )
+
+    new = schema(str(tmp_path / "new.db"))
+    assert schema(main_db) == new
+    assert schema(release_db) == new
+
+
+def test_a_database_with_only_some_squashed_migrations_is_refused_untouched(main_db):
+    (squash, parts), *_ = db.SQUASHED_MIGRATIONS.items()
+    raw = sqlite3.connect(main_db)
+    with raw:
+        raw.execute(f"DELETE FROM {db.MIGRATIONS_TABLE} WHERE name = ?", (parts[-1],))
+    raw.close()
+    before = recorded(main_db)
+    with pytest.raises(db.DatabaseError) as e:
+        database.connect(main_db)
+    assert "development version" in str(e.value) and "\n" not in str(e.value)
+    assert recorded(main_db) == before
+
+
+def test_every_squashed_migration_is_gone_and_the_squash_is_a_file():
+    names = set(current_names())
+    for squash, parts in db.SQUASHED_MIGRATIONS.items():
+        assert squash in names
+        assert not names & set(parts)

@@ -21,16 +21,25 @@ Each source is attached read-only and copied with set-based ``INSERT … SELECT`
 Nothing deleted comes back, whichever database it was deleted in and whatever the order of
 merges, backups and deletes. A source's tombstones (0010) and deletion records (0019) are
 merged first: the team database removes its copies of what they name (with
-``secure_delete``, so removed text leaves the file) and keeps them, so the same row from
-any source or backup is never added again; the team database's own records (its
-``profile delete``) keep out what it deleted. A record covers the rows written up to its
+``secure_delete``, so removed text leaves the file) and keeps them, so the same row of
+that developer from any source or backup is never added again; the team database's own
+records (its ``profile delete``) keep out what it deleted. A record covers the rows written up to its
 delete: a preference set again, or a session ranked again, afterwards is newer and is
 merged. A source from before deletion records has only its rows to say what it deleted:
 a row it no longer holds is removed from that source's merged copy.
 
+A source database is one developer's: ``--developer``, else the one developer its rows
+name (a source whose rows name several is refused; one naming none needs ``--developer``).
+It speaks for that developer only. Its rows that name someone else are refused and counted,
+never merged; its tombstones (kept here in ``developer_tombstones``, with the developer)
+and its deletion records (kept with the developer's name) remove and keep out only that
+developer's rows, so no source can delete or forge another developer's history, and a
+merge never removes what another source contributed. A team database merged into another
+is the exception, and only when asked (``--trust-attribution``): its rows keep the
+developers they name, and its deletes count for whom they say.
+
 Rows of a table with no developer of their own (declared profile, office hours, trace
-runs, proposals) belong to the source's developer: ``--developer``, else the one developer
-its attributed rows name; a source whose rows name several, or none, needs ``--developer``.
+runs, proposals) belong to the source's developer.
 
 Every merged row keeps its developer and the merge source it came from
 (``merge_sources``). A source whose schema has a migration this plantune does not know is
@@ -119,11 +128,14 @@ class MergeError(Exception):
 class Source:
     """A checked source database: path, identity, schema facts."""
 
-    def __init__(self, path, database_id, migrations, unattributed, owner=""):
+    def __init__(self, path, database_id, migrations, unattributed, owner="", trusted=False):
         self.path, self.database_id = path, database_id
         self.migrations, self.unattributed = migrations, unattributed
-        # The developer of rows that name none (see _OWNER_TABLES).
+        # The developer the source speaks for (its rows, tombstones and deletion records),
+        # and of its rows that name none; '' only for a trusted source naming several.
         self.owner = owner
+        # A merged team database whose rows keep the developers they name.
+        self.trusted = trusted
 
 
 def _open_readonly(path):
@@ -135,8 +147,12 @@ def _open_readonly(path):
     )
 
 
-def inspect_source(path, known_migrations, developer=None):
-    """Check that ``path`` can be merged; returns a :class:`Source` or raises MergeError."""
+def inspect_source(path, known_migrations, developer=None, trust=False, team_id=None):
+    """Check that ``path`` can be merged; returns a :class:`Source` or raises MergeError.
+
+    A source speaks for one developer: ``developer`` (--developer), else the one developer
+    its rows name. A source whose rows name several is refused unless ``trust`` (a team
+    database merged into another, --trust-attribution): then each row keeps its own."""
     if not os.path.exists(path):
         raise MergeError(f"{path}: no such database")
     if not os.path.isfile(path):
@@ -171,6 +187,8 @@ def inspect_source(path, known_migrations, developer=None):
             from hashlib import sha1
 
             database_id = "path-" + sha1(os.path.realpath(path).encode()).hexdigest()[:32]
+        if team_id and database_id == team_id:
+            raise MergeError(f"{path}: is the team database itself")
         unattributed = []
         for table in KEYED_TABLES + ("preferences",):
             cols = _columns(conn, "main", table)
@@ -184,7 +202,19 @@ def inspect_source(path, known_migrations, developer=None):
                 f"{path}: some rows record no developer ({', '.join(unattributed)});"
                 " name their developer with --developer"
             )
-        owner = developer or ""
+        owners = _developers(conn, tables)
+        if developer:
+            owner = developer
+        elif len(owners) == 1:
+            owner = next(iter(owners))
+        elif owners and not trust:
+            raise MergeError(
+                f"{path}: its rows name several developers, and a source speaks for one:"
+                " name its developer with --developer (rows of anyone else are refused),"
+                " or merge a team database you made yourself with --trust-attribution"
+            )
+        else:
+            owner = ""
         ownerless = [
             t
             for t in _OWNER_TABLES
@@ -196,26 +226,31 @@ def inspect_source(path, known_migrations, developer=None):
             ).fetchone()
         ]
         if ownerless and not owner:
-            owners = _developers(conn)
-            if len(owners) != 1:
-                said = "rows of several developers" if owners else "no developer"
-                raise MergeError(
-                    f"{path}: its {', '.join(ownerless)} cannot be attributed (it records"
-                    f" {said}); name their developer with --developer"
-                )
-            owner = owners.pop()
-        return Source(path, database_id, names, unattributed, owner)
+            said = "rows of several developers" if owners else "no developer"
+            raise MergeError(
+                f"{path}: its {', '.join(ownerless)} cannot be attributed (it records"
+                f" {said}); name their developer with --developer"
+            )
+        source = Source(path, database_id, names, unattributed, owner, trust)
+        source.holds_deletes = any(
+            conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone()
+            for t in ("tombstones", "deletions", "developer_tombstones")
+            if t in tables
+        )
+        return source
     except sqlite3.DatabaseError as e:
         raise MergeError(f"{path}: not a plantune database ({e})") from None
     finally:
         conn.close()
 
 
-def _developers(conn, most=2):
+def _developers(conn, tables, most=2):
     """Up to ``most`` distinct developers named by a database's attributed rows."""
     found = set()
-    for table in KEYED_TABLES + ("preferences",):
-        if "developer" in _columns(conn, "main", table):
+    candidates = KEYED_TABLES + ("preferences",) + tuple(OWNED_TABLES)
+    candidates += tuple(team for team, _, _ in SNAPSHOTS.values())
+    for table in candidates:
+        if table in tables and "developer" in _columns(conn, "main", table):
             found.update(
                 r[0]
                 for r in conn.execute(
@@ -231,21 +266,28 @@ def _columns(conn, schema, table):
     return [r[1] for r in conn.execute(f'PRAGMA "{schema}".table_info("{table}")')]
 
 
-def _developer_expr(src_cols, developer, alias="s"):
-    """SQL for a merged row's developer: --developer wins, else the row's own, else the
-    source's developer (:owner)."""
-    if developer:
-        return ":developer"
-    if "developer" in src_cols:
+def _developer_expr(src_cols, trusted, alias="s"):
+    """SQL for a merged row's developer: the source's (:owner), except in a trusted team
+    database, whose rows keep the developer they name (the source's when they name none)."""
+    if trusted and "developer" in src_cols:
         return f"coalesce(nullif({alias}.developer, ''), :owner)"
     return ":owner"
 
 
-def merge(conn, paths, developer=None, progress=None):
+def _refused(src_cols, trusted, alias="s"):
+    """SQL true for a source row attributed to someone other than the developer the source
+    speaks for: never merged, only counted (a trusted source has none)."""
+    if trusted or "developer" not in src_cols:
+        return "0"
+    return f"{alias}.developer NOT IN ('', :owner)"
+
+
+def merge(conn, paths, developer=None, progress=None, trust_attribution=False):
     """Merge every database in ``paths`` into ``conn`` (an open, migrated team database).
 
     All sources are checked first; one that cannot be merged stops the run before anything
-    is written. Returns one dict of counts per source.
+    is written. Returns one dict of counts per source. ``trust_attribution`` merges team
+    databases: each row keeps the developer it names, and their deletes count for everyone.
     """
     known = db.default_schema().known_names
     own_id = conn.execute("SELECT value FROM plantune_meta WHERE key = 'database_id'").fetchone()
@@ -253,11 +295,19 @@ def merge(conn, paths, developer=None, progress=None):
     target = os.path.realpath(conn.execute("PRAGMA database_list").fetchone()[2] or "")
     sources, seen = [], set()
     for path in paths:
-        source = inspect_source(path, known, developer)
-        if source.database_id == own_id or os.path.realpath(path) == target:
+        if os.path.realpath(path) == target:
             raise MergeError(f"{path}: is the team database itself")
+        source = inspect_source(path, known, developer, trust_attribution, own_id)
         if source.database_id in seen:
             raise MergeError(f"{path}: the same database is named twice")
+        if not source.owner:
+            # A source that deleted every row it had: the developer its earlier merges named.
+            source.owner = _owner_from_history(conn, source)
+        if not source.owner and not source.trusted and source.holds_deletes:
+            raise MergeError(
+                f"{path}: its deletes cannot be attributed (it records no developer);"
+                " name their developer with --developer"
+            )
         seen.add(source.database_id)
         sources.append(source)
     results = []
@@ -269,7 +319,7 @@ def merge(conn, paths, developer=None, progress=None):
             progress(results[-1])
     if any(r["removed"] for r in results):
         # The write-ahead log holds the pages as they were; empty it into the zeroed file.
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.empty_wal(conn)
     return results
 
 
@@ -282,10 +332,10 @@ def _merge_one(conn, source, developer):
         with db.transaction(conn):
             source_id = _source_row(conn, source, developer or "", now)
             params = {
-                "developer": developer or "",
                 "source": source_id,
                 "dbid": source.database_id,
-                "owner": source.owner or _owner_from_history(conn, source),
+                "owner": source.owner,
+                "trusted": int(source.trusted),
             }
             # A source with deletion records says what it deleted; an older one only by
             # no longer holding a row it held (its merged copy follows it).
@@ -315,7 +365,9 @@ def _merge_one(conn, source, developer):
         "path": source.path,
         "database_id": source.database_id,
         "source_id": source_id,
-        "developer": developer or "",
+        "developer": source.owner,
+        "trusted": source.trusted,
+        "refused": sum(c.get("refused", 0) for c in counts.values()),
         "tables": counts,
         "removed": sum(removed.values()),
     }
@@ -349,9 +401,9 @@ def _has_table(conn, schema, table):
 
 
 def _owner_from_history(conn, source):
-    """The developer of a source's ownerless rows when the source holds none any more (it
-    deleted them): the one developer its earlier merges named, else ''."""
-    tables = [t for t in DELETABLE if t != "findings" and t != "calibrations"]
+    """The developer a source speaks for when it holds no row naming one (it deleted
+    them): the one developer its earlier merges named, else ''."""
+    tables = ("question_log", "preference_events") + tuple(DELETABLE)
     union = " UNION ".join(
         f"SELECT developer FROM main.{t} WHERE merged_from IN"
         " (SELECT id FROM main.merge_sources WHERE database_id = :dbid)"
@@ -367,22 +419,29 @@ def _owner_from_history(conn, source):
     return found[0] if len(found) == 1 else ""
 
 
-def _deleted(table, keys, time, developer=None):
+def _deleted(table, keys, time, developer):
     """SQL true when a deletion record of this database covers the row of ``table`` with
-    key ``keys`` (SQL expressions), last written at ``time``: the record's key matches and
-    the row is not newer than the delete (a row with no readable time counts as older)."""
+    key ``keys`` (SQL expressions) of ``developer``, last written at ``time``: the record's
+    key matches and the row is not newer than the delete (a row with no readable time
+    counts as older)."""
     kind = DELETABLE[table][0]
     return _record_covers(kind, keys, time, developer)
 
 
-def _record_covers(kind, keys, time, developer=None):
+def _record_covers(kind, keys, time, developer):
     match = [
         f"d.kind = '{kind}'",
         f"d.k1 = {keys[0]}",
         f"d.k2 = {keys[1]}" if len(keys) > 1 else "d.k2 = ''",
     ]
     # Every part of the records' key is matched, so each row is one index lookup.
-    match.append(f"d.developer = {developer}" if kind in _DEVELOPER_KINDS else "d.developer = ''")
+    # A record of a non-developer kind names '' (a delete here: every copy) or the
+    # developer whose copies it covers (a merged source speaks only for its own).
+    match.append(
+        f"d.developer = {developer}"
+        if kind in _DEVELOPER_KINDS
+        else f"d.developer IN ('', {developer})"
+    )
     return (
         f"EXISTS (SELECT 1 FROM main.deletions d WHERE {' AND '.join(match)}"
         f" AND coalesce(julianday({time}) > julianday(d.deleted_at), 0) = 0)"
@@ -402,37 +461,51 @@ _OWN_CALIBRATION_KEY = (
 
 def _merge_deletions(conn, params):
     """Take in the source's tombstones and deletion records, and remove what they name
-    from this database. Returns how many rows went, per table."""
+    from this database. Returns how many rows went, per table.
+
+    They speak for the source's developer only: kept with that developer's name, they
+    remove that developer's copies and keep that developer's rows out, and never touch
+    anyone else's. A trusted team database's own tombstones count for every developer,
+    and its records keep the developers they name."""
     removed = {}
-    if _has_table(conn, "src", "tombstones"):
-        conn.execute(
-            "INSERT OR IGNORE INTO main.tombstones (event_key, kind, deleted_at)"
-            " SELECT event_key, kind, deleted_at FROM src.tombstones"
-        )
-        gone = "SELECT event_key FROM src.tombstones"
-        conn.execute(
-            "UPDATE main.findings SET answer_event_id = NULL WHERE answer_event_id IN"
-            f" (SELECT id FROM main.question_log WHERE event_key IN ({gone}))"
-        )
-        for table in ("question_log", "preference_events"):
-            n = conn.execute(f"DELETE FROM main.{table} WHERE event_key IN ({gone})").rowcount
-            if n:
-                removed[table] = n
+    trusted = params["trusted"]
+    for table, developer in (
+        ("tombstones", "''" if trusted else ":owner"),
+        ("developer_tombstones", "t.developer" if trusted else ":owner"),
+    ):
+        if _has_table(conn, "src", table):
+            conn.execute(
+                "INSERT INTO main.developer_tombstones (event_key, developer, kind, deleted_at)"
+                f" SELECT t.event_key, {developer}, t.kind, t.deleted_at FROM src.{table} t"
+                " WHERE true ON CONFLICT DO NOTHING",
+                params,
+            )
+    conn.execute(
+        "UPDATE main.findings SET answer_event_id = NULL WHERE answer_event_id IN"
+        f" ({_tombstoned_rows('question_log')})"
+    )
+    for table in ("question_log", "preference_events"):
+        n = conn.execute(f"DELETE FROM main.{table} WHERE rowid IN ({_tombstoned_rows(table)})")
+        if n.rowcount:
+            removed[table] = n.rowcount
     if _has_table(conn, "src", "deletions"):
         kind = (
             "CASE d.kind "
             + " ".join(f"WHEN '{a}' THEN '{b}'" for a, b in TEAM_KIND.items())
             + " ELSE d.kind END"
         )
-        developer = _developer_expr(["developer"], params["developer"], "d")
+        # An untrusted source's records are its developer's, whatever developer they name.
+        developer = _developer_expr(["developer"], trusted, "d")
         kinds = ", ".join(f"'{k}'" for k in _DEVELOPER_KINDS)
+        if trusted:
+            developer = f"iif({kind} IN ({kinds}), {developer}, d.developer)"
         # A table whose merged copies carry a source-qualified key: the record names the
         # copy this source's rows have here.
         qualified = ", ".join(f"'{DELETABLE[t][0]}'" for t, o in OWNED_TABLES.items() if o[3])
         k1 = f"iif(d.kind IN ({qualified}), {_qualified_key('d.k1')}, d.k1)"
         conn.execute(
             "INSERT INTO main.deletions (kind, developer, k1, k2, deleted_at)"
-            f" SELECT {kind}, iif({kind} IN ({kinds}), {developer}, ''), {k1}, d.k2,"
+            f" SELECT {kind}, {developer}, {k1}, d.k2,"
             " d.deleted_at FROM src.deletions d WHERE true"
             " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at"
             " WHERE julianday(excluded.deleted_at) > julianday(deletions.deleted_at)",
@@ -441,6 +514,23 @@ def _merge_deletions(conn, params):
     for table, n in _apply_deletions(conn).items():
         removed[table] = removed.get(table, 0) + n
     return removed
+
+
+def _tombstoned(key, developer):
+    """SQL true when a merged source's tombstone keeps out the event with ``key`` of
+    ``developer`` (its own tombstone, or a trusted team database's for everyone)."""
+    return (
+        "EXISTS (SELECT 1 FROM main.developer_tombstones t WHERE t.event_key = "
+        f"{key} AND t.developer IN ('', {developer}))"
+    )
+
+
+def _tombstoned_rows(table):
+    """SQL for the rowids of ``table`` that merged sources' tombstones remove."""
+    return (
+        f"SELECT e.rowid FROM main.developer_tombstones t JOIN main.{table} e"
+        " ON e.event_key = t.event_key AND t.developer IN ('', e.developer)"
+    )
 
 
 def _apply_deletions(conn):
@@ -485,7 +575,9 @@ def _covered_rows(table, kind, key_sql, time):
     """SQL for the rowids of ``table`` that records of ``kind`` cover."""
     match = [f"d.k1 = {key_sql[0]}", f"d.k2 = {key_sql[1]}" if len(key_sql) > 1 else "d.k2 = ''"]
     match.append(
-        f"d.developer = {table}.developer" if kind in _DEVELOPER_KINDS else "d.developer = ''"
+        f"d.developer = {table}.developer"
+        if kind in _DEVELOPER_KINDS
+        else f"d.developer IN ('', {table}.developer)"
     )
     return (
         f"SELECT {table}.rowid FROM main.deletions d JOIN main.{table} ON"
@@ -501,8 +593,10 @@ def _copy_keyed(conn, table, params):
     common = [c for c in src_cols if c in dst_cols and c not in _OWN_COLUMNS]
     names = common + ["developer", "merged_from"]
     values = [f's."{c}"' for c in common]
+    trusted = params["trusted"]
+    dev = _developer_expr(src_cols, trusted)
     values += [
-        _developer_expr(src_cols, params["developer"]),
+        dev,
         # A row that was itself merged into the source keeps its first provenance
         # only in the source; here it comes from this source.
         ":source",
@@ -539,7 +633,8 @@ def _copy_keyed(conn, table, params):
             )
             + ")",
         ]
-    where = ""
+    refused = _refused(src_cols, trusted)
+    where = f" WHERE NOT {refused}"
     if table in DELETABLE:
         _, keys, time, _ = DELETABLE[table]
         key_sql = (
@@ -547,15 +642,19 @@ def _copy_keyed(conn, table, params):
             if table == "calibrations"
             else [f's."{k}"' for k in keys]
         )
-        where = f" WHERE NOT {_deleted(table, key_sql, f's.{time}')}"
-    total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
+        where += f" AND NOT {_deleted(table, key_sql, f's.{time}', dev)}"
+    else:
+        where += f" AND NOT {_tombstoned('s.event_key', dev)}"
+    total, refused = conn.execute(
+        f"SELECT count(*), coalesce(sum({refused}), 0) FROM src.{table} AS s", params
+    ).fetchone()
     quoted = ", ".join(f'"{n}"' for n in names)
     sql = (
         f"INSERT OR IGNORE INTO main.{table} ({quoted})"
         f" SELECT {', '.join(values)} FROM src.{table} AS s{where} ORDER BY s.id"
     )
     added = conn.execute(sql, params).rowcount
-    return {"source": total, "added": added}
+    return {"source": total, "added": added, "refused": refused}
 
 
 def _qualified_key(key):
@@ -576,9 +675,13 @@ def _copy_owned(conn, table, params, records):
     # The key of a row's merged copy.
     copy_key = _qualified_key(f's."{key}"') if by_content else f's."{key}"'
     values = [copy_key if c == key else f's."{c}"' for c in common]
-    values += [_developer_expr(src_cols, params["developer"]), ":source"]
+    dev = _developer_expr(src_cols, params["trusted"])
+    refused = _refused(src_cols, params["trusted"])
+    values += [dev, ":source"]
     quoted = ", ".join(f'"{n}"' for n in names)
-    total = conn.execute(f"SELECT count(*) FROM src.{table}").fetchone()[0]
+    total, refused_n = conn.execute(
+        f"SELECT count(*), coalesce(sum({refused}), 0) FROM src.{table} AS s", params
+    ).fetchone()
     removed = 0
     if deletable and not records:
         removed = conn.execute(
@@ -588,10 +691,10 @@ def _copy_owned(conn, table, params, records):
         ).rowcount
     before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
     _, _, time, _ = DELETABLE[table]
-    covered = _deleted(table, [copy_key], f"s.{time}")
+    covered = _deleted(table, [copy_key], f"s.{time}", dev)
     sql = (
         f"INSERT INTO main.{table} ({quoted}) SELECT {', '.join(values)}"
-        f' FROM src.{table} AS s WHERE NOT {covered} ORDER BY s."{key}"'
+        f' FROM src.{table} AS s WHERE NOT {refused} AND NOT {covered} ORDER BY s."{key}"'
         f' ON CONFLICT ("{key}")'
     )
     if mutable:
@@ -607,7 +710,13 @@ def _copy_owned(conn, table, params, records):
         sql += " DO NOTHING"
     changed = conn.execute(sql, params).rowcount
     added = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0] - before
-    return {"source": total, "added": added, "updated": changed - added, "removed": removed}
+    return {
+        "source": total,
+        "added": added,
+        "updated": changed - added,
+        "removed": removed,
+        "refused": refused_n,
+    }
 
 
 def _copy_snapshot(conn, table, params, records):
@@ -617,7 +726,9 @@ def _copy_snapshot(conn, table, params, records):
     team_table, keys, cols = SNAPSHOTS[table]
     time = DELETABLE[team_table][2]
     src_cols = _columns(conn, "src", table)
-    dev = _developer_expr(src_cols, params["developer"])
+    trusted = params["trusted"]
+    dev = _developer_expr(src_cols, trusted)
+    refused = [_refused(src_cols, trusted)]
     select = (
         f"SELECT {dev} AS developer, "
         + ", ".join(f"s.{c}" for c in keys)
@@ -626,22 +737,28 @@ def _copy_snapshot(conn, table, params, records):
             f"s.{c}" if c in src_cols else f"{_SNAPSHOT_DEFAULTS.get(c, 'NULL')} AS {c}"
             for c in cols
         )
-        + f" FROM src.{table} s"
+        + f" FROM src.{table} s WHERE NOT {refused[0]}"
     )
     selects = [select]
+    counted = [f"SELECT count(*) AS n, coalesce(sum({refused[0]}), 0) AS r FROM src.{table} s"]
     if conn.execute("SELECT 1 FROM src.sqlite_master WHERE name = ?", (team_table,)).fetchone():
-        # A team database merged into another: its developers' rows come along.
+        # A team database merged into another: its developers' rows come along (trusted;
+        # otherwise only the source's own developer's).
+        refused.append(_refused(["developer"], trusted, "d"))
         selects.append(
             "SELECT "
-            + _developer_expr(["developer"], params["developer"], "d")
+            + _developer_expr(["developer"], trusted, "d")
             + ", "
             + ", ".join(f"d.{c}" for c in keys + cols)
-            + f" FROM src.{team_table} d"
+            + f" FROM src.{team_table} d WHERE NOT {refused[1]}"
         )
+        counted.append(f"SELECT count(*), coalesce(sum({refused[1]}), 0) FROM src.{team_table} d")
     conn.execute("CREATE TEMP TABLE merge_snapshot AS " + " UNION ALL ".join(selects), params)
     match = " AND ".join(f"p.{c} = {team_table}.{c}" for c in ("developer",) + keys)
     try:
-        total = conn.execute("SELECT count(*) FROM temp.merge_snapshot").fetchone()[0]
+        total, refused_n = conn.execute(
+            f"SELECT sum(n), sum(r) FROM ({' UNION ALL '.join(counted)})", params
+        ).fetchone()
         removed = 0
         if not records:
             removed = conn.execute(
@@ -670,4 +787,10 @@ def _copy_snapshot(conn, table, params, records):
         added = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0] - before
     finally:
         conn.execute("DROP TABLE temp.merge_snapshot")
-    return {"source": total, "added": added, "updated": changed - added, "removed": removed}
+    return {
+        "source": total,
+        "added": added,
+        "updated": changed - added,
+        "removed": removed,
+        "refused": refused_n,
+    }

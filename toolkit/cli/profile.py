@@ -418,7 +418,7 @@ def delete(project, all_, files, yes, db_path, as_json):
     from toolkit.claude import hooks
     from toolkit.core import profile as prof
     from toolkit.gstack import mirror, profile_sync, spool
-    from toolkit.store import paths, safe_io
+    from toolkit.store import db, paths, safe_io
 
     if project and all_:
         fail("use either --project or --all, not both")
@@ -434,16 +434,23 @@ def delete(project, all_, files, yes, db_path, as_json):
     problems = []
     if own_files:
         profile_sync.sync(conn, root, scope or "unknown", legacy=False)
-        # Events spooled while the database was busy are recorded first, so they are
-        # deleted with the rest instead of arriving after the delete.
-        drained = spool.drain(conn)
-        problems.extend(drained.failed)
-    texts = prof.deleted_texts(conn, scope)
-    counts = prof.delete(conn, scope)
-    # gstack's files lose the deleted lines too (tombstoned, so no copy comes back), and
-    # hook-errors.log its lines about them: when they feed this database.
+    conn.execute("PRAGMA secure_delete = ON")
+    # One write transaction for the whole delete, so no import (ingest, the background
+    # backlog import, a spool drain) commits in the middle of it: events spooled while the
+    # database was busy are recorded first and deleted with the rest, the rows and gstack's
+    # lines go (their keys tombstoned), and an import that read them before commits nothing
+    # of them after (the tombstones refuse every one).
+    with db.transaction(conn):
+        if own_files:
+            drained = spool.drain(conn, unmirrored=lambda p: scope is None or p == scope)
+            problems.extend(drained.failed)
+        texts = prof.deleted_texts(conn, scope)
+        counts = prof.delete(conn, scope)
+        # gstack's files lose the deleted lines too (tombstoned, so no copy comes back),
+        # and hook-errors.log its lines about them: when they feed this database.
+        if own_files:
+            problems.extend(mirror.forget(conn, scope)[1])
     if own_files:
-        problems.extend(mirror.forget(conn, scope)[1])
         problems.extend(spool.forget(scope))
         try:
             hooks.scrub_error_log(texts, everything=scope is None)
@@ -455,7 +462,11 @@ def delete(project, all_, files, yes, db_path, as_json):
         profile_sync.forget_files(conn, removed)
     if profile_sync.mirror_enabled() and not (files and scope is None):
         _refresh_mirror(conn, paths.resolve_slug() or "unknown")
-    prof.vacuum(conn)
+    if not prof.vacuum(conn):
+        problems.append(
+            "another process still reads the database: the deleted data leaves its"
+            " write-ahead log at the next checkpoint"
+        )
     for problem in problems:
         click.echo(f"warning: {problem}", err=True)
     if as_json:

@@ -27,18 +27,29 @@ def _merge_line(result):
         f" declared profile: {profile['added']:,} added, {profile['updated']:,} updated,"
         f" {profile['removed']:,} removed"
         + (f"; {result['removed']:,} deleted rows removed" if result.get("removed") else "")
+        + (
+            f"; {result['refused']:,} rows attributed to another developer refused"
+            if result.get("refused")
+            else ""
+        )
     )
 
 
 @click.command()
 @click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @developer_option(
-    "Name the developer of every merged row (default: each row's own; required"
-    " for rows recorded before attribution)."
+    "The developer each source speaks for (default: the one developer its rows name;"
+    " required for rows recorded before attribution). Rows naming anyone else are refused."
+)
+@click.option(
+    "--trust-attribution",
+    is_flag=True,
+    help="Sources are team databases you merged yourself: keep the developer each row"
+    " names, and let their deletes remove any developer's rows.",
 )
 @db_option
 @json_option
-def merge(sources, developer, db_path, as_json):
+def merge(sources, developer, trust_attribution, db_path, as_json):
     """Merge developers' databases (SOURCES) into one team database (--db).
 
     Safe to rerun: rows are matched by their keys, so nothing is added twice. Every merged
@@ -48,24 +59,41 @@ def merge(sources, developer, db_path, as_json):
     proposal is evidence: it is applied where it was made, never from the team database).
     Nothing deleted comes back: what a source deleted (its tombstones and deletion
     records) leaves the team database too, and what was deleted in either never returns
-    from any source or backup. A source with a schema this plantune does not know is
-    refused before anything is written. Prints the counts per source.
+    from any source or backup. A source speaks for one developer (--developer, else the
+    one its rows name): its deletes remove only that developer's rows, and its rows that
+    name anyone else are refused and counted. A team database merged into another needs
+    --trust-attribution. A source with a schema this plantune does not know is refused
+    before anything is written. Prints the counts per source.
 
     \b
     Example:
         plantune merge alice.db bob.db --db team.db
         plantune merge old-laptop.db --developer carol@example.com --db team.db
+        plantune merge team-a.db team-b.db --trust-attribution --db org.db
     """
     from toolkit.analysis import merge as merging
 
     conn = open_db(db_path)
+    if trust_attribution:
+        click.echo(
+            "warning: --trust-attribution: every row keeps the developer it names and every"
+            " delete of these sources counts for everyone; use it only for team databases"
+            " you merged yourself",
+            err=True,
+        )
 
     def progress(result):
         if not as_json:
             click.echo(_merge_line(result))
 
     try:
-        results = merging.merge(conn, list(sources), developer=developer, progress=progress)
+        results = merging.merge(
+            conn,
+            list(sources),
+            developer=developer,
+            progress=progress,
+            trust_attribution=trust_attribution,
+        )
     except merging.MergeError as e:
         fail(str(e))
     except sqlite3.Error as e:

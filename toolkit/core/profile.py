@@ -751,7 +751,8 @@ def delete(conn, project=None):
 
 
 def vacuum(conn):
-    """Rebuild the file and empty the WAL, so deleted bytes survive in neither."""
+    """Rebuild the file and empty the WAL, so deleted bytes survive in neither. Returns
+    False when a reader kept the WAL from being emptied (it is emptied later)."""
     conn.execute("PRAGMA secure_delete = ON")
     conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return db.empty_wal(conn)

@@ -397,7 +397,7 @@ def _classify(question_id, skill, category, summary, registry):
 # ---------------------------------------------------------------------------
 # JSONL reader
 
-# Inputs at least this large are prepared by worker processes while this one writes.
+# Inputs at least this large are read with a larger page cache.
 PARALLEL_MIN_BYTES = 8 << 20
 # Page cache for a large read (KiB). Event keys are random, so each insert lands on a
 # random leaf of the unique index; SQLite's default 2 MB cache turns that into a read
@@ -405,19 +405,18 @@ PARALLEL_MIN_BYTES = 8 << 20
 LARGE_READ_CACHE_KIB = 32 << 10
 
 
-def _worker_count(nbytes, parallel=True):
-    """Worker processes for a read of ``nbytes`` (0: prepare in this process).
+def _worker_count(parallel=True):
+    """Worker processes for a read (0: prepare in this process).
 
-    ``PLANTUNE_INGEST_WORKERS=N`` forces N workers (0: never) whatever the size.
+    One process unless ``PLANTUNE_INGEST_WORKERS=N`` asks for N workers, whatever the
+    size: measured side by side, the pool imported no faster than one process (3.46x
+    against 3.53x sqlite-utils' wall time, 100,000 lines) while it needed twice the memory
+    and held the write lock longer (benchmarks/RESULTS.md, issue 28).
     """
-    if not parallel:
-        return 0
     setting = os.environ.get("PLANTUNE_INGEST_WORKERS", "")
-    if setting.strip().isdigit():
-        return int(setting)
-    if nbytes < PARALLEL_MIN_BYTES or not hasattr(os, "fork"):
+    if not parallel or not setting.strip().isdigit() or not hasattr(os, "fork"):
         return 0
-    return max(1, min((os.cpu_count() or 1) - 1, 3))
+    return int(setting)
 
 
 def _worker_init(parent):
@@ -651,7 +650,7 @@ def _ingest_jsonl(
         preparer = _Preparer(
             kind,
             handler.context(conn, path, project, st),
-            _worker_count(st.st_size - offset, parallel),
+            _worker_count(parallel),
         )
         records = []
         joiner = _LineJoiner(

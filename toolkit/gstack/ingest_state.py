@@ -109,7 +109,8 @@ class _Tx:
         if self.own and not self.conn.in_transaction:
             if self.db_file:
                 _let_waiters_in(self.db_file)
-            self.conn.execute("BEGIN IMMEDIATE")
+            # A wait is announced (db.begin_immediate), as every other writer's is.
+            db.begin_immediate(self.conn)
             self.started = time.perf_counter()
 
     def commit(self):

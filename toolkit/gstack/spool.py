@@ -206,13 +206,15 @@ def _clean_temps(where):
             pass
 
 
-def drain(conn, env=None, limit=None):
+def drain(conn, env=None, limit=None, unmirrored=None):
     """Record the spooled entries through ``conn``, oldest first; returns :class:`Drained`.
 
     Only entries meant for ``conn``'s database are drained: an event spooled by a writer
     of another database (``--db``) waits for that one. Stops (leaving the rest for later)
     when the database is busy again. Never raises for a bad entry; a database error other
-    than busy propagates.
+    than busy propagates. Inside the caller's transaction (``profile delete``), an entry's
+    file goes once that transaction commits, and entries of the projects
+    ``unmirrored(project)`` picks (about to be deleted) get no gstack line.
     """
     from toolkit.core import questions
     from toolkit.gstack import mirror
@@ -248,6 +250,8 @@ def drain(conn, env=None, limit=None):
             _set_aside(path, e.message, env, drained)
             continue
         enabled = bool(entry.get("mirror")) and mirror.enabled(env)
+        if unmirrored is not None and unmirrored(entry["project"]):
+            enabled = False
         try:
             rec, _ = mirror.log_question(
                 conn,
@@ -269,11 +273,16 @@ def drain(conn, env=None, limit=None):
             drained.recorded += 1
         else:
             drained.already += 1
-        try:
-            os.unlink(path)  # only now: a kill before this replays it, by key, harmlessly
-        except FileNotFoundError:
-            pass
+        # Only once the row is committed: a kill before this replays it, by key, harmlessly.
+        db.after_commit(conn, lambda path=path: _remove(path))
     return drained
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def drain_after_write(conn, env=None):

@@ -83,6 +83,22 @@ RENAMED_MIGRATIONS = {
     "0008_guidance.sql": "0008_guidance_apply.sql",
     "0013_team.sql": "0013_team_provenance.sql",
 }
+# Unreleased migrations squashed into one (its name -> the names it replaces, in order).
+# A database that recorded every one of them has the squash applied: the runner records
+# its name beside theirs (kept, for a copy of that code opening the database again) and
+# never runs it. A new database records them too. A database with only some of them was
+# made by a development version between two of them and is refused with one line.
+SQUASHED_MIGRATIONS = {
+    "0015_team_deletes_fast_views.sql": (
+        "0015_view_rollups.sql",
+        "0015b_pacing_rollup_project_index.sql",
+        "0016_team_history.sql",
+        "0019_deletion_records.sql",
+        "0020_dimension_trace_plans.sql",
+        "0021_rollup_feeds.sql",
+        "0021b_rollup_feeds_split.sql",
+    ),
+}
 BUSY_TIMEOUT_SECONDS = 10.0
 GLOBAL_SCOPE = "__global__"
 ALL_PROJECTS = "__all__"
@@ -188,15 +204,25 @@ def _sql_files(directory, what):
 class Schema:
     """The migrations and views a database should have, and the stamp that names them."""
 
-    def __init__(self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR, renamed=None):
+    def __init__(
+        self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR, renamed=None, squashed=None
+    ):
         self.migrations = _sql_files(migrations_dir, "schema migrations folder")
         self.renamed = RENAMED_MIGRATIONS if renamed is None else renamed
         names = {name for name, _ in self.migrations}
+        self.squashed = {
+            new: parts
+            for new, parts in (SQUASHED_MIGRATIONS if squashed is None else squashed).items()
+            if new in names
+        }
         # Every name a database of this schema or an earlier release may have recorded.
         self.known_names = names | {old for old, new in self.renamed.items() if new in names}
         self.earlier_names = {}
         for old, new in self.renamed.items():
             self.earlier_names.setdefault(new, []).append(old)
+        for new, parts in self.squashed.items():
+            self.known_names |= set(parts)
+            self.earlier_names.setdefault(new, []).extend(parts)
         if not self.migrations:
             raise DatabaseError(
                 resources.missing_message("schema migrations (*.sql)", migrations_dir)
@@ -451,17 +477,29 @@ class transaction:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` (or ``ROLLBACK`` on error).
 
     IMMEDIATE takes the write lock up front, so two writers queue on the busy timeout
-    instead of one failing later with "database is locked" on lock upgrade.
+    instead of one failing later with "database is locked" on lock upgrade. Inside a
+    transaction already open (a delete that drains, deletes and rewrites in one), it is a
+    savepoint: its work commits with the outer transaction, or is undone alone on error.
     """
 
     def __init__(self, conn):
         self.conn = conn
+        self.nested = False
 
     def __enter__(self):
-        begin_immediate(self.conn)
+        if self.conn.in_transaction:
+            self.nested = True
+            self.conn.execute("SAVEPOINT plantune_nested")
+        else:
+            begin_immediate(self.conn)
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
+        if self.nested:
+            if exc_type is not None:
+                self.conn.execute("ROLLBACK TO plantune_nested")
+            self.conn.execute("RELEASE plantune_nested")
+            return False
         waiting = _AFTER_COMMIT.pop(id(self.conn), ())
         if exc_type is None:
             self.conn.execute("COMMIT")
@@ -518,9 +556,11 @@ def applied_migrations(conn):
     if not exists:
         return []
     names = [r[0] for r in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name")]
-    # An earlier name kept for earlier releases is not a migration of its own.
+    # An earlier name kept for earlier releases is not a migration of its own, nor is a
+    # part of a squash that is recorded.
     recorded = set(names)
-    return [n for n in names if RENAMED_MIGRATIONS.get(n) not in recorded]
+    parts = {p for new, ps in SQUASHED_MIGRATIONS.items() if new in recorded for p in ps}
+    return [n for n in names if RENAMED_MIGRATIONS.get(n) not in recorded and n not in parts]
 
 
 def _migrate(conn, schema, created, seed=None):
@@ -567,7 +607,8 @@ def _migrate(conn, schema, created, seed=None):
 
 
 def _record_renames(conn, schema):
-    """Record each applied migration that was renamed under its new name as well.
+    """Record each applied migration that was renamed under its new name as well, and a
+    squash whose parts are all applied under its own name.
 
     The old name's row stays: a database opened again by an earlier release (a hook
     installed globally beside a newer copy) must still count that migration applied rather
@@ -578,7 +619,20 @@ def _record_renames(conn, schema):
     current = {name for name, _ in schema.migrations}
     renames = [(old, new) for old, new in schema.renamed.items() if new in current]
     recorded = set(applied_migrations(conn))
-    if not any(old in recorded and new not in recorded for old, new in renames):
+    squashes = []
+    for new, parts in schema.squashed.items():
+        if new in recorded or not recorded & set(parts):
+            continue
+        missing = [p for p in parts if p not in recorded]
+        if missing:
+            raise DatabaseError(
+                f"{file_of(conn)} was made by a development version of plantune (it has"
+                f" migration {sorted(recorded & set(parts))[-1].removesuffix('.sql')} but not"
+                f" {missing[0].removesuffix('.sql')}); open it with that version to export"
+                " what it holds, or start a new database"
+            )
+        squashes.append((new, parts))
+    if not squashes and not any(old in recorded and new not in recorded for old, new in renames):
         return  # nothing recorded only under an old name: no write lock taken
     with transaction(conn):
         for old, new in renames:
@@ -586,6 +640,13 @@ def _record_renames(conn, schema):
                 f"INSERT OR IGNORE INTO {MIGRATIONS_TABLE} (name, applied_at)"
                 f" SELECT ?, applied_at FROM {MIGRATIONS_TABLE} WHERE name = ?",
                 (new, old),
+            )
+        for new, parts in squashes:
+            marks = ", ".join("?" * len(parts))
+            conn.execute(
+                f"INSERT OR IGNORE INTO {MIGRATIONS_TABLE} (name, applied_at)"
+                f" SELECT ?, max(applied_at) FROM {MIGRATIONS_TABLE} WHERE name IN ({marks})",
+                (new, *parts),
             )
 
 
@@ -634,6 +695,17 @@ def tombstone(conn, keys, kind):
         "INSERT OR IGNORE INTO tombstones (event_key, kind, deleted_at) VALUES (?, ?, ?)",
         [(k, kind, now) for k in keys],
     )
+
+
+def empty_wal(conn, tries=100, pause=0.05):
+    """Copy the write-ahead log into the database file and truncate it, so pages as they
+    were before a delete survive in neither. A reader still on an older snapshot holds the
+    log back: wait for it (up to ``tries`` × ``pause`` seconds). True once it is empty."""
+    for _ in range(tries):
+        if conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0:
+            return True
+        time.sleep(pause)
+    return False
 
 
 def save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=None):

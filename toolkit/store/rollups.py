@@ -1,7 +1,7 @@
 """Bulk upkeep of the analysis rollups (rollup_phase, _day, _question, _choice) for imports.
 
 The rollup tables behind the analysis views are kept exact by triggers, one event at a
-time (migrations 0005 and 0011a; since 0021b ``question_log_rollup_insert`` writes the event
+time (migrations 0005 and 0011a; since 0015 ``question_log_rollup_insert`` writes the event
 into ``rollup_question_log_add_feed``, whose ``rollup_question_log_add`` trigger adds it).
 For a bulk import that per-row work is most of the cost, so a large part of an import
 inserts its rows with the feed left out and then adds the whole part's contribution in
@@ -25,7 +25,7 @@ from toolkit.store.digest import sha1 as _sha1
 
 INSERT_TRIGGER = "question_log_rollup_insert"
 FEED_ADD_TRIGGER = "rollup_question_log_add"
-# sha1 of the two triggers' SQL in sqlite_master, joined by a NUL, as migration 0021b creates
+# sha1 of the two triggers' SQL in sqlite_master, joined by a NUL, as migration 0015 creates
 # them (every total keyed by synthetic as well, so simulated and real rows are never added
 # together).
 TRIGGER_SHA1 = "73412c25d84da77e78649f6a6b77bcb18955b339"

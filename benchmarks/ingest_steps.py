@@ -1,0 +1,170 @@
+"""Benchmark: what each step of importing a gstack question-log line costs, per line.
+
+Generates N lines (default 100,000; the generator of benchmarks/ingest.py), then times
+each step of `plantune ingest` on them in this one process, one step after the other:
+
+  decode          the line's JSON into a dict (json_lite, gstack's number rules)
+  validation      gstack's rules for a question event (the importer's question_record)
+  key             the deterministic event key (sha1 of project and canonical record)
+  classification  the door type (registry, else the keyword classifier)
+  row             the rest of the stored row (raw JSON, extra fields, phase, ...)
+  insert          INSERT into question_log with no trigger but the tombstone check
+  rollups/trigger the rollup triggers, row by row (the hot path's way): insert with them
+                  minus insert without
+  rollups/bulk    the set-based upkeep over the new rows (a large import's way)
+
+The figures are CPU microseconds per line (this process's CPU time: a loaded machine
+stretches wall time, not this), best of --repeat runs; the whole import is in
+benchmarks/ingest.py (side by side with sqlite-utils).
+
+    .venv/bin/python benchmarks/ingest_steps.py --lines 100000
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+from ingest import generate  # noqa: E402 - the benchmark's own generator
+
+from toolkit.core import database, doors, questions  # noqa: E402
+from toolkit.gstack import ingest_jsonl  # noqa: E402
+from toolkit.store import json_lite, rollups  # noqa: E402
+
+PROJECT = "bench-proj"
+TS = "2026-10-01T00:00:00.000Z"
+
+
+def best(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def fresh_db(path, triggers=True):
+    conn = database.connect(path)
+    if not triggers:
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'question_log'"
+            " AND name != 'question_log_tombstoned'"
+        ).fetchall():
+            conn.execute(f'DROP TRIGGER "{name}"')
+    return conn
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="plantune-steps-")
+    try:
+        log = os.path.join(work, "question-log.jsonl")
+        generate(log, args.lines)
+        with open(log, encoding="utf-8") as f:
+            texts = [line.rstrip("\n") for line in f if line.strip()]
+        n = len(texts)
+        conn = fresh_db(os.path.join(work, "registry.db"))
+        registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
+        conn.close()
+        objs = [json_lite.loads(t) for t in texts]
+        recs = [ingest_jsonl.question_record(o, TS) for o in objs]
+        keys = [questions.event_key(PROJECT, o) for o in objs]
+
+        def decode():
+            for t in texts:
+                json_lite.loads(t)
+
+        def validation():
+            for o in objs:
+                ingest_jsonl.question_record(o, TS)
+
+        def key():
+            for o in objs:
+                questions.event_key(PROJECT, o)
+
+        def classification():
+            for r in recs:
+                doors.decide(
+                    r["question_id"],
+                    r.get("skill"),
+                    r.get("category"),
+                    r.get("question_summary"),
+                    registry,
+                )
+
+        def prepared(classify):
+            return [
+                questions.prepare_row(
+                    r,
+                    PROJECT,
+                    registry=registry,
+                    key=k,
+                    raw=t,
+                    ingested_from=f"{log}:{i}",
+                    recorded_at=TS,
+                    default_ts=TS,
+                    classify=classify,
+                )
+                for i, (r, k, t) in enumerate(zip(recs, keys, texts))
+            ]
+
+        harmless = doors.decide("bench-q", None, None, "Rename a helper", {})
+
+        def fixed_door(question_id, skill, category, summary, registry):
+            return harmless
+
+        rows = prepared(doors.decide)
+        results = {
+            "decode": best(decode, args.repeat),
+            "validation": best(validation, args.repeat),
+            "key": best(key, args.repeat),
+            "classification": best(classification, args.repeat),
+            "row": best(lambda: prepared(fixed_door), args.repeat),
+        }
+
+        def insert(triggers, bulk=False):
+            def go():
+                path = os.path.join(work, f"insert-{time.monotonic_ns()}.db")
+                c = fresh_db(path, triggers)
+                c.execute("PRAGMA cache_size = -32768")
+                t = time.process_time()
+                c.execute("BEGIN IMMEDIATE")
+                if bulk:
+                    window = rollups.Window(c).__enter__()
+                    window.insert(questions.INSERT_SQL, rows)
+                    window.__exit__()
+                else:
+                    c.executemany(questions.INSERT_SQL, rows)
+                c.execute("COMMIT")
+                elapsed = time.process_time() - t
+                c.close()
+                return elapsed
+
+            return min(go() for _ in range(args.repeat))
+
+        plain = insert(False)
+        results["insert"] = plain
+        results["rollups/trigger"] = insert(True) - plain
+        results["rollups/bulk"] = insert(True, bulk=True) - plain
+        print(f"{n:,} lines, CPU microseconds per line (best of {args.repeat}):\n")
+        print(f"{'step':<18}{'us/line':>10}")
+        for name, seconds in results.items():
+            print(f"{name:<18}{seconds / n * 1e6:>10.1f}")
+        total = sum(v for k, v in results.items() if k != "rollups/trigger")
+        print(f"{'sum (bulk path)':<18}{total / n * 1e6:>10.1f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

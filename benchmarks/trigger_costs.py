@@ -1,0 +1,100 @@
+"""Benchmark: what the triggers of each table cost a logged question, on the hot path.
+
+A hook or compat call opens a new connection (SQLite parses the whole schema, every
+trigger included, on its first statement) and records one question event (the insert
+runs the triggers it reaches). This builds the current schema, then a copy without the
+triggers of one table at a time, and times, in alternating rounds, connect + record one
+event + commit + close on each, as CPU time of this process. The difference to the full
+schema is what those triggers cost each logged question.
+
+    .venv/bin/python benchmarks/trigger_costs.py [--rounds 10] [--per-round 30]
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from toolkit.core import database, questions  # noqa: E402
+from toolkit.store import db  # noqa: E402
+
+PROJECT = "bench-proj"
+
+
+def log_one(path, i):
+    conn = db.connect(path)
+    record = questions.validate_event(
+        {
+            "skill": "plan-eng-review",
+            "question_id": "plan-eng-review-q0",
+            "question_summary": f"Question {i}?",
+            "user_choice": "a",
+            "session_id": "s-1",
+        }
+    )
+    questions.record_event(conn, record, PROJECT)
+    conn.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--per-round", type=int, default=30)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="plantune-triggers-")
+    try:
+        full = os.path.join(work, "full.db")
+        conn = database.connect(full)
+        groups = {}
+        for name, table, sql in conn.execute(
+            "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'"
+        ):
+            groups.setdefault(table, []).append((name, len(sql)))
+        conn.close()
+        variants = {"full schema": full}
+        for table, triggers in sorted(groups.items()):
+            path = os.path.join(work, f"without-{table}.db")
+            shutil.copy(full, path)
+            c = db.connect(path, migrate=False)
+            for name, _ in triggers:
+                c.execute(f'DROP TRIGGER "{name}"')
+            c.close()
+            variants[f"without {table}'s triggers"] = path
+        times = {label: [] for label in variants}
+        n = 0
+        for _ in range(args.rounds):
+            for label, path in variants.items():
+                t = time.process_time()
+                for _ in range(args.per_round):
+                    n += 1
+                    log_one(path, n)
+                times[label].append((time.process_time() - t) / args.per_round)
+        base = statistics.median(times["full schema"])
+        print(f"{'schema':<52}{'triggers':>9}{'KiB':>7}{'median ms':>11}{'saves ms':>10}")
+        for label, values in times.items():
+            table = label.removeprefix("without ").removesuffix("'s triggers")
+            count = (
+                len(groups.get(table, []))
+                if label != "full schema"
+                else sum(len(t) for t in groups.values())
+            )
+            size = (
+                sum(s for _, s in groups.get(table, []))
+                if label != "full schema"
+                else sum(s for t in groups.values() for _, s in t)
+            )
+            median = statistics.median(values)
+            saved = "" if label == "full schema" else f"{(base - median) * 1000:.3f}"
+            print(f"{label:<52}{count:>9}{size / 1024:>7.1f}{median * 1000:>11.3f}{saved:>10}")
+        print(f"(connect + one logged question + close, CPU; load {os.getloadavg()[0]:.1f})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
