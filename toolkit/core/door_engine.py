@@ -491,6 +491,8 @@ def _adjacent(lang, text, obj, marks):
     """Whether a harmless word qualifies the object: right before it, or just after
     ("test data", "tabla temporal", "base de datos de prueba", "テストデータ")."""
     for m in marks:
+        if m[0] <= obj[0] and obj[1] <= m[1] and m != obj:
+            return True  # the harmless words hold the object: "message d'erreur"
         if m[1] <= obj[0]:
             gap = obj[0] - m[1] if lang.spaceless else text.count(" ", m[1], obj[0])
             if gap <= 1:
@@ -514,6 +516,8 @@ def _fires(lang, text, rule, sentence):
     if not strong and not weak:
         return False
     marks = [s for fam in _names(rule.get("unless", "harmless")) for s in lang.find(text, fam)]
+    # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
+    marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
     if marks:
         strong = [o for o in strong if not _adjacent(lang, text, o, marks)]
         weak = [o for o in weak if not _adjacent(lang, text, o, marks)]
@@ -523,17 +527,29 @@ def _fires(lang, text, rule, sentence):
     quiet = {sentence(m[0]) for m in marks}
     if rule.get("across"):  # anywhere in the text: "Buy it? It is $90,000."
         window, sentence = len(text), _one_sentence
+    # One word is not both verb and object ("pagamento": Italian ``paga``); written
+    # without spaces, one compound may be both ("退款", refund).
+    apart = _differ if lang.spaceless else _apart
     for v in verbs:
         sv = sentence(v[0])
         for o in strong:
-            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
                 return True
         if sv in quiet:
             continue
         for o in weak:
-            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
                 return True
     return False
+
+
+def _apart(a, b):
+    """Whether two spans share no letter."""
+    return a[1] <= b[0] or b[1] <= a[0]
+
+
+def _differ(a, b):
+    return a != b
 
 
 def _one_sentence(pos):
