@@ -487,21 +487,30 @@ def _near(lang, text, a, b, window):
     return text.count(" ", lo, hi) <= window
 
 
-def _adjacent(lang, text, obj, marks):
+def _adjacent(lang, text, obj, marks, verbs=()):
     """Whether a harmless word qualifies the object: right before it, or just after
-    ("test data", "tabla temporal", "base de datos de prueba", "テストデータ")."""
+    ("test data", "tabla temporal", "base de datos de prueba", "テストデータ"). Verb words
+    between them do not count: a label names a UI element ("кнопка «Удалить аккаунт»",
+    "「アカウント削除」ボタン")."""
     for m in marks:
         if m[0] <= obj[0] and obj[1] <= m[1] and m != obj:
             return True  # the harmless words hold the object: "message d'erreur"
         if m[1] <= obj[0]:
-            gap = obj[0] - m[1] if lang.spaceless else text.count(" ", m[1], obj[0])
-            if gap <= 1:
+            if _gap(lang, text, m[1], obj[0], verbs) <= 1:
                 return True
         elif m[0] >= obj[1]:
-            gap = m[0] - obj[1] if lang.spaceless else text.count(" ", obj[1], m[0])
-            if gap <= (2 if lang.spaceless else 3):
+            if _gap(lang, text, obj[1], m[0], verbs) <= (2 if lang.spaceless else 3):
                 return True
     return False
+
+
+def _gap(lang, text, lo, hi, verbs):
+    """Characters (written without spaces) or words between ``lo`` and ``hi``, verbs
+    left out."""
+    inside = [v for v in verbs if lo <= v[0] and v[1] <= hi]
+    if lang.spaceless:
+        return hi - lo - sum(v[1] - v[0] for v in inside)
+    return text.count(" ", lo, hi) - len(inside)
 
 
 def _fires(lang, text, rule, sentence):
@@ -519,8 +528,8 @@ def _fires(lang, text, rule, sentence):
     # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
     marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
     if marks:
-        strong = [o for o in strong if not _adjacent(lang, text, o, marks)]
-        weak = [o for o in weak if not _adjacent(lang, text, o, marks)]
+        strong = [o for o in strong if not _adjacent(lang, text, o, marks, verbs)]
+        weak = [o for o in weak if not _adjacent(lang, text, o, marks, verbs)]
     window = rule.get("window", 30 if lang.spaceless else 8)
     if lang.code == _JAMO:
         window *= 3
