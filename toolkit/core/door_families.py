@@ -88,7 +88,7 @@ _DURABLE_UNLESS_BEFORE = _W(
     "temporary scratch dummy fake mock sample example test local "
     "empty blank trailing extra stray dev development build dist "
     "output cache throwaway preview demo css js ts tsx jsx scss "
-    "less html md markdown txt svg png snapshot spec stories "
+    "less html md markdown txt svg png snapshot spec stories notes "
     "storybook lint readme changelog".split()
 )
 
@@ -96,7 +96,7 @@ _HARMLESS = _F(
     _nouns(
         "snapshot file, generated file, generated types, generated code, codegen output, "
         "never used, unused import, import, comment, comma, semicolon, whitespace, space, tab, blank line, empty line, "
-        "line, typo, todo, fixme, print, print statement, console log, debug log, debug line, "
+        "line, typo, todo, fixme, print, print statement, console log, console.log, debug log, debug line, "
         "debug statement, debug output, debug print, log line, log statement, log call, "
         "logging statement, logging call, dead code, cache, cdn cache, build cache, browser cache, "
         "npm cache, pip cache, cookie, lint error, lint warning, warning, placeholder, emoji, "
@@ -127,7 +127,7 @@ _NAMING_NEXT = _W(
     "markers button buttons icon icons key keys event events endpoint "
     "handler handlers hook hooks permission permissions confirmation "
     "dialog modal click clicked callback callbacks listener listeners "
-    "action actions".split()
+    "action actions target targets".split()
 )
 _NAMING_PREV = _W("soft un undo is_ has_ confirm the_".split())
 # Places where deleting is editing: "erase the marks in the mockup".
