@@ -90,6 +90,7 @@ from toolkit.core.door_families import (
     _WEAK_SEC_PASSIVE,
     _WEAKEN,
     _WORLD,
+    renames_only,
 )
 from toolkit.core.door_words import (
     _BREAKS,
@@ -313,9 +314,12 @@ RULES = (
                     "cloud-nuke, aws-nuke, permanent shutdown, permanently shut down, "
                     "shut down permanently, shut it down permanently, shut down for good, "
                     "decommission, decommissioned, decommissioning, deprovision, "
-                    "deprovisioned, deprovisioning, tear down, tore down, torn down, "
-                    "tearing down, tears down"
+                    "deprovisioned, deprovisioning"
                 )
+            ),
+            _Any(  # tests tear down their fixtures
+                _F("tear down, tore down, torn down, tearing down, tears down"),
+                unless_near=_W("test tests fixture fixtures suite spec specs".split()),
             ),
             _Then(
                 _INFRA_TOOL,
@@ -744,26 +748,6 @@ def _match_words(found):
     return None
 
 
-_ENDS = frozenset("?.!;")
-_MORE = _W("and then also plus after before".split())
-# A rename of these changes what others read (a table, a branch, a bucket): it stays read.
-_RENAMED_STORE = _W(
-    "table tables column columns database databases db "
-    "schema schemas index indexes collection collections bucket buckets repo repository "
-    "repositories branch branches topic topics queue queues field fields key keys env "
-    "environment environments domain domains account accounts project projects".split()
-)
-
-
-def _renames_only(words):
-    """Whether the text only renames a name ("Rename deleteUser to removeUser in the
-    store?"): its words are names, not acts. A second act or sentence reads as usual."""
-    if words[0] not in ("rename", "renaming") or "to" not in words or words[1] in _DETERMINERS:
-        return False
-    body = words[:-1] if words[-1] in _ENDS else words
-    return not any(w in _ENDS or w in _MORE or w in _RENAMED_STORE or w == "," for w in body)
-
-
 def match(normalised):
     """The name of the first rule that fires on already normalised text, or None.
 
@@ -771,7 +755,7 @@ def match(normalised):
     method calls and disguised spellings are read too.
     """
     found = _words(normalised)
-    if not found or _renames_only(found):
+    if not found or renames_only(found):
         return None
     rule = _match_words(found)
     if rule:
