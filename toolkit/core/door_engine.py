@@ -16,7 +16,8 @@ more than reading all the rules does. The engine:
 * fires a rule when its families meet in one sentence: ``any`` (one entry is enough),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
-  Japanese and Korean). A pair's ``weak`` objects (a file, a branch) fire only when no
+  Japanese and Korean); with ``also``, only when a word of that family is in the text too
+  (German "bauen … ab"). A pair's ``weak`` objects (a file, a branch) fire only when no
   ``unless`` word (an empty line, a test, a comment) is in the sentence.
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
@@ -517,6 +518,8 @@ def _fires(lang, text, rule, sentence):
     """The rule's verdict on folded text: True when it fires."""
     if "any" in rule:
         return any(lang.find(text, fam) for fam in _names(rule["any"]))
+    if "also" in rule and not any(lang.find(text, fam) for fam in _names(rule["also"])):
+        return False  # German separable verbs: "bauen … ab" needs its "ab"
     verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
     if not verbs:
         return False
