@@ -16,7 +16,8 @@ more than reading all the rules does. The engine:
 * fires a rule when its families meet in one sentence: ``any`` (one entry is enough),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
-  Japanese and Korean). A pair's ``weak`` objects (a file, a branch) fire only when no
+  Japanese and Korean); with ``also``, only when a word of that family is in the text too
+  (German "bauen … ab"). A pair's ``weak`` objects (a file, a branch) fire only when no
   ``unless`` word (an empty line, a test, a comment) is in the sentence.
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
@@ -487,25 +488,38 @@ def _near(lang, text, a, b, window):
     return text.count(" ", lo, hi) <= window
 
 
-def _adjacent(lang, text, obj, marks):
+def _adjacent(lang, text, obj, marks, verbs=()):
     """Whether a harmless word qualifies the object: right before it, or just after
-    ("test data", "tabla temporal", "base de datos de prueba", "テストデータ")."""
+    ("test data", "tabla temporal", "base de datos de prueba", "テストデータ"). Verb words
+    between them do not count: a label names a UI element ("кнопка «Удалить аккаунт»",
+    "「アカウント削除」ボタン")."""
     for m in marks:
+        if m[0] <= obj[0] and obj[1] <= m[1] and m != obj:
+            return True  # the harmless words hold the object: "message d'erreur"
         if m[1] <= obj[0]:
-            gap = obj[0] - m[1] if lang.spaceless else text.count(" ", m[1], obj[0])
-            if gap <= 1:
+            if _gap(lang, text, m[1], obj[0], verbs) <= 1:
                 return True
         elif m[0] >= obj[1]:
-            gap = m[0] - obj[1] if lang.spaceless else text.count(" ", obj[1], m[0])
-            if gap <= (2 if lang.spaceless else 3):
+            if _gap(lang, text, obj[1], m[0], verbs) <= (2 if lang.spaceless else 3):
                 return True
     return False
+
+
+def _gap(lang, text, lo, hi, verbs):
+    """Characters (written without spaces) or words between ``lo`` and ``hi``, verbs
+    left out."""
+    inside = [v for v in verbs if lo <= v[0] and v[1] <= hi]
+    if lang.spaceless:
+        return hi - lo - sum(v[1] - v[0] for v in inside)
+    return text.count(" ", lo, hi) - len(inside)
 
 
 def _fires(lang, text, rule, sentence):
     """The rule's verdict on folded text: True when it fires."""
     if "any" in rule:
         return any(lang.find(text, fam) for fam in _names(rule["any"]))
+    if "also" in rule and not any(lang.find(text, fam) for fam in _names(rule["also"])):
+        return False  # German separable verbs: "bauen … ab" needs its "ab"
     verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
     if not verbs:
         return False
@@ -514,26 +528,40 @@ def _fires(lang, text, rule, sentence):
     if not strong and not weak:
         return False
     marks = [s for fam in _names(rule.get("unless", "harmless")) for s in lang.find(text, fam)]
+    # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
+    marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
     if marks:
-        strong = [o for o in strong if not _adjacent(lang, text, o, marks)]
-        weak = [o for o in weak if not _adjacent(lang, text, o, marks)]
+        strong = [o for o in strong if not _adjacent(lang, text, o, marks, verbs)]
+        weak = [o for o in weak if not _adjacent(lang, text, o, marks, verbs)]
     window = rule.get("window", 30 if lang.spaceless else 8)
     if lang.code == _JAMO:
         window *= 3
     quiet = {sentence(m[0]) for m in marks}
     if rule.get("across"):  # anywhere in the text: "Buy it? It is $90,000."
         window, sentence = len(text), _one_sentence
+    # One word is not both verb and object ("pagamento": Italian ``paga``); written
+    # without spaces, one compound may be both ("退款", refund).
+    apart = _differ if lang.spaceless else _apart
     for v in verbs:
         sv = sentence(v[0])
         for o in strong:
-            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
                 return True
         if sv in quiet:
             continue
         for o in weak:
-            if o != v and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
                 return True
     return False
+
+
+def _apart(a, b):
+    """Whether two spans share no letter."""
+    return a[1] <= b[0] or b[1] <= a[0]
+
+
+def _differ(a, b):
+    return a != b
 
 
 def _one_sentence(pos):

@@ -88,21 +88,21 @@ _DURABLE_UNLESS_BEFORE = _W(
     "temporary scratch dummy fake mock sample example test local "
     "empty blank trailing extra stray dev development build dist "
     "output cache throwaway preview demo css js ts tsx jsx scss "
-    "less html md markdown txt svg png snapshot spec stories "
-    "storybook lint readme changelog".split()
+    "less html md markdown txt svg png snapshot spec stories notes "
+    "storybook lint readme changelog go py rb rs java kt swift json yml yaml sh".split()
 )
 
 _HARMLESS = _F(
     _nouns(
         "snapshot file, generated file, generated types, generated code, codegen output, "
         "never used, unused import, import, comment, comma, semicolon, whitespace, space, tab, blank line, empty line, "
-        "line, typo, todo, fixme, print, print statement, console log, debug log, debug line, "
+        "line, typo, todo, fixme, print, print statement, console log, console.log, debug log, debug line, "
         "debug statement, debug output, debug print, log line, log statement, log call, "
         "logging statement, logging call, dead code, cache, cdn cache, build cache, browser cache, "
         "npm cache, pip cache, cookie, lint error, lint warning, warning, placeholder, emoji, "
         "variable, var, helper, wrapper, stub, mock, fixture, breakpoint, character, char, word, "
         "sentence, paragraph, highlight, selection, style, class, classname, tag, element, div, "
-        "span, button, icon, label, tooltip, border, margin, padding, draft, feature flag, flag, "
+        "span, button, icon, label, chart, chart instance, widget, modal, dialog, popup, tooltip, border, margin, padding, draft, feature flag, flag, "
         "test, test case, example, deprecation warning, note, lockfile, lock file, node module, "
         "venv, pyc file, pycache, build artifact, artifact, prompt, suggestion, dependency, "
         "parameter, param, argument, arg, field, property, prop, attribute, method, function, "
@@ -127,7 +127,7 @@ _NAMING_NEXT = _W(
     "markers button buttons icon icons key keys event events endpoint "
     "handler handlers hook hooks permission permissions confirmation "
     "dialog modal click clicked callback callbacks listener listeners "
-    "action actions".split()
+    "action actions target targets".split()
 )
 _NAMING_PREV = _W("soft un undo is_ has_ confirm the_".split())
 # Places where deleting is editing: "erase the marks in the mockup".
@@ -137,7 +137,7 @@ _SANDBOX = _W(
     "fixture fixtures example examples storybook prototype snippet snippets notes "
     "comment comments template templates css stylesheet markdown story copy "
     "text diff patch scratchpad playground ui frontend dialog modal button page "
-    "form screen menu view".split()
+    "form screen menu view memory".split()
 )
 
 _CRED_OBJ = _F(
@@ -690,7 +690,7 @@ _INFRA = _F(
 _INFRA_UNLESS_BEFORE = _W(
     "local dev development test testing preview scratch temporary temp "
     "tmp sandbox my your ephemeral throwaway demo mock fake "
-    "watch".split()
+    "watch chart component widget modal editor player".split()
 )
 _INFRA_TOOL = _F(
     "pulumi, cdk, cdktf, sls, serverless, eksctl, terragrunt, copilot, amplify, "
@@ -708,3 +708,23 @@ _INFRA_TOOL_VERB = _W(
     "delete-function delete-service delete-repository delete-secret "
     "delete-user delete-key deletion".split()
 )
+
+
+_ENDS = frozenset("?.!;")
+_MORE = _W("and then also plus after before".split())
+# A rename of these changes what others read (a table, a branch, a bucket): it stays read.
+_RENAMED_STORE = _W(
+    "table tables column columns database databases db "
+    "schema schemas index indexes collection collections bucket buckets repo repository "
+    "repositories branch branches topic topics queue queues field fields key keys env "
+    "environment environments domain domains account accounts project projects".split()
+)
+
+
+def renames_only(words):
+    """Whether the text only renames a name ("Rename deleteUser to removeUser in the
+    store?"): its words are names, not acts. A second act or sentence reads as usual."""
+    if words[0] not in ("rename", "renaming") or "to" not in words or words[1] in _DETERMINERS:
+        return False
+    body = words[:-1] if words[-1] in _ENDS else words
+    return not any(w in _ENDS or w in _MORE or w in _RENAMED_STORE or w == "," for w in body)

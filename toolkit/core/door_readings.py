@@ -252,6 +252,10 @@ def _repair(found, text=""):
     return out if changed else found
 
 
+# Receivers whose calls only print: ``console.log`` is a debug line, not "log the console".
+_LOGGERS = frozenset(("console", "logger", "logging", "log", "print"))
+
+
 def _code_calls(text):
     """``db.users.drop()`` → ``drop db users``: a method call read verb first, so the rules
     see what it is called on. None when the text has no such call."""
@@ -262,7 +266,7 @@ def _code_calls(text):
         flat = chunk.replace("::", ".")
         if "." in flat.strip(".?!,;") and any(c.isalpha() for c in flat):
             parts = [p for p in flat.split(".") if p]
-            if len(parts) >= 2:
+            if len(parts) >= 2 and parts[0] not in _LOGGERS:
                 last = _tokens(parts[-1])
                 if last and last[0].isalpha() and _known(last[0], _verb_mask()):
                     receiver = " ".join(w for p in parts[:-1] for w in _tokens(p))

@@ -90,6 +90,7 @@ from toolkit.core.door_families import (
     _WEAK_SEC_PASSIVE,
     _WEAKEN,
     _WORLD,
+    renames_only,
 )
 from toolkit.core.door_words import (
     _BREAKS,
@@ -313,9 +314,12 @@ RULES = (
                     "cloud-nuke, aws-nuke, permanent shutdown, permanently shut down, "
                     "shut down permanently, shut it down permanently, shut down for good, "
                     "decommission, decommissioned, decommissioning, deprovision, "
-                    "deprovisioned, deprovisioning, teardown, tear down, tore down, torn down, "
-                    "tearing down, tears down"
+                    "deprovisioned, deprovisioning"
                 )
+            ),
+            _Any(  # tests tear down their fixtures
+                _F("tear down, tore down, torn down, tearing down, tears down"),
+                unless_near=_W("test tests fixture fixtures suite spec specs".split()),
             ),
             _Then(
                 _INFRA_TOOL,
@@ -751,7 +755,7 @@ def match(normalised):
     method calls and disguised spellings are read too.
     """
     found = _words(normalised)
-    if not found:
+    if not found or renames_only(found):
         return None
     rule = _match_words(found)
     if rule:
