@@ -9,7 +9,7 @@ from tests.helpers import REPO_ROOT
 TESTS_DIR = os.path.join(REPO_ROOT, "tests")
 
 # Folders that are not the project's own files: environments, caches, build output.
-SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist", "htmlcov"}
+SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist", "htmlcov", "site"}
 
 # gstack's behaviour is described in words, or by naming gstack's own file; a citation of
 # a private specification (its name, or its section numbers) means nothing to a reader of
