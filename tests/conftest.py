@@ -35,13 +35,51 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1  # the mode ran nothing through a server: not a real run
 
 
+# The test modules that belong to `make test-full` only: those that run the installed
+# commands as processes (as agents and hooks do), start servers, kernels or background
+# imports, build and install wheels, or run `make`. `make test` runs the rest (`-m "not
+# full"`): tests/test_commands_in_process.py keeps every command's path in it. Tests
+# marked slow or browser are full tests too, wherever they are.
+FULL_MODULES = {
+    "test_backlog",
+    "test_browser",
+    "test_compat_log",
+    "test_compat_pref",
+    "test_concurrency",
+    "test_demo_gstack",
+    "test_error_boundary",
+    "test_faults",
+    "test_hooks_install",
+    "test_hooks_post",
+    "test_hooks_pre",
+    "test_ingest_kill",
+    "test_ingest_lock",
+    "test_installed_smoke",
+    "test_launcher",
+    "test_makefile",
+    "test_pacing_cli",
+    "test_packaging",
+    "test_pickup",
+    "test_profile_compat",
+    "test_profile_sync",
+    "test_readme",
+    "test_resident",
+    "test_spool",
+    "test_team_spark",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
-    """Tests marked slow run only when PLANTUNE_SLOW is set (CI sets it)."""
-    if os.environ.get("PLANTUNE_SLOW"):
-        return
+    """Mark the full loop's tests ``full``; tests marked slow run only when PLANTUNE_SLOW
+    is set (`make test-full` and CI set it)."""
+    slow_runs = bool(os.environ.get("PLANTUNE_SLOW"))
     for item in items:
+        module = item.module.__name__.rpartition(".")[2] if item.module else ""
         slow = item.get_closest_marker("slow")
-        if slow:
+        if module in FULL_MODULES or slow or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.full)
+        if slow and not slow_runs:
             why = slow.kwargs.get("reason", "a long test")
             item.add_marker(pytest.mark.skip(reason=f"{why}; set PLANTUNE_SLOW=1 to run"))
 
