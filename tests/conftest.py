@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from tests.helpers import script
+from tests.helpers.loops import FULL_MODULES, FULL_TESTS
 from tests.helpers.server import free_port, wait_until_up
 
 # No resident server from the commands the tests run, including those that module-scoped
@@ -35,40 +36,6 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1  # the mode ran nothing through a server: not a real run
 
 
-# The test modules that belong to `make test-full` only: those that run the installed
-# commands as processes (as agents and hooks do), start servers, kernels or background
-# imports, build and install wheels, or run `make`. `make test` runs the rest (`-m "not
-# full"`): tests/test_commands_in_process.py keeps every command's path in it. Tests
-# marked slow or browser are full tests too, wherever they are.
-FULL_MODULES = {
-    "test_backlog",
-    "test_browser",
-    "test_compat_log",
-    "test_compat_pref",
-    "test_concurrency",
-    "test_demo_gstack",
-    "test_error_boundary",
-    "test_faults",
-    "test_hooks_install",
-    "test_hooks_post",
-    "test_hooks_pre",
-    "test_ingest_kill",
-    "test_ingest_lock",
-    "test_installed_smoke",
-    "test_launcher",
-    "test_makefile",
-    "test_pacing_cli",
-    "test_packaging",
-    "test_pickup",
-    "test_profile_compat",
-    "test_profile_sync",
-    "test_readme",
-    "test_resident",
-    "test_spool",
-    "test_team_spark",
-}
-
-
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
     """Mark the full loop's tests ``full``; tests marked slow run only when PLANTUNE_SLOW
@@ -77,7 +44,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.module.__name__.rpartition(".")[2] if item.module else ""
         slow = item.get_closest_marker("slow")
-        if module in FULL_MODULES or slow or item.get_closest_marker("browser"):
+        named = f"{module}::{getattr(item, 'originalname', item.name)}"
+        if (
+            module in FULL_MODULES
+            or named in FULL_TESTS
+            or slow
+            or item.get_closest_marker("browser")
+        ):
             item.add_marker(pytest.mark.full)
         if slow and not slow_runs:
             why = slow.kwargs.get("reason", "a long test")
