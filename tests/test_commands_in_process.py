@@ -145,3 +145,16 @@ def test_hooks_record_an_answer_and_always_exit_0(call, tmp_path, db_file):
     assert (code, out) == (0, "")  # no never-ask preference: nothing to say
     code, out, _ = call("plantune", "hook", "post-tool-use", stdin=b"not json")
     assert (code, out) == (0, "")
+
+
+def test_hook_install_merges_its_entries_and_keeps_other_tools_hooks(call, tmp_path):
+    settings = tmp_path / "settings.json"
+    other = {"type": "command", "command": "other-tool --log"}
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"hooks": [other]}]}}))
+    for _ in range(2):  # installing again repoints plantune's entries, never duplicates them
+        code, _, err = call("plantune", "hook", "install", "--settings", str(settings))
+        assert code == 0, err
+    hooks = json.loads(settings.read_text())["hooks"]
+    post = [h["command"] for entry in hooks["PostToolUse"] for h in entry["hooks"]]
+    assert post.count("other-tool --log") == 1
+    assert len([c for c in post if c.endswith("hook post-tool-use")]) == 1
