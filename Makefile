@@ -1,6 +1,9 @@
 # plantune: two commands on a fresh clone.
 #   make demo   build .venv, create a demo database and show what is in it
-#   make test   build .venv, lint (ruff) and run the test suite
+#   make test   build .venv, lint (ruff) and run the fast in-process test suite
+# and, for contributors and CI:
+#   make test-full  lint and every test (subprocess, installed-wheel, browser, Spark, slow)
+#   make docs       regenerate the reference pages and build docs/ with MkDocs (--strict)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -38,14 +41,14 @@ NOTEBOOK_SYNTHETIC ?= 1
 DEMO_SERVE ?= 1
 SERVE_PORT ?= 8001
 
-.PHONY: demo test lint bench serve clean venv
+.PHONY: demo test test-full docs lint bench serve clean venv
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@echo "== Building $(VENV): plantune (editable) and its test tools; a few minutes the first time"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[test]'
+	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[test,docs]'
 	@# Hooks start a fresh interpreter per call: ship bytecode so no call compiles
 	@# (environments with PYTHONDONTWRITEBYTECODE never cache it themselves).
 	$(BIN)/python -m compileall -q toolkit
@@ -81,16 +84,30 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# `make test` leaves out the tests marked `full` (tests/conftest.py says which: those that
+# start processes, build wheels, drive a browser or Spark, or are slow); `make test-full`
+# runs them too, with the slow ones (PLANTUNE_SLOW=1), as CI does.
+TEST_MARK ?= not full
+
 test: $(STAMP) lint
 	@$(BIN)/python -m compileall -q toolkit
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "$(TEST_MARK)" $(PYTEST_ARGS)
+
+test-full: $(STAMP)
+	PLANTUNE_SLOW=1 $(MAKE) --no-print-directory test TEST_MARK=
+
+# The CLI reference and the schema page are generated (cog); tests/test_docs.py fails when
+# the committed pages differ from what cog writes.
+docs: $(STAMP)
+	$(BIN)/cog -r docs/cli.md docs/schema.md
+	$(BIN)/mkdocs build --strict
 
 bench: $(STAMP)
 	@test -x $(BIN)/sqlite-utils || $(BIN)/pip install --disable-pip-version-check -e '.[test,bench]'
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_ROOT) build dist *.egg-info
+	rm -rf $(VENV) $(DEMO_ROOT) build dist site *.egg-info
 
 .PHONY: notebooks notebooks-run
 # JupyterLab refuses to start as root without --allow-root (containers, CI machines).

@@ -10,16 +10,27 @@ import subprocess
 import pytest
 
 from tests.helpers import script
+from tests.helpers.loops import FULL_MODULES, FULL_TESTS
 from tests.helpers.server import COOKIES, free_port, http_get, read_banner, wait_until_up
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
-    """Tests marked slow run only when PLANTUNE_SLOW is set (CI sets it)."""
-    if os.environ.get("PLANTUNE_SLOW"):
-        return
+    """Mark the full loop's tests ``full``; tests marked slow run only when PLANTUNE_SLOW
+    is set (`make test-full` and CI set it)."""
+    slow_runs = bool(os.environ.get("PLANTUNE_SLOW"))
     for item in items:
+        module = item.module.__name__.rpartition(".")[2] if item.module else ""
         slow = item.get_closest_marker("slow")
-        if slow:
+        named = f"{module}::{getattr(item, 'originalname', item.name)}"
+        if (
+            module in FULL_MODULES
+            or named in FULL_TESTS
+            or slow
+            or item.get_closest_marker("browser")
+        ):
+            item.add_marker(pytest.mark.full)
+        if slow and not slow_runs:
             why = slow.kwargs.get("reason", "a long test")
             item.add_marker(pytest.mark.skip(reason=f"{why}; set PLANTUNE_SLOW=1 to run"))
 

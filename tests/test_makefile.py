@@ -104,3 +104,20 @@ def test_the_readme_notebooks_run_example_works_on_the_demo_database(tmp_path):
         oct(p.stat().st_mode) for p in written
     ]
     assert not (home / ".gstack").exists()  # nothing went to the state root
+
+
+def test_make_test_leaves_out_the_full_tests_and_make_test_full_runs_them():
+    fast = make("-n", "test")
+    assert fast.returncode == 0, fast.stderr
+    assert [line for line in fast.stdout.splitlines() if line.endswith("ruff check .")]
+    assert '-m pytest -m "not full"' in fast.stdout
+    full = make("-n", "test-full")
+    assert full.returncode == 0, full.stderr
+    assert "PLANTUNE_SLOW=1" in full.stdout and '-m pytest -m ""' in full.stdout
+
+
+def test_make_docs_regenerates_the_reference_pages_and_builds_strictly():
+    r = make("-n", "docs")
+    assert r.returncode == 0, r.stderr
+    assert "cog -r docs/cli.md docs/schema.md" in r.stdout
+    assert "mkdocs build --strict" in r.stdout

@@ -9,7 +9,7 @@ from tests.helpers import REPO_ROOT
 TESTS_DIR = os.path.join(REPO_ROOT, "tests")
 
 # Folders that are not the project's own files: environments, caches, build output.
-SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist", "htmlcov"}
+SKIPPED_DIRS = {"__pycache__", "node_modules", "build", "dist", "htmlcov", "site"}
 
 # gstack's behaviour is described in words, or by naming gstack's own file; a citation of
 # a private specification (its name, or its section numbers) means nothing to a reader of
@@ -116,3 +116,17 @@ def test_the_import_rule_sees_every_way_of_importing():
     for source, expected in cases.items():
         package = "tests.helpers" if source.startswith(("from ..", "from . import")) else "tests"
         assert forbidden_imports(source, package) == expected, source
+
+
+def test_the_full_loop_names_only_tests_that_exist():
+    """A renamed module or test named in tests/helpers/loops.py would slip back into the
+    fast loop unnoticed."""
+    from tests.helpers.loops import FULL_MODULES, FULL_TESTS
+
+    missing = [m for m in FULL_MODULES if not os.path.exists(os.path.join(TESTS_DIR, m + ".py"))]
+    for named in FULL_TESTS:
+        module, _, test = named.partition("::")
+        path = os.path.join(TESTS_DIR, module + ".py")
+        if not os.path.exists(path) or f"def {test}(" not in open(path, encoding="utf-8").read():
+            missing.append(named)
+    assert missing == []
