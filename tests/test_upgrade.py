@@ -380,35 +380,8 @@ def main_db(tmp_path):
     return path
 
 
-def every_row(path, columns=None):
-    """``{table: sorted rows}`` of every table but the migrations table and the planner's.
-
-    With ``columns`` (``{table: [column, ...]}``, from ``table_columns``), only those
-    tables and columns: what a later migration adds is left out of the comparison.
-    """
-    raw = sqlite3.connect(path)
-    try:
-        tables = [
-            r[0]
-            for r in raw.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'"
-                " AND name NOT LIKE 'sqlite_%' AND name != ?",
-                (db.MIGRATIONS_TABLE,),
-            )
-        ]
-        if columns is not None:
-            tables = [t for t in tables if t in columns]
-        out = {}
-        for t in tables:
-            cols = ", ".join(f'"{c}"' for c in columns[t]) if columns is not None else "*"
-            out[t] = sorted(raw.execute(f'SELECT {cols} FROM "{t}"').fetchall(), key=repr)
-        return out
-    finally:
-        raw.close()
-
-
 def table_columns(path):
-    """``{table: [column, ...]}`` of every table ``every_row`` reads."""
+    """``{table: [column, ...]}`` of every table but the migrations table and the planner's."""
     raw = sqlite3.connect(path)
     try:
         names = [
@@ -420,6 +393,28 @@ def table_columns(path):
             )
         ]
         return {n: [r[1] for r in raw.execute(f'PRAGMA table_xinfo("{n}")')] for n in names}
+    finally:
+        raw.close()
+
+
+def every_row(path, columns=None):
+    """``{table: sorted rows}`` of the tables ``table_columns`` lists.
+
+    With ``columns`` (from ``table_columns`` of an earlier state), only those tables and
+    columns: what a later migration adds is left out of the comparison.
+    """
+    columns = columns if columns is not None else table_columns(path)
+    raw = sqlite3.connect(path)
+    try:
+        return {
+            t: sorted(
+                raw.execute(
+                    "SELECT " + ", ".join(f'"{c}"' for c in cols) + f' FROM "{t}"'
+                ).fetchall(),
+                key=repr,
+            )
+            for t, cols in columns.items()
+        }
     finally:
         raw.close()
 

@@ -387,8 +387,8 @@ def _readings(text):
     return found
 
 
-def _read(text):
-    """``(normalised, alternative or None)``; raises ValueError when unreadable."""
+def _as_text(text) -> str:
+    """The text as a str (bytes read as UTF-8); raises ValueError when it is neither."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         try:
             text = bytes(text).decode("utf-8")
@@ -396,6 +396,12 @@ def _read(text):
             raise ValueError("invalid UTF-8") from None
     if not isinstance(text, str):
         raise ValueError("not text")
+    return text
+
+
+def _read(text):
+    """``(normalised, alternative or None)``; raises ValueError when unreadable."""
+    text = _as_text(text)
     first = normalise(text)
     # A zero-width character may hide inside a word ("dr\u200bop") or stand for the space
     # between two ("drop\u200btable"): read it both ways.
@@ -410,13 +416,7 @@ def _read(text):
 def _spellings(text):
     """The text as written, then its decoded spellings (``door_engine.decoded``): str only.
     Raises ValueError when the text cannot be read at all."""
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        try:
-            text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError("invalid UTF-8") from None
-    if not isinstance(text, str):
-        raise ValueError("not text")
+    text = _as_text(text)
     from toolkit.core.door_engine import decoded
 
     return [text] + decoded(text)
