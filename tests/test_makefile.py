@@ -20,8 +20,18 @@ def make(*args, env=None, timeout=60):
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=dict(os.environ, **(env or {})),
+        env=dict(_outside_make(), **(env or {})),
     )
+
+
+def _outside_make():
+    """The environment without what an enclosing make passes down (``make test-full``
+    runs these tests with ``TEST_MARK=`` on its command line, which MAKEFLAGS carries)."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "TEST_MARK")
+    }
 
 
 def test_building_the_venv_shows_pip_progress():

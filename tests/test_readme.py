@@ -40,13 +40,18 @@ serve_briefly() {
   command plantune "$@" --port 0 > "$log" 2>&1 &
   local pid=$! url=""
   for _ in $(seq 1 150); do
-    url=$(sed -n 's/.* at \(http[^ ]*\) .*/\1/p' "$log")
+    url=$(sed -n 's/^ *\(http[^ ]*\/-\/sign-in?token=[^ ]*\)$/\1/p' "$log")
+    if [ -z "$url" ] && grep -q '^No sign-in' "$log"; then
+      url=$(sed -n 's/.* at \(http[^ ]*\) .*/\1/p' "$log")
+    fi
     [ -n "$url" ] && break
     kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; return 1; }
     sleep 0.2
   done
   [ -n "$url" ] || { kill "$pid"; cat "$log" >&2; return 1; }
-  python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=30)" "$url"
+  # Signing in redirects to the database page: a browser's cookie jar follows it.
+  python3 -c "import sys, urllib.request as u, http.cookiejar as c
+u.build_opener(u.HTTPCookieProcessor(c.CookieJar())).open(sys.argv[1], timeout=30)" "$url"
   kill -INT "$pid"; wait "$pid" || true
   skipped "served $*"
 }
