@@ -5,7 +5,9 @@ Each language file holds word families (lists of stems or words) and rules over 
 (they say which language a text is in, and tell apart text no rules read). The files are
 TOML, read here by a small reader of the subset they use (``read_data``; a test keeps it
 equal to ``tomllib``): importing ``tomllib`` (and ``re``) would cost every hook process
-more than reading all the rules does. The engine:
+more than reading all the rules does. Measured on the 11 files here (one process, idle
+machine): importing ``tomllib`` and ``re`` 15.6 ms, parsing them with it 20.6 ms; this
+reader parses them all in 2.4 ms. The engine:
 
 * folds the text (NFKC, case-folded, accents dropped, punctuation read as spaces, sentence
   ends kept) and finds every family entry in it. An entry matches, by the language's
