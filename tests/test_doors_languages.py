@@ -31,9 +31,9 @@ FAMILIES = {
 # that loses what the rules read fails here. The target stays 100% (the xfail below).
 HOLDOUT_RECALL_FLOOR = {
     "en": 1.0,
-    "zh": 0.88,
+    "zh": 0.92,
     "ja": 0.96,
-    "ko": 0.92,
+    "ko": 1.0,
     "es": 0.88,
     "fr": 0.88,
     "de": 0.84,
@@ -42,7 +42,7 @@ HOLDOUT_RECALL_FLOOR = {
     "it": 0.92,
 }
 # False alarms above the 10% target on the holdout halves, as recorded.
-HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "ko": 0.12}
+HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12}
 
 
 def _load(lang, half):
