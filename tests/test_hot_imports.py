@@ -596,8 +596,8 @@ def test_hook_string_readers_follow_their_patterns(text):
 
     assert claude_payload._is_mcp_ask_tool(text) == bool(pattern("mcp_tool").fullmatch(text)), text
     m = pattern("letter_prefix").match(text)
-    assert claude_payload._letter_prefix_end(text) == (m.end() if m else None), text
-    assert claude_payload._slug_words(text) == pattern("non_slug").sub("-", text), text
+    assert claude_payload.letter_prefix_end(text) == (m.end() if m else None), text
+    assert claude_payload.slug_words(text) == pattern("non_slug").sub("-", text), text
     assert hooks._safe_component(text) == (
         bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")
     ), text

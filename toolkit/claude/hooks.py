@@ -27,8 +27,15 @@ Hot path: stdlib plus toolkit's hot-path modules only.
 import os
 import sys
 
+from toolkit.claude.hook_entries import (
+    HOOK_FAILURE,
+    HOOK_PERMISSION,
+    HOOK_POST,
+    HOOK_PRE,
+    log_error,
+)
 from toolkit.claude.payload import (
-    _COMPONENT_CHARS,
+    COMPONENT_CHARS,
     Answer,
     HookInputError,
     extract_answers,
@@ -42,69 +49,15 @@ from toolkit.claude.payload import (
     read_stdin,
 )
 from toolkit.claude.records import Registry, build_record
-from toolkit.claude.session_start import HOOK_SESSION_START
 from toolkit.core.jscompat import stringify
 from toolkit.core.questions import CANCELLED_CHOICE, QuestionError
 from toolkit.core.vocabulary import SILENCING_PREFERENCES
 from toolkit.core.whole_question import of_question
 from toolkit.store import json_lite, paths, safe_io
 
-HOOK_POST = "post-tool-use"
-HOOK_PRE = "pre-tool-use"
-HOOK_FAILURE = "post-tool-use-failure"
-HOOK_PERMISSION = "permission-request"
-ERROR_LOG = "hook-errors.log"
-MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
-HOOK_TIMEOUT = 5
-# What `plantune hook install` registers: (event, matcher or None for every one, the
-# `plantune hook` subcommand that handles it). One handler per event; install, check and
-# the fast path read it.
-HOOK_ENTRIES = (
-    ("PreToolUse", MATCHER, HOOK_PRE),
-    ("PostToolUse", MATCHER, HOOK_POST),
-    ("PostToolUseFailure", MATCHER, HOOK_FAILURE),
-    ("PermissionRequest", MATCHER, HOOK_PERMISSION),
-    ("SessionStart", None, HOOK_SESSION_START),
-)
-HOOK_EVENTS = tuple(event for event, _, _ in HOOK_ENTRIES)
 HOOK_BUSY_TIMEOUT_MS = 3000
 
 AUTO_DECIDE_PREFERENCES = SILENCING_PREFERENCES
-
-
-def log_error(hook: str, message: str, env=None) -> None:
-    """Append ``<ISO ts> <hook>: <message>`` to the state root's hook-errors.log; never raises."""
-    from toolkit.store.db import utc_now
-
-    try:
-        root = paths.state_root(env)
-        os.makedirs(root, exist_ok=True)
-        line = f"{utc_now()} {hook}: {' '.join(str(message).split())}"
-        # Lone surrogates (undecodable bytes in a payload) are written as U+FFFD.
-        line = line.encode("utf-8", "replace").decode("utf-8")
-        safe_io.append_line(os.path.join(root, ERROR_LOG), line, root=root, make_dirs=False)
-    except Exception:  # noqa: BLE001 - logging must never break the hook
-        pass
-
-
-def scrub_error_log(texts, everything=False, env=None):
-    """Remove hook-errors.log lines that mention any of ``texts`` (every line when
-    ``everything``), atomically and keeping the file's mode; returns lines removed.
-    Texts shorter than 4 characters are too common to mean the deleted data."""
-    root = paths.state_root(env)
-    path = os.path.join(root, ERROR_LOG)
-    try:
-        data = safe_io.read_bytes(path, root=root)
-    except FileNotFoundError:
-        return 0
-    # Lines are written with whitespace runs collapsed (see log_error): match them so.
-    needles = [" ".join(t.split()).encode("utf-8", "replace") for t in texts if len(t.strip()) >= 4]
-    lines = data.splitlines(keepends=True)
-    keep = [] if everything else [line for line in lines if not any(n in line for n in needles)]
-    if len(keep) == len(lines):
-        return 0
-    safe_io.write_atomic(path, b"".join(keep), root=root)
-    return len(lines) - len(keep)
 
 
 # --------------------------------------------------------------------------
@@ -112,12 +65,12 @@ def scrub_error_log(texts, everything=False, env=None):
 
 
 def _open_db(create: bool, db_path=None, env=None):
-    from toolkit.core import database
+    from toolkit.core import seeded_db
 
     path = paths.db_path(db_path, env=env)
     if not create and not os.path.exists(path):
         return None
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     # Claude Code kills a hook after 5 s: give up on a busy database well before that.
     conn.execute(f"PRAGMA busy_timeout = {HOOK_BUSY_TIMEOUT_MS}")
     return conn
@@ -510,7 +463,7 @@ def _safe_component(s) -> bool:
     return (
         isinstance(s, str)
         and 1 <= len(s) <= 128
-        and all(c in _COMPONENT_CHARS for c in s)
+        and all(c in COMPONENT_CHARS for c in s)
         and s not in (".", "..")
     )
 
@@ -725,10 +678,7 @@ HANDLERS = {
 
 
 def run_named_hook(name, db_path=None):
-    """Run a hook by its command name (the fast CLI path and the click commands)."""
-    if name == HOOK_SESSION_START:
-        from toolkit.claude import session_start
-
-        return session_start.run()
+    """Run a question hook by its command name (the fast CLI path and the click commands);
+    ``session-start`` has its own module, ``toolkit.claude.session_start``."""
     handler = HANDLERS[name]
     run_hook(name, lambda p: handler(p, db_path=db_path))

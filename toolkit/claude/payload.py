@@ -52,7 +52,7 @@ _MARKER_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _ASCII_DIGITS = frozenset("0123456789")
 _SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-_COMPONENT_CHARS = _ASCII_LETTERS | _ASCII_DIGITS | frozenset("._-")
+COMPONENT_CHARS = _ASCII_LETTERS | _ASCII_DIGITS | frozenset("._-")
 _MCP_PREFIX, _MCP_SUFFIX = "mcp__", "__AskUserQuestion"
 
 
@@ -71,7 +71,7 @@ def _skip_space(text, i):
     return i
 
 
-def _letter_prefix_end(text):
+def letter_prefix_end(text):
     """Where ``_PATTERNS["letter_prefix"]`` matching at the start of ``text`` ends, or None."""
     i = _skip_space(text, 0)
     if i < len(text) and text[i] in _ASCII_LETTERS:
@@ -86,7 +86,7 @@ def _letter_prefix_end(text):
     return None
 
 
-def _slug_words(text):
+def slug_words(text):
     """``_PATTERNS["non_slug"].sub("-", text)``: each run of other characters becomes "-"."""
     out = []
     joined = False

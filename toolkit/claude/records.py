@@ -5,13 +5,13 @@ whichever of them saw it. Hot path: stdlib plus toolkit's hot-path modules only.
 """
 
 from toolkit.claude.payload import (
-    _letter_prefix_end,
-    _slug_words,
     extract_marker,
     extract_recommendation,
     hash_question_id,
     labels_of,
+    letter_prefix_end,
     question_text,
+    slug_words,
 )
 from toolkit.core.jscompat import truncate
 from toolkit.core.questions import UNKNOWN_CHOICE, Event, normalize_choice, validate_event
@@ -84,10 +84,10 @@ def option_key(label: str, options) -> str | None:
     if not options or not isinstance(label, str):
         return None
     text = normalize_choice(label)
-    end = _letter_prefix_end(text)
+    end = letter_prefix_end(text)
     if end is not None and end < len(text):
         text = text[end:]
-    slug = _slug_words(text.lower()).strip("-")
+    slug = slug_words(text.lower()).strip("-")
     if not slug:
         return None
     keys = [k for k in options if isinstance(k, str) and k]

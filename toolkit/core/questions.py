@@ -134,7 +134,7 @@ def format_ts(dt=None) -> str:
     """``Date.prototype.toISOString`` of a datetime (now when None): UTC, milliseconds, ``Z``
     (naive means UTC)."""
     if dt is None:
-        # time, not datetime: importing datetime costs every hook call about a millisecond.
+        # time, not datetime: datetime is slow to import (see docs/performance.md).
         import time
 
         ms = time.time_ns() // 1_000_000

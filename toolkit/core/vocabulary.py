@@ -26,6 +26,24 @@ SILENCING_PREFERENCES = ("never-ask", "ask-only-for-one-way")
 # refused with exit 2, the defence against profile poisoning).
 USER_PREFERENCE_SOURCES = ("plan-tune", "inline-user")
 
+
+def source_refusal(source):
+    """The user-origin gate: only the user may tune their own questions. ``(message,
+    exit code)`` when ``source`` is not theirs (1 when missing, 2 for any other source),
+    else None. Preference writes and allows both ask it."""
+    from toolkit.core.jscompat import is_falsy, value_string
+
+    if is_falsy(source):
+        return "source field required (one of: plan-tune, inline-user)", 1
+    if source not in USER_PREFERENCE_SOURCES:
+        return (
+            f'rejected — source "{value_string(source)}" is not user-originated'
+            " (profile poisoning defense)",
+            2,
+        )
+    return None
+
+
 # The five dimensions of a developer profile (gstack's psychographic signals).
 DIMENSIONS = (
     "scope_appetite",
