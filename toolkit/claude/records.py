@@ -14,7 +14,13 @@ from toolkit.claude.payload import (
     slug_words,
 )
 from toolkit.core.jscompat import truncate
-from toolkit.core.questions import UNKNOWN_CHOICE, Event, normalize_choice, validate_event
+from toolkit.core.questions import (
+    UNKNOWN_CHOICE,
+    Event,
+    QuestionError,
+    normalize_choice,
+    validate_event,
+)
 from toolkit.core.whole_question import of_question
 from toolkit.store import json_lite
 
@@ -183,3 +189,30 @@ def build_record(
         event = Event(event)
         event.door_text = event.whole_question = whole
     return event
+
+
+def call_records(questions, answers, registry, *, session_id, tool_use_id, source, **options):
+    """Every question of one AskUserQuestion call as its record, in one pass: an
+    ``(index, record, refusal)`` per question with text, ``record`` None and ``refusal``
+    the reason when validation refused it. ``answers[i]`` answers ``questions[i]``;
+    ``options`` go to :func:`build_record`."""
+    items = []
+    for index, question in enumerate(questions):
+        try:
+            record = build_record(
+                question,
+                index,
+                answers[index],
+                registry=registry,
+                session_id=session_id,
+                tool_use_id=tool_use_id,
+                source=source,
+                multi_question=len(questions) > 1,
+                **options,
+            )
+        except QuestionError as e:
+            items.append((index, None, e.message))
+            continue
+        if record is not None:
+            items.append((index, record, None))
+    return items
