@@ -20,8 +20,6 @@ from toolkit.core.vocabulary import (
 from toolkit.core.vocabulary import SILENCING_PREFERENCES as SILENCING
 from toolkit.store.db import GLOBAL_SCOPE, real_rows
 
-# Only the user may tune their own questions: /plan-tune itself, or a `tune:` reply the user
-# typed in chat. Anything an agent read (tool output, files, PR text) is refused (exit 2).
 UNKNOWN = "unknown"
 
 ASK = "ASK_NORMALLY"

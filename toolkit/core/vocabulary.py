@@ -4,7 +4,8 @@ Every module that validates, records or reports uses these names from here, so a
 a limit cannot mean one thing in the question log and another in pacing. Most are gstack's
 (its question-log and preference scripts define them); the phases are plantune's.
 
-Hot path: plain constants and a few string checks, nothing imported.
+Hot path: plain constants and a few string checks; nothing imported when it loads
+(``source_refusal`` takes the JS formatting only when asked).
 """
 
 # Review phases, in chain order. A simulated history has the four review phases; a pacing
@@ -22,8 +23,9 @@ CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-l
 # Question preferences, and the ones that let an agent skip asking.
 PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
 SILENCING_PREFERENCES = ("never-ask", "ask-only-for-one-way")
-# The only sources allowed to write a preference: the user, directly (anything else is
-# refused with exit 2, the defence against profile poisoning).
+# The only sources allowed to write a preference: the user, directly (/plan-tune itself, or
+# a `tune:` reply the user typed in chat). Anything an agent read (tool output, files, PR
+# text) is refused with exit 2, the defence against profile poisoning.
 USER_PREFERENCE_SOURCES = ("plan-tune", "inline-user")
 
 
