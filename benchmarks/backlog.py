@@ -129,11 +129,11 @@ def main():
         caught_up = os.path.join(tmp, "caught-up.db")
         shutil.copy(pristine, caught_up)
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        from toolkit.core import database
+        from toolkit.core import seeded_db
         from toolkit.gstack import ingest_state
         from toolkit.store import db
 
-        conn = database.connect(caught_up)
+        conn = seeded_db.connect(caught_up)
         st = os.stat(log)
         with open(log, "rb") as f:
             head, tail = ingest_state._fingerprints(f.fileno(), st.st_size)

@@ -20,8 +20,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from toolkit.core import (
-    database,  # noqa: E402
     questions,
+    seeded_db,  # noqa: E402
 )
 from toolkit.guidance import files, runs
 from toolkit.guidance import proposals as guidance
@@ -78,7 +78,7 @@ def main():
         # would time the compiler instead of plantune.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ.update({k: env[k] for k in ("GSTACK_STATE_ROOT", "GSTACK_HOME", "PLANTUNE_DB")})
-        conn = database.connect(env["PLANTUNE_DB"])
+        conn = seeded_db.connect(env["PLANTUNE_DB"])
         slug = files.Layout(project).slug()
         build_history(conn, slug, n_events)
         files.init_guidance(files.Layout(project))

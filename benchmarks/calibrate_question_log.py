@@ -26,7 +26,7 @@ sys.path.insert(0, ROOT)
 from tests import gstack_history as gh  # noqa: E402
 from toolkit.analysis import calibrate as cal  # noqa: E402
 from toolkit.analysis import simulate, sources  # noqa: E402
-from toolkit.core import database  # noqa: E402
+from toolkit.core import seeded_db  # noqa: E402
 from toolkit.gstack import ingest  # noqa: E402
 
 HOLDOUT_DAYS = 30
@@ -35,7 +35,7 @@ HOLDOUT_DAYS = 30
 def history(make, seed):
     root = tempfile.mkdtemp(prefix="plantune-qlog-")
     make(root, seed)
-    conn = database.connect(os.path.join(root, "plantune.db"))
+    conn = seeded_db.connect(os.path.join(root, "plantune.db"))
     ingest.ingest_state_root(conn, root)
     return conn
 
@@ -87,8 +87,8 @@ def main():
     took_q, report = best_of(lambda: sources.run_question_log(conn, resamples=200))
     conn.close()
     path = os.path.join(tempfile.mkdtemp(prefix="plantune-sim-"), "sim.db")
-    sim = database.connect(path)
-    probe = database.connect(os.path.join(os.path.dirname(path), "probe.db"))
+    sim = seeded_db.connect(path)
+    probe = seeded_db.connect(os.path.join(os.path.dirname(path), "probe.db"))
     simulate.simulate(probe, days=10, seed=1, projects=12, end="2026-11-30")
     per_day = cal.run(probe, include_synthetic=True, resamples=10)["n_findings"] / 10
     probe.close()

@@ -57,10 +57,10 @@ def write_log(path, rows, start=0):
 
 
 def build(root, rows, other_share):
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.gstack import ingest
 
-    conn = database.connect(os.path.join(root, "plantune.db"))
+    conn = seeded_db.connect(os.path.join(root, "plantune.db"))
     mine = os.path.join(root, "projects", SLUG, "question-log.jsonl")
     other = os.path.join(root, "projects", OTHER, "question-log.jsonl")
     step = 10000

@@ -31,7 +31,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from toolkit.core import database  # noqa: E402
+from toolkit.core import seeded_db  # noqa: E402
 from toolkit.store import db  # noqa: E402
 
 BIN = os.path.dirname(sys.executable)
@@ -49,7 +49,7 @@ def _generator_sql():
 def build(directory, count):
     sql, project = _generator_sql()
     path = os.path.join(directory, f"derive-{count}.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     with db.transaction(conn):
         conn.execute(sql, {"count": count, "project": project})
     conn.execute("ANALYZE")

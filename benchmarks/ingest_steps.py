@@ -33,7 +33,7 @@ sys.path.insert(0, HERE)
 
 from ingest import generate  # noqa: E402 - the benchmark's own generator
 
-from toolkit.core import database, doors, questions  # noqa: E402
+from toolkit.core import doors, questions, seeded_db  # noqa: E402
 from toolkit.gstack import ingest_jsonl  # noqa: E402
 from toolkit.store import json_lite, rollups  # noqa: E402
 
@@ -51,7 +51,7 @@ def best(fn, repeat):
 
 
 def fresh_db(path, triggers=True):
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     if not triggers:
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'question_log'"

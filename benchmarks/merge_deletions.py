@@ -23,12 +23,12 @@ import tempfile
 import time
 
 from toolkit.analysis import merge
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 
 def build(path, rows):
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     now = db.utc_now()
     with db.transaction(conn):
         conn.executemany(
@@ -48,7 +48,7 @@ def build(path, rows):
 
 
 def timed(team, source):
-    conn = database.connect(team)
+    conn = seeded_db.connect(team)
     start = time.perf_counter()
     merge.merge(conn, [source])
     took = time.perf_counter() - start
@@ -64,10 +64,10 @@ def one_run(rows, folder):
             if os.path.exists(path + suffix):
                 os.remove(path + suffix)
     build(source, rows)
-    database.connect(team).close()
+    seeded_db.connect(team).close()
     timed(team, source)
     baseline = timed(team, source)
-    conn = database.connect(source)
+    conn = seeded_db.connect(source)
     conn.execute("VACUUM INTO ?", (backup,))
     with db.transaction(conn):
         conn.execute("DELETE FROM findings WHERE id % 2 = 0")

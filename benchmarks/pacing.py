@@ -25,8 +25,8 @@ sys.path.insert(0, ROOT)
 BIN = os.path.dirname(sys.executable)
 RATIO_LIMIT = 1.6
 LOG_ONE = (
-    "import time; from toolkit.store import paths; from toolkit.core import database, questions;"
-    " c = database.connect(paths.db_path());"
+    "import time; from toolkit.store import paths; from toolkit.core import seeded_db, questions;"
+    " c = seeded_db.connect(paths.db_path());"
     " r = questions.validate_event({'skill': 'plan-eng-review', 'question_id': 'bench-q',"
     " 'question_summary': 'One question', 'user_choice': 'a', 'session_id': str(time.time())},"
     " allow_phase=True);"
@@ -59,14 +59,14 @@ def findings(n, prefix="f", seed=7):
 
 def simulation():
     from tests.test_pacing_simulation import ONE_WAY, PHASES, run_review, shown
-    from toolkit.core import database
+    from toolkit.core import seeded_db
 
     print("== 4-phase review, 40 findings (8 one-way) vs asking all 40 (V0)")
     one_way = {fid for p in PHASES for fid, _, _ in ONE_WAY[p]}
     rows = []
     for budget in (None, 6):
         with tempfile.TemporaryDirectory() as d:
-            conn = database.connect(os.path.join(d, "sim.db"))
+            conn = seeded_db.connect(os.path.join(d, "sim.db"))
             outs = run_review(conn, budget=budget)
             conn.close()
         asked = shown(outs)
@@ -91,7 +91,7 @@ def run(cmd, stdin=None, env=None, cwd=None):
 
 
 def big_call(env, cwd, runs=3):
-    from toolkit.core import database, questions
+    from toolkit.core import questions, seeded_db
     from toolkit.store import db
 
     print("== 10,000 findings in one call")
@@ -105,7 +105,7 @@ def big_call(env, cwd, runs=3):
     log_times = []
     for r in range(runs):
         with tempfile.TemporaryDirectory() as d:
-            conn = database.connect(os.path.join(d, "log.db"))
+            conn = seeded_db.connect(os.path.join(d, "log.db"))
             start = time.perf_counter()
             with db.transaction(conn):
                 for f in findings(10_000, f"l{r}"):

@@ -18,7 +18,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from toolkit.core import database  # noqa: E402
+from toolkit.core import seeded_db  # noqa: E402
 from toolkit.pacing import rank as pacing  # noqa: E402
 from toolkit.store import db  # noqa: E402
 
@@ -43,7 +43,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=200)
     args = parser.parse_args()
-    conn = database.connect(os.path.join(tempfile.mkdtemp(prefix="plantune-exp-"), "p.db"))
+    conn = seeded_db.connect(os.path.join(tempfile.mkdtemp(prefix="plantune-exp-"), "p.db"))
     for i in range(2000):
         pacing.rank(conn, request(f"warm-{i}"), "proj")
     ranks, checks = [], []

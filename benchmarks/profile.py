@@ -29,9 +29,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from toolkit.core import (  # noqa: E402
-    database,  # noqa: E402
     jscompat,
     profile,
+    seeded_db,  # noqa: E402
 )
 from toolkit.core.registry import bundled_registry, bundled_signal_map  # noqa: E402
 from toolkit.store import db  # noqa: E402
@@ -77,7 +77,7 @@ FROM events
 
 def build(directory, count):
     path = os.path.join(directory, f"bench-{count}.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     with db.transaction(conn):
         conn.execute(GENERATE, {"count": count, "project": PROJECT})
     conn.execute("ANALYZE")

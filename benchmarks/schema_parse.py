@@ -23,7 +23,7 @@ import time
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, HERE)
 
-from toolkit.core import database  # noqa: E402
+from toolkit.core import seeded_db  # noqa: E402
 from toolkit.store import db  # noqa: E402
 
 PLURAL = {"index": "indexes", "table": "tables", "trigger": "triggers", "view": "views"}
@@ -31,7 +31,7 @@ PLURAL = {"index": "indexes", "table": "tables", "trigger": "triggers", "view": 
 
 def build(path, sql_dir):
     schema = db.Schema(os.path.join(sql_dir, "migrations"), os.path.join(sql_dir, "views"))
-    database.connect(path, schema=schema).close()
+    seeded_db.connect(path, schema=schema).close()
 
 
 def first_statement(path):

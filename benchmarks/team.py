@@ -46,7 +46,7 @@ import time
 
 from toolkit.analysis import calibrate
 from toolkit.analysis import fit as analysis_fit
-from toolkit.core.database import connect as open_database
+from toolkit.core.seeded_db import connect as open_database
 from toolkit.store import db, rollups
 
 BIN = os.path.dirname(sys.executable)

@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from toolkit.core import database, questions  # noqa: E402
+from toolkit.core import questions, seeded_db  # noqa: E402
 from toolkit.store import db  # noqa: E402
 
 PROJECT = "bench-proj"
@@ -49,7 +49,7 @@ def main():
     work = tempfile.mkdtemp(prefix="plantune-triggers-")
     try:
         full = os.path.join(work, "full.db")
-        conn = database.connect(full)
+        conn = seeded_db.connect(full)
         groups = {}
         for name, table, sql in conn.execute(
             "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'"

@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from toolkit.analysis import serve
-from toolkit.core import database  # noqa: E402
+from toolkit.core import seeded_db  # noqa: E402
 from toolkit.store import db  # noqa: E402
 
 EVENTS_PER_SESSION = 40
@@ -47,7 +47,7 @@ def build(path, n_events):
     Every fifth session is simulated (synthetic = 1). Pseudo-random choices come from
     multiplicative hashes of the row number, so every build is identical.
     """
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     conn.execute("PRAGMA cache_size = -200000")
     reg = conn.execute(
         "SELECT id, skill, door_type, coalesce(json_extract(options_json, '$[0]'), 'other') AS first,"
@@ -163,7 +163,7 @@ LEFT_OUT = {
 
 def schema_variant(path, label):
     """A fresh database with the schema as shipped, less what ``label`` leaves out."""
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     if label == WITHOUT_TRIGGERS:
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger'"
@@ -414,7 +414,7 @@ def main(argv=None):
         build(path, args.events)
         print(f"built {args.events:,} events in {time.perf_counter() - t:.1f} s")
     # A kept database gets the migrations and views of this checkout, as `plantune serve` does.
-    database.connect(path).close()
+    seeded_db.connect(path).close()
     conn = sqlite3.connect(path)
     n = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
     t = time.perf_counter()

@@ -79,10 +79,10 @@ def db_file(isolated_home):
 def template_db(tmp_path_factory):
     """A database migrated once per run (migrating costs a few hundred milliseconds; a copy
     costs a few): the ``conn`` fixture starts every test from a copy of it."""
-    from toolkit.core import database
+    from toolkit.core import seeded_db
 
     path = str(tmp_path_factory.mktemp("template") / "plantune.db")
-    database.connect(path).close()  # the last close folds the WAL into the file
+    seeded_db.connect(path).close()  # the last close folds the WAL into the file
     assert not os.path.exists(path + "-wal")
     return path
 
@@ -90,11 +90,11 @@ def template_db(tmp_path_factory):
 @pytest.fixture
 def conn(db_file, template_db):
     """The test's database, migrated: a private copy of the template, with its own id."""
-    from toolkit.core import database
+    from toolkit.core import seeded_db
 
     shutil.copyfile(template_db, db_file)
     os.chmod(db_file, 0o600)
-    c = database.connect(db_file)
+    c = seeded_db.connect(db_file)
     # Databases tell each other apart by this id (merge refuses the same database twice).
     c.execute(
         "UPDATE plantune_meta SET value = lower(hex(randomblob(16))) WHERE key = 'database_id'"
@@ -136,9 +136,9 @@ def spark():
 def history_db(db_file):
     """A database holding the hand-made history of tests/helpers/views.py."""
     from tests.helpers.views import build_history
-    from toolkit.core import database
+    from toolkit.core import seeded_db
 
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     build_history(conn)
     conn.close()
     return db_file

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.helpers.hotpath import SLUG, count, db_rows, env, log, pref, project_dir, run
-from toolkit.core import database, questions
+from toolkit.core import questions, seeded_db
 from toolkit.gstack import backlog, ingest, mirror
 from toolkit.store import db
 
@@ -96,7 +96,7 @@ def test_a_second_call_does_not_start_a_second_ingest(state_root, conn):
 def test_only_one_background_ingest_for_concurrent_callers(state_root, conn):
     _write_backlog(state_root)
     db_file = _db_file()
-    c = database.connect(db_file)
+    c = seeded_db.connect(db_file)
     started = [backlog.start(db_file, str(state_root), SLUG) for _ in range(5)]
     assert started.count(True) == 1
     _wait_for_background(db_file)
@@ -239,7 +239,7 @@ def _event(summary, tool_use_id, source="hook", **extra):
 
 
 def _import_everything(state_root):
-    c = database.connect(_db_file())
+    c = seeded_db.connect(_db_file())
     try:
         while ingest.sync_project(c, str(state_root), SLUG)["pending"]:
             pass
@@ -512,7 +512,7 @@ def test_only_lines_with_a_source_and_a_tool_use_id_count(state_root):
     # Imported now, the line is still one gstack does not match.
     again = log(_event("Asked again", "toolu_ns2", source="agent"))
     assert again.stdout == ""
-    c = database.connect(_db_file())
+    c = seeded_db.connect(_db_file())
     try:
         _append_line(path, {k: v for k, v in _event("Bare", "toolu_bare").items() if k != "source"})
         ingest.sync_project(c, str(state_root), SLUG)

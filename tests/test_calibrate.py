@@ -11,7 +11,7 @@ from toolkit.analysis import calibrate as cal
 from toolkit.analysis import fit as analysis_fit
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
-from toolkit.core import database, scoring
+from toolkit.core import scoring, seeded_db
 from toolkit.store import db
 
 END = "2026-11-30"
@@ -262,7 +262,7 @@ def test_fit_weights_finds_the_factor_that_drives_overrides():
 
 
 def _simulated(path, seed):
-    conn = database.connect(str(path))
+    conn = seeded_db.connect(str(path))
     simulate.simulate(conn, days=90, seed=seed, projects=3, end=END)
     return conn
 
@@ -307,7 +307,7 @@ def test_calibration_meets_target_on_fitting_data_and_on_a_new_simulation(tmp_pa
 
 @pytest.fixture
 def simulated_db(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate.simulate(conn, days=20, seed=3, projects=2, end=END)
     return conn
 

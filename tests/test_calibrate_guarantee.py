@@ -19,7 +19,7 @@ from tests.helpers import gstack_history as gh
 from toolkit.analysis import guarantee, sources
 from toolkit.analysis.fit import CalibrationError
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.gstack import ingest
 from toolkit.pacing import rank as pacing
 from toolkit.store import db
@@ -152,7 +152,7 @@ def _question_log_db(tmp_path, seed, make):
     root = tmp_path / f"root-{seed}"
     root.mkdir()
     make(str(root), seed)
-    conn = database.connect(str(root / "plantune.db"))
+    conn = seeded_db.connect(str(root / "plantune.db"))
     ingest.ingest_state_root(conn, str(root))
     return conn
 
@@ -170,7 +170,7 @@ def test_held_out_miss_rate_stays_within_the_promise_over_seeds(tmp_path, histor
     kept, within, reports = 0, 0, []
     for seed in range(seeds):
         if history == "findings":
-            conn = database.connect(str(tmp_path / f"f-{seed}.db"))
+            conn = seeded_db.connect(str(tmp_path / f"f-{seed}.db"))
             findings_history(conn, seed)
             source = "findings"
         else:
@@ -204,7 +204,7 @@ def test_held_out_miss_rate_stays_within_the_promise_over_seeds(tmp_path, histor
 
 @pytest.fixture
 def findings_db(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     findings_history(conn, seed=11, days=90)
     yield conn
     conn.close()
@@ -267,7 +267,7 @@ def test_words_name_the_bound_the_share_and_the_target(findings_db):
 
 
 def test_refusal_on_a_tiny_history(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     findings_history(conn, seed=2, days=1)
     n_over = conn.execute(
         "SELECT count(*) FROM finding_scores WHERE overridden = 1 AND door_type = 'two-way'"

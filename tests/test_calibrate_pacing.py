@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import toolkit.pacing.rank  # noqa: F401
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 
@@ -44,7 +44,7 @@ FINDINGS = [
 
 
 def test_pacing_rank_uses_the_newest_calibration(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate.simulate(conn, days=30, seed=8, projects=2, end="2026-11-30")
     _mark_demo(conn)
     r = CliRunner().invoke(cli, ["calibrate", "--include-synthetic", "--json", "--target", "0.35"])
@@ -64,7 +64,7 @@ def test_pacing_rank_uses_the_newest_calibration(db_file):
 
 
 def test_project_calibration_beats_the_global_one(db_file, monkeypatch):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate.simulate(conn, days=30, seed=8, projects=2, end="2026-11-30")
     _mark_demo(conn)
     glob = json.loads(

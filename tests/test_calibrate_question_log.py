@@ -14,7 +14,7 @@ from tests.helpers import gstack_history as gh
 from toolkit.analysis import question_scores as qs
 from toolkit.analysis import sources as analysis_sources
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.gstack import ingest
 
 GENERATORS = {
@@ -25,7 +25,7 @@ GENERATORS = {
 
 def _history_db(root, make):
     make(root)
-    conn = database.connect(str(root / "plantune.db"))
+    conn = seeded_db.connect(str(root / "plantune.db"))
     ingest.ingest_state_root(conn, str(root))
     return conn
 
@@ -256,7 +256,7 @@ def gstack_db(db_file, state_root):
     gh.registry_history(state_root, days=60, seed=5)
     r = CliRunner().invoke(cli, ["ingest", str(state_root)])
     assert r.exit_code == 0, r.output
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     yield conn
     conn.close()
 
@@ -356,7 +356,7 @@ def test_synthetic_questions_are_not_fitted(gstack_db):
 def test_findings_source_takes_a_holdout_too(db_file):
     from toolkit.analysis import simulate
 
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate.simulate(conn, days=40, seed=3, projects=2, end="2026-11-30")
     r = CliRunner().invoke(
         cli, ["calibrate", "--include-synthetic", "--holdout-days", "10", "--json"]

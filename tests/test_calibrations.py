@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.pacing import rank as pacing
 from toolkit.store import db
 
@@ -38,7 +38,7 @@ def make_real(conn):
 
 
 def _real_history(db_file, days, projects):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate.simulate(
         conn, days=days, seed=4 if days > 2 else 1, projects=projects, end="2026-11-30"
     )
@@ -107,7 +107,7 @@ def test_one_session_is_never_enough_and_a_zero_width_interval_is_not_narrow(db_
         ],
     }
     assert run("pacing", "rank", input=json.dumps(request)).exit_code == 0
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     r = run("calibrate", "--json")
     assert r.exit_code == 1
     out = json.loads(r.stdout)
@@ -151,7 +151,7 @@ def test_enough_data_is_stored_without_force(real_history):
 
 
 def test_a_fit_on_simulated_findings_is_synthetic_and_never_ranks_real_findings(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate.simulate(conn, days=120, seed=4, projects=3, end="2026-11-30")
     r = run("calibrate", "--include-synthetic")
     assert r.exit_code == 0, r.output
@@ -304,7 +304,7 @@ def test_list_show_diff_use_and_history(real_history):
     ],
 )
 def test_bad_input_is_one_line_exit_1_and_writes_nothing(db_file, args, message):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     r = run("calibrations", *args)
     assert r.exit_code == 1, r.output
     assert r.output.count("\n") == 1 and message in r.output

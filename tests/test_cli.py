@@ -159,9 +159,9 @@ def test_backup_while_a_writer_is_active(db_file, tmp_path):
             "-c",
             """
 import sys, time
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
-conn = database.connect(sys.argv[1])
+conn = seeded_db.connect(sys.argv[1])
 for i in range(3000):
     with db.transaction(conn):
         conn.execute("INSERT INTO preference_events (event_key, scope, ts, event_type) VALUES (?, 'p', 't', 'preference-set')", (str(i),))

@@ -24,7 +24,7 @@ from tests.helpers.hotpath import (
     project_dir,
     run,
 )
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.core.doors import load_bundled_registry
 
 PREFIX = "gstack-question-preference: "
@@ -47,12 +47,12 @@ def out_lines(p):
 
 @pytest.mark.parametrize("qid", [TWO_WAY, "ship-test-failure-triage", "never-seen-before-id"])
 def test_check_without_preference_asks(qid):
-    # 26, 27, 28
+    # a two-way id, a one-way id and an unknown id, none with a preference
     assert out_lines(pref("--check", qid)) == ["ASK_NORMALLY"]
 
 
 def test_check_without_id(state_root):
-    # 29: exactly ASK_NORMALLY and the preferences file is not created
+    # no id: exactly ASK_NORMALLY and the preferences file is not created
     p = pref("--check")
     assert p.returncode == 0 and p.stdout == "ASK_NORMALLY\n" and p.stderr == ""
     assert not os.path.exists(os.path.join(project_dir(state_root), "question-preferences.json"))
@@ -66,15 +66,15 @@ def test_check_creates_the_preferences_file(state_root):
 @pytest.mark.parametrize(
     "qid, value, expected",
     [
-        (TWO_WAY, "never-ask", ["AUTO_DECIDE"]),  # 30
+        (TWO_WAY, "never-ask", ["AUTO_DECIDE"]),  # never-ask on a two-way question
         (
             "ship-test-failure-triage",
             "never-ask",
             ["ASK_NORMALLY", "NOTE: one-way door overrides your never-ask preference for safety."],
-        ),  # 31
-        (TWO_WAY, "always-ask", ["ASK_NORMALLY"]),  # 32
-        (TWO_WAY, "ask-only-for-one-way", ["AUTO_DECIDE"]),  # 33
-        ("ship-test-failure-triage", "ask-only-for-one-way", ["ASK_NORMALLY"]),  # 34
+        ),  # never-ask on a one-way question: asked, with the note
+        (TWO_WAY, "always-ask", ["ASK_NORMALLY"]),  # always-ask
+        (TWO_WAY, "ask-only-for-one-way", ["AUTO_DECIDE"]),  # two-way id
+        ("ship-test-failure-triage", "ask-only-for-one-way", ["ASK_NORMALLY"]),  # one-way id
         (TWO_WAY, "sometimes", ["ASK_NORMALLY", "NOTE: unknown preference value: sometimes"]),
         (TWO_WAY, None, ["ASK_NORMALLY"]),
     ],
@@ -93,14 +93,14 @@ ADHOC = "adhoc-cleanup-question"
         (
             "Should I reset my secrets now?",
             ["ASK_NORMALLY", "NOTE: one-way door overrides your never-ask preference for safety."],
-        ),  # 35
-        (None, ["AUTO_DECIDE"]),  # 36
-        ("Reorganize the TODOs file?", ["AUTO_DECIDE"]),  # 37
+        ),  # a summary that reads one-way (secrets reset)
+        (None, ["AUTO_DECIDE"]),  # no --summary-stdin
+        ("Reorganize the TODOs file?", ["AUTO_DECIDE"]),  # a harmless summary
         (
             'Run "cleanup" --now\nthen rotate the access keys?',
             ["ASK_NORMALLY", "NOTE: one-way door overrides your never-ask preference for safety."],
-        ),  # 38
-        ("", ["AUTO_DECIDE"]),  # 39
+        ),  # one-way words on the summary's second line
+        ("", ["AUTO_DECIDE"]),  # an empty summary
     ],
 )
 def test_check_summary_stdin_keyword_net(state_root, stdin, expected):
@@ -131,24 +131,24 @@ SPLIT_NOTE = (
 @pytest.mark.parametrize(
     "qid, value, expected",
     [
-        ("plan-ceo-review-split-e4-detect-mappings", None, ["ASK_NORMALLY"]),  # 40
+        ("plan-ceo-review-split-e4-detect-mappings", None, ["ASK_NORMALLY"]),  # no preference
         (
             "plan-ceo-review-split-e4-detect-mappings",
             "never-ask",
             ["ASK_NORMALLY", SPLIT_NOTE.format("never-ask")],
-        ),  # 41, 42
+        ),  # never-ask on a split-chain id: asked, with the note
         (
             "ship-split-version-bump",
             "ask-only-for-one-way",
             ["ASK_NORMALLY", SPLIT_NOTE.format("ask-only-for-one-way")],
-        ),  # 43
-        ("plan-eng-review-split-add-test", "always-ask", ["ASK_NORMALLY"]),  # 44
-        ("qa-splitscreen-test", "never-ask", ["AUTO_DECIDE"]),  # 45
+        ),  # ask-only-for-one-way on a split-chain id
+        ("plan-eng-review-split-add-test", "always-ask", ["ASK_NORMALLY"]),  # always-ask: no note
+        ("qa-splitscreen-test", "never-ask", ["AUTO_DECIDE"]),  # "splitscreen" is not a split chain
         (
             "autoplan-split-ceo-finding-7",
             "never-ask",
             ["ASK_NORMALLY", SPLIT_NOTE.format("never-ask")],
-        ),  # 46
+        ),  # a split chain under autoplan
     ],
 )
 def test_split_chain_carve_out(state_root, qid, value, expected):
@@ -163,7 +163,7 @@ def test_split_chain_carve_out(state_root, qid, value, expected):
 
 
 def test_write_two_way_never_ask(state_root):
-    # 47
+    # a two-way never-ask from the user: OK line and one row
     p = w(question_id=TWO_WAY, preference="never-ask", source="inline-user")
     assert p.returncode == 0 and p.stderr == ""
     assert p.stdout == f"OK: {TWO_WAY} → never-ask (source: inline-user)\n"
@@ -173,12 +173,12 @@ def test_write_two_way_never_ask(state_root):
 
 
 def test_write_plan_tune_source():
-    # 48
+    # plan-tune is a user source too
     assert w(question_id="ship-x", preference="always-ask", source="plan-tune").returncode == 0
 
 
 def test_two_writes_file_content(state_root):
-    # 49: pretty, 2-space, no trailing newline, insertion order
+    # the file: pretty, 2-space, no trailing newline, insertion order
     assert w(question_id="q1", preference="never-ask", source="plan-tune").returncode == 0
     assert w(question_id="q2", preference="always-ask", source="plan-tune").returncode == 0
     assert prefs_text(state_root) == '{\n  "q1": "never-ask",\n  "q2": "always-ask"\n}'
@@ -189,7 +189,7 @@ def test_two_writes_file_content(state_root):
 
 
 def test_write_appends_one_event(state_root):
-    # 50
+    # a write appends one preference-set event, in gstack's key order
     assert w(question_id=TWO_WAY, preference="never-ask", source="inline-user").returncode == 0
     (e,) = events(state_root)
     assert list(e) == ["ts", "event_type", "question_id", "preference", "source"]
@@ -215,7 +215,7 @@ def test_write_appends_one_event(state_root):
 
 
 def test_free_text_is_flattened(state_root):
-    # 51
+    # a newline in free_text becomes a space
     assert (
         w(
             question_id=TWO_WAY,
@@ -238,7 +238,7 @@ def _nothing_written(state_root):
 
 
 def test_missing_source(state_root):
-    # 52
+    # no source: exit 1
     p = w(question_id=TWO_WAY, preference="never-ask")
     assert p.returncode == 1
     assert one_line_error(p) == PREFIX + "source field required (one of: plan-tune, inline-user)"
@@ -251,11 +251,11 @@ def test_missing_source(state_root):
         "inline-tool-output",
         "inline-file",
         "inline-file-content",
-        "inline-unknown",  # 53-56
+        "inline-unknown",  # the inline- sources that are not the user
         "anonymous",
         "tool-output",
         "PLAN-TUNE",
-        7,  # 57, 58
+        7,  # other names, a capitalised user source, a number
     ],
 )
 def test_user_origin_gate_exits_2(state_root, source):
@@ -271,13 +271,13 @@ def test_user_origin_gate_exits_2(state_root, source):
 @pytest.mark.parametrize(
     "payload, message",
     [
-        ("{not-json", "invalid JSON"),  # 59
+        ("{not-json", "invalid JSON"),  # not JSON
         (
             json.dumps(
                 {"question_id": "BAD_CAPS", "preference": "never-ask", "source": "plan-tune"}
             ),
             "invalid question_id",
-        ),  # 60
+        ),  # an id that is not kebab-case
         (
             json.dumps({"question_id": "q" * 65, "preference": "never-ask", "source": "plan-tune"}),
             "invalid question_id",
@@ -287,7 +287,7 @@ def test_user_origin_gate_exits_2(state_root, source):
                 {"question_id": TWO_WAY, "preference": "maybe-ask-idk", "source": "plan-tune"}
             ),
             "invalid preference (must be one of: always-ask, never-ask, ask-only-for-one-way)",
-        ),  # 61
+        ),  # a preference value outside the three
         (
             json.dumps(
                 {
@@ -298,7 +298,7 @@ def test_user_origin_gate_exits_2(state_root, source):
                 }
             ),
             "free_text contains injection-like content, rejected",
-        ),  # 62
+        ),  # free_text with an injection
         (
             json.dumps(
                 {
@@ -359,8 +359,8 @@ def test_write_invalid_utf8_payload(state_root):
 @pytest.mark.parametrize(
     "qid, value",
     [
-        ("plan-eng-review-arch-finding", "never-ask"),  # 63
-        ("ship-test-failure-triage", "ask-only-for-one-way"),  # 64
+        ("plan-eng-review-arch-finding", "never-ask"),  # never-ask on a registry one-way id
+        ("ship-test-failure-triage", "ask-only-for-one-way"),  # registry one-way id
     ],
 )
 def test_one_way_reject(state_root, qid, value):
@@ -375,14 +375,14 @@ def test_one_way_reject(state_root, qid, value):
 
 
 def test_always_ask_on_one_way_is_fine(state_root):
-    # 65
+    # always-ask may be set on a one-way question
     p = w(question_id="plan-eng-review-arch-finding", preference="always-ask", source="plan-tune")
     assert p.stdout.startswith("OK")
     assert prefs_file(state_root) == {"plan-eng-review-arch-finding": "always-ask"}
 
 
 def test_rejected_one_way_write_leaves_other_entries(state_root):
-    # 66, 67
+    # a refused write leaves the earlier preference and its event alone
     assert w(question_id=TWO_WAY, preference="never-ask", source="inline-user").stdout.startswith(
         "OK"
     )
@@ -397,7 +397,7 @@ def test_rejected_one_way_write_leaves_other_entries(state_root):
 
 
 def test_poisoning_source_on_one_way_id_exits_2_without_door_talk(state_root):
-    # 68
+    # the origin gate answers before the door check
     p = w(
         question_id="ship-test-failure-triage", preference="never-ask", source="inline-tool-output"
     )
@@ -407,7 +407,7 @@ def test_poisoning_source_on_one_way_id_exits_2_without_door_talk(state_root):
 
 
 def test_poisoning_end_to_end(state_root):
-    # 69
+    # a poisoned write never shows in --read
     assert (
         w(question_id="fake-id", preference="never-ask", source="inline-tool-output").returncode
         == 2
@@ -419,7 +419,7 @@ def test_poisoning_end_to_end(state_root):
 
 
 def test_read_fresh(state_root):
-    # 70
+    # --read on a fresh state root (and as the default)
     p = pref("--read")
     assert p.returncode == 0 and p.stdout == "{}\n" and json.loads(p.stdout) == {}
     assert prefs_text(state_root) == "{}\n"
@@ -432,13 +432,13 @@ def _write_ab():
 
 
 def test_read_after_writes():
-    # 71
+    # --read after two writes
     _write_ab()
     assert json.loads(pref("--read").stdout) == {"a": "never-ask", "b": "always-ask"}
 
 
 def test_clear_one(state_root):
-    # 72
+    # --clear of one id
     _write_ab()
     p = pref("--clear", "a")
     assert p.stdout == "OK: cleared a\n"
@@ -453,7 +453,7 @@ def test_clear_one(state_root):
 
 
 def test_clear_all(state_root):
-    # 73
+    # --clear of all
     _write_ab()
     assert pref("--clear").stdout == "OK: cleared all preferences\n"
     assert json.loads(pref("--read").stdout) == {}
@@ -461,13 +461,13 @@ def test_clear_all(state_root):
 
 
 def test_clear_missing_id():
-    # 74
+    # --clear of an id without a preference: NOOP
     p = pref("--clear", "does-not-exist")
     assert p.returncode == 0 and p.stdout == "NOOP: no preference set for does-not-exist\n"
 
 
 def test_stats_empty():
-    # 75
+    # --stats with nothing set
     assert out_lines(pref("--stats")) == [
         "TOTAL: 0",
         "ALWAYS_ASK: 0",
@@ -478,7 +478,7 @@ def test_stats_empty():
 
 
 def test_stats_counts():
-    # 76
+    # --stats counts each value
     for qid, value in (("a", "never-ask"), ("b", "never-ask"), ("c", "always-ask")):
         assert w(question_id=qid, preference=value, source="plan-tune").returncode == 0
     assert out_lines(pref("--stats")) == [
@@ -492,7 +492,7 @@ def test_stats_counts():
 
 @pytest.mark.parametrize("value", ["never-ask", "ask-only-for-one-way"])
 def test_stats_inert_one_way(state_root, value):
-    # 77, 78
+    # a silencing preference on a one-way id counts as inert
     plant(state_root, {"ship-test-failure-triage": value})
     assert out_lines(pref("--stats")) == [
         "TOTAL: 1",
@@ -524,7 +524,7 @@ def test_unknown_subcommand_and_help():
 
 
 def test_state_root_wins_for_preferences(tmp_path):
-    # 25 (pref part)
+    # GSTACK_STATE_ROOT is used over GSTACK_HOME by the preference script too
     root, home = tmp_path / "sr", tmp_path / "gh"
     p = pref(
         "--write",
@@ -603,15 +603,15 @@ def test_mirror_failure_still_writes_and_says_so(state_root):
 VERBS = ["revoke", "reset", "rotate"]
 NOUNS = ["api key", "token", "secret", "credential", "access key", "password"]
 KEYWORD_ONE_WAY = (
-    ["rotate the database password"]  # 132
-    + [f"{v} the production password" for v in VERBS]  # 133
-    + [f"rotate my {n}" for n in NOUNS[:5]]  # 134
-    + [f"{v} my {n}" for v, n in itertools.product(VERBS, NOUNS)]  # 135
-    + ["reset my secret", "reset my access key", "revoke my secret"]  # 136
+    ["rotate the database password"]  # a credential rotation
+    + [f"{v} the production password" for v in VERBS]  # each verb on a production password
+    + [f"rotate my {n}" for n in NOUNS[:5]]  # rotation of each kind of credential
+    + [f"{v} my {n}" for v, n in itertools.product(VERBS, NOUNS)]  # every verb, every noun
+    + ["reset my secret", "reset my access key", "revoke my secret"]  # short forms
     + [
         f"{v} the production {n}{s}" for v, n, s in itertools.product(VERBS, NOUNS, ["", "s"])
-    ]  # 137
-    + ["rotate the credentials", "revoke all tokens", "reset the passwords"]  # 138
+    ]  # production credentials, singular and plural
+    + ["rotate the credentials", "revoke all tokens", "reset the passwords"]  # plurals
     + [
         "Delete this directory and all its contents?",
         "Run rm -rf /tmp/scratch — proceed?",
@@ -622,15 +622,15 @@ KEYWORD_ONE_WAY = (
         "terraform destroy the staging cluster",
         "rotate the API key",
         "breaking change to the public API — ship anyway?",
-    ]  # 142
+    ]  # deletion, history rewrites, schema drops, infrastructure teardown, API breaks
 )
 KEYWORD_TWO_WAY = [
     "reset the flaky test runner",
     "rotate the log files nightly",
-    "revoke the meeting invite",  # 139
+    "revoke the meeting invite",  # a verb of the net on something that is no credential
     "Want to update the changelog voice?",
     "Which mode should plan review use?",
-    "Open the essay in your browser?",  # 144
+    "Open the essay in your browser?",  # "open" is not a door by itself
 ]
 
 
@@ -649,13 +649,13 @@ def test_keyword_net_through_the_script(state_root, summary):
 
 @pytest.mark.parametrize("summary", KEYWORD_TWO_WAY)
 def test_two_way_summaries_auto_decide(state_root, summary):
-    # 139, 144
+    # the same verbs, and a harmless opening, on harmless objects
     plant(state_root, {ADHOC: "never-ask"})
     assert out_lines(pref("--check", ADHOC, "--summary-stdin", input=summary)) == ["AUTO_DECIDE"]
 
 
 def test_destructive_summary_beats_a_registered_two_way_id(state_root):
-    # Documented deviation from 140: gstack lets the registered two-way id decide alone;
+    # A documented deviation: gstack lets a registered two-way id decide alone;
     # plantune reads the piped summary too and asks.
     plant(state_root, {TWO_WAY: "never-ask"})
     assert out_lines(
@@ -667,7 +667,8 @@ def test_destructive_summary_beats_a_registered_two_way_id(state_root):
 
 
 def test_door_reasons_through_plantune_check():
-    # 140, 141, 142: reason and matched pattern as plantune check --json reports them
+    # the registry, the default and the keyword net: reason and matched pattern, as
+    # plantune check --json reports them
     def door(qid, summary=None):
         args = ["check", qid, "--json"] + (["--summary-stdin"] if summary else [])
         p = run("plantune", *args, input=summary or "")
@@ -687,7 +688,8 @@ def test_door_reasons_through_plantune_check():
 
 
 def test_skill_category_pairs_are_classified_when_logged():
-    # 143: visible through the log: plantune's door classification of the row
+    # a skill and category pair that gates, seen through the log: plantune's door
+    # classification of the row
     for skill in ("cso", "land-and-deploy"):
         p = log(
             {
@@ -740,7 +742,7 @@ def test_one_way_never_auto_decided(state_root, monkeypatch, capsys, value, scop
         assert lines[0] == "ASK_NORMALLY" and "AUTO_DECIDE" not in lines, (summary, value)
     # the helper the hooks use reports the stored value; deciding stays with check()
 
-    conn = database.connect(os.environ["PLANTUNE_DB"])
+    conn = seeded_db.connect(os.environ["PLANTUNE_DB"])
     assert preferences.effective_preference(conn, SLUG, ONE_WAY_IDS[0]) == (value, scope)
     conn.close()
 

@@ -33,7 +33,7 @@ from tests.helpers.views import (
 )
 from toolkit.analysis import serve
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 METADATA = serve.load_metadata()
@@ -242,7 +242,7 @@ def test_view_json_rows_are_the_hand_computed_ones(history_db, view):
 def history_and_simulation_db(db_file):
     """The hand-made history, simulated rows in the same projects and sessions, and one
     calibration with its history: canned queries must show only the real rows."""
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     history_with_simulated_rows(conn)
     with db.transaction(conn):
         conn.execute(
@@ -326,7 +326,7 @@ def test_interruptions_per_phase_for_one_project(history_db):
 
 
 def test_interruptions_per_phase_keeps_only_the_ten_latest_sessions(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     with db.transaction(conn):
         for i in range(12):  # sessions 0..11, one question each, session 11 the latest
             insert_event(
@@ -353,7 +353,7 @@ def test_interruptions_per_phase_keeps_only_the_ten_latest_sessions(db_file):
 
 
 def test_auto_decided_today_shows_only_today(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     now = db.utc_now()
     with db.transaction(conn):
         insert_event(conn, id=1, source="auto-decided", ts=now, summary="decided today")
@@ -437,7 +437,7 @@ def test_metadata_is_served_unchanged(history_db):
 
 def test_database_name_does_not_depend_on_the_file_name(tmp_path):
     path = str(tmp_path / "some-other-name.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     build_history(conn)
     conn.close()
     ds = serve.build_datasette(path)
@@ -648,7 +648,7 @@ def test_plantune_serve_shows_rows_written_while_it_runs(served):
     base, path, _ = served
     url = base + "/plantune/session_interruptions.json?_shape=array&session_id=s-live"
     assert json.loads(http_get(url)[1]) == []
-    conn = database.connect(path)  # a hook writing while the server reads
+    conn = seeded_db.connect(path)  # a hook writing while the server reads
     with db.transaction(conn):
         insert_event(
             conn, project="alpha", session_id="s-live", phase="eng", ts="2026-03-05T10:00:00.000Z"

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from tests.helpers import query
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 
@@ -20,9 +20,9 @@ def schema_dump(path):
 
 
 def test_migrating_twice_changes_nothing(db_file):
-    database.connect(db_file).close()
+    seeded_db.connect(db_file).close()
     before = schema_dump(db_file)
-    c = database.connect(db_file)
+    c = seeded_db.connect(db_file)
     # every shipped migration, in order (other issues add their own after 0001)
     assert db.applied_migrations(c) == [n for n, _ in db.default_schema().migrations]
     assert db.applied_migrations(c)[0] == "0001_core.sql"
@@ -32,7 +32,7 @@ def test_migrating_twice_changes_nothing(db_file):
     c = sqlite3.connect(db_file)
     c.execute("PRAGMA user_version = 0")
     c.close()
-    c = database.connect(db_file)
+    c = seeded_db.connect(db_file)
     assert db.table_counts(c) == counts
     c.close()
     assert schema_dump(db_file) == before
@@ -58,7 +58,7 @@ def test_database_from_0001_upgrades_when_a_later_migration_exists(tmp_path, db_
     core = os.path.join(db.MIGRATIONS_DIR, "0001_core.sql")
     (mig / "0001_core.sql").write_text(open(core).read())
     old = db.Schema(migrations_dir=str(mig), views_dir=db.VIEWS_DIR)
-    c = database.connect(db_file, schema=old)
+    c = seeded_db.connect(db_file, schema=old)
     c.execute(
         "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"
         " VALUES ('p', 'q', 'never-ask', 'plan-tune', 'now')"
@@ -73,7 +73,7 @@ def test_database_from_0001_upgrades_when_a_later_migration_exists(tmp_path, db_
     )
     new = db.Schema(migrations_dir=str(mig), views_dir=db.VIEWS_DIR)
     assert new.stamp != old.stamp
-    c = database.connect(db_file, schema=new)
+    c = seeded_db.connect(db_file, schema=new)
     assert db.applied_migrations(c) == ["0001_core.sql", "0002_add_note.sql"]
     row = c.execute("SELECT preference, note FROM preferences").fetchone()
     assert tuple(row) == ("never-ask", None)
@@ -92,7 +92,7 @@ def test_failed_migration_rolls_back_and_says_which(tmp_path, db_file):
     )
     schema = db.Schema(migrations_dir=str(mig), views_dir=db.VIEWS_DIR)
     with pytest.raises(db.DatabaseError, match="migration 0002_broken.sql failed"):
-        database.connect(db_file, schema=schema)
+        seeded_db.connect(db_file, schema=schema)
     c = sqlite3.connect(db_file)
     names = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert "half_done" not in names  # the whole migration rolled back
@@ -151,14 +151,14 @@ def test_strict_tables_refuse_wrong_types(conn):
 def test_database_file_is_created_with_mode_0600(db_file):
     old = os.umask(0o022)
     try:
-        database.connect(db_file).close()
+        seeded_db.connect(db_file).close()
     finally:
         os.umask(old)
     assert stat.S_IMODE(os.stat(db_file).st_mode) == 0o600
 
 
 def test_opening_an_up_to_date_database_runs_no_ddl(db_file):
-    database.connect(db_file).close()
+    seeded_db.connect(db_file).close()
     statements = []
     c = sqlite3.connect(db_file)
     c.close()
@@ -172,7 +172,7 @@ def test_opening_an_up_to_date_database_runs_no_ddl(db_file):
 
     db.sqlite3.connect = tracing_connect
     try:
-        database.connect(db_file).close()
+        seeded_db.connect(db_file).close()
     finally:
         db.sqlite3.connect = orig_connect
     assert statements == [
@@ -188,9 +188,9 @@ def test_wal_mode_is_on(conn):
 
 WRITER = textwrap.dedent("""
     import sys
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.store import db
-    conn = database.connect(sys.argv[1])
+    conn = seeded_db.connect(sys.argv[1])
     for i in range(500):
         with db.transaction(conn):
             conn.execute(
@@ -221,7 +221,7 @@ def test_two_processes_writing_500_rows_each_lose_nothing(db_file):
         assert p.returncode == 0, err
         assert "locked" not in err
         assert out.strip() == "done"
-    c = database.connect(db_file)
+    c = seeded_db.connect(db_file)
     assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 1000
     assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
@@ -245,7 +245,7 @@ def test_not_a_database_is_a_clear_error(tmp_path):
     bogus = tmp_path / "bogus.db"
     bogus.write_text("this is not sqlite at all, just some text " * 50)
     with pytest.raises(db.DatabaseError, match="is not a plantune database"):
-        database.connect(str(bogus))
+        seeded_db.connect(str(bogus))
 
 
 def test_the_conn_fixture_database_is_a_private_current_copy(conn, db_file, template_db):
@@ -266,7 +266,7 @@ def test_the_conn_fixture_database_is_a_private_current_copy(conn, db_file, temp
 
 def test_a_shipped_stamp_spares_the_schema_files_on_a_current_database(tmp_path, monkeypatch):
     path = str(tmp_path / "current.db")
-    database.connect(path).close()
+    seeded_db.connect(path).close()
     stamp = db.default_schema().stamp
     monkeypatch.setattr(db, "shipped_stamp", lambda: stamp)
 
@@ -274,14 +274,14 @@ def test_a_shipped_stamp_spares_the_schema_files_on_a_current_database(tmp_path,
         raise AssertionError("the schema files were read")
 
     monkeypatch.setattr(db, "default_schema", no_files)
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == stamp
     conn.close()
 
 
 def test_a_database_behind_the_shipped_stamp_is_migrated(tmp_path, monkeypatch):
     path = str(tmp_path / "behind.db")
-    database.connect(path).close()
+    seeded_db.connect(path).close()
     raw = sqlite3.connect(path)
     raw.execute("DROP VIEW inferred_profile")
     raw.execute("PRAGMA user_version = 7")
@@ -289,7 +289,7 @@ def test_a_database_behind_the_shipped_stamp_is_migrated(tmp_path, monkeypatch):
     raw.close()
     stamp = db.default_schema().stamp
     monkeypatch.setattr(db, "shipped_stamp", lambda: stamp)
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == stamp
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inferred_profile'").fetchone()
     conn.close()
@@ -304,7 +304,7 @@ def test_a_shipped_stamp_with_broken_schema_files_creates_no_database(tmp_path, 
     monkeypatch.setattr(db, "default_schema", broken)
     path = tmp_path / "new" / "plantune.db"
     with pytest.raises(db.DatabaseError):
-        database.connect(str(path))
+        seeded_db.connect(str(path))
     assert not path.exists()
     # An existing database whose stamp differs is not touched either.
     existing = tmp_path / "old.db"
@@ -312,7 +312,7 @@ def test_a_shipped_stamp_with_broken_schema_files_creates_no_database(tmp_path, 
     raw.execute("PRAGMA user_version = 7")
     raw.close()
     with pytest.raises(db.DatabaseError):
-        database.connect(str(existing))
+        seeded_db.connect(str(existing))
     assert sqlite3.connect(existing).execute("PRAGMA user_version").fetchone()[0] == 7
 
 

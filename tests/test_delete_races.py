@@ -107,8 +107,8 @@ def start_backlog(db_path, state_root):
 
 def start_drain():
     code = (
-        "from toolkit.core import database; from toolkit.gstack import spool;"
-        " import os; conn = database.connect(os.environ['PLANTUNE_DB']);"
+        "from toolkit.core import seeded_db; from toolkit.gstack import spool;"
+        " import os; conn = seeded_db.connect(os.environ['PLANTUNE_DB']);"
         " d = spool.drain(conn); print(d.recorded, d.already)"
     )
     return subprocess.Popen(

@@ -17,7 +17,7 @@ import pytest
 from tests.helpers import REPO_ROOT
 from tests.helpers import gstack_history as gh
 from tests.helpers.server import COOKIES, SIGN_IN_LINE, free_port, http_get
-from toolkit.core import database
+from toolkit.core import seeded_db
 
 BIN = os.path.dirname(sys.executable)
 
@@ -80,7 +80,7 @@ def test_make_demo_on_a_gstack_only_state_root(tmp_path):
     assert not [line for line in output.splitlines() if line.startswith("(skipped:")], output
     for name in ("01_question_log_distributions", "02_calibrate_surface_threshold"):
         assert (root / "notebooks" / f"{name}.html").exists(), output
-    conn = database.connect(str(root / "plantune.db"))
+    conn = seeded_db.connect(str(root / "plantune.db"))
     try:
         assert conn.execute("SELECT count(*) FROM findings").fetchone()[0] == 0
         row = conn.execute("SELECT source, achieved_rate FROM calibrations").fetchone()

@@ -11,7 +11,7 @@ from tests.helpers.hotpath import SLUG, plant, pref, run
 from toolkit.claude import hooks
 from toolkit.cli.app import cli
 from toolkit.core import audit as audits
-from toolkit.core import database, doors, preferences, questions
+from toolkit.core import doors, preferences, questions, seeded_db
 from toolkit.guidance import proposals as guidance
 from toolkit.pacing import rank as pacing
 from toolkit.store import db, paths
@@ -112,7 +112,7 @@ def test_a_one_way_finding_makes_the_question_one_way_everywhere(conn):
 
 
 def test_a_logged_one_way_door_is_respected_by_check(state_root):
-    conn = database.connect(str(state_root / "plantune.db"))
+    conn = seeded_db.connect(str(state_root / "plantune.db"))
     record(conn, project=SLUG, question_id="adhoc-thing", door_type="one-way")
     conn.close()
     plant(state_root, {"adhoc-thing": "never-ask"})
@@ -413,7 +413,7 @@ def test_migration_backfills_facts_from_older_rows(tmp_path):
             (mig / name).write_text(open(path, encoding="utf-8").read())
     path = str(tmp_path / "old.db")
     (tmp_path / "no-views").mkdir()
-    conn = database.connect(
+    conn = seeded_db.connect(
         path, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
     )
     with db.transaction(conn):  # a row as plantune wrote it before 0009
@@ -424,7 +424,7 @@ def test_migration_backfills_facts_from_older_rows(tmp_path):
             " 'one-way', '{}', 't')"
         )
     conn.close()
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     assert doors.known_one_way(conn, "ADHOC_OLD") == "logged"
 
 

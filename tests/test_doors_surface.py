@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers.hooks import make_repo, payload, question, run_hook
 from tests.helpers.hotpath import plant, pref, run
-from toolkit.core import database, doors, whole_question
+from toolkit.core import doors, seeded_db, whole_question
 from toolkit.pacing import rank as pacing
 from toolkit.store import db
 
@@ -58,7 +58,7 @@ def repo(tmp_path):
 
 
 def _never_ask(db_file, qid, scope="acme-web"):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     with db.transaction(conn):
         conn.execute(
             "INSERT OR REPLACE INTO preferences (scope, question_id, preference, source,"
@@ -108,7 +108,7 @@ def test_the_post_hook_records_the_door_of_the_whole_question(repo, db_file):
     response = {"answers": {q["question"]: "Skip"}}
     r = run_hook("post-tool-use", payload([q], response, cwd=repo))
     assert r.returncode == 0 and r.stdout == b""
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     row = conn.execute("SELECT question_summary, door_class FROM question_log").fetchone()
     assert tuple(row) == (CLEANUP, "one-way")
     # ... so the question stays one-way for every later check of its id.
@@ -280,7 +280,7 @@ def _allow_events():
 def _conn():
     import os
 
-    return database.connect(os.environ["PLANTUNE_DB"])
+    return seeded_db.connect(os.environ["PLANTUNE_DB"])
 
 
 def test_a_false_alarm_is_allowed_by_the_user_and_undone(state_root):

@@ -349,7 +349,7 @@ def _all_bytes(root):
 def test_delete_leaves_no_bytes_and_nothing_comes_back(state_root, tmp_path):
     from tests.helpers.hooks import make_repo, run_hook
     from tests.helpers.hotpath import env, run
-    from toolkit.claude import hooks
+    from toolkit.claude import hook_entries
 
     repo = make_repo(tmp_path)
     slug = "acme-web"
@@ -399,7 +399,7 @@ def test_delete_leaves_no_bytes_and_nothing_comes_back(state_root, tmp_path):
     }
     p = run("plantune", "pacing", "rank", input=json.dumps(rank), GSTACK_PROJECT_SLUG=slug)
     assert p.returncode == 0, p.stderr
-    hooks.log_error("hook post-tool-use", f"could not read answer {MARKER}")
+    hook_entries.log_error("hook post-tool-use", f"could not read answer {MARKER}")
     log_path = os.path.join(project_dir(state_root, slug), "question-log.jsonl")
     with open(log_path, encoding="utf-8") as f:
         old_lines = f.readlines()

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from tests.helpers.guidance import TWO_WAY, counts, file_sha, log, repeated, slug_of, write_local
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.guidance import files, runs, traces
 
 # The seed's table, written out by hand so MODE_TABLE cannot drift from it.
@@ -318,7 +318,7 @@ def test_ingest_index_is_idempotent_and_links_runs_to_questions(conn, project, d
     rb = runs.run_session(conn, session_id="sb", cwd=str(project), mode="read").record
     rc = runs.run_session(conn, session_id="sc", cwd=str(project), mode="off").record
     # A fresh database sees the runs only through the index.
-    other = database.connect(db_file + ".2")
+    other = seeded_db.connect(db_file + ".2")
     for row in conn.execute("SELECT * FROM question_log ORDER BY id"):
         cols = row.keys()
         other.execute(

@@ -19,7 +19,7 @@ from tests.helpers.guidance import (
     write_local,
 )
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.guidance import files as guidance_files
 from toolkit.store import db
 
@@ -276,7 +276,7 @@ def test_hook_as_a_real_process(project, state_root, db_file):
         timeout=60,
     )
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     assert conn.execute("SELECT guidance_mode FROM trace_runs").fetchone()[0] == "read"
     proc = subprocess.run(
         [script("plantune"), "hook", "session-end"],

@@ -27,11 +27,11 @@ def repo(tmp_path):
 @pytest.fixture
 def prefs(db_file):
     """Store preferences as `plantune pref set` would; scope defaults to the repo's slug."""
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.store import db
 
     def set_pref(qid, value, scope="acme-web", raw=None):
-        conn = database.connect(db_file)
+        conn = seeded_db.connect(db_file)
         with db.transaction(conn):
             conn.execute(
                 "INSERT OR REPLACE INTO preferences (scope, question_id, preference, raw_value,"

@@ -496,6 +496,37 @@ def test_agent_hooks_load_neither_click_nor_heavy_libraries(tmp_path, event):
         assert c.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"tool_name": "Bash", "tool_input": {"command": "ls"}},
+        {"tool_name": "AskUserQuestion", "tool_input": {"questions": []}},
+    ],
+    ids=["another-tool", "no-questions"],
+)
+def test_a_pre_tool_use_hook_that_passes_through_imports_no_question_rules(tmp_path, payload):
+    # Most PreToolUse calls are another tool's: they read stdin and leave, without the
+    # payload parser, the record builder, the question rules or the JS formatting.
+    environ = env(
+        HOME=str(tmp_path),
+        GSTACK_STATE_ROOT=str(tmp_path),
+        GSTACK_HOME=str(tmp_path),
+        PLANTUNE_DB=str(tmp_path / "plantune.db"),
+    )
+    mods = imported_modules(
+        "plantune", ["hook", "pre-tool-use"], environ, stdin=json.dumps(payload)
+    )
+    unused = {
+        "toolkit.claude.payload",
+        "toolkit.claude.records",
+        "toolkit.claude.recorder",
+        "toolkit.claude.auto_decide",
+        "toolkit.core.questions",
+        "toolkit.core.jscompat",
+    }
+    assert "toolkit.claude.hook_input" in mods and not (mods & unused), mods & unused
+
+
 # --- the hook's marker search without a regex ---------------------------------------------
 
 _MARKER_RE = re.compile(r"<gstack-qid:([a-z0-9-]{1,64})>", re.IGNORECASE)
@@ -587,18 +618,19 @@ HOOK_PIECES = list(" \t\n\u00a0aZk9_.-():]/\u00e9\u212a") + [
     )
 )
 def test_hook_string_readers_follow_their_patterns(text):
-    from toolkit.claude import hooks
+    from toolkit.claude import auto_decide, hook_input
     from toolkit.claude import payload as claude_payload
 
     def pattern(name):
         source, flag = claude_payload._PATTERNS[name]
         return re.compile(source, getattr(re, flag) if flag else 0)
 
-    assert claude_payload._is_mcp_ask_tool(text) == bool(pattern("mcp_tool").fullmatch(text)), text
+    mcp_tool = re.compile(hook_input.MCP_TOOL_PATTERN, re.DOTALL)
+    assert hook_input._is_mcp_ask_tool(text) == bool(mcp_tool.fullmatch(text)), text
     m = pattern("letter_prefix").match(text)
-    assert claude_payload._letter_prefix_end(text) == (m.end() if m else None), text
-    assert claude_payload._slug_words(text) == pattern("non_slug").sub("-", text), text
-    assert hooks._safe_component(text) == (
+    assert claude_payload.letter_prefix_end(text) == (m.end() if m else None), text
+    assert claude_payload.slug_words(text) == pattern("non_slug").sub("-", text), text
+    assert auto_decide._safe_component(text) == (
         bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")
     ), text
 

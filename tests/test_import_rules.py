@@ -1,5 +1,6 @@
 """The package's import rules: each room imports only the rooms below it, heavy libraries
-stay in analysis, and no module imports itself back through another.
+stay in analysis, no module imports itself back through another, and no module takes a
+private name (``_x``) from another.
 
 Every ``import`` statement counts, including the ones inside functions (the lazy imports
 that keep the hot path lean are still dependencies).
@@ -126,24 +127,74 @@ def test_heavy_libraries_only_in_analysis_and_click_only_in_the_command_line():
     assert wrong == []
 
 
-def test_no_import_circles_between_modules():
-    # Module-level imports only: a cycle there breaks (or silently depends on) import order.
-    graph = {}
-    for name, (_, tree) in MODULES.items():
-        deps = set()
-        for node in tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for _, target in _imports(node):
-                    if target in MODULES and target != name:
-                        deps.add(target)
-        graph[name] = deps
-    cycles, state = [], {}
+# Modules other branches are rewriting right now: their own imports are exempt from the
+# two rules below (no circle, no private name) until those rewrites land. The lead empties
+# this set at merge; nothing may be added to it.
+PENDING = {
+    # gstack's file protocol, being untangled by data flow (branch ingest)
+    "toolkit.gstack",
+    "toolkit.gstack.backlog",
+    "toolkit.gstack.compat",
+    "toolkit.gstack.compat_profile",
+    "toolkit.gstack.ingest",
+    "toolkit.gstack.ingest_base",
+    "toolkit.gstack.ingest_jsonl",
+    "toolkit.gstack.ingest_state",
+    "toolkit.gstack.ingest_whole",
+    "toolkit.gstack.link",
+    "toolkit.gstack.mirror",
+    "toolkit.gstack.profile_sync",
+    "toolkit.gstack.spool",
+    # the English door rules (branch doors-en)
+    "toolkit.core.door_words",
+    "toolkit.core.door_families",
+    "toolkit.core.door_rules",
+    "toolkit.core.door_readings",
+    "toolkit.core.door_engine",
+    "toolkit.core.doors",
+}
+
+
+def _resolved(name, is_package, node):
+    """The module a ``from`` statement names, relative ones resolved against ``name``."""
+    if node.level == 0:
+        return node.module
+    parts = name.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    parts = parts[: len(parts) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def module_graph(sources):
+    """``{module: {imported module: line}}`` for ``sources`` (``{name: (is package, code)}``),
+    from every import statement at any depth (inside functions, classes, ``if``s too)."""
+    graph = {name: {} for name in sources}
+    for name, (is_package, code) in sources.items():
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolved(name, is_package, node)
+                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if target in sources and target != name:
+                    graph[name].setdefault(target, node.lineno)
+    return graph
+
+
+def circles(graph, exempt=()):
+    """Each import circle as ``a -> b -> a``, leaving out the imports of ``exempt`` modules."""
+    graph = {m: ({} if m in exempt else deps) for m, deps in graph.items()}
+    found, state = [], {}
 
     def visit(node, stack):
         state[node] = "open"
         for dep in sorted(graph[node]):
             if state.get(dep) == "open":
-                cycles.append(stack[stack.index(dep) :] + [dep])
+                found.append(" -> ".join(stack[stack.index(dep) :] + [dep]))
             elif dep not in state:
                 visit(dep, stack + [dep])
         state[node] = "done"
@@ -151,7 +202,93 @@ def test_no_import_circles_between_modules():
     for name in sorted(graph):
         if name not in state:
             visit(name, [name])
-    assert cycles == []
+    return found
+
+
+def private_imports(sources, exempt=()):
+    """``module:line name`` for each private name (``_x``, not ``__x__``) one module takes
+    from another of ``sources``: ``from m import _x``, or ``m._x`` on a module it imported.
+    A module's own package ``__init__`` is another module too."""
+
+    def private(n):
+        return n.startswith("_") and not (n.startswith("__") and n.endswith("__"))
+
+    found = []
+    for name, (is_package, code) in sources.items():
+        if name in exempt:
+            continue
+        aliases = {}
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in sources:
+                        aliases[alias.asname or alias.name] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolved(name, is_package, node)
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    if full in sources:
+                        aliases[alias.asname or alias.name] = full
+                    if (base in sources or full in sources) and private(alias.name):
+                        found.append(f"{name}:{node.lineno} {full}")
+        for node in ast.walk(ast.parse(code)):
+            if (
+                isinstance(node, ast.Attribute)
+                and private(node.attr)
+                and isinstance(node.value, ast.Name)
+                and aliases.get(node.value.id, name) != name
+            ):
+                found.append(f"{name}:{node.lineno} {aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def _sources():
+    out = {}
+    for folder, _, names in os.walk(PACKAGE):
+        for n in names:
+            if n.endswith(".py"):
+                path = os.path.join(folder, n)
+                rel = os.path.relpath(path, REPO_ROOT)[:-3].split(os.sep)
+                is_package = rel[-1] == "__init__"
+                with open(path, encoding="utf-8") as f:
+                    out[".".join(rel[:-1] if is_package else rel)] = (is_package, f.read())
+    return out
+
+
+SOURCES = _sources()
+
+
+def test_pending_names_only_modules_that_exist():
+    assert PENDING <= set(SOURCES), PENDING - set(SOURCES)
+
+
+def test_no_import_circles_between_modules():
+    # Every import counts, the lazy ones inside functions too: a circle of lazy imports
+    # still means neither module can be read (or changed) without the other.
+    assert circles(module_graph(SOURCES), exempt=PENDING) == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    # A name that starts with "_" is the module's own business; one that another module
+    # needs is part of its interface and has a public name.
+    assert private_imports(SOURCES, exempt=PENDING) == []
+
+
+def test_the_import_rules_see_every_way_of_importing():
+    sources = {
+        "pkg": (True, '"""A package."""\n'),
+        "pkg.a": (False, "def f():\n    from . import b\n    return b._hidden\n"),
+        "pkg.b": (False, "def g():\n    from .a import _inner, __doc__\n"),
+        "pkg.c": (False, "import pkg.a as a\nfrom pkg import _x\nimport os\nos._exit\n"),
+    }
+    assert circles(module_graph(sources)) == ["pkg.a -> pkg.b -> pkg.a"]
+    assert circles(module_graph(sources), exempt={"pkg.b"}) == []
+    assert sorted(private_imports(sources)) == [
+        "pkg.a:3 pkg.b._hidden",
+        "pkg.b:2 pkg.a._inner",
+        "pkg.c:2 pkg._x",
+    ]
+    assert private_imports(sources, exempt={"pkg.a", "pkg.b"}) == ["pkg.c:2 pkg._x"]
 
 
 def test_no_circles_between_rooms():

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from tests.helpers.ingest import count, dump, line, write
 from toolkit.cli.app import cli
-from toolkit.core import database, questions
+from toolkit.core import questions, seeded_db
 from toolkit.gstack import ingest, ingest_jsonl, ingest_state
 from toolkit.store import db
 
@@ -368,7 +368,7 @@ def test_progress_bar_on_a_terminal(monkeypatch, state_root, conn):
     write(log_path(state_root, "p"), "".join(line(event(i)) for i in range(300)))
     monkeypatch.setattr(cli_ingest, "PROGRESS_MIN_BYTES", 1)
     ticks = []
-    bar = cli_ingest._Progress(enabled=True)
+    bar = cli_ingest.Progress(enabled=True)
     monkeypatch.setattr(
         cli_ingest.click, "progressbar", lambda **kw: ticks.append(kw["length"]) or _FakeBar(ticks)
     )
@@ -421,7 +421,7 @@ def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monke
     monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "2")
     parallel = ingest.ingest_state_root(conn, state_root).files[0]
     monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "0")
-    other = database.connect(str(tmp_path / "serial.db"))
+    other = seeded_db.connect(str(tmp_path / "serial.db"))
     serial = ingest.ingest_state_root(other, state_root).files[0]
     # Transaction counts and lock times depend on the clock, not on the input.
     timing = ("transactions", "lock_max_ms")

@@ -8,7 +8,7 @@ import subprocess
 import time
 
 from tests.helpers import script
-from toolkit.core import database
+from toolkit.core import seeded_db
 
 LINES = 25_000  # five batches
 
@@ -55,7 +55,7 @@ def test_sigkill_halfway_then_rerun(state_root, db_file):
                 f'"session_id":"s-{i // 50}","source":"agent","followed_recommendation":true,'
                 f'"ts":"2026-03-01T10:{i // 1000 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"}}\n'
             )
-    database.connect(db_file).close()  # schema in place before the race starts
+    seeded_db.connect(db_file).close()  # schema in place before the race starts
 
     # Worker processes prepare the rows (the way a file over 8 MB is read).
     env = dict(os.environ, PLANTUNE_INGEST_WORKERS="1")

@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import script
 from tests.helpers.hooks import make_repo, payload, question
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.gstack import ingest, ingest_state
 from toolkit.store import db
 
@@ -70,7 +70,7 @@ def wait_for_rows(proc, db_file):
 
 def hooks_during_ingest(tmp_path, state_root, db_file, lines, hooks=8):
     write_log(state_root, lines)
-    database.connect(db_file).close()
+    seeded_db.connect(db_file).close()
     repo = make_repo(tmp_path)
     proc = start_ingest(state_root)
     wait_for_rows(proc, db_file)
@@ -164,7 +164,7 @@ def test_next_chunk_adapts_to_the_measured_rate():
 def test_the_import_lets_an_announced_writer_in(state_root, db_file, monkeypatch):
     # A writer's wait marker makes the importer pause between transactions.
     write_log(state_root, 500)
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     folder = db_file + db.WAITING_SUFFIX
     os.makedirs(folder)
     open(os.path.join(folder, "999999-1"), "w").close()

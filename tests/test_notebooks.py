@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from toolkit.analysis import notebooks, simulate
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 
 COMMITTED = notebooks.notebook_paths()
 
@@ -43,7 +43,7 @@ def test_notebooks_take_the_database_from_parameters_and_read_views(path):
 
 def test_notebooks_execute_against_a_simulated_database(tmp_path):
     path = str(tmp_path / "sim.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     simulate.simulate(conn, days=21, seed=4, projects=2, end="2026-11-30")
     out = tmp_path / "out"
     results = notebooks.run(path, str(out), {"INCLUDE_SYNTHETIC": True, "WRITE_CALIBRATION": True})
@@ -74,7 +74,7 @@ def test_notebooks_execute_against_a_simulated_database(tmp_path):
 
 
 def test_a_failing_cell_is_reported_in_one_line(tmp_path, db_file):
-    database.connect(db_file).close()
+    seeded_db.connect(db_file).close()
     folder = tmp_path / "nbs"
     folder.mkdir()
     nb = nbformat.v4.new_notebook(
@@ -119,7 +119,7 @@ def test_markdown_rendering_escapes_and_formats():
 def test_params_fill_the_parameters_cell_by_name_and_type(tmp_path):
     """--param NAME=VALUE reaches the notebooks that declare NAME, typed like its default."""
     path = str(tmp_path / "sim.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     simulate.simulate(conn, days=21, seed=4, projects=2, end="2026-11-30")
     conn.close()
     out = tmp_path / "out"
@@ -182,7 +182,7 @@ def test_params_fill_the_parameters_cell_by_name_and_type(tmp_path):
     ],
 )
 def test_bad_params_are_refused_before_anything_runs(tmp_path, db_file, param, message):
-    database.connect(db_file).close()
+    seeded_db.connect(db_file).close()
     out = tmp_path / "out"
     r = CliRunner().invoke(cli, ["notebooks", "run", "--out", str(out), "--param", param])
     assert r.exit_code == 1
@@ -191,7 +191,7 @@ def test_bad_params_are_refused_before_anything_runs(tmp_path, db_file, param, m
 
 
 def test_a_param_given_twice_is_refused(tmp_path, db_file):
-    database.connect(db_file).close()
+    seeded_db.connect(db_file).close()
     r = CliRunner().invoke(
         cli,
         [
@@ -227,7 +227,7 @@ def test_notebooks_calibrate_from_the_question_log_with_a_holdout(tmp_path):
     root = tmp_path / "gstack"
     gstack_history.adhoc_history(root, days=60, seed=9)
     path = str(tmp_path / "gstack.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     ingest.ingest_state_root(conn, str(root))
     results = notebooks.run(
         path, str(tmp_path / "out"), {"SOURCE": "question-log", "HOLDOUT_DAYS": 14}, html_copy=False

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit.core import database, doors, scoring
+from toolkit.core import doors, scoring, seeded_db
 from toolkit.pacing import rank as pacing
 from toolkit.pacing import request as pacing_request
 
@@ -32,7 +32,7 @@ SUMMARIES = [
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("pacing-template") / "template.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     yield conn
     conn.close()
 

@@ -97,7 +97,7 @@ def test_events_written_by_gstack_are_imported(state_root):
 
 
 def test_own_writes_leave_the_importer_nothing_to_do(state_root):
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.gstack import ingest
     from toolkit.store import db
 
@@ -119,7 +119,7 @@ def test_own_writes_leave_the_importer_nothing_to_do(state_root):
     )
     assert pref("--clear", "a").returncode == 0
     assert pref("--check", TWO_WAY).returncode == 0
-    conn = database.connect(os.environ["PLANTUNE_DB"])
+    conn = seeded_db.connect(os.environ["PLANTUNE_DB"])
     summary = ingest.sync_project(conn, str(state_root), SLUG)
     assert [f["status"] for f in summary["files"]] == ["unchanged"] * 3
     cols = "path, kind, inode, size, offset, line_no, mtime_ns, head_sha1, tail_sha1"

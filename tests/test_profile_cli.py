@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from tests.helpers.profile import PROJECT, add_event, add_events
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 
@@ -300,7 +300,7 @@ def test_delete_all_leaves_no_bytes_behind(conn, db_file, state_root):
         in r.output
     )
     assert MARKER.encode() not in raw_bytes(db_file)
-    c = database.connect(db_file)
+    c = seeded_db.connect(db_file)
     assert c.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
     assert (
         c.execute("SELECT count(*) FROM registry_questions").fetchone()[0] == 53
@@ -336,7 +336,7 @@ def test_delete_all_removes_the_preference_events_and_their_lines(conn, state_ro
     assert r.exit_code == 0, r.output
     assert "1 preference_events" in r.output
     assert events_file.read_text() == ""
-    c = database.connect(str(state_root / "plantune.db"))
+    c = seeded_db.connect(str(state_root / "plantune.db"))
     try:
         assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 0
         # The preference in force stays (pref clear removes it).
@@ -347,7 +347,7 @@ def test_delete_all_removes_the_preference_events_and_their_lines(conn, state_ro
         c.close()
     # Nothing deleted comes back: importing the state root again brings no event back.
     assert CliRunner().invoke(cli, ["ingest"]).exit_code == 0
-    c = database.connect(str(state_root / "plantune.db"))
+    c = seeded_db.connect(str(state_root / "plantune.db"))
     try:
         assert c.execute("SELECT count(*) FROM preference_events").fetchone()[0] == 0
     finally:

@@ -62,10 +62,10 @@ READ_KEYS = [
 ]
 
 
-# 79, 80 ---------------------------------------------------------------------------------
+# --read on an empty state, and no arguments ---------------------------------------------
 
 
-def test_79_read_on_empty_state_creates_stub(state_root):
+def test_read_on_empty_state_creates_stub(state_root):
     r = dev("--read")
     assert r.returncode == 0
     lines = r.stdout.splitlines()
@@ -88,12 +88,12 @@ def test_79_read_on_empty_state_creates_stub(state_root):
     assert doc["sessions"] == [] and doc["declared"] == {} and doc["gap"] == {}
 
 
-def test_80_no_arguments_reads():
+def test_no_arguments_reads():
     r = dev()
     assert r.returncode == 0 and "TIER:" in r.stdout
 
 
-# 81–84 migration --------------------------------------------------------------------------
+# migration --------------------------------------------------------------------------------
 
 LEGACY_3 = [
     {
@@ -123,7 +123,7 @@ LEGACY_3 = [
 ]
 
 
-def test_81_to_83_migrate_legacy_sessions_once(state_root):
+def test_migrate_legacy_sessions_once(state_root):
     write_legacy(state_root, LEGACY_3)
     r = dev("--migrate")
     assert r.returncode == 0
@@ -134,14 +134,14 @@ def test_81_to_83_migrate_legacy_sessions_once(state_root):
     assert doc["resources_shown"] == ["https://a", "https://b"]
     assert doc["topics"] == ["onboarding", "fit", "iter"]
     assert "migrated_at" in doc
-    # 83: the source is archived under gstack's name, exactly once.
+    # the source is archived under gstack's name, exactly once.
     archived = [
         p.name for p in state_root.iterdir() if p.name.startswith("builder-profile.jsonl.migrated-")
     ]
     assert len(archived) == 1
     assert re.fullmatch(r"builder-profile\.jsonl\.migrated-\d{4}-\d\d-\d\d-\d{6}", archived[0])
     assert not (state_root / "builder-profile.jsonl").exists()
-    # 82: a second run finds nothing to do and changes nothing.
+    # a second run finds nothing to do and changes nothing.
     r = dev("--migrate")
     assert r.returncode == 0
     assert re.search(r"no legacy file|already migrated", r.stdout)
@@ -149,7 +149,7 @@ def test_81_to_83_migrate_legacy_sessions_once(state_root):
     assert read_lines(dev("--read").stdout)["SESSION_COUNT"] == "3"
 
 
-def test_84_migrate_without_legacy_file():
+def test_migrate_without_legacy_file():
     r = dev("--migrate")
     assert r.returncode == 0
     assert r.stdout.strip() == "MIGRATE: no legacy file to migrate"
@@ -172,11 +172,11 @@ def test_empty_legacy_file_migrates_zero_sessions(state_root):
     assert read_lines(dev().stdout)["TIER"] == "introduction"
 
 
-# 85 tiers ---------------------------------------------------------------------------------
+# tiers ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("n,tier", [(3, "welcome_back"), (5, "regular"), (9, "inner_circle")])
-def test_85_tiers(state_root, n, tier):
+def test_tiers(state_root, n, tier):
     write_legacy(
         state_root,
         [
@@ -188,7 +188,7 @@ def test_85_tiers(state_root, n, tier):
     assert lines["SESSION_COUNT"] == str(n) and lines["TIER"] == tier
 
 
-# 86–90 derive -----------------------------------------------------------------------------
+# derive -----------------------------------------------------------------------------------
 
 
 def derive_ok(expected_events):
@@ -197,7 +197,7 @@ def derive_ok(expected_events):
     return r
 
 
-def test_86_derive_with_no_events(state_root):
+def test_derive_with_no_events(state_root):
     r = derive_ok(0)
     assert r.stdout.strip() == "DERIVE: ok — 0 events, 0 skills, 0 questions"
     doc = profile_file(state_root)
@@ -206,7 +206,7 @@ def test_86_derive_with_no_events(state_root):
     assert "derived_at" in doc
 
 
-def test_87_five_expands(state_root, conn):
+def test_five_expands(state_root, conn):
     for day in range(1, 6):
         add_event(conn, "plan-ceo-review-mode", "expand", ts=f"2026-04-0{day}T10:00:00.000Z")
     r = derive_ok(5)
@@ -217,13 +217,13 @@ def test_87_five_expands(state_root, conn):
     assert inferred["diversity"] == {"skills_covered": 1, "question_ids_covered": 1, "days_span": 5}
 
 
-def test_88_three_reduces(state_root, conn):
+def test_three_reduces(state_root, conn):
     add_events(conn, [("plan-ceo-review-mode", "reduce")] * 3)
     derive_ok(3)
     assert profile_file(state_root)["inferred"]["values"]["scope_appetite"] == 0.368
 
 
-def test_89_derive_is_deterministic(state_root, conn):
+def test_derive_is_deterministic(state_root, conn):
     add_events(
         conn,
         [
@@ -238,7 +238,7 @@ def test_89_derive_is_deterministic(state_root, conn):
     assert profile_file(state_root)["inferred"] == first
 
 
-def test_90_adhoc_event_counts_but_moves_nothing(state_root, conn):
+def test_adhoc_event_counts_but_moves_nothing(state_root, conn):
     add_event(conn, "adhoc-unregistered-question", "yes", skill="adhoc")
     derive_ok(1)
     inferred = profile_file(state_root)["inferred"]
@@ -275,10 +275,10 @@ def test_derive_fails_without_signal_map(conn):
     assert r.stderr.strip() == "DERIVE: registry or signals file missing, cannot derive"
 
 
-# 91–93 trace ------------------------------------------------------------------------------
+# trace ------------------------------------------------------------------------------------
 
 
-def test_91_trace_lists_contributing_events(conn):
+def test_trace_lists_contributing_events(conn):
     for day in (1, 2, 3):
         add_event(conn, "plan-ceo-review-mode", "expand", ts=f"2026-04-0{day}T10:00:00.000Z")
     add_event(conn, "plan-ceo-review-mode", "hold", ts="2026-04-04T09:30:00.000Z")
@@ -290,14 +290,14 @@ def test_91_trace_lists_contributing_events(conn):
     assert lines[4] == "  2026-04-04T09:30:00  plan-ceo-review-mode  → hold  (-0.01)"
 
 
-def test_91_trace_three_expands_phrase(conn):
+def test_trace_three_expands_phrase(conn):
     add_events(conn, [("plan-ceo-review-mode", "expand")] * 3)
     r = dev("--trace", "scope_appetite")
     assert "3 events for scope_appetite" in r.stdout
     assert "plan-ceo-review-mode" in r.stdout and "expand" in r.stdout
 
 
-def test_92_trace_dimension_nothing_moved(conn):
+def test_trace_dimension_nothing_moved(conn):
     add_events(conn, [("plan-ceo-review-mode", "expand")] * 3)
     r = dev("--trace", "autonomy")
     assert r.returncode == 0
@@ -310,7 +310,7 @@ def test_trace_without_events_for_project():
     assert r.stdout.strip() == "TRACE: no events for this project"
 
 
-def test_93_trace_without_dimension():
+def test_trace_without_dimension():
     r = dev("--trace")
     assert r.returncode != 0
     assert "missing dimension" in r.stderr
@@ -323,7 +323,7 @@ def test_trace_does_not_create_the_profile_file(state_root, conn):
     assert not (state_root / "developer-profile.json").exists()
 
 
-# 94–95 gap --------------------------------------------------------------------------------
+# gap --------------------------------------------------------------------------------------
 
 
 def declare_in_file(root, declared):
@@ -338,7 +338,7 @@ def declare_in_file(root, declared):
     os.replace(tmp, path)
 
 
-def test_94_gap_with_nothing_declared():
+def test_gap_with_nothing_declared():
     r = dev("--gap")
     assert r.returncode == 0
     data = json.loads(r.stdout)
@@ -346,7 +346,7 @@ def test_94_gap_with_nothing_declared():
     assert set(data) == {"declared", "inferred", "gap"}
 
 
-def test_95_gap_against_declared_in_the_file(state_root, conn):
+def test_gap_against_declared_in_the_file(state_root, conn):
     add_events(
         conn,
         [("office-hours-approach-choose", "ideal"), ("office-hours-approach-choose", "creative")],
@@ -359,30 +359,30 @@ def test_95_gap_against_declared_in_the_file(state_root, conn):
     assert abs(data["gap"]["scope_appetite"] - 0.25) < 0.01
 
 
-# 96–99 vibe, mismatch ---------------------------------------------------------------------
+# vibe, mismatch ---------------------------------------------------------------------------
 
 
-def test_96_vibe_prints_an_archetype():
+def test_vibe_prints_an_archetype():
     r = dev("--vibe")
     assert r.returncode == 0
     lines = [l for l in r.stdout.splitlines() if l.strip()]
     assert lines[0] == "Builder-Coach" and len(lines) == 2
 
 
-def test_97_mismatch_on_stub():
+def test_mismatch_on_stub():
     r = dev("--check-mismatch")
     assert r.returncode == 0
     assert r.stdout.strip() == "MISMATCH: not enough data (0 events; need 10+)"
 
 
-def test_98_mismatch_none(state_root, conn):
+def test_mismatch_none(state_root, conn):
     add_events(conn, [(f"adhoc-question-{i}", "yes") for i in range(20)], skill="adhoc")
     declare_in_file(state_root, {"scope_appetite": 0.5, "architecture_care": 0.5})
     r = dev("--check-mismatch")
     assert r.stdout.strip() == "MISMATCH: none"
 
 
-def test_99_mismatch_two_dimensions(state_root, conn):
+def test_mismatch_two_dimensions(state_root, conn):
     pairs = (
         [("plan-ceo-review-mode", "reduce")] * 2
         + [("plan-ceo-review-mode", "hold")]
@@ -406,10 +406,10 @@ def test_mismatch_threshold_is_strict_and_needs_ten_events(state_root, conn):
     assert dev("--check-mismatch").stdout.strip() == "MISMATCH: none"
 
 
-# 100 --------------------------------------------------------------------------------------
+# unknown subcommand -----------------------------------------------------------------------
 
 
-def test_100_unknown_subcommand():
+def test_unknown_subcommand():
     r = dev("--frobnicate")
     assert r.returncode == 1
     assert r.stderr.splitlines() == [
@@ -444,10 +444,10 @@ def test_narrative():
     )
 
 
-# 101–117 log-session and --read -------------------------------------------------------------
+# log-session and --read ---------------------------------------------------------------------
 
 
-def test_101_log_session_then_read():
+def test_log_session_then_read():
     assert read_lines(dev("--read").stdout)["SESSION_COUNT"] == "0"
     log_session(
         {
@@ -463,7 +463,7 @@ def test_101_log_session_then_read():
     assert lines["LAST_PROJECT"] == "test" and lines["TOTAL_SIGNAL_COUNT"] == "2"
 
 
-def test_102_signals_accumulate(state_root):
+def test_signals_accumulate(state_root):
     log_session({"date": "2026-05-01", "mode": "builder", "signals": ["a", "b"]})
     log_session({"date": "2026-05-02", "mode": "builder", "signals": ["a", "c"]})
     doc = json.loads(dev("--profile").stdout)
@@ -472,7 +472,7 @@ def test_102_signals_accumulate(state_root):
     assert profile_file(state_root)["signals_accumulated"] == {"a": 2, "b": 1, "c": 1}
 
 
-def test_103_resources_and_topics_union():
+def test_resources_and_topics_union():
     log_session(
         {
             "date": "2026-05-01",
@@ -505,7 +505,7 @@ def test_103_resources_and_topics_union():
         "null",
     ],
 )
-def test_104_105_log_session_unusable_input_is_a_silent_noop(state_root, conn, arg):
+def test_log_session_unusable_input_is_a_silent_noop(state_root, conn, arg):
     log_session(arg)
     assert not (state_root / "developer-profile.json").exists()
     assert conn.execute("SELECT count(*) FROM office_hours_sessions").fetchone()[0] == 0
@@ -517,18 +517,18 @@ def test_log_session_without_argument_is_a_noop(state_root):
     assert not (state_root / "developer-profile.json").exists()
 
 
-def test_106_missing_ts_is_injected(state_root):
+def test_missing_ts_is_injected(state_root):
     log_session({"date": "2026-05-01", "mode": "builder"})
     ts = profile_file(state_root)["sessions"][0]["ts"]
     assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", ts)
 
 
-def test_107_provided_ts_is_preserved(state_root):
+def test_provided_ts_is_preserved(state_root):
     log_session({"date": "2026-05-01", "mode": "builder", "ts": "2026-05-23T12:34:56Z"})
     assert profile_file(state_root)["sessions"][0]["ts"] == "2026-05-23T12:34:56Z"
 
 
-def test_108_resources_rows_do_not_hide_the_last_real_session():
+def test_resources_rows_do_not_hide_the_last_real_session():
     log_session(
         {
             "date": "2026-05-01",
@@ -569,14 +569,18 @@ def sessions_of(modes, signals=None, project="p"):
 @pytest.mark.parametrize(
     "modes,count,tier",
     [
-        (["startup"] + ["resources"] * 3, 1, "welcome_back"),  # 109
-        (["startup"] * 3 + ["resources"] * 4, 3, "welcome_back"),  # 110
-        (["startup"] * 4 + ["resources"] * 5, 4, "regular"),  # 115
-        (["startup"] * 7 + ["resources"] * 6, 7, "regular"),  # 116
-        (["startup"] * 7 + ["resources"] * 6 + ["startup"], 8, "inner_circle"),  # 116
+        (["startup"] + ["resources"] * 3, 1, "welcome_back"),  # one real session
+        (["startup"] * 3 + ["resources"] * 4, 3, "welcome_back"),  # three real sessions
+        (["startup"] * 4 + ["resources"] * 5, 4, "regular"),  # four real sessions
+        (["startup"] * 7 + ["resources"] * 6, 7, "regular"),  # seven real sessions
+        (
+            ["startup"] * 7 + ["resources"] * 6 + ["startup"],
+            8,
+            "inner_circle",
+        ),  # eight real sessions
     ],
 )
-def test_109_110_115_116_resources_rows_do_not_count(state_root, modes, count, tier):
+def test_resources_rows_do_not_count(state_root, modes, count, tier):
     write_legacy(state_root, sessions_of(modes))
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == str(count) and lines["TIER"] == tier
@@ -589,10 +593,18 @@ def test_109_110_115_116_resources_rows_do_not_count(state_root, modes, count, t
             ["startup", "resources", "resources", "resources"],
             [["a"] * 5, [], [], []],
             "false",
-        ),  # 111
-        (["builder"] * 3 + ["resources"], [["a", "b"], ["c", "d"], ["e"], []], "true"),  # 112
-        (["builder"] * 2 + ["resources"], [["a", "b", "c"], ["d", "e", "f"], []], "false"),  # 113
-        (["builder"] * 3, [["a", "b"], ["c"], ["d"]], "false"),  # 114
+        ),  # one startup session with five signals, then resources rows
+        (
+            ["builder"] * 3 + ["resources"],
+            [["a", "b"], ["c", "d"], ["e"], []],
+            "true",
+        ),  # three builder sessions
+        (
+            ["builder"] * 2 + ["resources"],
+            [["a", "b", "c"], ["d", "e", "f"], []],
+            "false",
+        ),  # two builder sessions
+        (["builder"] * 3, [["a", "b"], ["c"], ["d"]], "false"),  # three sessions, four signals
         (
             ["builder"] * 3 + ["resources"],
             [["a"], ["b"], ["c"], ["d", "e"]],
@@ -600,12 +612,12 @@ def test_109_110_115_116_resources_rows_do_not_count(state_root, modes, count, t
         ),  # resources signals count
     ],
 )
-def test_111_to_114_nudge_eligibility(state_root, modes, signals, eligible):
+def test_nudge_eligibility(state_root, modes, signals, eligible):
     write_legacy(state_root, sessions_of(modes, signals))
     assert builder(state_root)["NUDGE_ELIGIBLE"] == eligible
 
 
-def test_117_trailing_resources_row_does_not_make_cross_project(state_root):
+def test_trailing_resources_row_does_not_make_cross_project(state_root):
     write_legacy(
         state_root,
         sessions_of(["startup", "startup"], project="samep")
@@ -615,7 +627,7 @@ def test_117_trailing_resources_row_does_not_make_cross_project(state_root):
     assert lines["CROSS_PROJECT"] == "false" and lines["LAST_PROJECT"] == "samep"
 
 
-def test_118_end_to_end_migrate_then_builder_profile(state_root):
+def test_end_to_end_migrate_then_builder_profile(state_root):
     write_legacy(
         state_root,
         [
@@ -630,7 +642,7 @@ def test_118_end_to_end_migrate_then_builder_profile(state_root):
     assert lines["CROSS_PROJECT"] == "true"
 
 
-def test_119_log_derive_profile(conn):
+def test_log_derive_profile(conn):
     add_events(conn, [("plan-ceo-review-mode", "expand")] * 5)
     assert dev("--derive").returncode == 0
     doc = json.loads(dev("--profile").stdout)
@@ -638,17 +650,17 @@ def test_119_log_derive_profile(conn):
     assert doc["inferred"]["values"]["scope_appetite"] > 0.5
 
 
-# 120–131 the legacy builder-profile shim ----------------------------------------------------
+# the legacy builder-profile shim ------------------------------------------------------------
 
 
-def test_120_no_file(state_root):
+def test_no_file(state_root):
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == "0" and lines["TIER"] == "introduction"
     assert lines["TOTAL_SIGNAL_COUNT"] == "0" and lines["CROSS_PROJECT"] == "false"
     assert lines["NUDGE_ELIGIBLE"] == "false" and lines["RESOURCES_SHOWN_COUNT"] == "0"
 
 
-def test_121_empty_legacy_file(state_root):
+def test_empty_legacy_file(state_root):
     write_legacy(state_root, [])
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == "0" and lines["TIER"] == "introduction"
@@ -666,14 +678,14 @@ def test_121_empty_legacy_file(state_root):
         (15, "inner_circle"),
     ],
 )
-def test_122_tiers_from_identical_legacy_lines(state_root, n, tier):
+def test_tiers_from_identical_legacy_lines(state_root, n, tier):
     # Identical lines are distinct sessions: none may be lost to deduplication.
     write_legacy(state_root, [{"date": "2026-01-01", "mode": "builder", "project_slug": "p"}] * n)
     lines = builder(state_root)
     assert lines["SESSION_COUNT"] == str(n) and lines["TIER"] == tier
 
 
-def test_123_signals(state_root):
+def test_signals(state_root):
     write_legacy(
         state_root,
         sessions_of(
@@ -685,7 +697,7 @@ def test_123_signals(state_root):
     assert lines["ACCUMULATED_SIGNALS"] == "named_users:2,pushback:1,taste:1,agency:1"
 
 
-def test_124_no_signals(state_root):
+def test_no_signals(state_root):
     write_legacy(state_root, sessions_of(["builder"] * 2))
     lines = builder(state_root)
     assert lines["TOTAL_SIGNAL_COUNT"] == "0" and lines["ACCUMULATED_SIGNALS"] == ""
@@ -694,7 +706,7 @@ def test_124_no_signals(state_root):
 @pytest.mark.parametrize(
     "projects,cross", [(["a", "a"], "false"), (["a", "b"], "true"), (["a"], "false")]
 )
-def test_125_cross_project(state_root, projects, cross):
+def test_cross_project(state_root, projects, cross):
     write_legacy(
         state_root, [{"date": "2026-01-01", "mode": "builder", "project_slug": p} for p in projects]
     )
@@ -709,12 +721,12 @@ def test_125_cross_project(state_root, projects, cross):
         ("builder", [["a"], ["b"], ["c"]], "false"),
     ],
 )
-def test_126_nudge(state_root, mode, signals, eligible):
+def test_nudge(state_root, mode, signals, eligible):
     write_legacy(state_root, sessions_of([mode] * len(signals), signals))
     assert builder(state_root)["NUDGE_ELIGIBLE"] == eligible
 
 
-def test_126_two_builders_with_six_signals(state_root):
+def test_two_builders_with_six_signals(state_root):
     write_legacy(state_root, sessions_of(["builder"] * 2, [["a", "b", "c"], ["d", "e", "f"]]))
     assert builder(state_root)["NUDGE_ELIGIBLE"] == "false"
 
@@ -722,7 +734,7 @@ def test_126_two_builders_with_six_signals(state_root):
 @pytest.mark.parametrize(
     "resources,count", [([["u1", "u2"], ["u3"]], "3"), ([["u1"], ["u1"]], "1"), ([[], []], "0")]
 )
-def test_127_resources_union(state_root, resources, count):
+def test_resources_union(state_root, resources, count):
     write_legacy(
         state_root,
         [{"date": "2026-01-01", "mode": "builder", "resources_shown": r} for r in resources],
@@ -730,7 +742,7 @@ def test_127_resources_union(state_root, resources, count):
     assert builder(state_root)["RESOURCES_SHOWN_COUNT"] == count
 
 
-def test_128_topics_union(state_root):
+def test_topics_union(state_root):
     write_legacy(
         state_root,
         [
@@ -742,7 +754,7 @@ def test_128_topics_union(state_root):
     assert topics == ["fintech", "payments", "ai-product"]
 
 
-def test_129_last_fields_come_from_the_last_session(state_root):
+def test_last_fields_come_from_the_last_session(state_root):
     write_legacy(
         state_root,
         [
@@ -767,7 +779,7 @@ def test_129_last_fields_come_from_the_last_session(state_root):
     assert lines["LAST_DESIGN_TITLE"] == "d2.md"
 
 
-def test_130_malformed_lines_skipped(state_root):
+def test_malformed_lines_skipped(state_root):
     write_legacy(
         state_root, sessions_of(["builder"] * 2), extra_lines=["this is not json", "{broken json"]
     )
@@ -775,7 +787,7 @@ def test_130_malformed_lines_skipped(state_root):
     assert lines["SESSION_COUNT"] == "2" and lines["TIER"] == "welcome_back"
 
 
-def test_131_design_count(state_root):
+def test_design_count(state_root):
     write_legacy(
         state_root,
         [
@@ -810,7 +822,7 @@ def test_compat_script_imports_no_heavy_modules(state_root):
     assert "LOADED []" in r.stdout
 
 
-def test_25_profile_lives_under_state_root_not_home(state_root, tmp_path):
+def test_profile_lives_under_state_root_not_home(state_root, tmp_path):
     other_home = tmp_path / "elsewhere"
     other_home.mkdir()
     r = dev("--read", env={"GSTACK_HOME": str(other_home), "HOME": str(other_home)})

@@ -10,7 +10,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.gstack import ingest
 from toolkit.store import db
 
@@ -281,13 +281,13 @@ def test_migration_backfills_existing_events(tmp_path):
         (old / name).write_text(open(f"{MIGRATIONS_DIR}/{name}").read())
     (tmp_path / "noviews").mkdir()
     path = str(tmp_path / "x.db")
-    c = database.connect(path, schema=Schema(str(old), str(tmp_path / "noviews")))
+    c = seeded_db.connect(path, schema=Schema(str(old), str(tmp_path / "noviews")))
     qid = _signal_questions(c)[0]
     with db.transaction(c):
         for i, p in enumerate(["alpha", "beta", "alpha"]):
             _insert(c, p, 0, qid, "accept", DAYS[i], "ship")
     c.close()
-    c = database.connect(path, schema=Schema(MIGRATIONS_DIR, VIEWS_DIR))
+    c = seeded_db.connect(path, schema=Schema(MIGRATIONS_DIR, VIEWS_DIR))
     assert maintained(c)[0][("__all__", 0)][0] == 3
     assert_exact(c)
 

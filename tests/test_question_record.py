@@ -80,9 +80,9 @@ def test_dedup_window_is_the_last_100_events(conn):
 # a process of their own.
 _LIMITED_CALLS = """
 import sys
-from toolkit.core import database, questions
+from toolkit.core import seeded_db, questions
 
-conn = database.connect(sys.argv[1])
+conn = seeded_db.connect(sys.argv[1])
 conn.execute(f"PRAGMA hard_heap_limit = {24 << 20}")
 for tool_use_id in ("new", "small"):
     record = questions.validate_event(

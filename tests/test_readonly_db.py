@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from tests.helpers import script
 from toolkit.cli.app import cli
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 READ_ONLY = [
@@ -95,7 +95,7 @@ def test_commands_that_write_still_create_their_database(tmp_path):
 def test_one_message_for_a_missing_database():
     assert db.no_database_message("/x/y.db") == "no database at /x/y.db (plantune init creates one)"
     with pytest.raises(db.DatabaseError, match=r"^no database at /nope\.db \(plantune init"):
-        database.connect("/nope.db", readonly=True)
+        seeded_db.connect("/nope.db", readonly=True)
 
 
 # --- gstack's files feed only the state root's own database -------------------------------

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from toolkit.cli.app import cli
-from toolkit.core import database
 from toolkit.core import registry as reg
+from toolkit.core import seeded_db
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 REGISTRY_TS = os.path.join(FIXTURES, "question-registry.ts")
@@ -152,7 +152,7 @@ def test_synced_door_type_is_what_the_hooks_enforce(db_file, tmp_path, ts_text):
 
     text = ts_text.replace("door_type: 'two-way',", "door_type: 'one-way',")
     assert invoke("sync", write(tmp_path, text)).exit_code == 0
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     with db.transaction(conn):
         conn.execute(
             "INSERT INTO preferences (scope, question_id, preference, source, updated_at)"

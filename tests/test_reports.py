@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from toolkit.cli.app import cli
-from toolkit.core import database, questions
+from toolkit.core import questions, seeded_db
 from toolkit.store import db
 
 
@@ -60,7 +60,7 @@ def calibration(conn, threshold, project=db.GLOBAL_SCOPE):
 
 @pytest.fixture
 def conn(db_file):
-    c = database.connect(db_file)
+    c = seeded_db.connect(db_file)
     yield c
     c.close()
 

@@ -4,7 +4,7 @@ the per-row trigger builds them, and every later write must still run the trigge
 import json
 import random
 
-from toolkit.core import database, questions
+from toolkit.core import questions, seeded_db
 from toolkit.gstack import ingest
 from toolkit.store import db, rollups
 
@@ -74,7 +74,7 @@ def _build(tmp_path, name):
     root = tmp_path / f"state-{name}"
     write_log(root, "alpha", 1200, 1)
     write_log(root, "beta", 1000, 2)
-    conn = database.connect(str(tmp_path / f"{name}.db"))
+    conn = seeded_db.connect(str(tmp_path / f"{name}.db"))
     statements = []
     conn.set_trace_callback(statements.append)
     # Rows already there before the import, earlier and later than the file's stamps.
@@ -121,7 +121,7 @@ def test_later_writes_on_the_same_connection_still_run_the_trigger(tmp_path, mon
     conn.execute(questions.INSERT_SQL, questions.prepare_row(rec, "alpha", registry={}))
     assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == before + 2
     # A second connection (a hook) runs it too.
-    other = database.connect(db.file_of(conn))
+    other = seeded_db.connect(db.file_of(conn))
     live_event(other, "beta", "2026-10-02T00:00:00.000Z", qid="qa-tier")
     assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == before + 3
     other.close()

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from toolkit.analysis import simulate
 from toolkit.cli.app import cli
-from toolkit.core import database, scoring
+from toolkit.core import scoring, seeded_db
 from toolkit.store import db
 
 END = "2026-11-30"
@@ -42,19 +42,19 @@ def _dump(conn):
 def history(tmp_path_factory):
     """One modest simulated history shared by the read-only checks below."""
     path = str(tmp_path_factory.mktemp("sim") / "sim.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     summary = simulate.simulate(conn, days=45, seed=5, projects=3, end=END)
     yield conn, summary
     conn.close()
 
 
 def test_same_seed_gives_the_same_history(tmp_path):
-    a = database.connect(str(tmp_path / "a.db"))
-    b = database.connect(str(tmp_path / "b.db"))
+    a = seeded_db.connect(str(tmp_path / "a.db"))
+    b = seeded_db.connect(str(tmp_path / "b.db"))
     _sim(a)
     _sim(b)
     assert _dump(a) == _dump(b)
-    c = database.connect(str(tmp_path / "c.db"))
+    c = seeded_db.connect(str(tmp_path / "c.db"))
     _sim(c, seed=12)
     assert _dump(c)["findings"] != _dump(a)["findings"]
 
@@ -246,8 +246,8 @@ def test_progress_is_reported_per_day(conn):
 
 
 def test_small_flushes_write_the_same_rows(tmp_path):
-    a = database.connect(str(tmp_path / "a.db"))
-    b = database.connect(str(tmp_path / "b.db"))
+    a = seeded_db.connect(str(tmp_path / "a.db"))
+    b = seeded_db.connect(str(tmp_path / "b.db"))
     _sim(a, days=10)
     _sim(b, days=10, flush_every=7)
     assert _dump(a) == _dump(b)
@@ -281,7 +281,7 @@ def test_cli_simulate_reports_and_writes(db_file):
     )
     assert "all marked synthetic" in r.output
     assert r.stderr == ""  # no progress bar when stderr is not a terminal
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     n = conn.execute("SELECT count(*) FROM findings").fetchone()[0]
     assert n > 0
     r = CliRunner().invoke(
@@ -306,7 +306,7 @@ def test_cli_simulate_bad_input_writes_nothing(db_file, args, message):
     assert r.exit_code == 1
     assert r.stderr.strip() == message
     assert r.stdout == ""
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     assert (
         sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in SYNTHETIC_TABLES) == 0
     )

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import hotpath as hp
 from tests.helpers import script
-from toolkit.core import database, questions
+from toolkit.core import questions, seeded_db
 from toolkit.gstack import compat, ingest, spool
 from toolkit.store import db
 
@@ -36,7 +36,7 @@ class Locker:
     """Another process's view: holds the database's write lock until released."""
 
     def __init__(self, path):
-        database.connect(path).close()  # schema in place
+        seeded_db.connect(path).close()  # schema in place
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.execute("BEGIN IMMEDIATE")
 
@@ -160,7 +160,7 @@ def test_concurrent_drains_record_each_entry_once(state_root, db_file):
     results, errors = [], []
 
     def run():
-        c = database.connect(db_file)
+        c = seeded_db.connect(db_file)
         try:
             results.append(spool.drain(c))
         except Exception as e:  # noqa: BLE001 - reported below
@@ -203,7 +203,7 @@ def test_odd_files_in_the_spool_are_set_aside_and_never_block(state_root, db_fil
     done = []
 
     def run():
-        c = database.connect(db_file)
+        c = seeded_db.connect(db_file)
         done.append(spool.drain(c))
         c.close()
 
@@ -271,7 +271,7 @@ def test_validated_records_survive_the_spool_unchanged(state_root):
 
 
 def test_writers_waiting_marks_and_clears(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     locker = Locker(db_file)
     seen = []
 
@@ -313,7 +313,7 @@ def test_spool_then_mirror_off_keeps_files_untouched(state_root, db_file, short_
     finally:
         locker.release()
     monkeypatch.delenv("PLANTUNE_MIRROR")
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     assert spool.drain(conn).recorded == 1
     conn.close()
     assert len(rows(db_file)) == 1
@@ -327,7 +327,7 @@ def test_an_event_spooled_for_another_database_waits_for_it(state_root, conn, tm
     drained = spool.drain(conn)
     assert (drained.recorded, drained.left) == (0, 1)
     assert len(spooled(state_root)) == 1  # still there for its own database
-    scratch = database.connect(other)
+    scratch = seeded_db.connect(other)
     assert spool.drain(scratch).recorded == 1
     assert scratch.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1
     scratch.close()
@@ -345,7 +345,7 @@ def test_a_compat_event_with_an_odd_phase_field_drains_as_it_was_acknowledged(
         assert compat.question_log_main([json.dumps(event(1, phase=5))]) == 0
     finally:
         locker.release()
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     drained = spool.drain(conn)
     conn.close()
     assert (drained.recorded, drained.failed) == (1, [])

@@ -21,7 +21,7 @@ from toolkit.analysis import simulate
 from toolkit.claude import hooks
 from toolkit.cli.app import cli
 from toolkit.cli.fast import run_check
-from toolkit.core import database, preferences, profile, questions
+from toolkit.core import preferences, profile, questions, seeded_db
 from toolkit.guidance import files
 from toolkit.guidance import proposals as guidance
 from toolkit.pacing import decisions
@@ -138,7 +138,7 @@ def simulate_into(conn):
 def answers(path, tmp_path, label):
     """Every real decision the database gives, as plain data."""
     env = {"GSTACK_STATE_ROOT": str(tmp_path / f"state-{label}"), "PLANTUNE_DB": path}
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     out = {}
     ids = [r[0] for r in conn.execute("SELECT id FROM registry_questions ORDER BY id")] + list(
         AD_HOC
@@ -190,7 +190,7 @@ def answers(path, tmp_path, label):
             )
 
     # pacing rank on new sessions and on the real chains, then a flip by id
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     for project in REAL_PROJECTS:
         for phase in ("ceo", "eng"):
             out[("rank", project, phase)] = pacing.rank(
@@ -211,13 +211,13 @@ def answers(path, tmp_path, label):
 
 
 def test_simulated_history_changes_no_real_decision(db_file, tmp_path):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     build_real_history(conn)
     conn.close()
     before = str(tmp_path / "before.db")
     shutil.copy(db_file, before)
 
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate_into(conn)
     # a simulated calibration stored as the global default and as a real project's own
     for args in (
@@ -245,7 +245,7 @@ def test_simulated_history_changes_no_real_decision(db_file, tmp_path):
     assert different == []
     # the comparison is not empty: real preferences decide, and pacing uses the real calibration
     assert (
-        got_after[("check", "real-app", two_way_ids(database.connect(db_file))[3])]["decision"]
+        got_after[("check", "real-app", two_way_ids(seeded_db.connect(db_file))[3])]["decision"]
         == "AUTO_DECIDE"
     )
     assert got_after[("calibration", "real-app")]["threshold"] == 3
@@ -272,7 +272,7 @@ def test_include_synthetic_and_demo_databases_opt_in(tmp_path):
     assert r.exit_code == 0, r.output
     real = str(tmp_path / "real.db")
     shutil.copy(demo, real)
-    conn = database.connect(real)
+    conn = seeded_db.connect(real)
     with db.transaction(conn):
         conn.execute("DELETE FROM plantune_meta WHERE key = ?", (db.DEMO_KEY,))
     # a never-ask simulated preference on a two-way id, in some scope
@@ -305,7 +305,7 @@ def test_include_synthetic_and_demo_databases_opt_in(tmp_path):
         )
         assert r.exit_code == 0, r.output
     for path, in_force in ((demo, True), (real, False)):
-        conn = database.connect(path)
+        conn = seeded_db.connect(path)
         cal_id = pacing.active_calibration(conn, "any-project")["id"]
         assert (cal_id is not None) is in_force
         conn.close()
@@ -323,7 +323,7 @@ def test_include_synthetic_and_demo_databases_opt_in(tmp_path):
 
 
 def test_a_real_write_over_a_simulated_row_makes_it_real(db_file):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     simulate.simulate(conn, days=20, seed=12, projects=3, end="2026-11-30")
     scope, qid = conn.execute(
         "SELECT p.scope, p.question_id FROM preferences p JOIN registry_questions r ON r.id = p.question_id"
@@ -349,14 +349,14 @@ def test_a_real_write_over_a_simulated_row_makes_it_real(db_file):
 
 
 def test_demo_marking_refuses_real_history(db_file, tmp_path):
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     with db.transaction(conn):
         preferences.write(conn, "real-app", two_way_ids(conn)[0], "never-ask", "plan-tune")
     conn.close()
     r = CliRunner().invoke(cli, ["init", "--demo", "--db", db_file])
     assert r.exit_code == 1
     assert "holds real history (1 in preferences, 1 in preference_events)" in r.output
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     assert not db.is_demo(conn)
     conn.close()
     r = CliRunner().invoke(cli, ["simulate", "--new-db", "--db", db_file, "--days", "2"])

@@ -15,7 +15,7 @@ from tests.helpers import query
 from tests.helpers.team import invoke, ok, team_db
 from toolkit.analysis import calibrate, export, fit
 from toolkit.analysis import team as teams
-from toolkit.core import database, identity
+from toolkit.core import identity, seeded_db
 
 SQL_OF = {
     "question_events": "SELECT project, count(*) FROM question_log GROUP BY 1",
@@ -480,7 +480,7 @@ def test_a_stored_team_fit_is_listed_and_ranks_only_once_pinned(team, tmp_path):
     }
     assert listed[cid]["fitted_on"] == "team" and not listed[cid]["active"]
     assert "team" in ok(["calibrations", "list", "--db", fresh]).output
-    conn = database.connect(fresh)
+    conn = seeded_db.connect(fresh)
     try:
         # Newest and the only one, yet the default rule ranks until it is pinned.
         assert pacing.calibration_in_force(conn, "proj-a") is None

@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import query
 from tests.helpers.team import developer_db, invoke, ok, real_rows, team_db
-from toolkit.core import database, identity
+from toolkit.core import identity, seeded_db
 from toolkit.pacing import rank as pacing
 from toolkit.store import db, paths
 
@@ -518,13 +518,13 @@ def test_rows_that_name_no_developer_need_a_source_with_one(tmp_path):
 def test_another_developers_calibration_never_ranks_in_the_team_database(tmp_path):
     a = developer_db(str(tmp_path / "alice.db"), "alice@example.com", 1)
     ok(["calibrate", "--include-synthetic", "--force", "--db", a], developer="alice@example.com")
-    conn = database.connect(a)
+    conn = seeded_db.connect(a)
     own = pacing.calibration_in_force(conn, "proj-a", include_synthetic=True)
     conn.close()
     assert own is not None
     team = str(tmp_path / "team.db")
     ok(["merge", a, "--db", team])
-    conn = database.connect(team)
+    conn = seeded_db.connect(team)
     try:
         assert query(team, "SELECT count(*) FROM calibrations") == [(1,)]
         assert pacing.calibration_in_force(conn, "proj-a", include_synthetic=True) is None
@@ -571,7 +571,7 @@ def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp
             (mig / name).write_text(Path(path).read_text(encoding="utf-8"))
     (tmp_path / "no-views").mkdir()
     old = str(tmp_path / "old.db")
-    conn = database.connect(
+    conn = seeded_db.connect(
         old, schema=db.Schema(migrations_dir=str(mig), views_dir=str(tmp_path / "no-views"))
     )
     with db.transaction(conn):
@@ -594,7 +594,7 @@ def test_a_simulated_calibration_from_an_old_source_arrives_marked_simulated(tmp
     # Even pinned (a merged calibration ranks only when pinned), the simulated one is never
     # the calibration in force for real findings.
     (sim_id,) = query(team, "SELECT id FROM calibrations WHERE include_synthetic = 1")[0]
-    conn = database.connect(team)
+    conn = seeded_db.connect(team)
     with db.transaction(conn):
         conn.execute(
             "INSERT INTO calibration_pins (scope, calibration_id, pinned_at)"

@@ -1,11 +1,14 @@
-"""Units stay small enough to read: no module over 800 lines, no function over 120."""
+"""Units stay small enough to read: no function over 120 lines, and a warning (not a
+failure) for a module over 1,500. Modules are split by interface, not by length: the rules
+that hold them apart are in tests/test_import_rules.py (no circles, no private names)."""
 
 import ast
 import os
+import warnings
 
 from tests.helpers import REPO_ROOT
 
-MODULE_LINES = 800
+MODULE_LINES = 1500
 FUNCTION_LINES = 120
 
 
@@ -18,13 +21,10 @@ def _sources():
                     yield os.path.relpath(path, REPO_ROOT), f.read()
 
 
-def test_no_module_is_longer_than_800_lines():
-    long = {
-        path: len(text.splitlines())
-        for path, text in _sources()
-        if len(text.splitlines()) > MODULE_LINES
-    }
-    assert long == {}
+def test_a_very_long_module_is_worth_a_second_look():
+    for path, text in _sources():
+        if len(text.splitlines()) > MODULE_LINES:
+            warnings.warn(f"{path} has {len(text.splitlines())} lines: is it one concern?")
 
 
 def test_no_function_is_longer_than_120_lines():

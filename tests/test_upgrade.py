@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from tests.helpers import query
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "upgrade", "release-0.1.0.sql")
@@ -121,7 +121,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
     before_names = recorded(release_db)
     before = snapshot(release_db)
 
-    conn = database.connect(release_db)
+    conn = seeded_db.connect(release_db)
     after_names = recorded(release_db)
     # Every current migration is recorded under its current name; the old names stay.
     assert sorted(after_names) == upgraded_names()
@@ -153,7 +153,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
 
 
 def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypatch):
-    database.connect(release_db).close()
+    seeded_db.connect(release_db).close()
     names = recorded(release_db)
     schema_sql = query(release_db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
 
@@ -161,7 +161,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
         raise AssertionError("an up-to-date database was migrated again")
 
     monkeypatch.setattr(db, "_migrate", no_migration)
-    conn = database.connect(release_db)
+    conn = seeded_db.connect(release_db)
     assert conn.execute("SELECT count(*) FROM phase_counts").fetchone()[0] > 0
     conn.close()
     assert recorded(release_db) == names
@@ -173,7 +173,7 @@ def test_opening_an_upgraded_database_again_changes_nothing(release_db, monkeypa
 def test_the_release_preferences_still_decide_after_the_upgrade(release_db):
     from toolkit.core import preferences
 
-    conn = database.connect(release_db)
+    conn = seeded_db.connect(release_db)
     never = preferences.check(conn, "acme-web", "ship-changelog-voice-polish")
     assert (never.decision, never.preference) == ("AUTO_DECIDE", "never-ask")
     cleared = preferences.check(conn, "acme-web", "ship-todos-create")
@@ -188,7 +188,7 @@ def test_a_release_database_merges_into_a_team_database_as_it_is(release_db, tmp
     of renamed migrations are known names, not a newer schema."""
     from toolkit.analysis import merge
 
-    team = database.connect(str(tmp_path / "team.db"))
+    team = seeded_db.connect(str(tmp_path / "team.db"))
     (result,) = merge.merge(team, [release_db])
     logged = query(release_db, "SELECT count(*) FROM question_log")[0][0]
     assert result["tables"]["question_log"]["added"] == logged
@@ -212,7 +212,7 @@ def test_a_database_recording_both_the_old_and_the_new_name_is_left_as_it_is(rel
     before = recorded(release_db)
     snap = snapshot(release_db)
 
-    database.connect(release_db).close()
+    seeded_db.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
@@ -232,7 +232,7 @@ def test_a_database_with_some_names_already_renamed_finishes_the_rest(release_db
             )
     raw.close()
 
-    database.connect(release_db).close()
+    seeded_db.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == sorted(
         set(current_names()) | set(db.RENAMED_MIGRATIONS) - set(first) | squashed_parts()
@@ -287,7 +287,7 @@ def test_a_kill_in_the_middle_of_the_renames_leaves_every_old_name(release_db):
     open_and_get_killed(release_db, f"INSERT OR IGNORE INTO {db.MIGRATIONS_TABLE}", nth=2)
     assert recorded(release_db) == before
 
-    database.connect(release_db).close()
+    seeded_db.connect(release_db).close()
     after = recorded(release_db)
     assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
@@ -305,7 +305,7 @@ def test_a_kill_after_the_renames_committed_is_finished_by_the_next_open(release
     assert set(db.RENAMED_MIGRATIONS.values()) <= set(halfway)
     assert query(release_db, "PRAGMA user_version")[0][0] == old_stamp
 
-    conn = database.connect(release_db)
+    conn = seeded_db.connect(release_db)
     after = recorded(release_db)
     assert sorted(after) == upgraded_names()
     for name, applied_at in before.items():
@@ -432,7 +432,7 @@ def test_a_main_database_upgrades_without_running_the_squash_and_keeps_every_row
     before_names = recorded(main_db)
     before = every_row(main_db)
     columns = table_columns(main_db)
-    conn = database.connect(main_db)
+    conn = seeded_db.connect(main_db)
     after_names = recorded(main_db)
     assert sorted(after_names) == upgraded_names()
     for name, applied_at in before_names.items():
@@ -456,7 +456,7 @@ def test_a_main_database_upgrades_without_running_the_squash_and_keeps_every_row
     for name, _ in db.default_schema().views:
         conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()
     conn.close()
-    database.connect(main_db).close()  # again: nothing to do
+    seeded_db.connect(main_db).close()  # again: nothing to do
     assert sorted(recorded(main_db)) == upgraded_names()
 
 
@@ -465,7 +465,7 @@ def test_every_path_to_the_current_schema_gives_the_same_schema(main_db, release
     indexes, triggers and views, and the same planted statistics."""
 
     def schema(path):
-        database.connect(path).close()
+        seeded_db.connect(path).close()
         return (
             set(query(path, "SELECT type, name, tbl_name, sql FROM sqlite_master")),
             set(query(path, "SELECT * FROM sqlite_stat1 WHERE stat LIKE '1000000 %'")),
@@ -484,7 +484,7 @@ def test_a_database_with_only_some_squashed_migrations_is_refused_untouched(main
     raw.close()
     before = recorded(main_db)
     with pytest.raises(db.DatabaseError) as e:
-        database.connect(main_db)
+        seeded_db.connect(main_db)
     assert "development version" in str(e.value) and "\n" not in str(e.value)
     assert recorded(main_db) == before
 

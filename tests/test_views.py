@@ -25,7 +25,7 @@ from tests.helpers.views import (
     ordered,
     view_rows,
 )
-from toolkit.core import database
+from toolkit.core import seeded_db
 from toolkit.store import db
 
 
@@ -306,7 +306,7 @@ OPERATION = st.one_of(
 @given(operations=st.lists(OPERATION, min_size=10, max_size=60))
 def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, operations):
     path = str(tmp_path_factory.mktemp("rollups") / "plantune.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     counter = 0
     with db.transaction(conn):
         for op in operations:
@@ -401,12 +401,12 @@ def schema_before(tmp_path, first_missing):
 
 def test_an_existing_database_gets_its_rollups_filled_by_the_migration(tmp_path, db_file):
     """A database written before 0005 existed is backfilled exactly, then kept current."""
-    conn = database.connect(db_file, schema=schema_before(tmp_path, "0005"))
+    conn = seeded_db.connect(db_file, schema=schema_before(tmp_path, "0005"))
     build_history(conn)
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'rollup_phase'").fetchone()
     conn.close()
 
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     assert "0005_analysis_rollups.sql" in db.applied_migrations(conn)
     assert_rollups_exact(conn)
     for view in VIEW_NAMES:
@@ -447,7 +447,7 @@ def vm_steps(conn, sql):
 def database_with(tmp_path_factory, name, *statements):
     """A migrated database in a temporary folder, filled by ``statements`` in one transaction."""
     path = str(tmp_path_factory.mktemp(name) / "plantune.db")
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     with db.transaction(conn):
         for sql in statements:
             conn.execute(sql)
@@ -527,7 +527,7 @@ def test_changing_or_deleting_one_row_touches_only_its_groups(large_log, tmp_pat
     source.backup(target)
     source.close()
     target.close()
-    conn = database.connect(path)
+    conn = seeded_db.connect(path)
     scan = vm_steps(conn, "SELECT sum(length(question_summary)) FROM question_log")
     latest = conn.execute("SELECT max(id) FROM question_log").fetchone()[0]
     writes = [
@@ -613,12 +613,12 @@ def test_recent_auto_decisions_keeps_only_the_last_30_days(history):
 
 def test_migration_0011a_splits_existing_totals_by_synthetic(tmp_path, db_file):
     """A database written before the rollups were keyed by synthetic is refilled exactly."""
-    conn = database.connect(db_file, schema=schema_before(tmp_path, "0011"))
+    conn = seeded_db.connect(db_file, schema=schema_before(tmp_path, "0011"))
     history_with_simulated_rows(conn)
     mixed = conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0]
     conn.close()
 
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     assert "0011a_synthetic_rollups.sql" in db.applied_migrations(conn)
     assert_rollups_exact(conn)
     assert conn.execute("SELECT count(*) FROM rollup_phase").fetchone()[0] > mixed
@@ -726,10 +726,10 @@ def test_dimension_trace_page_count_and_facet_read_only_the_moves(moving_log):
 def test_migration_0020_gives_an_existing_database_the_plans(tmp_path, db_file):
     """A database from before 0020 gets the index and the planner statistics: its count
     starts from the moving answers and its page from the newest events, with the same rows."""
-    conn = database.connect(db_file, schema=schema_before(tmp_path, "0020"))
+    conn = seeded_db.connect(db_file, schema=schema_before(tmp_path, "0020"))
     build_history(conn)
     conn.close()
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     rows = conn.execute("SELECT * FROM dimension_trace ORDER BY event_id, dimension").fetchall()
     joined = conn.execute(
         "SELECT q.id, m.dimension, m.delta FROM question_log q"

@@ -19,7 +19,7 @@ import sys
 
 # command name -> (module, function); the functions parse sys.argv themselves.
 COMMANDS = {
-    "plantune": ("toolkit.cli.fast", "main"),
+    "plantune": ("toolkit.cli.main", "main"),
     "gstack-question-log": ("toolkit.gstack.compat", "question_log_main"),
     "gstack-question-preference": ("toolkit.gstack.compat", "question_preference_main"),
     "gstack-developer-profile": ("toolkit.gstack.compat_profile", "developer_profile_main"),

@@ -110,11 +110,11 @@ def count(table):
 def plant(root, prefs, slug=SLUG):
     """Plant preferences as an upgrade or a hand edit would leave them: in the database and
     in gstack's file (so an importer that syncs the file agrees with the database)."""
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.gstack import mirror
     from toolkit.store import db
 
-    conn = database.connect(os.environ["PLANTUNE_DB"])
+    conn = seeded_db.connect(os.environ["PLANTUNE_DB"])
     with db.transaction(conn):
         for qid, value in prefs.items():
             known = value in ("always-ask", "never-ask", "ask-only-for-one-way")

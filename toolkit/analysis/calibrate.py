@@ -32,8 +32,8 @@ from toolkit.analysis.fit import (
     ROWS_KEY,
     SCORE_FUNCTIONS,
     CalibrationError,
-    _check_target,
     bootstrap_rate,
+    check_target,
     decision_matters_from_override_rate,
     fit_threshold,
     fit_weights,
@@ -100,7 +100,7 @@ def load_findings(conn, project=None, since=None, include_synthetic=False):
     return out
 
 
-def _describe_filters(project, since, include_synthetic, n_synthetic):
+def describe_filters(project, since, include_synthetic, n_synthetic):
     text = f" for project {project}" if project else ""
     if since:
         text += f" since {since}"
@@ -127,7 +127,7 @@ def calibrate(
     the overridden decisions is at most ``max_miss`` at ``confidence`` (``guarantee``);
     the report's ``guarantee`` says so and gives the same figures at the plain target.
     """
-    target = _check_target(target)
+    target = check_target(target)
     if score_function not in SCORE_FUNCTIONS:
         raise CalibrationError(
             f"unknown score function {score_function!r} (expected additive or weighted)"
@@ -197,7 +197,7 @@ def calibrate(
         "random_recall": fit.achieved_rate,
         "window_start": str(min(created)) if created.size else None,
         "window_end": str(max(created)) if created.size else None,
-        "score_counts": {_fmt_score(v): int(c) for v, c in zip(values, counts)},
+        "score_counts": {fmt_score(v): int(c) for v, c in zip(values, counts)},
         "interruptions": interruptions(
             findings["session_id"], findings["phase"], one_way, gate, eligible
         ),
@@ -222,7 +222,7 @@ def calibrate(
     }
 
 
-def _fmt_score(v):
+def fmt_score(v):
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
@@ -250,8 +250,8 @@ def run(
     held = cut = None
     if holdout_days is not None and findings["n"]:
         older, cut = split_days(findings["created_at"], holdout_days)
-        held = _rows(findings, ~older)
-        findings = _rows(findings, older)
+        held = masked_rows(findings, ~older)
+        findings = masked_rows(findings, older)
     if findings["n"] == 0 or not np.any(
         (findings["door_type"] != "one-way") & ~np.isin(findings["kind"], GATE_KINDS)
     ):
@@ -264,7 +264,7 @@ def run(
             ).fetchone()[0]
         raise CalibrationError(
             "no two-way findings to calibrate on"
-            + _describe_filters(project, since, include_synthetic, n_synthetic)
+            + describe_filters(project, since, include_synthetic, n_synthetic)
         )
     report = calibrate(
         findings,
@@ -379,7 +379,7 @@ def _count(n, noun):
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
-def _rows(arrays, mask):
+def masked_rows(arrays, mask):
     out = {k: (v[mask] if isinstance(v, np.ndarray) else v) for k, v in arrays.items()}
     out["n"] = int(np.count_nonzero(mask))
     return out
@@ -520,7 +520,7 @@ def _is_day(day):
     return True
 
 
-def _subset_scores(scores, mask):
+def subset_scores(scores, mask):
     from toolkit.analysis import question_scores as qs
 
     return qs.Scores(

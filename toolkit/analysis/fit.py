@@ -107,7 +107,7 @@ class Fit:
         return asdict(self)
 
 
-def _check_target(target):
+def check_target(target):
     try:
         target = float(target)
     except (TypeError, ValueError):
@@ -126,7 +126,7 @@ def fit_threshold(scores, target=DEFAULT_TARGET, ids=None, hashes=None):
     split the tied findings exactly; without them the tie fraction is the ideal share
     k/m of the ties and the achieved rate is what that split would give.
     """
-    target = _check_target(target)
+    target = check_target(target)
     s = _scores_array(scores)
     n = s.size
     if n == 0:
@@ -160,7 +160,7 @@ def fit_from_histogram(values, counts, target, tie_stats=None):
     are equal, how many hashes are below and at most the larger one. Without it the tie
     fraction is the ideal share k/m.
     """
-    target = _check_target(target)
+    target = check_target(target)
     values = np.asarray(values, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
     n = int(counts.sum())

@@ -71,13 +71,13 @@ def _read_only_database_class():
 
 def prepare_database(db_path):
     """Bring the schema and views up to date before serving; refuse a missing file."""
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.store import db
 
     if not os.path.exists(db_path):
         raise ServeError(db.no_database_message(db_path))
     try:
-        conn = database.connect(db_path)
+        conn = seeded_db.connect(db_path)
     except db.DatabaseError as e:
         raise ServeError(str(e)) from None
     conn.close()

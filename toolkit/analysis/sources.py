@@ -7,20 +7,20 @@ last days it was not fitted on.
 import numpy as np
 
 from toolkit.analysis.calibrate import (
-    _describe_filters,
-    _rows,
-    _subset_scores,
     calibrate,
+    describe_filters,
     evaluate_holdout,
+    masked_rows,
     run,
     split_days,
+    subset_scores,
 )
 from toolkit.analysis.fit import (
     DEFAULT_RESAMPLES,
     DEFAULT_TARGET,
     ROWS_KEY,
     CalibrationError,
-    _check_target,
+    check_target,
     fit_weights,
 )
 from toolkit.store import db
@@ -179,13 +179,13 @@ def run_question_log(
     """
     from toolkit.analysis import question_scores as qs
 
-    target = _check_target(target)
+    target = check_target(target)
     ev = qs.load_events(conn, project, since, include_synthetic)
     asked = ev["answered"]
     if not np.any(asked & (ev["door"] == "two-way")):
         raise CalibrationError(
             "no answered two-way questions in the question log to calibrate on"
-            + _describe_filters(project, since, include_synthetic, 0)
+            + describe_filters(project, since, include_synthetic, 0)
         )
     in_fit = np.ones(ev["n"], dtype=bool)
     cut = None
@@ -218,7 +218,7 @@ def run_question_log(
     fit_rows = in_fit & asked
     if not np.any(fit_rows & (ev["door"] == "two-way")):
         raise CalibrationError("no answered two-way questions to calibrate on")
-    findings = _as_findings(_rows(ev, fit_rows), _subset_scores(scores, fit_rows))
+    findings = _as_findings(masked_rows(ev, fit_rows), subset_scores(scores, fit_rows))
     promise_on = None
     if max_miss is not None:
         promise_on = _promise_rows(ev, in_fit, asked, scores, target)
@@ -249,7 +249,7 @@ def run_question_log(
     )
     if cut is not None:
         rows = ~in_fit & asked
-        held = _as_findings(_rows(ev, rows), _subset_scores(scores, rows))
+        held = _as_findings(masked_rows(ev, rows), subset_scores(scores, rows))
         report["holdout"] = evaluate_holdout(held, report, holdout_days, cut, resamples, seed)
     return report
 
@@ -278,7 +278,7 @@ def _promise_rows(ev, in_fit, asked, scores, target):
         ev, evidence, older & asked & (ev["door"] == "two-way"), target, cuts=scores.matters_cuts
     )
     rows = newer & asked
-    out = _as_findings(_rows(ev, rows), _subset_scores(fresh, rows))
+    out = _as_findings(masked_rows(ev, rows), subset_scores(fresh, rows))
     out["measured_on"] = (
         f"the questions answered from {cut} on, scored from older answers only"
         if np.any(older)

@@ -308,7 +308,7 @@ def _fit(code_counts, target, score_function, weights, tie_stats, simulated=None
     result = fit.as_dict()
     result["score_function"] = score_function
     result["weights"] = weights or {}
-    result["score_counts"] = {calibrate._fmt_score(v): int(c) for v, c in zip(values, counts)}
+    result["score_counts"] = {calibrate.fmt_score(v): int(c) for v, c in zip(values, counts)}
     return result
 
 

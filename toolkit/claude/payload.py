@@ -1,31 +1,24 @@
-"""Claude Code hook payloads: the hook JSON on stdin, and the questions, options, markers,
-recommendations and answers inside an AskUserQuestion call.
+"""Claude Code hook payloads: the questions, options, markers, recommendations and answers
+inside an AskUserQuestion call (reading and parsing stdin is ``toolkit.claude.hook_input``).
 
 Parsing only: nothing here opens the database or writes a file. Hot path: standard library
 and plantune's hot-path modules only; ``re`` is imported only for the rare texts that need
 a regex.
 """
 
-import os
-import select
-import sys
-import time
-
 from toolkit.core.jscompat import js_trim, value_string
 from toolkit.core.questions import UNKNOWN_CHOICE, normalize_choice
 from toolkit.store import json_lite
 
-STDIN_TIMEOUT = 2.0
 # The tool result text Claude Code shows the model after AskUserQuestion.
 ANSWERED_PREFIX = "User has answered your questions:"
 ANSWERED_TRAILER = ". You can now continue"
 
 # Patterns, compiled (and ``re`` imported: several ms) only when a hook needs one. The
-# common paths need none: the tool name, an option's letter prefix and slug, and path
+# common paths need none: an option's letter prefix and slug, and path
 # components are read with string methods that follow these patterns (a test keeps them
 # equal); a marker in non-ASCII text and a "Recommendation:" line use the regex.
 _PATTERNS = {
-    "mcp_tool": (r"mcp__.+__AskUserQuestion", "DOTALL"),
     "marker": (r"<gstack-qid:([a-z0-9-]{1,64})>", "IGNORECASE"),
     # Unicode \s is close enough to JS \s here, and compiles in microseconds (js_regex
     # spells the JS class out, which costs milliseconds on every hook start).
@@ -52,17 +45,7 @@ _MARKER_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _ASCII_DIGITS = frozenset("0123456789")
 _SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-_COMPONENT_CHARS = _ASCII_LETTERS | _ASCII_DIGITS | frozenset("._-")
-_MCP_PREFIX, _MCP_SUFFIX = "mcp__", "__AskUserQuestion"
-
-
-def _is_mcp_ask_tool(name):
-    """``_PATTERNS["mcp_tool"]`` as a full match."""
-    return (
-        len(name) > len(_MCP_PREFIX) + len(_MCP_SUFFIX)
-        and name.startswith(_MCP_PREFIX)
-        and name.endswith(_MCP_SUFFIX)
-    )
+COMPONENT_CHARS = _ASCII_LETTERS | _ASCII_DIGITS | frozenset("._-")
 
 
 def _skip_space(text, i):
@@ -71,7 +54,7 @@ def _skip_space(text, i):
     return i
 
 
-def _letter_prefix_end(text):
+def letter_prefix_end(text):
     """Where ``_PATTERNS["letter_prefix"]`` matching at the start of ``text`` ends, or None."""
     i = _skip_space(text, 0)
     if i < len(text) and text[i] in _ASCII_LETTERS:
@@ -86,7 +69,7 @@ def _letter_prefix_end(text):
     return None
 
 
-def _slug_words(text):
+def slug_words(text):
     """``_PATTERNS["non_slug"].sub("-", text)``: each run of other characters becomes "-"."""
     out = []
     joined = False
@@ -101,66 +84,7 @@ def _slug_words(text):
 
 
 # --------------------------------------------------------------------------
-# stdin, error log
-
-
-def read_stdin(timeout: float = STDIN_TIMEOUT, stream=None) -> str:
-    """All of stdin, or what arrived before ``timeout`` seconds (a hook must not hang)."""
-    stream = sys.stdin if stream is None else stream
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return ""
-    deadline = time.monotonic() + timeout
-    chunks = []
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        try:
-            ready, _, _ = select.select([fd], [], [], remaining)
-        except (OSError, ValueError):
-            break
-        if not ready:
-            break
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    return b"".join(chunks).decode("utf-8", "replace")
-
-
-class HookInputError(ValueError):
-    """Stdin that is not a hook payload; logged, never shown to the agent."""
-
-
-def parse_payload(text: str):
-    """The hook JSON object, or None for empty stdin; HookInputError when unparseable."""
-    if not text.strip():
-        return None
-    try:
-        payload = json_lite.loads(text)
-    except (ValueError, RecursionError) as e:
-        raise HookInputError(f"stdin parse failed: {e}") from None
-    if not isinstance(payload, dict):
-        raise HookInputError("stdin parse failed: not a JSON object")
-    return payload
-
-
-# --------------------------------------------------------------------------
 # Questions: ids, labels, recommendations
-
-
-def is_ask_tool(name) -> bool:
-    return isinstance(name, str) and (name == "AskUserQuestion" or _is_mcp_ask_tool(name))
-
-
-def questions_of(tool_input) -> list:
-    qs = tool_input.get("questions") if isinstance(tool_input, dict) else None
-    return qs if isinstance(qs, list) else []
 
 
 def option_label(option) -> str:

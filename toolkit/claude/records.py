@@ -5,16 +5,22 @@ whichever of them saw it. Hot path: stdlib plus toolkit's hot-path modules only.
 """
 
 from toolkit.claude.payload import (
-    _letter_prefix_end,
-    _slug_words,
     extract_marker,
     extract_recommendation,
     hash_question_id,
     labels_of,
+    letter_prefix_end,
     question_text,
+    slug_words,
 )
 from toolkit.core.jscompat import truncate
-from toolkit.core.questions import UNKNOWN_CHOICE, Event, normalize_choice, validate_event
+from toolkit.core.questions import (
+    UNKNOWN_CHOICE,
+    Event,
+    QuestionError,
+    normalize_choice,
+    validate_event,
+)
 from toolkit.core.whole_question import of_question
 from toolkit.store import json_lite
 
@@ -84,10 +90,10 @@ def option_key(label: str, options) -> str | None:
     if not options or not isinstance(label, str):
         return None
     text = normalize_choice(label)
-    end = _letter_prefix_end(text)
+    end = letter_prefix_end(text)
     if end is not None and end < len(text):
         text = text[end:]
-    slug = _slug_words(text.lower()).strip("-")
+    slug = slug_words(text.lower()).strip("-")
     if not slug:
         return None
     keys = [k for k in options if isinstance(k, str) and k]
@@ -183,3 +189,30 @@ def build_record(
         event = Event(event)
         event.door_text = event.whole_question = whole
     return event
+
+
+def call_records(questions, answers, registry, *, session_id, tool_use_id, source, **options):
+    """Every question of one AskUserQuestion call as its record, in one pass: an
+    ``(index, record, refusal)`` per question with text, ``record`` None and ``refusal``
+    the reason when validation refused it. ``answers[i]`` answers ``questions[i]``;
+    ``options`` go to :func:`build_record`."""
+    items = []
+    for index, question in enumerate(questions):
+        try:
+            record = build_record(
+                question,
+                index,
+                answers[index],
+                registry=registry,
+                session_id=session_id,
+                tool_use_id=tool_use_id,
+                source=source,
+                multi_question=len(questions) > 1,
+                **options,
+            )
+        except QuestionError as e:
+            items.append((index, None, e.message))
+            continue
+        if record is not None:
+            items.append((index, record, None))
+    return items

@@ -12,16 +12,8 @@ tells the agent (and so the user).
 import os
 import sys
 
+from toolkit.claude.hook_entries import HOOK_SESSION_START, installs_path, log_error
 from toolkit.store import json_lite
-
-HOOK_SESSION_START = "session-start"
-INSTALLS = "hook-installs.json"  # under the state root: the settings files install wrote
-
-
-def installs_path(env=None):
-    from toolkit.store import paths
-
-    return os.path.join(paths.state_root(env), INSTALLS)
 
 
 def gstack_hooks_back(env=None) -> list:
@@ -61,7 +53,6 @@ def gstack_hooks_back(env=None) -> list:
 
 
 def _plantune_bin():
-    import os
 
     from toolkit.claude import settings
 
@@ -103,8 +94,6 @@ def run(env=None):
         return 0
 
     def report(_prog, error):
-        from toolkit.claude.hooks import log_error
-
         log_error(HOOK_SESSION_START, f"main crash: {type(error).__name__}: {error}", env)
         return 0
 

@@ -8,12 +8,13 @@ the write itself (atomic, through a symlinked settings file to where it leads).
 import os
 import sys
 
-from toolkit.claude.hooks import (
+from toolkit.claude.hook_entries import (
     ERROR_LOG,
     HOOK_ENTRIES,
     HOOK_EVENTS,
     HOOK_SESSION_START,
     HOOK_TIMEOUT,
+    installs_path,
 )
 from toolkit.store import paths, safe_io
 
@@ -334,17 +335,13 @@ def read_settings_quietly(path) -> dict:
 
 
 def _installs(env=None) -> dict:
-    """The record of settings files install wrote (see toolkit.claude.session_start)."""
-    from toolkit.claude.session_start import installs_path
-
+    """The record of settings files install wrote (see toolkit.claude.hook_entries)."""
     record = read_settings_quietly(installs_path(env))
     return {k: v for k, v in record.items() if isinstance(v, dict)}
 
 
 def _write_installs(record, env=None):
     import json
-
-    from toolkit.claude.session_start import installs_path
 
     safe_io.write_atomic(installs_path(env), json.dumps(record, indent=2) + "\n", mode=0o600)
 

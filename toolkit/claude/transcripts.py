@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 
-from toolkit.claude import payload, records
+from toolkit.claude import hook_input, payload, records
 from toolkit.core.questions import QuestionError
 from toolkit.store import safe_io
 
@@ -137,7 +137,7 @@ def read_calls(path: str, problems: list) -> list:
             kind = obj.get("type")
             if kind == "assistant":
                 for item in _content_items(obj):
-                    if item.get("type") == "tool_use" and payload.is_ask_tool(item.get("name")):
+                    if item.get("type") == "tool_use" and hook_input.is_ask_tool(item.get("name")):
                         tid = item.get("id")
                         if not isinstance(tid, str) or not tid:
                             problems.append(
@@ -148,7 +148,7 @@ def read_calls(path: str, problems: list) -> list:
                             tid,
                             Call(
                                 tool_use_id=tid,
-                                questions=payload.questions_of(item.get("input")),
+                                questions=hook_input.questions_of(item.get("input")),
                                 session_id=obj.get("sessionId"),
                                 cwd=obj.get("cwd"),
                                 ts=obj.get("timestamp"),

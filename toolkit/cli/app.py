@@ -18,10 +18,10 @@ from toolkit.core.errors import Refused, run_script
 # name -> "module:attribute". Each module defines one click command or group.
 LAZY_COMMANDS = {
     "registry": "toolkit.cli.registry:registry",
-    "simulate": "toolkit.cli.calibrate:simulate",
+    "simulate": "toolkit.cli.simulate:simulate",
     "calibrate": "toolkit.cli.calibrate:calibrate",
     "calibrations": "toolkit.cli.calibrations:calibrations",
-    "notebooks": "toolkit.cli.calibrate:notebooks",
+    "notebooks": "toolkit.cli.notebooks:notebooks",
     "ingest-transcripts": "toolkit.cli.transcripts:ingest_transcripts",
     "guidance": "toolkit.cli.guidance:guidance",
     "profile": "toolkit.cli.profile:profile",
@@ -88,6 +88,29 @@ def fail(message, exit_code=1):
     raise error
 
 
+def whole_number(value, name, low, high):
+    """``value`` (an option's text) as a whole number in ``[low, high]``, else ``fail``."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        fail(f"{name} must be a whole number, got {value!r}")
+    if not low <= n <= high:
+        fail(f"{name} must be between {low} and {high}, got {n}")
+    return n
+
+
+def iso_day(value, name):
+    """``value`` (an option's text, or None) as a ``YYYY-MM-DD`` day, else ``fail``."""
+    if value is None:
+        return None
+    from datetime import date
+
+    try:
+        return date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        fail(f"{name} must be a date like 2026-01-31, got {value!r}")
+
+
 def db_option(f):
     return click.option(
         "--db",
@@ -136,7 +159,7 @@ def open_db(db_path=None, readonly=False, existing=False):
     and nothing is created (a typo must not leave an empty database behind). A --db
     that is not the state root's own database is kept apart from gstack's files.
     """
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.gstack import mirror
     from toolkit.store import db, paths
 
@@ -145,7 +168,7 @@ def open_db(db_path=None, readonly=False, existing=False):
         require_database(db_path)
     mirror.keep_to_own_database(db_path)
     try:
-        return database.connect(path, readonly=readonly)
+        return seeded_db.connect(path, readonly=readonly)
     except db.DatabaseError as e:
         fail(str(e))
 
@@ -433,7 +456,7 @@ def restore(backup_path, yes, db_path):
     Example:
         plantune restore ~/plantune-2026-11-30.db --yes
     """
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.store import db, paths
     from toolkit.store import restore as restoring
 
@@ -448,7 +471,7 @@ def restore(backup_path, yes, db_path):
         fail(f"refusing to replace {what} without --yes")
     try:
         done = restoring.restore(path, backup_path)
-        database.connect(path).close()  # brought up to this version's schema
+        seeded_db.connect(path).close()  # brought up to this version's schema
     except db.DatabaseError as e:
         fail(str(e))
     click.echo(f"Restored {path} from {backup_path} ({_held(done['restored'])})")

@@ -1,24 +1,10 @@
-"""``plantune simulate``, ``plantune calibrate`` and ``plantune notebooks``: the analyst's commands."""
+"""``plantune calibrate``: fit the pacing thresholds to the recorded history."""
 
 import json
-import os
-import sys
-from datetime import date
 
 import click
 
-from toolkit.cli.app import db_option, fail, json_option, open_db, print_json
-from toolkit.core.vocabulary import plural
-
-
-def _whole(value, name, low, high):
-    try:
-        n = int(str(value).strip())
-    except ValueError:
-        fail(f"{name} must be a whole number, got {value!r}")
-    if not low <= n <= high:
-        fail(f"{name} must be between {low} and {high}, got {n}")
-    return n
+from toolkit.cli.app import db_option, fail, iso_day, json_option, open_db, print_json, whole_number
 
 
 def _fraction(value, name):
@@ -29,133 +15,6 @@ def _fraction(value, name):
     if not 0.0 <= x <= 1.0:
         fail(f"{name} must be between 0 and 1, got {value}")
     return x
-
-
-def _day(value, name):
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value.strip()).isoformat()
-    except ValueError:
-        fail(f"{name} must be a date like 2026-01-31, got {value!r}")
-
-
-class _Progress:
-    """A progress bar on stderr, only when stderr is a terminal (never in logs or tests)."""
-
-    def __init__(self, length, label):
-        self.bar = None
-        if sys.stderr.isatty():
-            self.bar = click.progressbar(length=length, label=label, file=sys.stderr)
-        self.done = 0
-
-    def __enter__(self):
-        if self.bar:
-            self.bar.__enter__()
-        return self
-
-    def update(self, done):
-        if self.bar:
-            self.bar.update(done - self.done)
-        self.done = done
-
-    def __exit__(self, *exc):
-        if self.bar:
-            self.bar.__exit__(*exc)
-        return False
-
-
-# --------------------------------------------------------------------------- simulate
-
-
-@click.command()
-@click.option("--days", default="90", show_default=True, help="How many days of history (1-3650).")
-@click.option(
-    "--seed",
-    default="0",
-    show_default=True,
-    help="Random seed: the same seed gives the same history.",
-)
-@click.option("--projects", default="3", show_default=True, help="How many projects (1-12).")
-@click.option("--end", default=None, help="Last simulated day, YYYY-MM-DD (default: today, UTC).")
-@click.option(
-    "--replace",
-    is_flag=True,
-    help="Delete earlier simulated rows first (real rows are never touched).",
-)
-@click.option(
-    "--new-db",
-    is_flag=True,
-    help="Create the database (it must not exist yet) and mark it as a demo database.",
-)
-@db_option
-@json_option
-def simulate(days, seed, projects, end, replace, new_db, db_path, as_json):
-    """Write a realistic synthetic history (sessions, findings, answers), marked synthetic.
-
-    Review chains run on most days: CEO and Eng phases always, Design and DX sometimes,
-    5-10 findings each, decided by the uncalibrated pacing rule. Every row carries
-    synthetic = 1: check, hooks, pacing, guidance, the profile and `plantune calibrate`
-    ignore it unless given --include-synthetic. With --new-db the history goes into a new
-    demo database, where simulated rows count as real.
-
-    \b
-    Example:
-        plantune simulate --days 90 --seed 7
-        plantune simulate --new-db --db /tmp/demo.db --days 365 --projects 5
-    """
-    from toolkit.analysis import simulate as sim
-    from toolkit.cli.app import mark_demo_database
-    from toolkit.store import paths
-
-    n_days = _whole(days, "--days", 1, sim.MAX_DAYS)
-    n_seed = _whole(seed, "--seed", -(2**63), 2**63 - 1)
-    n_projects = _whole(projects, "--projects", 1, len(sim.PROJECT_NAMES))
-    end_day = _day(end, "--end")
-    if new_db:
-        path = paths.db_path(db_path)
-        if os.path.exists(path):
-            fail(
-                f"{path} already exists; --new-db creates a new demo database (choose another --db)"
-            )
-    conn = open_db(db_path)
-    if new_db:
-        mark_demo_database(conn, path)
-    try:
-        with _Progress(n_days, "simulating") as progress:
-            summary = sim.simulate(
-                conn, n_days, n_seed, n_projects, end_day, replace, progress=progress.update
-            )
-    except sim.SimulationError as e:
-        fail(str(e))
-    if as_json:
-        print_json(summary)
-        return
-    written = summary["written"]
-    surfaced = summary["surfaced"]
-    if replace:
-        click.echo(f"Removed {sum(summary['cleared'].values()):,} earlier simulated rows.")
-    click.echo(
-        f"Simulated {summary['days']} days ({summary['start']} to {summary['end']}, seed {summary['seed']}) "
-        f"for {len(summary['projects'])} projects: {', '.join(summary['projects'])}."
-    )
-    click.echo(
-        f"{plural(summary['sessions'], 'session')}, {plural(summary['findings'], 'finding')}: "
-        f"{surfaced['one-way']:,} one-way and {surfaced['gate']:,} gates asked, {surfaced['rank']:,} ranked high "
-        f"enough to ask, {summary['silent']:,} auto-accepted, {surfaced['flip']:,} flipped back later."
-    )
-    new = sum(written.values())
-    if new == 0:
-        click.echo("Nothing new written: this simulation is already in the database.")
-    else:
-        click.echo(
-            f"Wrote {written['question_log']:,} question-log rows, {written['findings']:,} findings, "
-            f"{written['preferences']:,} preferences and {written['declared_profile']:,} declared profile values, "
-            "all marked synthetic."
-        )
-
-
-# --------------------------------------------------------------------------- calibrate
 
 
 @click.command()
@@ -290,9 +149,11 @@ def calibrate(
 
     target_value = _fraction(target, "--target")
     miss_value, confidence_value = _promise_request(max_miss, confidence_level)
-    since_day = _day(since, "--since")
-    n_resamples = _whole(resamples, "--resamples", 1, 100_000)
-    n_holdout = None if holdout_days is None else _whole(holdout_days, "--holdout-days", 1, 3650)
+    since_day = iso_day(since, "--since")
+    n_resamples = whole_number(resamples, "--resamples", 1, 100_000)
+    n_holdout = (
+        None if holdout_days is None else whole_number(holdout_days, "--holdout-days", 1, 3650)
+    )
     if project is not None and not paths.is_valid_slug(project):
         fail(
             f"--project must be a project slug (letters, digits, '.', '_' or '-'), got {project!r}"
@@ -452,89 +313,3 @@ def _parse_weights(text):
         ):
             fail(f"--weights value for {k} must be a number")
     return {k: float(v) for k, v in weights.items()}
-
-
-# --------------------------------------------------------------------------- notebooks
-
-
-@click.group()
-def notebooks():
-    """Run the analysis notebooks (question-log distributions, threshold calibration).
-
-    \b
-    Example:
-        plantune notebooks run --out ./shared-notebooks
-    """
-
-
-@notebooks.command(name="run")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for the executed copies and HTML, written 0600 (default: a notebooks "
-    "folder beside the database).",
-)
-@click.option("--include-synthetic", is_flag=True, help="Let the notebooks use simulated rows.")
-@click.option(
-    "--write-calibration", is_flag=True, help="Let notebook 02 store the calibration it fits."
-)
-@click.option("--no-html", is_flag=True, help="Save executed notebooks only, no HTML copies.")
-@click.option("--timeout", default="600", show_default=True, help="Seconds allowed per cell.")
-@click.option(
-    "--param",
-    "param",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Fill a parameter of the notebooks' parameters cell (repeatable), e.g. target=0.2.",
-)
-@db_option
-def notebooks_run(out_dir, include_synthetic, write_calibration, no_html, timeout, param, db_path):
-    """Execute every notebook against the database and save executed copies and HTML.
-
-    --param NAME=VALUE fills a parameter of the notebooks' parameters cell, as papermill's
-    -p does: the name matches without regard to case (project fills PROJECT), the value
-    takes the type of the parameter's default, and each notebook gets only the parameters
-    it declares. The executed copy records what it ran with in an injected cell.
-
-    \b
-    Example:
-        plantune notebooks run --include-synthetic --out .demo/notebooks
-        plantune notebooks run --param project=acme-web --param since=2026-09-01 --param target=0.2
-    """
-    from toolkit.analysis import notebooks as nbs
-    from toolkit.store import paths
-
-    seconds = _whole(timeout, "--timeout", 1, 86_400)
-    path = paths.db_path(db_path)
-    out = out_dir or nbs.default_out_dir(path)
-    params = {
-        "INCLUDE_SYNTHETIC": bool(include_synthetic),
-        "WRITE_CALIBRATION": bool(write_calibration),
-    }
-
-    def shown(p):
-        rel = os.path.relpath(p)
-        return p if rel.startswith("..") else rel
-
-    def done(result):
-        saved = shown(result["notebook"])
-        if result["html"]:
-            saved += f" and {shown(result['html'])}"
-        click.echo(f"Ran {result['name']} in {result['seconds']:.1f} s → {saved}")
-
-    try:
-        notebook_params = nbs.parse_params(param)
-        results = nbs.run(
-            path,
-            out,
-            params,
-            html_copy=not no_html,
-            timeout=seconds,
-            on_done=done,
-            notebook_params=notebook_params,
-        )
-    except nbs.NotebookError as e:
-        fail(str(e))
-    click.echo(f"{len(results)} notebooks executed against {path}.")

@@ -6,7 +6,8 @@ The hot commands are ``check``, ``log`` and the two AskUserQuestion hooks
 Agents may call ``plantune check`` / ``plantune log`` on every question. Importing click
 alone costs most of a Python start-up, so the plain forms of those two commands are
 parsed here by hand and run without it; every other command line (``--help``, other
-subcommands, anything unusual) goes to the click application in ``toolkit.cli.app`` unchanged.
+subcommands, anything unusual) goes to the click application in ``toolkit.cli.app`` unchanged
+(``toolkit.cli.main`` chooses).
 
 The work itself (``run_check``, ``run_log``) is shared with the click commands in
 ``toolkit.cli.questions``, and the output (stdout lines, ``Error: ...`` on stderr, exit
@@ -16,7 +17,7 @@ codes 1 and 2) is the same byte for byte whichever path runs; tests compare the 
 import os
 import sys
 
-from toolkit.core.errors import Refused, run_script
+from toolkit.core.errors import Refused
 
 
 class Output:
@@ -34,7 +35,7 @@ def _json_text(data):
     return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
-def _project(project):
+def project_slug(project):
     from toolkit.store import paths
 
     if project:
@@ -55,13 +56,13 @@ def require_database(db_path):
 
 
 def _open(db_path):
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.gstack import mirror
     from toolkit.store import db, paths
 
     mirror.keep_to_own_database(db_path)
     try:
-        return database.connect(paths.db_path(db_path))
+        return seeded_db.connect(paths.db_path(db_path))
     except db.DatabaseError as e:
         raise Refused(str(e)) from None
 
@@ -103,7 +104,7 @@ def run_log(event, project=None, db_path=None, as_json=False):
     from toolkit.gstack import spool
     from toolkit.store import db, paths
 
-    slug = _project(project)
+    slug = project_slug(project)
     try:
         conn = _open(db_path)
         rec, warning = mirror.log_question(conn, record, slug, enabled=mirror.enabled())
@@ -169,7 +170,7 @@ def run_check(
         # is one-way ("unreadable") rather than guessed at.
         summary = sys.stdin.buffer.read() or None
     require_database(db_path)  # before anything, even the slug cache, is written
-    slug = _project(project)
+    slug = project_slug(project)
     conn = _open(db_path)
     _pickup(conn, slug, result)
     decision = preferences.check(conn, slug, question_id, summary, include_synthetic)
@@ -280,28 +281,3 @@ def parse(args):
         return run_check, kwargs
     kwargs["event"] = positional[0]
     return run_log, kwargs
-
-
-def _write(stream, lines):
-    if lines:
-        stream.write("\n".join(lines) + "\n")
-
-
-def main(argv=None):
-    """Console entry point: the fast path when it applies, else the click application."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    parsed = parse(args)
-    if parsed is None:
-        from toolkit.cli.app import main as click_main
-
-        return click_main(args)
-    run, kwargs = parsed
-
-    def command(_args):
-        result = run(**kwargs)
-        _write(sys.stderr, result.err)
-        _write(sys.stdout, result.out)
-        return 0
-
-    # Refusals read as click's do ("Error: ..."): the same command may take either path.
-    return run_script("plantune", command, argv, refusal="Error: {message}")

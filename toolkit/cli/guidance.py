@@ -489,7 +489,7 @@ def run(
 
 def _hook_error_log(message):
     """Append one line to <state root>/hook-errors.log; never raises."""
-    from toolkit.claude.hooks import log_error
+    from toolkit.claude.hook_entries import log_error
 
     log_error("hook session-end", message)
 
@@ -523,7 +523,7 @@ def session_end(mode, db_path):
 
 
 def _session_end(mode, db_path):
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.guidance import files, runs
     from toolkit.store import paths
     from toolkit.store.safe_io import stdin_text
@@ -551,7 +551,7 @@ def _session_end(mode, db_path):
         return
     transcript = payload.get("transcript_path")
     event = payload.get("hook_event_name")
-    conn = database.connect(paths.db_path(db_path))
+    conn = seeded_db.connect(paths.db_path(db_path))
     result = runs.run_session(
         conn,
         session_id=session_id,

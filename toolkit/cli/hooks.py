@@ -93,9 +93,9 @@ def session_start():
     Example:
         plantune hook session-start < payload.json
     """
-    from toolkit.claude import hooks
+    from toolkit.claude import session_start
 
-    hooks.run_named_hook(hooks.HOOK_SESSION_START)
+    session_start.run()
 
 
 @click.command()
@@ -244,7 +244,7 @@ def _initial_import(db_path):
     import sys
 
     from toolkit.cli.app import open_db
-    from toolkit.cli.ingest import _Progress
+    from toolkit.cli.ingest import Progress
     from toolkit.gstack import ingest, ingest_base, mirror
     from toolkit.store import paths
 
@@ -255,7 +255,7 @@ def _initial_import(db_path):
         return
     conn = open_db(db_path)
     click.echo(f"Importing gstack's history from {root} ...", err=True)
-    progress = _Progress(enabled=sys.stderr.isatty(), label="Importing")
+    progress = Progress(enabled=sys.stderr.isatty(), label="Importing")
     try:
         summary = ingest.ingest_state_root(conn, root, progress=progress)
     except KeyboardInterrupt:

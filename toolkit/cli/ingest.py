@@ -12,7 +12,7 @@ from toolkit.cli.app import db_option, developer_option, fail, json_option, open
 PROGRESS_MIN_BYTES = 4 << 20
 
 
-class _Progress:
+class Progress:
     """A click progress bar on stderr, opened on the first tick of a large enough run."""
 
     def __init__(self, enabled, label="Ingesting"):
@@ -108,7 +108,7 @@ def ingest(state_root, strict, developer, db_path, as_json):
 
     root = state_root or paths.state_root()
     conn = open_db(db_path)
-    progress = _Progress(enabled=sys.stderr.isatty() and not as_json)
+    progress = Progress(enabled=sys.stderr.isatty() and not as_json)
     try:
         summary = ing.ingest_state_root(conn, root, strict=strict, progress=progress)
     except ingest_base.StrictError as e:

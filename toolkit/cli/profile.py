@@ -415,7 +415,7 @@ def delete(project, all_, files, yes, db_path, as_json):
         plantune profile delete --project old-repo --yes
         plantune profile delete --all --yes
     """
-    from toolkit.claude import hooks
+    from toolkit.claude import hook_entries
     from toolkit.core import profile as prof
     from toolkit.gstack import mirror, profile_sync, spool
     from toolkit.store import db, paths, safe_io
@@ -453,7 +453,7 @@ def delete(project, all_, files, yes, db_path, as_json):
     if own_files:
         problems.extend(spool.forget(scope))
         try:
-            hooks.scrub_error_log(texts, everything=scope is None)
+            hook_entries.scrub_error_log(texts, everything=scope is None)
         except OSError as e:
             problems.append(f"could not clean hook-errors.log: {safe_io.describe(e)}")
     removed = []

@@ -16,7 +16,7 @@ _PROJECT_HELP = (
 
 
 def _project(project):
-    from toolkit.cli.fast import _project as resolve
+    from toolkit.cli.fast import project_slug as resolve
 
     try:
         return resolve(project)

@@ -84,7 +84,7 @@ def allowed(conn, question_id) -> bool:
 def _same_text(conn, question_id, text, up_to=None, answered=False) -> bool:
     """Whether ``text`` is, normalised, a recorded text of this question: one logged up
     to row ``up_to``, or (``answered``) one the user answered."""
-    from toolkit.core.audit import logged_text
+    from toolkit.core.whole_question import logged_text
 
     try:
         if not isinstance(text, str):
@@ -271,12 +271,11 @@ def allow(conn, question_id, source, reason=None, now=None) -> dict:
     Refused (``AllowError``) unless ``source`` is the user's (exit 2), and when a stated
     fact makes the question one-way (exit 1: the message names it).
     """
-    from toolkit.core.preferences import PreferenceError, check_source
+    from toolkit.core.vocabulary import source_refusal
 
-    try:
-        check_source(source)
-    except PreferenceError as e:
-        raise AllowError(e.message, e.exit_code) from None
+    refusal = source_refusal(source)
+    if refusal:
+        raise AllowError(*refusal)
     key = _checked_id(question_id)
     if reason is not None:
         reason = " ".join(str(reason).split()) or None

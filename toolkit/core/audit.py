@@ -11,37 +11,14 @@ those the user had allowed when they were made (``toolkit.core.allows``).
 import json
 
 from toolkit.core import doors
-from toolkit.core.whole_question import of_question
+from toolkit.core.whole_question import logged_text
 
-__all__ = ["AUDIT_COLUMNS", "reclassify", "audit", "logged_text"]
+__all__ = ["AUDIT_COLUMNS", "reclassify", "audit"]
 
 _SCAN_KEY = "door_rules_scan"
 # What a scan reads besides the rules' own version: bumped when it reads more of a row
 # (2: the whole question, options included), so every row is read again once.
 _READING = 2
-# Logged parts besides the summary that a door reads (see toolkit.core.whole_question).
-_PARTS = ('"options"', '"header"', '"recommended"', '"recommendation"')
-
-
-def logged_text(summary, raw_json, extra_json=None) -> str:
-    """The whole question of a logged event: what the hook recorded it was shown
-    (``whole_question``), else its summary with the header, options and recommendation
-    of its original line when it has them."""
-    if extra_json and '"whole_question"' in extra_json:
-        try:
-            whole = json.loads(extra_json).get("whole_question")
-        except (ValueError, AttributeError):
-            whole = None
-        if isinstance(whole, str) and whole:
-            return whole
-    if raw_json and any(p in raw_json for p in _PARTS):
-        try:
-            raw = json.loads(raw_json)
-        except ValueError:
-            raw = None
-        if isinstance(raw, dict):
-            return of_question(raw, text=summary)
-    return summary
 
 
 def reclassify(conn, progress=None, batch=5000) -> int:

@@ -1,23 +1,7 @@
-"""Open the plantune database as the rules need it: migrated, and seeded with the registry.
+"""The former name of ``toolkit.core.seeded_db``, kept only for ``toolkit/gstack/*`` while
+that package is being rewritten (its modules are PENDING in tests/test_import_rules.py).
+Nothing else imports it; it goes when those imports name ``seeded_db``."""
 
-``toolkit.store.db`` opens and migrates the file but knows nothing of questions; this is
-where the bundled question registry and signal map are handed to it, to be loaded into an
-empty database in the same transaction that creates the schema. Every command opens the
-database through here.
-"""
+from toolkit.core.seeded_db import connect, seed
 
-from toolkit.store import db
-
-
-def seed(conn):
-    """Load the bundled registry and signal map into a database that has none."""
-    if conn.execute("SELECT 1 FROM registry_questions LIMIT 1").fetchone():
-        return
-    from toolkit.core import registry
-
-    registry.load_bundled(conn)
-
-
-def connect(path, migrate=True, schema=None, readonly=False):
-    """``db.connect`` with the registry as its seed."""
-    return db.connect(path, migrate=migrate, schema=schema, readonly=readonly, seed=seed)
+__all__ = ["connect", "seed"]

@@ -10,13 +10,16 @@ Messages carry no command prefix; the callers add ``gstack-question-preference: 
 click's ``Error: `` themselves.
 """
 
-from toolkit.core.vocabulary import FREE_TEXT_MAX, PREFERENCES, QUESTION_ID_MAX, is_kebab
+from toolkit.core.vocabulary import (
+    FREE_TEXT_MAX,
+    PREFERENCES,
+    QUESTION_ID_MAX,
+    is_kebab,
+    source_refusal,
+)
 from toolkit.core.vocabulary import SILENCING_PREFERENCES as SILENCING
-from toolkit.core.vocabulary import USER_PREFERENCE_SOURCES as USER_SOURCES
 from toolkit.store.db import GLOBAL_SCOPE, real_rows
 
-# Only the user may tune their own questions: /plan-tune itself, or a `tune:` reply the user
-# typed in chat. Anything an agent read (tool output, files, PR text) is refused (exit 2).
 UNKNOWN = "unknown"
 
 ASK = "ASK_NORMALLY"
@@ -25,7 +28,6 @@ AUTO = "AUTO_DECIDE"
 
 __all__ = [
     "PREFERENCES",
-    "USER_SOURCES",
     "PreferenceError",
     "Decision",
     "check_source",
@@ -79,18 +81,11 @@ def classify(conn, question_id, summary=None):
 
 
 def check_source(source):
-    """The user-origin gate: only the user may tune their own questions (``plan-tune``,
-    ``inline-user``). PreferenceError: exit 1 when missing, exit 2 for any other source."""
-    from toolkit.core.jscompat import is_falsy, value_string
-
-    if is_falsy(source):
-        raise PreferenceError("source field required (one of: plan-tune, inline-user)")
-    if source not in USER_SOURCES:
-        raise PreferenceError(
-            f'rejected — source "{value_string(source)}" is not user-originated'
-            " (profile poisoning defense)",
-            exit_code=2,
-        )
+    """The user-origin gate (``vocabulary.source_refusal``) as a PreferenceError: exit 1
+    when missing, exit 2 for any other source than the user's."""
+    refusal = source_refusal(source)
+    if refusal:
+        raise PreferenceError(*refusal)
 
 
 def validate_write(conn, obj):

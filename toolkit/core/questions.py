@@ -134,7 +134,7 @@ def format_ts(dt=None) -> str:
     """``Date.prototype.toISOString`` of a datetime (now when None): UTC, milliseconds, ``Z``
     (naive means UTC)."""
     if dt is None:
-        # time, not datetime: importing datetime costs every hook call about a millisecond.
+        # time, not datetime: datetime is slow to import (see docs/performance.md).
         import time
 
         ms = time.time_ns() // 1_000_000
@@ -525,6 +525,7 @@ def record_event(
     registry=None,
     recorded_at=None,
     unimported=None,
+    raw=None,
 ) -> Recorded:
     """Insert one validated event (from ``validate_event``) for ``project``.
 
@@ -535,7 +536,8 @@ def record_event(
     question_index)`` replaces the window check when gstack's file takes part in the
     window (lines still waiting for a background ingest, or rows imported out of the file's
     order); it is asked inside the write transaction, so the event is neither counted
-    twice nor lost to a twin outside gstack's window.
+    twice nor lost to a twin outside gstack's window. ``raw`` is the record's serialisation
+    when the caller has it already (``prepare_row``).
     """
     question_index = index_of(record, question_index)
     tool_use_id = _text_or_none(record.get("tool_use_id")) or None
@@ -566,6 +568,7 @@ def record_event(
             ingested_from=ingested_from,
             synthetic=synthetic,
             recorded_at=recorded_at,
+            raw=raw,
         )
         cur = conn.execute(INSERT_SQL, row)
         if own:

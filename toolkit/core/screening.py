@@ -6,7 +6,7 @@ The pattern texts are gstack's, verbatim (``pattern.pattern`` is the JS source).
 They are compiled with ``re.IGNORECASE | re.ASCII`` so ``\\b``, ``\\w`` and case
 folding behave like a JS regex without the ``u`` flag.  JS ``\\s`` also matches a
 few non-ASCII spaces (NBSP, U+2028, the BOM, ...); rather than spell that class
-out in every pattern (slow to compile: ~10 ms per process), ``js_space_fold``
+out in every pattern (slow to compile in every process: see docs/performance.md), ``js_space_fold``
 maps those characters to ``\\x0b`` before matching.  ``\\x0b`` is in ASCII ``\\s``
 but is not a literal space (so ``api key`` and ``force[- ]push`` still need a
 real space, as in JS) and, like them, is not a word character for ``\\b``.

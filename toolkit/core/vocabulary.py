@@ -4,7 +4,8 @@ Every module that validates, records or reports uses these names from here, so a
 a limit cannot mean one thing in the question log and another in pacing. Most are gstack's
 (its question-log and preference scripts define them); the phases are plantune's.
 
-Hot path: plain constants and a few string checks, nothing imported.
+Hot path: plain constants and a few string checks; nothing imported when it loads
+(``source_refusal`` takes the JS formatting only when asked).
 """
 
 # Review phases, in chain order. A simulated history has the four review phases; a pacing
@@ -22,9 +23,28 @@ CATEGORIES = ("approval", "clarification", "routing", "cherry-pick", "feedback-l
 # Question preferences, and the ones that let an agent skip asking.
 PREFERENCES = ("always-ask", "never-ask", "ask-only-for-one-way")
 SILENCING_PREFERENCES = ("never-ask", "ask-only-for-one-way")
-# The only sources allowed to write a preference: the user, directly (anything else is
-# refused with exit 2, the defence against profile poisoning).
+# The only sources allowed to write a preference: the user, directly (/plan-tune itself, or
+# a `tune:` reply the user typed in chat). Anything an agent read (tool output, files, PR
+# text) is refused with exit 2, the defence against profile poisoning.
 USER_PREFERENCE_SOURCES = ("plan-tune", "inline-user")
+
+
+def source_refusal(source):
+    """The user-origin gate: only the user may tune their own questions. ``(message,
+    exit code)`` when ``source`` is not theirs (1 when missing, 2 for any other source),
+    else None. Preference writes and allows both ask it."""
+    from toolkit.core.jscompat import is_falsy, value_string
+
+    if is_falsy(source):
+        return "source field required (one of: plan-tune, inline-user)", 1
+    if source not in USER_PREFERENCE_SOURCES:
+        return (
+            f'rejected — source "{value_string(source)}" is not user-originated'
+            " (profile poisoning defense)",
+            2,
+        )
+    return None
+
 
 # The five dimensions of a developer profile (gstack's psychographic signals).
 DIMENSIONS = (

@@ -9,7 +9,10 @@ here, and nowhere else: each part on a line of its own, in the order a person re
 Hot path: nothing imported.
 """
 
-__all__ = ["door_text", "of_question"]
+__all__ = ["door_text", "logged_text", "of_question"]
+
+# Logged parts besides the summary that a door reads.
+_PARTS = ('"options"', '"header"', '"recommended"', '"recommendation"')
 
 
 def _add(parts, value):
@@ -79,3 +82,26 @@ def from_json(data) -> str:
     if not text:
         raise ValueError(f"stdin must be {QUESTION_JSON_HELP}")
     return text
+
+
+def logged_text(summary, raw_json, extra_json=None) -> str:
+    """The whole question of a logged event: what the hook recorded it was shown
+    (``whole_question``), else its summary with the header, options and recommendation
+    of its original line when it has them."""
+    import json
+
+    if extra_json and '"whole_question"' in extra_json:
+        try:
+            whole = json.loads(extra_json).get("whole_question")
+        except (ValueError, AttributeError):
+            whole = None
+        if isinstance(whole, str) and whole:
+            return whole
+    if raw_json and any(p in raw_json for p in _PARTS):
+        try:
+            raw = json.loads(raw_json)
+        except ValueError:
+            raw = None
+        if isinstance(raw, dict):
+            return of_question(raw, text=summary)
+    return summary

@@ -7,27 +7,30 @@ never writes a global preference, and touches no file but the project's guidance
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 
-from toolkit.core import identity
 from toolkit.gstack import mirror
 from toolkit.guidance.files import (
     GUIDANCE_DIRNAME,
     LOCAL_FILENAME,
     GuidanceError,
     Layout,
-    _append_to_section,
-    _canonical,
-    _preference_index,
-    _section_lines,
+    append_to_section,
     file_hash,
     guidance_template,
+    preference_index,
     read_layer,
+    section_lines,
 )
-from toolkit.guidance.proposals import _safe, preferences_hash, unsafe_ids
+from toolkit.guidance.proposals import (
+    is_safe,
+    preferences_hash,
+    set_preference,
+    store_proposal,
+    unsafe_ids,
+)
 from toolkit.store import db, safe_io
 from toolkit.store.safe_io import write_atomic
 
@@ -131,71 +134,6 @@ def save_proposal(conn, p, md_path, layout: Layout, write_md=True):
         write_atomic(md_path, render_proposal(p))
 
 
-def store_proposal(conn, p, project_dir, details=None):
-    """The proposal's row (what `guidance apply` reads back), in its own transaction."""
-    details = dict(
-        details or {},
-        rejected=p["rejected"],
-        affected_question_ids=p["affected_question_ids"],
-        thresholds=p["thresholds"],
-        guidance_file=p["guidance_file"],
-    )
-    with db.transaction(conn):
-        conn.execute(
-            "INSERT INTO guidance_proposals (id, project, run_id, created_at, path,"
-            " guidance_hash, preferences_hash, status, items_json, project_dir, details_json)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?)",
-            (
-                p["id"],
-                p["project"],
-                p["run_id"],
-                p["created_at"],
-                p.get("path"),
-                p["guidance_hash"],
-                p["preferences_hash"],
-                json.dumps(p["items"], ensure_ascii=False),
-                project_dir,
-                json.dumps(details, ensure_ascii=False),
-            ),
-        )
-
-
-def set_preference(conn, scope, question_id, preference, now, proposal_id, previous):
-    """Write a preference an applied proposal sets, and its audit event (source plan-tune);
-    returns the event record (what gstack's question-events.jsonl gets)."""
-    conn.execute(
-        "INSERT INTO preferences (scope, question_id, preference, source, updated_at,"
-        " developer) VALUES (?, ?, ?, 'plan-tune', ?, ?) ON CONFLICT (scope, question_id)"
-        " DO UPDATE SET preference = excluded.preference, raw_value = NULL,"
-        " source = 'plan-tune', free_text = NULL, synthetic = 0,"
-        " updated_at = excluded.updated_at, developer = excluded.developer",
-        (scope, question_id, preference, now, identity.developer()),
-    )
-    record = {
-        "ts": now,
-        "event_type": "preference-set",
-        "question_id": question_id,
-        "preference": preference,
-        "source": "plan-tune",
-        "proposal_id": proposal_id,
-    }
-    conn.execute(
-        "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type,"
-        " question_id, preference, source, extra_json, developer) VALUES (?, ?, ?,"
-        " 'preference-set', ?, ?, 'plan-tune', ?, ?)",
-        (
-            _pref_event_key(scope, record),
-            scope,
-            now,
-            question_id,
-            preference,
-            json.dumps({"proposal_id": proposal_id, "previous": previous}),
-            identity.developer(),
-        ),
-    )
-    return record
-
-
 def _proposal_from_row(row) -> dict:
     details = json.loads(row["details_json"] or "{}")
     return {
@@ -255,10 +193,6 @@ def find_proposal(conn, ref) -> dict:
     return _proposal_from_row(rows[0])
 
 
-def _pref_event_key(scope, record) -> str:
-    return hashlib.sha1(f"{scope}\0{_canonical(record)}".encode()).hexdigest()
-
-
 def apply_proposal(conn, ref, now=None, env=None) -> dict:
     """Apply a proposal to the project guidance file and project preferences.
 
@@ -311,7 +245,7 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
             )
         unsafe = unsafe_ids(conn, p["affected_question_ids"])
         for item in p["items"]:
-            if not _safe(item, unsafe):
+            if not is_safe(item, unsafe):
                 raise GuidanceError(
                     f"cannot set {item['preference']} on one-way question "
                     f'"{item["question_id"]}"; nothing applied'
@@ -376,7 +310,7 @@ def _edit_guidance(text, p, now) -> str:
     changes = []
     for item in p["items"]:
         if item["section"] == "Project Preferences":
-            existing = _preference_index(lines)
+            existing = preference_index(lines)
             qid = item["question_id"]
             if qid in existing:
                 indexes = [i for i, _ in existing[qid]]
@@ -385,7 +319,7 @@ def _edit_guidance(text, p, now) -> str:
                 for idx in reversed(indexes):  # one line per id: drop the duplicates
                     del lines[idx]
             elif item["line"] is not None:
-                _append_to_section(lines, "Project Preferences", item["line"])
+                append_to_section(lines, "Project Preferences", item["line"])
             prev = item["previous_preference"] or "none"
             new = item["preference"] or "removed"
             changes.append(
@@ -394,7 +328,7 @@ def _edit_guidance(text, p, now) -> str:
                 else f"{item['action']} note {qid}"
             )
         else:
-            _append_to_section(lines, item["section"], item["line"])
+            append_to_section(lines, item["section"], item["line"])
             changes.append(f"artifact policy {item['path']}")
     runs = []
     for item in p["items"]:
@@ -403,14 +337,14 @@ def _edit_guidance(text, p, now) -> str:
                 runs.append(rid)
     if p["run_id"] and p["run_id"] not in runs:
         runs.append(p["run_id"])
-    anchors = "\n".join(l for _, l in _section_lines(lines, "Trace Anchors"))
+    anchors = "\n".join(l for _, l in section_lines(lines, "Trace Anchors"))
     for rid in runs[-5:]:
         if rid not in anchors:
-            _append_to_section(
+            append_to_section(
                 lines, "Trace Anchors", f"- run {rid}: `{GUIDANCE_DIRNAME}/trace/runs/{rid}`"
             )
     where = p.get("path") or "the database"
-    _append_to_section(
+    append_to_section(
         lines,
         "Revision History",
         f"- {now} applied proposal {p['id']} ({'; '.join(changes)}); evidence: `{where}`",

@@ -67,11 +67,11 @@ class Malformed(ValueError):
     pass
 
 
-def _sha256(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _canonical(obj) -> str:
+def canonical(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -205,13 +205,13 @@ def read_layer(path, kind) -> Layer:
             f"{kind} guidance {path} is malformed ({e}); continuing without it",
             None,
         )
-    return Layer(kind, path, True, sections, None, _sha256(data))
+    return Layer(kind, path, True, sections, None, sha256_hex(data))
 
 
 def file_hash(path):
     """sha256 of a file's bytes, or None when it does not exist (absence is a state too)."""
     try:
-        return _sha256(safe_io.read_bytes(path))
+        return sha256_hex(safe_io.read_bytes(path))
     except FileNotFoundError:
         return None
 
@@ -358,7 +358,7 @@ def _section_bounds(lines, name):
     return start, len(lines)
 
 
-def _append_to_section(lines, name, new_line):
+def append_to_section(lines, name, new_line):
     start, end = _section_bounds(lines, name)
     pos = end
     while pos > start + 1 and not lines[pos - 1].strip():
@@ -369,26 +369,26 @@ def _append_to_section(lines, name, new_line):
         lines.insert(pos + 1, "")
 
 
-def _section_lines(lines, name):
+def section_lines(lines, name):
     start, end = _section_bounds(lines, name)
     return [(i, lines[i]) for i in range(start + 1, end)]
 
 
-def _preference_index(lines):
+def preference_index(lines):
     """``{qid: [(line index, preference), ...]}`` for the lines under Project Preferences."""
     out = {}
-    for i, line in _section_lines(lines, "Project Preferences"):
+    for i, line in section_lines(lines, "Project Preferences"):
         m = _PREF_LINE.match(line)
         if m:
             out.setdefault(m.group(1), []).append((i, m.group(2)))
     return out
 
 
-def _preference_lines(lines):
+def preference_lines(lines):
     """``{qid: (first line index, preference)}``; a suppressing line wins over others,
     so the safety checks see it even when the id is listed twice."""
     out = {}
-    for qid, entries in _preference_index(lines).items():
+    for qid, entries in preference_index(lines).items():
         pref = next((p for _, p in entries if p in SILENCING_PREFERENCES), entries[0][1])
         out[qid] = (entries[0][0], pref)
     return out

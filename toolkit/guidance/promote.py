@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-from toolkit.guidance import apply as guidance_apply
 from toolkit.guidance import files
 from toolkit.guidance import proposals as guidance
 from toolkit.store import db
@@ -231,14 +230,14 @@ def build(conn, now=None):
     now = now or db.utc_now()
     prefs = _preference_holders(conn)
     adhoc = _adhoc_questions(conn)
-    check = guidance._UnsafeCheck(conn, guidance._registry(conn))
+    check = guidance.UnsafeCheck(conn, guidance.registry_of(conn))
     check.prime(list(prefs) + list(adhoc))
     items, rejected = [], []
     _promote_preferences(conn, prefs, check, items, rejected)
     _promote_registry_additions(conn, adhoc, check, items)
     # Last line of defence, as in every guidance proposal.
     unsafe = {i["question_id"] for i in items if i["question_id"] in check}
-    items = [i for i in items if guidance._safe(i, unsafe)]
+    items = [i for i in items if guidance.is_safe(i, unsafe)]
     affected = sorted({i["question_id"] for i in items})
     proposal = {
         "kind": KIND,
@@ -282,7 +281,7 @@ def save(conn, p):
     """Store a proposal that has items (what `guidance apply` reads)."""
     if not p["items"]:
         return
-    guidance_apply.store_proposal(conn, p, None, {"kind": KIND})
+    guidance.store_proposal(conn, p, None, {"kind": KIND})
 
 
 def is_promotion(p):
@@ -311,7 +310,7 @@ def apply(conn, p, now=None):
             )
         unsafe = guidance.unsafe_ids(conn, qids)
         for item in p["items"]:
-            if not guidance._safe(item, unsafe):
+            if not guidance.is_safe(item, unsafe):
                 raise PromotionError(
                     f"cannot set {item['preference']} on one-way question"
                     f' "{item["question_id"]}"; nothing applied'
@@ -328,7 +327,7 @@ def apply(conn, p, now=None):
         for item in p["items"]:
             qid = item["question_id"]
             if item["kind"] == "global-preference":
-                guidance_apply.set_preference(
+                guidance.set_preference(
                     conn,
                     db.GLOBAL_SCOPE,
                     qid,

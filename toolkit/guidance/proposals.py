@@ -9,21 +9,22 @@ changed since the proposal was made. A one-way door is never proposed for suppre
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import OrderedDict
 
-from toolkit.core import doors
+from toolkit.core import doors, identity
 from toolkit.core.questions import NO_ANSWER_CHOICES, normalize_choice
 from toolkit.core.screening import has_injection
 from toolkit.core.vocabulary import SILENCING_PREFERENCES, USER_PREFERENCE_SOURCES
 from toolkit.guidance.files import (
     Layout,
-    _canonical,
-    _preference_lines,
-    _section_lines,
-    _sha256,
+    canonical,
     file_hash,
+    preference_lines,
     read_layer,
+    section_lines,
+    sha256_hex,
 )
 from toolkit.store import db, safe_io
 
@@ -52,7 +53,7 @@ SUPPRESSING = SILENCING_PREFERENCES
 # Proposals
 
 
-def _registry(conn):
+def registry_of(conn):
     return dict(conn.execute("SELECT id, door_type FROM registry_questions"))
 
 
@@ -83,7 +84,7 @@ def unsafe_ids(conn, candidates, registry=None):
     return unsafe
 
 
-class _UnsafeCheck:
+class UnsafeCheck:
     """``qid in check`` answers unsafe_ids for one id at a time, cached."""
 
     def __init__(self, conn, registry):
@@ -115,7 +116,7 @@ def preferences_hash(conn, slug, question_ids) -> str:
                 (slug, db.GLOBAL_SCOPE, *qids),
             )
         ]
-    return _sha256(_canonical([qids, rows]).encode())
+    return sha256_hex(canonical([qids, rows]).encode())
 
 
 def _preference(conn, scope, qid):
@@ -153,21 +154,21 @@ class _Evidence:
 
     def __init__(self, conn, layout, slug):
         self.conn, self.slug = conn, slug
-        self.registry = _registry(conn)
+        self.registry = registry_of(conn)
         self.layer = read_layer(layout.local_file, "project")
         guidance_lines = None
         if self.layer.sections is not None:
             guidance_lines = safe_io.read_text(layout.local_file).splitlines()
-        self.existing_prefs = _preference_lines(guidance_lines) if guidance_lines else {}
+        self.existing_prefs = preference_lines(guidance_lines) if guidance_lines else {}
         self.artifact_text = (
-            "\n".join(l for _, l in _section_lines(guidance_lines, "Artifact Policy"))
+            "\n".join(l for _, l in section_lines(guidance_lines, "Artifact Policy"))
             if guidance_lines
             else ""
         )
         self.by_qid = _answers_by_question(conn, slug)
         self.flips = _flipped_silent_decisions(conn, slug)
         # Checked lazily: only ids that reach a threshold pay for the one-way lookups.
-        self.unsafe = _UnsafeCheck(conn, self.registry)
+        self.unsafe = UnsafeCheck(conn, self.registry)
         self.items, self.rejected = [], []
 
     def reject(self, subject, rule, reason, evidence=None):
@@ -565,7 +566,7 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
     _propose_artifact_policy(ev)
     _propose_removals(ev)
     items, rejected, unsafe, layer = ev.items, ev.rejected, ev.unsafe, ev.layer
-    items = [i for i in items if _safe(i, unsafe)]
+    items = [i for i in items if is_safe(i, unsafe)]
     affected = sorted({i["question_id"] for i in items if i.get("question_id")})
     proposal = {
         "project": slug,
@@ -583,8 +584,8 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
     }
     proposal["id"] = (
         "gp-"
-        + _sha256(
-            _canonical(
+        + sha256_hex(
+            canonical(
                 [slug, layout.project_dir, run_id, now, items, proposal["guidance_hash"]]
             ).encode()
         )[:12]
@@ -592,7 +593,7 @@ def build_proposal(conn, layout: Layout, slug=None, run_id=None, now=None) -> di
     return proposal
 
 
-def _safe(item, unsafe) -> bool:
+def is_safe(item, unsafe) -> bool:
     """Last line of defence: no item may suppress a one-way door."""
     if item.get("preference") in SUPPRESSING and item.get("question_id") in unsafe:
         return False
@@ -601,3 +602,76 @@ def _safe(item, unsafe) -> bool:
 
 def _one_line(s) -> str:
     return " ".join(str(s).split()).replace("`", "'")
+
+
+# --------------------------------------------------------------------------
+# The rows an applied or stored proposal writes (apply and promote both write them)
+
+
+def store_proposal(conn, p, project_dir, details=None):
+    """The proposal's row (what `guidance apply` reads back), in its own transaction."""
+    details = dict(
+        details or {},
+        rejected=p["rejected"],
+        affected_question_ids=p["affected_question_ids"],
+        thresholds=p["thresholds"],
+        guidance_file=p["guidance_file"],
+    )
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO guidance_proposals (id, project, run_id, created_at, path,"
+            " guidance_hash, preferences_hash, status, items_json, project_dir, details_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?)",
+            (
+                p["id"],
+                p["project"],
+                p["run_id"],
+                p["created_at"],
+                p.get("path"),
+                p["guidance_hash"],
+                p["preferences_hash"],
+                json.dumps(p["items"], ensure_ascii=False),
+                project_dir,
+                json.dumps(details, ensure_ascii=False),
+            ),
+        )
+
+
+def set_preference(conn, scope, question_id, preference, now, proposal_id, previous):
+    """Write a preference an applied proposal sets, and its audit event (source plan-tune);
+    returns the event record (what gstack's question-events.jsonl gets)."""
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, source, updated_at,"
+        " developer) VALUES (?, ?, ?, 'plan-tune', ?, ?) ON CONFLICT (scope, question_id)"
+        " DO UPDATE SET preference = excluded.preference, raw_value = NULL,"
+        " source = 'plan-tune', free_text = NULL, synthetic = 0,"
+        " updated_at = excluded.updated_at, developer = excluded.developer",
+        (scope, question_id, preference, now, identity.developer()),
+    )
+    record = {
+        "ts": now,
+        "event_type": "preference-set",
+        "question_id": question_id,
+        "preference": preference,
+        "source": "plan-tune",
+        "proposal_id": proposal_id,
+    }
+    conn.execute(
+        "INSERT OR IGNORE INTO preference_events (event_key, scope, ts, event_type,"
+        " question_id, preference, source, extra_json, developer) VALUES (?, ?, ?,"
+        " 'preference-set', ?, ?, 'plan-tune', ?, ?)",
+        (
+            _pref_event_key(scope, record),
+            scope,
+            now,
+            question_id,
+            preference,
+            json.dumps({"proposal_id": proposal_id, "previous": previous}),
+            identity.developer(),
+        ),
+    )
+    return record
+
+
+def _pref_event_key(scope, record) -> str:
+    return hashlib.sha1(f"{scope}\0{canonical(record)}".encode()).hexdigest()

@@ -6,12 +6,13 @@ block report what pacing decided, phase by phase.
 """
 
 from toolkit.core import questions
-from toolkit.pacing.rank import _log_event, _number
-from toolkit.pacing.request import OPTION_MAX, PHASES, PacingError, _one_line
+from toolkit.pacing.rank import log_event, number
+from toolkit.pacing.request import OPTION_MAX, PHASES, PacingError, one_line
 from toolkit.store import db
 
 # question_log truncates session_id to its limit; longer ids could not link.
-from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
+# json_lite: the json package is slow to import on the hot path (see docs/performance.md).
+from toolkit.store import json_lite as json
 
 # ---------------------------------------------------------------------------
 # Answers, flips and reports
@@ -127,7 +128,7 @@ def flip_question(decision):
 
 def flip_choice(conn, decision, choice, project=None, now=None):
     """Record the user's new choice for a decision (a 'flip' question-log event)."""
-    choice = _one_line(choice, "choice", OPTION_MAX)
+    choice = one_line(choice, "choice", OPTION_MAX)
     options = decision["options"]
     if options and choice not in options:
         normalised = {questions.normalize_choice(o): o for o in options}
@@ -149,7 +150,7 @@ def flip_choice(conn, decision, choice, project=None, now=None):
     }
     notes = []
     with db.transaction(conn):
-        event_id = _log_event(
+        event_id = log_event(
             conn, decision["project"], ctx, f, decision["summary"], choice, "flip", now, None, notes
         )
         conn.execute(
@@ -267,7 +268,7 @@ def silent_decisions(conn, session_id, phase=None):
         raise PacingError(f"no pacing decisions for session {session_id}")
     for r in rows:
         r["flipped"] = bool(r["flipped"])
-        r["score"] = _number(r["score"])
+        r["score"] = number(r["score"])
         r["flip"] = f"flip {r['finding_id']}"
     return rows
 

@@ -32,22 +32,23 @@ from toolkit.pacing.request import (
     TTL_ENV,
     PacingError,
     Ranking,
-    _request_key,
-    _screened,
     parse_request,
+    request_key,
+    screened,
     validate_request,
 )
 from toolkit.store import db
 
 # question_log truncates session_id to its limit; longer ids could not link.
-from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
+# json_lite: the json package is slow to import on the hot path (see docs/performance.md).
+from toolkit.store import json_lite as json
 
 # ---------------------------------------------------------------------------
 # Ranking
 # ---------------------------------------------------------------------------
 
 
-def _number(value):
+def number(value):
     value = float(value)
     return int(value) if value.is_integer() else value
 
@@ -258,11 +259,11 @@ def _store_decisions(conn, project, req, decided, cal, now, registry, notes):
     rows = []
     developer = identity.developer()
     for f, disposition, reason in decided:
-        summary, withheld = _screened(f["summary"], f["question_id"])
+        summary, withheld = screened(f["summary"], f["question_id"])
         event_id = choice = None
         if disposition == "silent":
             choice = f["recommended"]
-            event_id = _log_event(
+            event_id = log_event(
                 conn, project, req, f, summary, choice, "auto-decided", now, registry, notes
             )
         rows.append(
@@ -317,7 +318,7 @@ def _output(req, cal, decided, ranked, silent, chain_budget, spent_before):
         item = {
             "id": f["id"],
             "reason": reason,
-            "score": _number(f["score"]),
+            "score": number(f["score"]),
             "door_reason": f["door_reason"],
         }
         if f["question_id"] != f["id"]:
@@ -327,7 +328,7 @@ def _output(req, cal, decided, ranked, silent, chain_budget, spent_before):
         "session_id": req["session_id"],
         "chain_id": req["chain_id"],
         "phase": req["phase"],
-        "threshold": _number(cal["threshold"]),
+        "threshold": number(cal["threshold"]),
         "calibration_id": cal["id"],
         "calibration": cal["in_force"],
         "surface": surface,
@@ -335,7 +336,7 @@ def _output(req, cal, decided, ranked, silent, chain_budget, spent_before):
             {
                 "id": f["id"],
                 "choice": f["recommended"],
-                "score": _number(f["score"]),
+                "score": number(f["score"]),
                 "flip": f"flip {f['id']}",
             }
             for f in silent
@@ -362,7 +363,7 @@ def rank(conn, request, project, *, now=None, registry=None):
     different one is refused.
     """
     req = validate_request(request)
-    key = _request_key(project, req)
+    key = request_key(project, req)
     now = now or db.utc_now()
     session_id, chain_id, phase = req["session_id"], req["chain_id"], req["phase"]
     notes = []
@@ -529,7 +530,7 @@ def close_idle(conn, project, session_id, chain_id, now, ttl):
     return closed
 
 
-def _log_event(conn, project, ctx, f, summary, choice, source, now, registry, notes):
+def log_event(conn, project, ctx, f, summary, choice, source, now, registry, notes):
     """Write one question-log event for a decision and return its row id.
 
     ``ctx`` carries session_id, phase, chain_id and skill. The record goes through the
@@ -605,14 +606,14 @@ def _rank_command(argv):
     elif argv:
         raise Refused(_USAGE)
     try:
-        from toolkit.core import database
+        from toolkit.core import seeded_db
         from toolkit.gstack import mirror
         from toolkit.store import paths
         from toolkit.store.safe_io import stdin_text
 
         request = parse_request(stdin_text())
         mirror.keep_to_own_database(db_file)
-        conn = database.connect(paths.db_path(db_file))
+        conn = seeded_db.connect(paths.db_path(db_file))
         try:
             result = rank(conn, request, paths.resolve_slug())
         finally:

@@ -23,7 +23,9 @@ from toolkit.core.vocabulary import (
 )
 from toolkit.core.vocabulary import GATE_KINDS as GATE_KIND_NAMES
 from toolkit.core.whole_question import door_text
-from toolkit.store import json_lite as json  # the json package costs ~2 ms per hook process
+
+# json_lite: the json package is slow to import on the hot path (see docs/performance.md).
+from toolkit.store import json_lite as json
 from toolkit.store.digest import sha1 as _sha1
 
 # Phases a review can rank in ('unknown' exists only for legacy question-log rows).
@@ -108,7 +110,7 @@ def _text(value, what, max_len, required=True):
     return value
 
 
-def _one_line(value, what, max_len, required=True):
+def one_line(value, what, max_len, required=True):
     value = _text(value, what, max_len, required)
     if value is not None and _CONTROL.search(value):
         raise PacingError(f"{what} must be one line without control characters")
@@ -119,7 +121,7 @@ def _finding(raw, position):
     label = f"finding {position}"
     if not isinstance(raw, dict):
         raise PacingError(f"{label} must be a JSON object")
-    fid = _one_line(raw.get("id"), f"{label}: id", FINDING_ID_MAX)
+    fid = one_line(raw.get("id"), f"{label}: id", FINDING_ID_MAX)
     label = f"finding {fid}"
     # Long summaries are cut, not refused: the full text stays with the agent.
     full = _text(raw.get("summary"), f"{label}: summary", sys.maxsize)
@@ -146,7 +148,7 @@ def _finding(raw, position):
     if not isinstance(options, list) or len(options) > OPTIONS_MAX:
         raise PacingError(f"{label}: options must be a list of at most {OPTIONS_MAX} strings")
     for opt in options:
-        _one_line(opt, f"{label}: each option", OPTION_MAX)
+        one_line(opt, f"{label}: each option", OPTION_MAX)
     if len(set(options)) != len(options):
         raise PacingError(f"{label}: options must not repeat")
     recommended = raw.get("recommended")
@@ -154,7 +156,7 @@ def _finding(raw, position):
         recommended = options[0]
     if recommended is None:
         raise PacingError(f"{label}: recommended required (the option a Silent Decision takes)")
-    out["recommended"] = _one_line(recommended, f"{label}: recommended", OPTION_MAX)
+    out["recommended"] = one_line(recommended, f"{label}: recommended", OPTION_MAX)
     out["options"] = list(options)
     # The door is read from the whole finding: a destructive option makes it one-way.
     out["door_text"] = door_text(full, None, out["options"], out["recommended"])
@@ -170,9 +172,9 @@ def validate_request(obj):
         raise PacingError(
             "invalid input: expected a JSON object with session_id, phase and findings"
         )
-    session_id = _one_line(obj.get("session_id"), "session_id", SESSION_ID_MAX)
+    session_id = one_line(obj.get("session_id"), "session_id", SESSION_ID_MAX)
     chain_id = obj.get("chain_id")
-    chain_id = session_id if chain_id is None else _one_line(chain_id, "chain_id", CHAIN_ID_MAX)
+    chain_id = session_id if chain_id is None else one_line(chain_id, "chain_id", CHAIN_ID_MAX)
     phase = obj.get("phase")
     if not isinstance(phase, str) or phase.lower() not in PHASES:
         raise PacingError(f"unknown phase {json.dumps(phase)}, must be one of: {', '.join(PHASES)}")
@@ -223,14 +225,14 @@ def question_id_for(finding_id):
     return f"{slug}-{digest}"
 
 
-def _request_key(project, req):
+def request_key(project, req):
     canonical = json.dumps(
         [project, req], sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
     return _sha1(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _screened(summary, question_id):
+def screened(summary, question_id):
     """(summary safe for the log and the block, withheld?) — instruction-like text is
     replaced, never rejected, so one bad summary cannot break a phase's ranking."""
     flat = flatten_newlines(summary)

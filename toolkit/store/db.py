@@ -20,9 +20,8 @@ def _load_sqlite3():
     adapters, unused here since times are stored as text; the classes are the same objects
     either way. The C module itself takes ``functools.lru_cache`` when it loads, to wrap
     each connection's statement cache, and ``functools`` pulls in ``collections`` and
-    more. Measured with ``benchmarks/hot_path.py`` against a copy of this tree importing
-    ``_sqlite3`` plainly (issue 27, 30 alternating rounds on a loaded machine): +2.9 to
-    +4.1 ms of CPU on every hot call, and the ``sqlite3`` package about 1.5 ms more. So
+    more, a cost on every hot call, and the ``sqlite3`` package more again
+    (``benchmarks/hot_path.py``; measured: see docs/performance.md, section "What the hot path leaves out"). So
     while the module loads (and only if nothing has imported ``functools`` yet),
     ``functools`` is a stand-in whose ``lru_cache`` wraps with the very C cache
     ``functools.lru_cache`` uses (``_functools._lru_cache_wrapper``); the stand-in is gone
@@ -341,7 +340,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
     Returns a ``sqlite3.Connection`` in autocommit mode (``isolation_level=None``): writers
     use ``with transaction(conn):`` for ``BEGIN IMMEDIATE`` … ``COMMIT``. ``seed(conn)``, if
     given, runs in the transaction that brings the schema up to date (the rules layer
-    passes the bundled registry: ``toolkit.core.database.connect``).
+    passes the bundled registry: ``toolkit.core.seeded_db.connect``).
     """
     if readonly:
         if not os.path.exists(path):

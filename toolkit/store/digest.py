@@ -1,9 +1,8 @@
 """SHA-1 for deterministic keys and file fingerprints, from CPython's own ``_sha1``.
 
-``hashlib`` would load OpenSSL's binding first. Measured with ``benchmarks/hot_path.py``
-against a copy of this tree importing ``hashlib.sha1`` instead (issue 27, 30 alternating
-rounds on a loaded machine): +2.7 to +4.0 ms of CPU on every hot call (``--check``,
-``--summary-stdin``, ``gstack-question-log``, both hooks), so this stays.
+``hashlib`` would load OpenSSL's binding first, at a cost to every hot call (``--check``,
+``--summary-stdin``, ``gstack-question-log``, both hooks) that
+``benchmarks/hot_path.py`` measures (measured: see docs/performance.md, section "What the hot path leaves out"), so this stays.
 
 Only the standard library is imported here: this module is on the hot path.
 """

@@ -1,10 +1,8 @@
 """``loads`` and ``dumps`` for the hot path, straight from the ``_json`` accelerator.
 
 Importing the ``json`` package (and ``re`` with it: it compiles its regexes and builds its
-default encoder and decoder) costs every hot call that reads or writes JSON: measured with
-``benchmarks/hot_path.py`` against a copy of this tree whose ``loads``/``dumps`` are the
-``json`` package's (issue 27, 30 alternating rounds on a loaded machine), +9.2 to +10.9 ms
-of CPU on ``gstack-question-log`` and both hooks. The C scanner and encoder underneath are
+default encoder and decoder) costs every hot call that reads or writes JSON, ``gstack-question-log`` and both hooks
+most (``benchmarks/hot_path.py``; measured: see docs/performance.md, section "What the hot path leaves out"). The C scanner and encoder underneath are
 what ``json`` itself runs, so results are identical (tests compare them on random input). Only the options the hot path uses are handled here; anything else, or a Python
 without ``_json``, goes to the real ``json`` module.
 """

@@ -8,7 +8,7 @@ install and the tests run, keeps them at the top level beside ``toolkit/``.
 For a package on disk, ``importlib.resources.files("toolkit")`` is the package's own
 folder; :func:`package_dir` computes the same folder from the module's location, because
 importing importlib.resources (pathlib, zipfile, tempfile, typing) costs every hook process
-about 30 ms and the schema is located on every database open. A test checks that the two
+dearly (measured: see docs/performance.md, section "What the hot path leaves out") and the schema is located on every database open. A test checks that the two
 agree in an installed copy. A package that is not a plain folder (a zip import) falls back
 to importlib.resources itself.
 
