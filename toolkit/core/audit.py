@@ -10,7 +10,7 @@ those the user had allowed when they were made (``toolkit.core.allows``).
 
 import json
 
-from toolkit.core import doors
+from toolkit.core import doors, questions
 from toolkit.core.whole_question import of_question
 
 __all__ = ["AUDIT_COLUMNS", "reclassify", "audit", "logged_text"]
@@ -19,8 +19,8 @@ _SCAN_KEY = "door_rules_scan"
 # What a scan reads besides the rules' own version: bumped when it reads more of a row
 # (2: the whole question, options included), so every row is read again once.
 _READING = 2
-# Logged parts besides the summary that a door reads (see toolkit.core.whole_question).
-_PARTS = ('"options"', '"header"', '"recommended"', '"recommendation"')
+# Logged parts besides the summary that a door reads (questions.WHOLE_PARTS, as keys).
+_PARTS = tuple(f'"{part}"' for part in questions.WHOLE_PARTS)
 
 
 def logged_text(summary, raw_json, extra_json=None) -> str:
