@@ -677,8 +677,9 @@ def _log_auto_decided(payload, verdicts, writer, project, registry, env, multi):
                 multi_question=multi,
                 recommended_strict=True,
                 # An auto-decision is not the user's answer in the moment: keep the label
-                # (as gstack does) so it never moves the profile.
+                # (as gstack does) so it never moves the profile; the key goes beside it.
                 map_options=False,
+                keys_beside=True,
             )
         except QuestionError as e:
             log_error(HOOK_PRE, f"question {v.index} not logged: {e.message}", env)
