@@ -357,3 +357,19 @@ def test_harmless_text_in_a_ruled_language_is_never_called_unreadable(lang, text
 )
 def test_short_labels_in_english_and_the_ruled_languages_stay_readable(text):
     assert classify(text).reason != "unreadable-language", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Alles%20verwijderen",
+        "RADERA ALLT!!!",
+        "B) Radera allt",
+        "Hapus&nbsp;semua&nbsp;data",
+        "**Poista** kaikki",
+        "Radera allt (Recommended)",
+        "Which cleanup should I run now?\nCleanup\nA) Tidy the imports\nB) Alles verwijderen",
+    ],
+)
+def test_an_unruled_label_hidden_by_encodings_or_markers_is_still_unreadable(text):
+    assert classify(text) == ("one-way", "unreadable-language"), explain(text)

@@ -422,3 +422,22 @@ def test_corrupt_database_is_logged_and_passes_through(repo, state_root, db_file
         f.write("garbage" * 500)
     assert pre(fix_payload(repo)) == ""
     assert "pre-tool-use: main crash:" in error_log(state_root)
+
+
+@pytest.mark.parametrize("key", [5, None, ["reduce"], {"k": "reduce"}])
+def test_a_hand_written_key_that_is_not_text_is_never_shown_as_the_choice(conn, key):
+    from toolkit.core import questions
+
+    rec = questions.validate_event(
+        {
+            "skill": "plan-ceo-review",
+            "question_id": "plan-ceo-review-mode",
+            "question_summary": "How big should this plan be?",
+            "user_choice": "D) Reduce",
+            "source": "auto-decided",
+            "user_choice_key": key,
+        }
+    )
+    questions.record_event(conn, rec, "p")
+    row = conn.execute("SELECT choice_key FROM question_events").fetchone()
+    assert row[0] == "D) Reduce"
