@@ -277,3 +277,99 @@ def test_data_files_hold_entries_folded_as_text_is():
                 names = rule.get(key, ())
                 for name in [names] if isinstance(names, str) else names:
                     assert name in data["families"], (path, rule)
+
+
+# --- languages without rules (issue 26, point 3) -------------------------------------------
+
+UNRULED = os.path.join(FIXTURES, "unruled.jsonl")
+
+
+def _unruled():
+    with open(UNRULED, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_the_unruled_corpus_covers_many_languages_both_kinds_and_labels():
+    rows = _unruled()
+    langs = {r["language"] for r in rows}
+    assert len(langs) >= 12 and not langs & set(LANGS)
+    for lang in langs:
+        asks = {r["asks"] for r in rows if r["language"] == lang}
+        assert asks == {"one-way", "two-way"} or lang in ("da", "nb"), lang
+    assert sum(r["kind"] == "label" for r in rows) >= 20
+
+
+@pytest.mark.parametrize("row", _unruled(), ids=lambda r: f"{r['language']}-{r['text'][:24]}")
+def test_text_in_a_language_without_rules_is_never_two_way_on_first_sight(row):
+    # Dangerous or harmless, a question or an option label: plantune cannot tell, so it
+    # is one-way, by a rule that still fires or because it cannot be read.
+    verdict = classify(row["text"])
+    assert verdict.door == "one-way", explain(row["text"])
+    assert verdict.reason == "unreadable-language" or verdict.reason.startswith("keyword:")
+
+
+@pytest.mark.parametrize("row", _unruled(), ids=lambda r: f"{r['language']}-{r['text'][:24]}")
+def test_an_unruled_option_label_makes_a_harmless_english_question_one_way(row):
+    # The whole question is read: an unreadable option is enough.
+    whole = "\n".join(["Which of these should I do next?", "Next step", row["text"], "Skip"])
+    assert classify(whole).door == "one-way", explain(whole)
+
+
+def _tuned_harmless():
+    for lang in LANGS:
+        with open(os.path.join(FIXTURES, lang, "tune.jsonl"), encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                if row["door"] == "two-way":
+                    yield lang, row["text"]
+
+
+@pytest.mark.parametrize("lang,text", list(_tuned_harmless()))
+def test_harmless_text_in_a_ruled_language_is_never_called_unreadable(lang, text):
+    assert classify(text).reason != "unreadable-language", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Skip",
+        "Fix now",
+        "Ship it",
+        "Yes",
+        "No",
+        "Defer",
+        "Accept risk",
+        "Hold scope",
+        "Rename var",
+        "Game over",
+        "Door rules",
+        "Take care",
+        "Omitir",  # es
+        "Jetzt beheben",  # de
+        "Annuler",  # fr
+        "Pular",  # pt
+        "Salta",  # it
+        "Пропустить",  # ru
+        "跳过",  # zh
+        "スキップ",  # ja
+        "건너뛰기",  # ko
+    ],
+)
+def test_short_labels_in_english_and_the_ruled_languages_stay_readable(text):
+    assert classify(text).reason != "unreadable-language", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Alles%20verwijderen",
+        "RADERA ALLT!!!",
+        "B) Radera allt",
+        "Hapus&nbsp;semua&nbsp;data",
+        "**Poista** kaikki",
+        "Radera allt (Recommended)",
+        "Which cleanup should I run now?\nCleanup\nA) Tidy the imports\nB) Alles verwijderen",
+    ],
+)
+def test_an_unruled_label_hidden_by_encodings_or_markers_is_still_unreadable(text):
+    assert classify(text) == ("one-way", "unreadable-language"), explain(text)

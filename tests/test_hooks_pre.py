@@ -221,6 +221,73 @@ def test_181_auto_decide_logs_exactly_one_event(repo, prefs, state_root):
     assert ev["followed_recommendation"] == 1 and ev["skill"] == "ship"
     mirror = (state_root / "projects" / "acme-web" / "question-log.jsonl").read_text().splitlines()
     assert [json.loads(l)["source"] for l in mirror] == ["auto-decided"]
+    # The option key goes beside the label, in the row and in gstack's line alike.
+    extra = json.loads(ev["extra_json"])
+    assert (extra["user_choice_key"], extra["recommended_key"]) == ("fix-now", "fix-now")
+    assert json.loads(mirror[0])["user_choice"] == "A) Fix now"
+
+
+SCOPE_TEXT = "How big should this plan be? <gstack-qid:plan-ceo-review-mode>"
+SCOPE_LABELS = ["A) Expand", "B) Selective", "C) Hold scope", "D) Reduce (recommended)"]
+
+
+def _profile(db_file, project="acme-web"):
+    from toolkit.core import seeded_db as database
+    from toolkit.core import profile as prof
+
+    conn = database.connect(db_file)
+    try:
+        inferred = prof.inferred(conn, project)
+        return prof.diversity(conn, project)["sample_size"], inferred["values"]["scope_appetite"]
+    finally:
+        conn.close()
+
+
+def test_an_auto_decided_row_keeps_the_key_beside_the_label_and_never_moves_the_profile(
+    repo, prefs, db_file, state_root
+):
+    from tests.helpers.hotpath import db_rows
+
+    prefs("plan-ceo-review-mode", "never-ask")
+    data = payload([question(SCOPE_TEXT, SCOPE_LABELS)], cwd=repo, event="PreToolUse")
+    assert (
+        "plan-tune auto-decide"
+        in decision(pre(dict(data, tool_use_id="tu-a1")))["permissionDecisionReason"]
+    )
+    [ev] = auto_decided()
+    assert ev["user_choice"] == "D) Reduce"  # gstack's label: its --derive moves nothing
+    assert json.loads(ev["extra_json"])["user_choice_key"] == "reduce"
+    # Counted as gstack counts it (one more event), but no dimension moves: the same
+    # answer given by the user would.
+    assert _profile(db_file) == (1, 0.5)
+    assert db_rows("SELECT count(*) AS n FROM dimension_trace")[0]["n"] == 0
+
+    # The user answers the same question: the key is stored and the profile moves.
+    answered = payload(
+        [question(SCOPE_TEXT, SCOPE_LABELS)],
+        {"answers": {SCOPE_TEXT.split(" <")[0]: "D) Reduce (recommended)"}},
+        cwd=repo,
+        tool_use_id="tu-a2",
+    )
+    assert run_hook("post-tool-use", answered).returncode == 0
+    sample, value = _profile(db_file)
+    assert sample == 2 and value < 0.5
+    # Both rows name the same option key where analysts read them.
+    keys = db_rows("SELECT source, choice_key FROM question_events ORDER BY id")
+    assert [(r["source"], r["choice_key"]) for r in keys] == [
+        ("auto-decided", "reduce"),
+        ("hook", "reduce"),
+    ]
+
+
+def test_an_auto_decided_choice_that_names_no_option_gets_no_key(repo, prefs):
+    prefs("plan-ceo-review-mode", "never-ask")
+    labels = ["A) Something else entirely (recommended)", "B) Hold scope"]
+    pre(payload([question(SCOPE_TEXT, labels)], cwd=repo, event="PreToolUse"))
+    [ev] = auto_decided()
+    assert ev["user_choice"] == "A) Something else entirely"
+    assert "user_choice_key" not in json.loads(ev["extra_json"])
+    assert events()[0]["user_choice"] == "A) Something else entirely"
 
 
 def test_182_auto_decide_writes_the_session_marker(repo, prefs, state_root):
@@ -355,3 +422,22 @@ def test_corrupt_database_is_logged_and_passes_through(repo, state_root, db_file
         f.write("garbage" * 500)
     assert pre(fix_payload(repo)) == ""
     assert "pre-tool-use: main crash:" in error_log(state_root)
+
+
+@pytest.mark.parametrize("key", [5, None, ["reduce"], {"k": "reduce"}])
+def test_a_hand_written_key_that_is_not_text_is_never_shown_as_the_choice(conn, key):
+    from toolkit.core import questions
+
+    rec = questions.validate_event(
+        {
+            "skill": "plan-ceo-review",
+            "question_id": "plan-ceo-review-mode",
+            "question_summary": "How big should this plan be?",
+            "user_choice": "D) Reduce",
+            "source": "auto-decided",
+            "user_choice_key": key,
+        }
+    )
+    questions.record_event(conn, rec, "p")
+    row = conn.execute("SELECT choice_key FROM question_events").fetchone()
+    assert row[0] == "D) Reduce"

@@ -122,10 +122,10 @@ def test_declare_then_gap(conn, state_root):
             "declared": 0.3,
             "inferred": 0.711,
             "gap": 0.411,
-            "gap_word": "wide (too few answers to call it a mismatch)",
+            "gap_word": "wide",
         }
     ]
-    assert "gap 0.411  wide" in invoke("gap").output
+    assert "gap 0.411  wide (too few answers to call it a mismatch)" in invoke("gap").output
 
 
 @pytest.mark.parametrize(
@@ -368,7 +368,12 @@ def test_gap_and_mismatch_agree_about_a_mismatch(conn):
     gap = json.loads(invoke("gap", "--json").output)
     mismatch = json.loads(invoke("mismatch", "--json").output)
     assert mismatch["enough"] is False and gap[0]["gap"] > 0.3
-    assert gap[0]["gap_word"] == "wide (too few answers to call it a mismatch)"
+    assert gap[0]["gap_word"] == "wide"
+    view = conn.execute(
+        "SELECT gap_word FROM profile_gap WHERE project = ? AND dimension = 'scope_appetite'",
+        (PROJECT,),
+    ).fetchone()[0]
+    assert view == "wide"
     assert "mismatch" not in invoke("gap").output.replace("call it a mismatch", "")
     assert "Not enough data to compare yet: 3 events, need 10." in invoke("mismatch").output
     add_events(conn, [("plan-ceo-review-mode", "expand")] * 7)
@@ -376,3 +381,8 @@ def test_gap_and_mismatch_agree_about_a_mismatch(conn):
     mismatch = json.loads(invoke("mismatch", "--json").output)
     assert gap[0]["gap_word"] == "mismatch"
     assert [m["dimension"] for m in mismatch["mismatches"]] == ["scope_appetite"]
+    words = conn.execute(
+        "SELECT project, gap_word FROM profile_gap WHERE dimension = 'scope_appetite'"
+        " ORDER BY project"
+    ).fetchall()
+    assert [tuple(w) for w in words] == [("__all__", "mismatch"), (PROJECT, "mismatch")]

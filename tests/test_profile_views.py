@@ -160,7 +160,7 @@ def test_gap_view_rounds_half_up_on_the_exact_binary_value(conn, declared):
     ).fetchone()
     expected = half_up3(abs(declared - 0.5))
     assert row[0] == expected == profile.gap({"autonomy": declared}, {"autonomy": 0.5})["autonomy"]
-    assert row[1] == profile.gap_word(expected)
+    assert row[1] == profile.gap_word(expected, 1)
 
 
 def test_sqlite_round_alone_would_be_wrong(conn):
@@ -175,11 +175,48 @@ def test_sqlite_round_alone_would_be_wrong(conn):
     [(0.0, "close"), (0.099, "close"), (0.1, "drift"), (0.3, "drift"), (0.301, "mismatch")],
 )
 def test_gap_words(conn, gap_value, word):
-    add_event(conn, "adhoc-q", "ok", project="p")
+    for _ in range(profile.MISMATCH_MIN_SAMPLE):
+        add_event(conn, "adhoc-q", "ok", project="p")
     with db.transaction(conn):
         profile.set_declared(conn, {"risk_tolerance": 0.5 + gap_value}, source="test")
     row = conn.execute("SELECT gap, gap_word FROM profile_gap WHERE project = 'p'").fetchone()
     assert (row[0], row[1]) == (gap_value, word)
+
+
+@pytest.mark.parametrize("declared", [0.0, 0.1, 0.19, 0.9, 1.0])
+@pytest.mark.parametrize("events", [1, 2, profile.MISMATCH_MIN_SAMPLE - 1])
+def test_a_wide_gap_on_few_answers_is_never_a_mismatch(conn, declared, events):
+    # As `profile mismatch` says "not enough data" below its sample, the view never calls
+    # a gap a mismatch there: for the project, nor for __all__ with the same few events.
+    for _ in range(events):
+        add_event(conn, "adhoc-q", "ok", project="p")
+    with db.transaction(conn):
+        profile.set_declared(conn, {"autonomy": declared}, source="test")
+    rows = conn.execute(
+        "SELECT project, gap, gap_word, sample_size FROM profile_gap ORDER BY project"
+    ).fetchall()
+    assert [r[0] for r in rows] == ["__all__", "p"]
+    for _, gap, word, sample in rows:
+        assert gap > profile.MISMATCH_GAP and sample == events
+        assert word == "wide" == profile.gap_word(gap, sample)
+        assert profile.mismatch({"autonomy": declared}, {"autonomy": 0.5}, sample) is None
+
+
+def test_the_view_and_the_cli_share_one_threshold(conn):
+    # The sample below which a wide gap is not a mismatch, in the view and in Python alike,
+    # right at its edge; __all__ counts every project's events together.
+    with db.transaction(conn):
+        profile.set_declared(conn, {"autonomy": 0.95}, source="test")
+    for n in range(1, profile.MISMATCH_MIN_SAMPLE + 2):
+        add_event(conn, "adhoc-q", "ok", project="p" if n % 2 else "q")
+        for project, gap, word, sample in conn.execute(
+            "SELECT project, gap, gap_word, sample_size FROM profile_gap"
+        ):
+            expected = profile.diversity(conn, project)["sample_size"]
+            assert sample == expected
+            assert word == profile.gap_word(gap, expected)
+            flagged = profile.mismatch({"autonomy": 0.95}, {"autonomy": 0.5}, expected)
+            assert (word == "mismatch") == bool(flagged)
 
 
 def test_gap_view_has_rows_only_for_declared_dimensions(conn):

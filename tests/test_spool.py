@@ -367,3 +367,122 @@ def test_profile_delete_covers_events_still_in_the_spool(state_root, conn):
     # copy does not bring it back.
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM tombstones").fetchone()[0] == 1
+
+
+# A danger only in an option label: the question itself reads harmless.
+HARMLESS_QUESTION = "Which cleanup should I run now?"
+DANGEROUS_OPTION = "Drop the users table in production"
+TIDY_OPTION = "Tidy the README headings"
+
+
+def _door(db_file, tool_use_id):
+    conn = sqlite3.connect(db_file)
+    try:
+        return conn.execute(
+            "SELECT door_class, door_reason, extra_json FROM question_log WHERE tool_use_id = ?",
+            (tool_use_id,),
+        ).fetchone()
+    finally:
+        conn.close()
+
+
+def test_a_spooled_hook_record_is_read_on_the_whole_question_as_a_direct_one(
+    state_root, db_file, tmp_path, monkeypatch
+):
+    from tests.helpers.hooks import make_repo, payload, question
+    from toolkit.claude import hooks, recorder
+
+    monkeypatch.setattr(recorder, "HOOK_BUSY_TIMEOUT_MS", 200)
+    repo = make_repo(tmp_path)
+
+    def call(tool_use_id):
+        q = question(HARMLESS_QUESTION, [TIDY_OPTION, DANGEROUS_OPTION])
+        answer = {"answers": {HARMLESS_QUESTION: TIDY_OPTION}}
+        return hooks.post_tool_use(payload([q], answer, cwd=repo, tool_use_id=tool_use_id))
+
+    assert call("tu-direct") == ["inserted"]
+    locker = Locker(db_file)
+    try:
+        assert call("tu-spooled") == ["spooled"]
+    finally:
+        locker.release()
+    names = spooled(state_root)
+    assert len(names) == 1
+    entry = json.loads(open(os.path.join(str(state_root), "spool", names[0])).read())
+    assert DANGEROUS_OPTION in entry["whole_question"]
+
+    conn = seeded_db.connect(db_file)
+    try:
+        assert spool.drain(conn).recorded == 1
+    finally:
+        conn.close()
+    direct, drained = _door(db_file, "tu-direct"), _door(db_file, "tu-spooled")
+    assert direct[0] == drained[0] == "one-way"
+    assert direct[1] == drained[1]
+    assert json.loads(drained[2])["whole_question"] == json.loads(direct[2])["whole_question"]
+
+
+def test_a_spooled_entry_never_reads_less_than_its_own_summary(state_root, conn):
+    # A hand-made entry whose whole question leaves out its dangerous summary: the drain
+    # reads both, never only the harmless text beside the record.
+    rec = questions.validate_event(
+        dict(EVENT, question_summary="Drop the users table in production?", tool_use_id="t-1")
+    )
+    path = spool.put_question(rec, "p", os.environ["PLANTUNE_DB"])
+    entry = json.loads(open(path).read())
+    entry["door_text"] = entry["whole_question"] = "Tidy the README headings?"
+    with open(path, "w") as f:
+        f.write(json.dumps(entry))
+    assert spool.drain(conn).recorded == 1
+    row = conn.execute("SELECT door_class, extra_json FROM question_log").fetchone()
+    assert row[0] == "one-way"
+    assert "Drop the users table" in json.loads(row[1])["whole_question"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        [TIDY_OPTION, DANGEROUS_OPTION],
+        [{"label": TIDY_OPTION}, {"label": "Clean up", "description": DANGEROUS_OPTION}],
+    ],
+)
+def test_compat_log_reads_the_options_directly_and_through_the_spool(
+    state_root, db_file, short_wait, monkeypatch, options
+):
+    monkeypatch.setenv("GSTACK_PROJECT_SLUG", hp.SLUG)
+    monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
+
+    def line(tool_use_id):
+        return json.dumps(
+            dict(
+                EVENT,
+                question_id="ship-cleanup-pick",
+                question_summary=HARMLESS_QUESTION,
+                user_choice=TIDY_OPTION,
+                recommended=TIDY_OPTION,
+                options=options,
+                tool_use_id=tool_use_id,
+            )
+        )
+
+    assert compat.question_log_main([line("tu-direct")]) == 0
+    locker = Locker(db_file)
+    try:
+        assert compat.question_log_main([line("tu-spooled")]) == 0
+    finally:
+        locker.release()
+    assert len(spooled(state_root)) == 1
+    assert compat.question_log_main([json.dumps(event(9))]) == 0  # drains the spool
+    assert spooled(state_root) == []
+    assert _door(db_file, "tu-direct")[0] == _door(db_file, "tu-spooled")[0] == "one-way"
+    # gstack's line keeps the options as they were sent.
+    sent = [x for x in hp.log_lines(state_root) if x.get("tool_use_id") == "tu-direct"]
+    assert sent[0]["options"] == options
+
+
+def test_compat_log_without_options_still_reads_the_summary_alone(state_root, monkeypatch):
+    monkeypatch.setenv("GSTACK_PROJECT_SLUG", hp.SLUG)
+    monkeypatch.setenv("GSTACK_QUESTION_LOG_NO_DERIVE", "1")
+    harmless = dict(EVENT, question_summary=HARMLESS_QUESTION, tool_use_id="tu-h")
+    assert compat.question_log_main([json.dumps(harmless)]) == 0
+    assert _door(os.environ["PLANTUNE_DB"], "tu-h")[0] == "two-way"

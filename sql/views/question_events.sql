@@ -5,6 +5,9 @@
 -- for events per day, phase and skill, override rates, door types and the diversity gate.
 -- The registry is looked up per row shown rather than joined, so counting the view or
 -- faceting it on the log's own columns reads only the log (or one of its indexes).
+-- choice_key is the registry option key of the choice for every row that has one: an
+-- answered hook row stores it as user_choice, an auto-decided one keeps gstack's label
+-- there (so it never moves the profile) and the key in extra_json (user_choice_key).
 CREATE VIEW question_events AS
 SELECT
     q.id,
@@ -21,6 +24,9 @@ SELECT
     q.source,
     q.session_id,
     q.user_choice,
+    CASE WHEN q.source = 'auto-decided' AND json_type(q.extra_json, '$.user_choice_key') = 'text'
+         THEN json_extract(q.extra_json, '$.user_choice_key')
+         ELSE q.user_choice END AS choice_key,
     q.recommended,
     q.followed_recommendation,
     CASE WHEN q.source != 'auto-decided' AND q.user_choice != '__cancelled__' THEN 1 ELSE 0 END

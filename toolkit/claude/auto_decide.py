@@ -291,7 +291,8 @@ def _log_auto_decided(payload, verdicts, writer, project, registry):
         source="auto-decided",
         recommended_strict=True,
         # An auto-decision is not the user's answer in the moment: keep the label
-        # (as gstack does) so it never moves the profile.
+        # (as gstack does) so it never moves the profile; the key goes beside it.
         map_options=False,
+        keys_beside=True,
     )
     writer.record_all(items, project, registry, refused="logged")

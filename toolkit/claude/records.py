@@ -119,13 +119,18 @@ def build_record(
     multi_question,
     recommended_strict=False,
     map_options=True,
+    keys_beside=False,
     ts=None,
 ):
     """The question-log record for one question, validated (QuestionError if refused).
 
     Returns None for a question without text (gstack skips those too). With
     ``map_options``, a choice that is one of the shown labels and names one of the
-    registry entry's options is stored as that option key, the label beside it.
+    registry entry's options is stored as that option key, the label beside it. With
+    ``keys_beside`` instead (an auto-decision), the choice and recommendation stay the
+    labels gstack logs and their keys go beside them (``user_choice_key``,
+    ``recommended_key``): the profile moves only on a ``user_choice`` key, as gstack's
+    ``--derive`` does, and an auto-decision is not the user's answer.
     """
     text = question_text(question)
     if not text:
@@ -164,7 +169,7 @@ def build_record(
         record["ts"] = ts
     whole = of_question(question, text=summary)
 
-    options = entry.get("options") if entry and map_options else None
+    options = entry.get("options") if entry and (map_options or keys_beside) else None
     if options:
         # Only a choice that is one of the shown labels is an option; typed text never is.
         shown = {normalize_choice(lab).lower() for lab in labels}
@@ -175,12 +180,16 @@ def build_record(
             and normalize_choice(choice).lower() in shown
         ):
             key = option_key(choice, options)
-            if key:
+            if key and keys_beside:
+                record["user_choice_key"] = key
+            elif key:
                 record["user_choice"] = key
                 record["user_choice_label"] = truncate(choice, 64)
         if recommended:
             key = option_key(recommended, options)
-            if key:
+            if key and keys_beside:
+                record["recommended_key"] = key
+            elif key:
                 record["recommended"] = key
                 record["recommended_label"] = truncate(recommended, 64)
     event = validate_event(record, allow_phase=True)

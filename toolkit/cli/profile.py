@@ -212,9 +212,12 @@ def gap(project, db_path, as_json):
         )
         return
     for r in rows:
+        word = r["gap_word"]
+        if word == prof.WIDE_GAP_WORD:
+            word += " (too few answers to call it a mismatch)"
         click.echo(
             f"  {r['dimension']:<18} declared {r['declared']:.3f}  inferred "
-            f"{r['inferred']:.3f}  gap {r['gap']:.3f}  {r['gap_word']}"
+            f"{r['inferred']:.3f}  gap {r['gap']:.3f}  {word}"
         )
 
 

@@ -667,8 +667,36 @@ def unreadable(text, counts=None):
     """Why ``text`` cannot be read, or None when it can. Reasons: ``"script"`` (mostly
     letters no rules read), ``"language"`` (function words of a language without rules).
 
-    Short text, code, ids, paths and numbers are readable: only prose counts.
+    Short text, code, ids, paths and numbers are readable: only prose counts. Each line
+    of a whole question (the question, its header, every option) is read on its own too:
+    one option the rules cannot read is enough.
     """
+    why = _unreadable(text, counts)
+    if why is None and "\n" in text:
+        unruled, english = _unruled_words(), _stopwords()[0]["en"]
+        for line in text.split("\n"):
+            if line.isascii():
+                # Only words of a language without rules, more of them than English ones,
+                # can make an ASCII line unreadable: others are not read again.
+                words = [w.strip(".,;:!?()[]\"'-").lower() for w in line.split()]
+                hits = sum(1 for w in words if w in unruled)
+                if hits < min(2, len(words)) or hits <= sum(1 for w in words if w in english):
+                    continue
+            why = _unreadable(line)
+            if why:
+                break
+    return why
+
+
+def _unruled_words():
+    """Every function word of the languages without rules, in one set."""
+    words = _loaded.get("unruled")
+    if words is None:
+        words = _loaded["unruled"] = frozenset().union(*_stopwords()[1].values())
+    return words
+
+
+def _unreadable(text, counts=None):
     if counts is None:
         counts = scripts(text)
     letters = sum(counts.values())
@@ -684,16 +712,21 @@ def unreadable(text, counts=None):
         foreign = sum(1 for w in words if any(_script(c) == "other" for c in w if not c.isascii()))
         if foreign >= OTHER_WORDS * len(words):
             return "script"
-    if len(words) < 3:
-        return None
     folded = [fold(w).strip() for w in words]
+    if len(words) < 3 and not any(w in _unruled_words() for w in folded):
+        return None
     known, others = _stopwords()
     ruled = 0
     for code in _candidates(counts):
         ruled = max(ruled, sum(1 for w in folded if w in known.get(code, ())))
     unruled = 0
     for words_of in others.values():
-        unruled = max(unruled, sum(1 for w in folded if w in words_of))
+        hits = sum(1 for w in folded if w in words_of)
+        if len(words) < 3 and hits == len(words) > ruled:
+            return "language"  # an option label ("Radera allt"): every word of one language
+        unruled = max(unruled, hits)
+    if len(words) < 3:
+        return None
     if unruled >= 2 and unruled > ruled:
         return "language"
     if len(words) >= 4 and not ruled and not unruled:

@@ -323,7 +323,7 @@ def numbers_after_round_trip(v):
             return int(float(v))
         except OverflowError:
             return v
-    if t is dict:
+    if t is dict or isinstance(v, dict):  # an Event is a dict too
         out = None
         for k, item in v.items():
             new = numbers_after_round_trip(item)

@@ -188,13 +188,15 @@ def gate_message(div):
     )
 
 
-# The word for a wide gap on fewer answers than a mismatch needs (MISMATCH_MIN_SAMPLE).
-WIDE_GAP_WORD = "wide (too few answers to call it a mismatch)"
+# The word for a wide gap on fewer answers than a mismatch needs (MISMATCH_MIN_SAMPLE);
+# the profile_gap view uses the same words and threshold.
+WIDE_GAP_WORD = "wide"
 
 
 def gap_word(gap, sample_size=None):
     """close / drift / mismatch; with ``sample_size``, a wide gap on fewer answers than
-    ``mismatch`` needs is only "wide", so ``profile gap`` and ``profile mismatch`` agree."""
+    ``mismatch`` needs is only "wide", so ``profile gap``, the profile_gap view and
+    ``profile mismatch`` agree."""
     if gap < 0.1:
         return "close"
     if gap <= MISMATCH_GAP:

@@ -27,6 +27,7 @@ from toolkit.core.vocabulary import (
     SESSION_ID_MAX,
     is_kebab,
 )
+from toolkit.core.whole_question import WHOLE_PARTS, of_question
 from toolkit.store import json_lite as json
 
 # ===========================================================================
@@ -279,6 +280,13 @@ def validate_event(obj: dict, now=None, allow_phase: bool = False) -> dict:
     if is_falsy(j.get("ts")):
         j["ts"] = now if isinstance(now, str) else format_ts(now)
 
+    if any(part in obj for part in WHOLE_PARTS):
+        # The door is read from the whole question the event carries (header, options,
+        # recommendation), as the audit reads it again later (toolkit.core.audit).
+        whole = of_question(obj, text=getattr(j, "door_text", None) or summary)
+        if whole != (getattr(j, "door_text", None) or summary):
+            j = j if isinstance(j, Event) else Event(j)
+            j.door_text = whole
     return j
 
 

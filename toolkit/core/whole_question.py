@@ -12,7 +12,9 @@ Hot path: nothing imported.
 __all__ = ["door_text", "logged_text", "of_question"]
 
 # Logged parts besides the summary that a door reads.
-_PARTS = ('"options"', '"header"', '"recommended"', '"recommendation"')
+# An event's parts besides its summary that a door reads.
+WHOLE_PARTS = ("options", "header", "recommended", "recommendation")
+_PARTS = tuple(f'"{part}"' for part in WHOLE_PARTS)
 
 
 def _add(parts, value):

@@ -95,7 +95,32 @@ def put_question(
         "allow_phase": bool(allow_phase),
         "record": record,
     }
+    # What the door is read from beyond the record (the whole question the hook saw, a
+    # summary before its cut): a drained entry is classified on the same text.
+    for name in _READINGS:
+        value = getattr(record, name, None)
+        if isinstance(value, str) and value:
+            entry[name] = value
     return _put(entry, key, env)
+
+
+# questions.Event's attributes, kept beside the record in an entry.
+_READINGS = ("door_text", "whole_question")
+
+
+def _with_readings(record, entry):
+    """``record`` (validated again) with the entry's whole-question texts put back."""
+    from toolkit.core import questions
+
+    readings = {n: entry[n] for n in _READINGS if isinstance(entry.get(n), str) and entry[n]}
+    if not readings:
+        return record
+    # Never less than the record itself says: a text without its summary gets it back.
+    own = getattr(record, "door_text", None) or record["question_summary"]
+    record = record if isinstance(record, questions.Event) else questions.Event(record)
+    for name, value in readings.items():
+        setattr(record, name, value if own in value else f"{own}\n{value}")
+    return record
 
 
 def _same_file_key(path):
@@ -246,6 +271,7 @@ def drain(conn, env=None, limit=None, unmirrored=None):
             record = questions.validate_event(
                 entry["record"], allow_phase=entry.get("allow_phase") is not False
             )
+            record = _with_readings(record, entry)
         except questions.QuestionError as e:
             _set_aside(path, e.message, env, drained)
             continue

@@ -307,7 +307,7 @@ def _no_lone_surrogates(v):
                 v.encode("utf-8")
             except UnicodeEncodeError:
                 raise BadValue("lone surrogate in a string") from None
-    elif t is dict:
+    elif isinstance(v, dict):  # a dict subclass (questions.Event) too
         for k, item in v.items():
             _no_lone_surrogates(k)
             _no_lone_surrogates(item)
