@@ -34,12 +34,12 @@ HOLDOUT_RECALL_FLOOR = {
     "zh": 0.92,
     "ja": 0.96,
     "ko": 1.0,
-    "es": 0.88,
-    "fr": 0.88,
-    "de": 0.84,
+    "es": 0.92,
+    "fr": 0.92,
+    "de": 0.92,
     "pt": 0.84,
-    "ru": 0.92,
-    "it": 0.92,
+    "ru": 0.96,
+    "it": 0.96,
 }
 # False alarms above the 10% target on the holdout halves, as recorded.
 HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12}
