@@ -11,11 +11,12 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 
-from tests.helpers import query, script
+from tests.helpers import REPO_ROOT, query, script
 from toolkit.cli.app import cli
 from toolkit.gstack import link as gl
 
@@ -373,6 +374,49 @@ def test_a_plantune_whose_python_is_gone_falls_back_too(tree, tmp_path):
         "plantune gstack-question-log\n"
     )
     interpreter.unlink()
+    got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
+    assert got.stdout == f"gstack gstack-question-log in {tree}/bin slug=test-slug args=x\n"
+
+
+def test_a_shim_starts_the_launchers_python_itself_and_still_falls_back(tree, tmp_path, state_root):
+    """Linked to the launcher in a venv's bin, the shim starts that venv's Python as the
+    launcher would (no second /bin/sh); under PYTHONPATH it leaves the start to the
+    launcher; with the Python removed it runs gstack's original."""
+    folder = tmp_path / "venv" / "bin"
+    site = tmp_path / "venv" / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages"
+    folder.mkdir(parents=True)
+    site.mkdir(parents=True)
+    (folder / "python").symlink_to(sys.executable)
+    (site / "_plantune_test.pth").write_text(REPO_ROOT + "\n")  # as an editable install
+    for name in ("plantune", *BINS):
+        shutil.copy(os.path.join(REPO_ROOT, "launchers", "plantune"), folder / name)
+    r = run(
+        "gstack",
+        "link",
+        "--gstack-dir",
+        str(tree),
+        "--force",
+        "--executable",
+        str(folder / "plantune"),
+    )
+    assert r.returncode == 0, r.stderr
+    shim = tree / "bin" / "gstack-question-log"
+    assert '"$python" -I -S "$plantune"' in shim.read_text()
+    for i, extra in enumerate(({}, {"PYTHONPATH": REPO_ROOT})):
+        event = dict(EVENT, question_summary=f"Polish the changelog voice? ({i})")
+        p = subprocess.run(
+            [str(shim), json.dumps(event)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "GSTACK_PROJECT_SLUG": "linked", **extra},
+        )
+        assert (p.returncode, p.stderr) == (0, "")
+    rows = query(state_root / "plantune.db", "SELECT question_summary FROM question_log")
+    assert sorted(rows) == [
+        ("Polish the changelog voice? (0)",),
+        ("Polish the changelog voice? (1)",),
+    ]
+    (folder / "python").unlink()
     got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
     assert got.stdout == f"gstack gstack-question-log in {tree}/bin slug=test-slug args=x\n"
 

@@ -18,7 +18,11 @@ the SessionStart hook links again (``relink_recorded``), never an install the us
 link. Unlinking puts every original back and removes what was kept, so the tree is
 byte-identical to before and ``git status`` is clean.
 
-A shim whose plantune is gone (uninstalled, venv deleted) runs gstack's original with the
+A shim whose command is plantune's own launcher, in the folder of its Python (a venv's
+``bin``), starts that Python itself exactly as the launcher would (``python -I -S <command>``),
+saving the launcher's own ``/bin/sh`` start on every call; any other command (a symlink, as
+pipx and uv tool make, or a command of another shape) is run as it is. A shim whose plantune
+is gone (uninstalled, venv deleted, its Python removed) runs gstack's original with the
 same arguments and stdin. The originals find their siblings through ``$0``, so the shim
 hands a bash original its own text with ``$0`` still naming the shim in ``bin/``.
 
@@ -56,6 +60,9 @@ STORE = "plantune"  # inside the tree's git folder
 MANIFEST = "link.json"
 RECORD = "gstack-links.json"  # under the state root: the installs the user linked
 SHIM_LIMIT = 4096
+# How plantune's launcher (launchers/plantune, installed as every console command) begins.
+LAUNCHER_START = b'#!/bin/sh\n"""true"\n# plantune\'s launcher'
+
 READ_LIMIT = 1 << 20
 
 
@@ -235,6 +242,21 @@ def launcher_python(command):
     return None
 
 
+def is_launcher(command) -> bool:
+    """Whether ``command`` is plantune's launcher itself (``launchers/plantune``), not a
+    symlink to it, with the Python it starts beside it: then a shim may start that Python
+    the way the launcher does, without the launcher's own ``/bin/sh`` start."""
+    if os.path.islink(command) or launcher_python(command) is None:
+        return False
+    if os.path.dirname(os.path.realpath(command)) != os.path.dirname(os.path.abspath(command)):
+        return False  # in a symlinked folder: the launcher would look beside the real one
+    try:
+        with open(command, "rb") as f:
+            return f.read(len(LAUNCHER_START)) == LAUNCHER_START
+    except OSError:
+        return False
+
+
 def shim_text(name, command, original, original_data) -> bytes:
     """The shim for bin ``name``: run plantune's ``command``, else gstack's ``original``."""
     import shlex
@@ -246,6 +268,12 @@ def shim_text(name, command, original, original_data) -> bytes:
     else:
         fallback = f'exec {q(original)} "$@"'
     python = launcher_python(command)
+    if python and is_launcher(command):
+        # What the launcher's shell part does (PYTHONPATH asks for Python's normal start,
+        # which the launcher makes), minus its own /bin/sh start.
+        run = '{ [ -z "$PYTHONPATH" ] && exec "$python" -I -S "$plantune" "$@"; exec "$plantune" "$@"; }'
+    else:
+        run = 'exec "$plantune" "$@"'
     lines = [
         SHIM_START.decode() + f": gstack's {name}, answered by plantune (`plantune gstack link`).",
         "# gstack's own script is kept byte for byte in the file named below;",
@@ -253,9 +281,7 @@ def shim_text(name, command, original, original_data) -> bytes:
         f"plantune={q(command)}",
         *([f"python={q(python)}"] if python else []),
         f"gstack={q(original)}",
-        '[ -x "$plantune" ] '
-        + ('&& [ -x "$python" ] ' if python else "")
-        + '&& exec "$plantune" "$@"',
+        '[ -x "$plantune" ] ' + ('&& [ -x "$python" ] ' if python else "") + "&& " + run,
         f'[ -r "$gstack" ] || {{ echo "{name}: plantune and gstack\'s own script are both '
         "gone; run: git checkout -- bin/" + name + '" >&2; exit 127; }',
         fallback,
