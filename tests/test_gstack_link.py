@@ -416,6 +416,23 @@ def test_a_shim_starts_the_launchers_python_itself_and_still_falls_back(tree, tm
         ("Polish the changelog voice? (0)",),
         ("Polish the changelog voice? (1)",),
     ]
+    # stdin reaches plantune: the same answer as the command run directly
+    argv = ["--check", "ship-changelog-voice-polish", "--question-stdin"]
+    pref = [
+        subprocess.run([cmd, *argv], input="not json", capture_output=True, text=True)
+        for cmd in (str(tree / "bin" / "gstack-question-preference"), script(BINS[1]))
+    ]
+    assert pref[0].returncode == 1 and pref[0].stderr
+    assert (pref[0].returncode, pref[0].stdout, pref[0].stderr) == (
+        pref[1].returncode,
+        pref[1].stdout,
+        pref[1].stderr,
+    )
+    # A reinstall that makes the command something else: the shim runs it as it is.
+    replaced = folder / "gstack-question-log"
+    replaced.write_text('#!/bin/sh\necho "replaced $*"\ncat\n')
+    got = subprocess.run([str(shim), "x"], input="piped\n", capture_output=True, text=True)
+    assert (got.returncode, got.stdout) == (0, "replaced x\npiped\n")
     (folder / "python").unlink()
     got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
     assert got.stdout == f"gstack gstack-question-log in {tree}/bin slug=test-slug args=x\n"

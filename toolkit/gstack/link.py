@@ -20,8 +20,9 @@ byte-identical to before and ``git status`` is clean.
 
 A shim whose command is plantune's own launcher, in the folder of its Python (a venv's
 ``bin``), starts that Python itself exactly as the launcher would (``python -I -S <command>``),
-saving the launcher's own ``/bin/sh`` start on every call; any other command (a symlink, as
-pipx and uv tool make, or a command of another shape) is run as it is. A shim whose plantune
+saving the launcher's own ``/bin/sh`` start on every call, for as long as the command still
+begins as the launcher does; any other command (a symlink, as pipx and uv tool make, or a
+command of another shape) is run as it is. A shim whose plantune
 is gone (uninstalled, venv deleted, its Python removed) runs gstack's original with the
 same arguments and stdin. The originals find their siblings through ``$0``, so the shim
 hands a bash original its own text with ``$0`` still naming the shim in ``bin/``.
@@ -268,12 +269,18 @@ def shim_text(name, command, original, original_data) -> bytes:
     else:
         fallback = f'exec {q(original)} "$@"'
     python = launcher_python(command)
+    direct = []
     if python and is_launcher(command):
-        # What the launcher's shell part does (PYTHONPATH asks for Python's normal start,
-        # which the launcher makes), minus its own /bin/sh start.
-        run = '{ [ -z "$PYTHONPATH" ] && exec "$python" -I -S "$plantune" "$@"; exec "$plantune" "$@"; }'
-    else:
-        run = 'exec "$plantune" "$@"'
+        # What the launcher's shell part does, minus its own /bin/sh start: while the
+        # command still begins as the launcher does (a reinstall may replace it), and
+        # PYTHONPATH does not ask for Python's normal start (which the launcher makes).
+        first_lines = LAUNCHER_START.split(b"\n")
+        direct = [
+            '[ -x "$plantune" ] && [ -x "$python" ] && [ -z "$PYTHONPATH" ] && '
+            '{ IFS= read -r a && IFS= read -r b; } 2>/dev/null < "$plantune" && '
+            f'[ "$a$b" = {q((first_lines[0] + first_lines[1]).decode())} ] && '
+            'exec "$python" -I -S "$plantune" "$@"'
+        ]
     lines = [
         SHIM_START.decode() + f": gstack's {name}, answered by plantune (`plantune gstack link`).",
         "# gstack's own script is kept byte for byte in the file named below;",
@@ -281,7 +288,10 @@ def shim_text(name, command, original, original_data) -> bytes:
         f"plantune={q(command)}",
         *([f"python={q(python)}"] if python else []),
         f"gstack={q(original)}",
-        '[ -x "$plantune" ] ' + ('&& [ -x "$python" ] ' if python else "") + "&& " + run,
+        *direct,
+        '[ -x "$plantune" ] '
+        + ('&& [ -x "$python" ] ' if python else "")
+        + '&& exec "$plantune" "$@"',
         f'[ -r "$gstack" ] || {{ echo "{name}: plantune and gstack\'s own script are both '
         "gone; run: git checkout -- bin/" + name + '" >&2; exit 127; }',
         fallback,
