@@ -22,10 +22,10 @@ A shim whose command is plantune's own launcher, in the folder of its Python (a 
 ``bin``), starts that Python itself exactly as the launcher would (``python -I -S <command>``),
 saving the launcher's own ``/bin/sh`` start on every call, for as long as the command still
 begins as the launcher does; any other command (a symlink, as pipx and uv tool make, or a
-command of another shape) is run as it is. A shim whose plantune
-is gone (uninstalled, venv deleted, its Python removed) runs gstack's original with the
-same arguments and stdin. The originals find their siblings through ``$0``, so the shim
-hands a bash original its own text with ``$0`` still naming the shim in ``bin/``.
+command of another shape) is run as it is. A shim whose plantune is gone (uninstalled, venv
+deleted, its Python removed) runs gstack's original with the same arguments and stdin.
+The originals find their siblings through ``$0``, so the shim hands a bash original its
+own text with ``$0`` still naming the shim in ``bin/``.
 
 Only bins this plantune knows are replaced: the SHA-256 of each of gstack's four bins per
 known release, or the ones the user already linked with ``--force`` (kept in the link's
@@ -63,7 +63,6 @@ RECORD = "gstack-links.json"  # under the state root: the installs the user link
 SHIM_LIMIT = 4096
 # How plantune's launcher (launchers/plantune, installed as every console command) begins.
 LAUNCHER_START = b'#!/bin/sh\n"""true"\n# plantune\'s launcher'
-
 READ_LIMIT = 1 << 20
 
 
