@@ -18,12 +18,13 @@ the SessionStart hook links again (``relink_recorded``), never an install the us
 link. Unlinking puts every original back and removes what was kept, so the tree is
 byte-identical to before and ``git status`` is clean.
 
-A shim whose command is plantune's own launcher, in the folder of its Python (a venv's
-``bin``), starts that Python itself exactly as the launcher would (``python -I -S <command>``),
-saving the launcher's own ``/bin/sh`` start on every call, for as long as the command still
-begins as the launcher does; any other command (a symlink, as pipx and uv tool make, or a
-command of another shape) is run as it is. A shim whose plantune is gone (uninstalled, venv
-deleted, its Python removed) runs gstack's original with the same arguments and stdin.
+A shim whose command is plantune's own launcher (or a symlink to it, as pipx and uv tool
+make), with the launcher's Python beside it, starts that Python itself exactly as the
+launcher would (``python -I -S <command>``), saving the launcher's own ``/bin/sh`` start
+(and for a symlink its ``readlink``) on every call, for as long as the command is still
+that file and still begins as the launcher does; any other command is run as it is. A
+shim whose plantune is gone (uninstalled, venv deleted, its Python removed) runs gstack's
+original with the same arguments and stdin.
 The originals find their siblings through ``$0``, so the shim hands a bash original its
 own text with ``$0`` still naming the shim in ``bin/``.
 
@@ -242,19 +243,19 @@ def launcher_python(command):
     return None
 
 
-def is_launcher(command) -> bool:
-    """Whether ``command`` is plantune's launcher itself (``launchers/plantune``), not a
-    symlink to it, with the Python it starts beside it: then a shim may start that Python
-    the way the launcher does, without the launcher's own ``/bin/sh`` start."""
-    if os.path.islink(command) or launcher_python(command) is None:
-        return False
-    if os.path.dirname(os.path.realpath(command)) != os.path.dirname(os.path.abspath(command)):
-        return False  # in a symlinked folder: the launcher would look beside the real one
+def launcher_file(command):
+    """The file of plantune's launcher (``launchers/plantune``) that ``command`` is or links
+    to, when the Python it starts is beside it, else None: a shim may then start that
+    Python the way the launcher does, without the launcher's own ``/bin/sh`` start."""
+    if launcher_python(command) is None:
+        return None
+    real = os.path.realpath(command)
     try:
-        with open(command, "rb") as f:
-            return f.read(len(LAUNCHER_START)) == LAUNCHER_START
+        with open(real, "rb") as f:
+            start = f.read(len(LAUNCHER_START))
     except OSError:
-        return False
+        return None
+    return real if start == LAUNCHER_START else None
 
 
 def shim_text(name, command, original, original_data) -> bytes:
@@ -268,17 +269,23 @@ def shim_text(name, command, original, original_data) -> bytes:
     else:
         fallback = f'exec {q(original)} "$@"'
     python = launcher_python(command)
+    launcher = launcher_file(command) if python else None
     direct = []
-    if python and is_launcher(command):
+    if launcher:
         # What the launcher's shell part does, minus its own /bin/sh start: while the
-        # command still begins as the launcher does (a reinstall may replace it), and
-        # PYTHONPATH does not ask for Python's normal start (which the launcher makes).
+        # command is still that file and begins as the launcher does (a reinstall may
+        # replace it or point the link elsewhere), and PYTHONPATH does not ask for
+        # Python's normal start (which the launcher makes).
         first_lines = LAUNCHER_START.split(b"\n")
+        same = launcher == os.path.abspath(command)
         direct = [
+            *([] if same else [f"launcher={q(launcher)}"]),
             '[ -x "$plantune" ] && [ -x "$python" ] && [ -z "$PYTHONPATH" ] && '
-            '{ IFS= read -r a && IFS= read -r b; } 2>/dev/null < "$plantune" && '
-            f'[ "$a$b" = {q((first_lines[0] + first_lines[1]).decode())} ] && '
-            'exec "$python" -I -S "$plantune" "$@"'
+            + ("" if same else '[ "$plantune" -ef "$launcher" ] && ')
+            + "{ IFS= read -r a && IFS= read -r b; } 2>/dev/null < "
+            + ('"$plantune"' if same else '"$launcher"')
+            + f' && [ "$a$b" = {q((first_lines[0] + first_lines[1]).decode())} ] && '
+            'exec "$python" -I -S "$plantune" "$@"',
         ]
     lines = [
         SHIM_START.decode() + f": gstack's {name}, answered by plantune (`plantune gstack link`).",
