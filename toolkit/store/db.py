@@ -373,7 +373,7 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
         conn = _open(path)
     except sqlite3.Error as e:
         raise DatabaseError(f"cannot open database {path}: {e}") from None
-    conn.wal_file = path + "-wal"
+    conn.wal_file = os.path.abspath(path) + "-wal"  # a later chdir must not hide it
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
