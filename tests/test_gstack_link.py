@@ -11,11 +11,12 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 
-from tests.helpers import query, script
+from tests.helpers import REPO_ROOT, query, script
 from toolkit.cli.app import cli
 from toolkit.gstack import link as gl
 
@@ -373,6 +374,116 @@ def test_a_plantune_whose_python_is_gone_falls_back_too(tree, tmp_path):
         "plantune gstack-question-log\n"
     )
     interpreter.unlink()
+    got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
+    assert got.stdout == f"gstack gstack-question-log in {tree}/bin slug=test-slug args=x\n"
+
+
+def launcher_venv(tmp_path):
+    """A venv-shaped bin folder holding copies of the launcher, this Python beside them and
+    the source tree named in a .pth file (as an editable install)."""
+    folder = tmp_path / "venv" / "bin"
+    site = tmp_path / "venv" / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages"
+    folder.mkdir(parents=True)
+    site.mkdir(parents=True)
+    (folder / "python").symlink_to(sys.executable)
+    (site / "_plantune_test.pth").write_text(REPO_ROOT + "\n")
+    for name in ("plantune", *BINS):
+        shutil.copy(os.path.join(REPO_ROOT, "launchers", "plantune"), folder / name)
+    return folder
+
+
+def test_a_shim_starts_the_launchers_python_itself_and_still_falls_back(tree, tmp_path, state_root):
+    """Linked to the launcher in a venv's bin, the shim starts that venv's Python as the
+    launcher would (no second /bin/sh); under PYTHONPATH it leaves the start to the
+    launcher; with the Python removed it runs gstack's original."""
+    folder = launcher_venv(tmp_path)
+    r = run(
+        "gstack",
+        "link",
+        "--gstack-dir",
+        str(tree),
+        "--force",
+        "--executable",
+        str(folder / "plantune"),
+    )
+    assert r.returncode == 0, r.stderr
+    shim = tree / "bin" / "gstack-question-log"
+    assert '"$python" -I -S "$plantune"' in shim.read_text()
+    for i, extra in enumerate(({}, {"PYTHONPATH": REPO_ROOT})):
+        event = dict(EVENT, question_summary=f"Polish the changelog voice? ({i})")
+        p = subprocess.run(
+            [str(shim), json.dumps(event)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "GSTACK_PROJECT_SLUG": "linked", **extra},
+        )
+        assert (p.returncode, p.stderr) == (0, "")
+    rows = query(state_root / "plantune.db", "SELECT question_summary FROM question_log")
+    assert sorted(rows) == [
+        ("Polish the changelog voice? (0)",),
+        ("Polish the changelog voice? (1)",),
+    ]
+    # stdin reaches plantune: the same answer as the command run directly
+    argv = ["--check", "ship-changelog-voice-polish", "--question-stdin"]
+    pref = [
+        subprocess.run([cmd, *argv], input="not json", capture_output=True, text=True)
+        for cmd in (str(tree / "bin" / "gstack-question-preference"), script(BINS[1]))
+    ]
+    assert pref[0].returncode == 1 and pref[0].stderr
+    assert (pref[0].returncode, pref[0].stdout, pref[0].stderr) == (
+        pref[1].returncode,
+        pref[1].stdout,
+        pref[1].stderr,
+    )
+    # A reinstall that makes the command something else: the shim runs it as it is.
+    replaced = folder / "gstack-question-log"
+    replaced.write_text('#!/bin/sh\necho "replaced $*"\ncat\n')
+    got = subprocess.run([str(shim), "x"], input="piped\n", capture_output=True, text=True)
+    assert (got.returncode, got.stdout) == (0, "replaced x\npiped\n")
+    (folder / "python").unlink()
+    got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
+    assert got.stdout == f"gstack gstack-question-log in {tree}/bin slug=test-slug args=x\n"
+
+
+def test_a_shim_over_a_symlinked_launcher_starts_python_until_the_link_moves(
+    tree, tmp_path, state_root
+):
+    """pipx and uv tool put symlinks on PATH: the shim starts the Python beside the file
+    they point to while they still point there, and runs whatever they point to after."""
+    folder = launcher_venv(tmp_path)
+    links = tmp_path / "links"
+    links.mkdir()
+    for name in ("plantune", *BINS):
+        (links / name).symlink_to(folder / name)
+    r = run(
+        "gstack",
+        "link",
+        "--gstack-dir",
+        str(tree),
+        "--force",
+        "--executable",
+        str(links / "plantune"),
+    )
+    assert r.returncode == 0, r.stderr
+    shim = tree / "bin" / "gstack-question-log"
+    assert '"$python" -I -S "$plantune"' in shim.read_text()
+    p = subprocess.run(
+        [str(shim), json.dumps(EVENT)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GSTACK_PROJECT_SLUG": "linked"},
+    )
+    assert (p.returncode, p.stderr) == (0, "")
+    rows = query(state_root / "plantune.db", "SELECT project FROM question_log")
+    assert rows == [("linked",)]
+    other = tmp_path / "other-command"
+    other.write_text('#!/bin/sh\necho "moved $*"\n')
+    other.chmod(0o755)
+    (links / "gstack-question-log").unlink()
+    (links / "gstack-question-log").symlink_to(other)
+    got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
+    assert (got.returncode, got.stdout) == (0, "moved x\n")
+    shutil.rmtree(links)
     got = subprocess.run([str(shim), "x"], capture_output=True, text=True)
     assert got.stdout == f"gstack gstack-question-log in {tree}/bin slug=test-slug args=x\n"
 

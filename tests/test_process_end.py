@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -164,6 +165,26 @@ def test_no_wal_with_frames_is_left_after_any_command(state_root):
         assert r.returncode == 0, (name, r.stderr)
         settle(state_root)
         assert wal_frames(state_root) == 0, name
+
+
+def test_a_reading_call_folds_what_a_killed_writer_left_in_the_wal(state_root):
+    """A call that only reads skips the checkpoint of an empty WAL, never of one holding
+    frames: a writer killed before its own end leaves them, and the next call folds them."""
+    assert run("gstack-question-log", event("first")).returncode == 0
+    settle(state_root)
+    writer = (
+        "import os, sqlite3, sys\n"
+        "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "conn.execute(\"UPDATE question_log SET question_summary = 'changed'\")\n"
+        "os._exit(0)  # killed: no close, no checkpoint\n"
+    )
+    subprocess.run([sys.executable, "-c", writer, db_path(state_root)], check=True)
+    assert wal_frames(state_root) > 0
+    r = call("check")
+    assert r.returncode == 0, r.stderr
+    assert wal_frames(state_root) == 0
+    rows = query(db_path(state_root), "SELECT question_summary FROM question_log")
+    assert rows == [("changed",)]
 
 
 def test_a_backup_copied_over_the_database_then_any_call_works(state_root, tmp_path):

@@ -55,16 +55,16 @@ def _fallback():
 def resolve(env=None, cwd=None) -> str:
     """The default identity, computed afresh (see the module docstring for the order)."""
     env = os.environ if env is None else env
-    for candidate in (env.get(ENV_VAR), None):
-        if candidate is None:
-            from toolkit.store.paths import git_user_email
+    try:
+        return normalise(env.get(ENV_VAR))
+    except IdentityError:
+        pass
+    from toolkit.store.paths import git_user_email
 
-            candidate = git_user_email(cwd, env)
-        try:
-            return normalise(candidate)
-        except IdentityError:
-            continue
-    return normalise(_fallback())
+    try:
+        return normalise(git_user_email(cwd, env))
+    except IdentityError:
+        return normalise(_fallback())
 
 
 def developer() -> str:

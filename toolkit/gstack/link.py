@@ -18,9 +18,15 @@ the SessionStart hook links again (``relink_recorded``), never an install the us
 link. Unlinking puts every original back and removes what was kept, so the tree is
 byte-identical to before and ``git status`` is clean.
 
-A shim whose plantune is gone (uninstalled, venv deleted) runs gstack's original with the
-same arguments and stdin. The originals find their siblings through ``$0``, so the shim
-hands a bash original its own text with ``$0`` still naming the shim in ``bin/``.
+A shim whose command is plantune's own launcher (or a symlink to it, as pipx and uv tool
+make), with the launcher's Python beside it, starts that Python itself exactly as the
+launcher would (``python -I -S <command>``), saving the launcher's own ``/bin/sh`` start
+(and for a symlink its ``readlink``) on every call, for as long as the command is still
+that file and still begins as the launcher does; any other command is run as it is. A
+shim whose plantune is gone (uninstalled, venv deleted, its Python removed) runs gstack's
+original with the same arguments and stdin.
+The originals find their siblings through ``$0``, so the shim hands a bash original its
+own text with ``$0`` still naming the shim in ``bin/``.
 
 Only bins this plantune knows are replaced: the SHA-256 of each of gstack's four bins per
 known release, or the ones the user already linked with ``--force`` (kept in the link's
@@ -56,6 +62,8 @@ STORE = "plantune"  # inside the tree's git folder
 MANIFEST = "link.json"
 RECORD = "gstack-links.json"  # under the state root: the installs the user linked
 SHIM_LIMIT = 4096
+# How plantune's launcher (launchers/plantune, installed as every console command) begins.
+LAUNCHER_START = b'#!/bin/sh\n"""true"\n# plantune\'s launcher'
 READ_LIMIT = 1 << 20
 
 
@@ -235,6 +243,21 @@ def launcher_python(command):
     return None
 
 
+def launcher_file(command):
+    """The file of plantune's launcher (``launchers/plantune``) that ``command`` is or links
+    to, when the Python it starts is beside it, else None: a shim may then start that
+    Python the way the launcher does, without the launcher's own ``/bin/sh`` start."""
+    if launcher_python(command) is None:
+        return None
+    real = os.path.realpath(command)
+    try:
+        with open(real, "rb") as f:
+            start = f.read(len(LAUNCHER_START))
+    except OSError:
+        return None
+    return real if start == LAUNCHER_START else None
+
+
 def shim_text(name, command, original, original_data) -> bytes:
     """The shim for bin ``name``: run plantune's ``command``, else gstack's ``original``."""
     import shlex
@@ -246,6 +269,24 @@ def shim_text(name, command, original, original_data) -> bytes:
     else:
         fallback = f'exec {q(original)} "$@"'
     python = launcher_python(command)
+    launcher = launcher_file(command) if python else None
+    direct = []
+    if launcher:
+        # What the launcher's shell part does, minus its own /bin/sh start: while the
+        # command is still that file and begins as the launcher does (a reinstall may
+        # replace it or point the link elsewhere), and PYTHONPATH does not ask for
+        # Python's normal start (which the launcher makes).
+        first_lines = LAUNCHER_START.split(b"\n")
+        same = launcher == os.path.abspath(command)
+        direct = [
+            *([] if same else [f"launcher={q(launcher)}"]),
+            '[ -x "$plantune" ] && [ -x "$python" ] && [ -z "$PYTHONPATH" ] && '
+            + ("" if same else '[ "$plantune" -ef "$launcher" ] && ')
+            + "{ IFS= read -r a && IFS= read -r b; } 2>/dev/null < "
+            + ('"$plantune"' if same else '"$launcher"')
+            + f' && [ "$a$b" = {q((first_lines[0] + first_lines[1]).decode())} ] && '
+            'exec "$python" -I -S "$plantune" "$@"',
+        ]
     lines = [
         SHIM_START.decode() + f": gstack's {name}, answered by plantune (`plantune gstack link`).",
         "# gstack's own script is kept byte for byte in the file named below;",
@@ -253,6 +294,7 @@ def shim_text(name, command, original, original_data) -> bytes:
         f"plantune={q(command)}",
         *([f"python={q(python)}"] if python else []),
         f"gstack={q(original)}",
+        *direct,
         '[ -x "$plantune" ] '
         + ('&& [ -x "$python" ] ' if python else "")
         + '&& exec "$plantune" "$@"',

@@ -295,7 +295,10 @@ def _create_private_file(path):
 
 
 class Connection(sqlite3.Connection):
-    """A connection ``fold_wal`` can find (the C class takes no weak references)."""
+    """A connection ``fold_wal`` can find (the C class takes no weak references).
+
+    ``wal_file``, set by ``connect``, names its ``-wal``: an empty one needs no checkpoint.
+    """
 
 
 _opened = []  # weak references to the connections this process opened (fold_wal)
@@ -327,6 +330,15 @@ def fold_wal():
         conn = _opened.pop()()
         if conn is None or conn.in_transaction:
             continue  # an open transaction rolls back as the process ends
+        wal = getattr(conn, "wal_file", None)
+        if wal is not None:
+            try:
+                if os.stat(wal).st_size == 0:
+                    continue  # nothing in the WAL: nothing to fold (a reader's usual end)
+            except FileNotFoundError:
+                continue  # no WAL at all
+            except OSError:
+                pass
         try:
             conn.execute("PRAGMA busy_timeout = 0")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
@@ -347,18 +359,20 @@ def connect(path, migrate=True, schema=None, readonly=False, seed=None):
             raise DatabaseError(no_database_message(path))
         return _open(f"file:{path}?mode=ro", uri=True)
     expected = None
+    exists = os.path.exists(path)
     if migrate and schema is None:
         expected = shipped_stamp()
-        if expected is None or not os.path.exists(path):
+        if expected is None or not exists:
             # Loaded before the file is created: a broken installation creates no empty file.
             schema = default_schema()
     if schema is not None:
         expected = schema.stamp
-    created = _create_private_file(path)
+    created = not exists and _create_private_file(path)
     try:
         conn = _open(path)
     except sqlite3.Error as e:
         raise DatabaseError(f"cannot open database {path}: {e}") from None
+    conn.wal_file = os.path.abspath(path) + "-wal"  # a later chdir must not hide it
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         # WAL with synchronous=NORMAL: a commit survives a killed process (what hooks and
