@@ -232,8 +232,8 @@ SCOPE_LABELS = ["A) Expand", "B) Selective", "C) Hold scope", "D) Reduce (recomm
 
 
 def _profile(db_file, project="acme-web"):
-    from toolkit.core import seeded_db as database
     from toolkit.core import profile as prof
+    from toolkit.core import seeded_db as database
 
     conn = database.connect(db_file)
     try:
