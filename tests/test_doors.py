@@ -440,10 +440,10 @@ def test_checks_without_text_never_load_the_rules():
         "d.decide('ship-test-failure-triage')\n"
         "d.canonical_id('X_Y')\n"
         "heavy = [m for m in ('sqlite3', 'click', 'numpy', 'pandas', 'unicodedata',"
-        " 'hashlib', 'toolkit.core.door_rules') if m in sys.modules]\n"
+        " 'hashlib', 'toolkit.core.door_reader') if m in sys.modules]\n"
         "print(','.join(heavy) or 'none')\n"
         "d.classify('rename it')\n"
-        "print('toolkit.core.door_rules' in sys.modules)"
+        "print('toolkit.core.door_reader' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["none", "True"]
@@ -456,19 +456,12 @@ def test_a_text_whose_words_fire_a_rule_never_loads_the_other_readings():
         "import sys\n"
         "import toolkit.core.doors as d\n"
         "print(d.classify('Drop the users table?').door)\n"
-        "print('toolkit.core.door_readings' in sys.modules)\n"
+        "print('toolkit.core.door_shell' in sys.modules)\n"
         "print(d.classify('cat /dev/null > app.sqlite').door)\n"
-        "print('toolkit.core.door_readings' in sys.modules)\n"
+        "print('toolkit.core.door_shell' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["one-way", "False", "one-way", "True"]
-
-
-def test_word_index_cache_equals_a_fresh_build():
-    from toolkit.core import door_words
-
-    classify("warm the cache")
-    assert door_words._INDEX == door_words._index_now()
 
 
 def test_word_splitting_matches_the_token_pattern():
@@ -476,9 +469,9 @@ def test_word_splitting_matches_the_token_pattern():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from toolkit.core import door_rules, door_words
+    from toolkit.core import door_reader
 
-    pattern = door_words._token_pattern()
+    pattern = door_reader.token_pattern()
     pieces = st.sampled_from(
         list("abz09 -.?!;,$%#+=/:()'\"é")
         + ["--", "o+w", "-rf", "v1.2.3", "::/0", "a-b", "x.", "$ 5", "rm", "2.0"]
@@ -488,6 +481,6 @@ def test_word_splitting_matches_the_token_pattern():
     @given(st.lists(pieces, max_size=14))
     def check(parts):
         text = normalise("".join(parts))
-        assert door_rules.words(text) == pattern.findall(text)
+        assert door_reader.words(text) == pattern.findall(text)
 
     check()

@@ -29,31 +29,22 @@ reader parses them all in 2.4 ms. The engine:
 in this form. The data files' hash is part of ``doors.rules_version``.
 """
 
-import os
-
-from toolkit.core.door_words import record_source
+from toolkit.core.door_data import load, record_source
+from toolkit.core.door_reader import WordRules
 
 record_source(__file__)  # the file as read: ``doors.rules_version`` names it
 
 __all__ = [
-    "DATA_DIR",
-    "LANGUAGES",
-    "data_files",
-    "decoded",
     "fold",
     "folded_entry",
     "foreign_words",
     "match",
-    "read_data",
+    "rule_names",
     "unreadable",
     "scripts",
+    "word_match",
 ]
 
-DATA_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "doors"
-)
-# The languages with rules, in the order they are read.
-LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 _SPACELESS = frozenset(("zh", "ja", "ko"))
 _LATIN = ["en", "es", "fr", "de", "pt", "it"]
 # Korean is read letter by letter (jamo, Unicode's canonical decomposition of each
@@ -67,61 +58,6 @@ _BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
 _loaded = {}
-
-
-def data_files():
-    """Every rules data file, in a fixed order (``doors.rules_version`` hashes them)."""
-    return [os.path.join(DATA_DIR, f"{lang}.toml") for lang in LANGUAGES] + [
-        os.path.join(DATA_DIR, "languages.toml")
-    ]
-
-
-def _value(text, where):
-    if text[:1] == '"' and text[-1:] == '"' and len(text) >= 2 and '"' not in text[1:-1]:
-        return text[1:-1]
-    if text[:1] == "[" and text[-1:] == "]":
-        inner = text[1:-1].strip()
-        if not inner:
-            return []
-        if inner[0] == '"' and inner[-1] == '"':  # strings only: one split, then checked
-            items = inner[1:-1].split('", "')
-            if not any('"' in item for item in items):
-                return items
-        return [_value(part.strip(), where) for part in inner.split(", ")]
-    if text in ("true", "false"):
-        return text == "true"
-    if text.isdigit():
-        return int(text)
-    raise ValueError(f"{where}: not a value the door rules use: {text[:40]}")
-
-
-def read_data(text, where="data"):
-    """The dict a door rules file holds: TOML limited to comments, ``[table]``,
-    ``[[array of tables]]`` and ``key = value`` lines whose value is a string without
-    escapes, an integer, a boolean or a one-line list of those. ValueError otherwise."""
-    data = {}
-    table = data
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line[0] == "#":
-            continue
-        if line[:2] == "[[" and line[-2:] == "]]":
-            table = {}
-            data.setdefault(line[2:-2].strip(), []).append(table)
-        elif line[0] == "[" and line[-1] == "]":
-            table = data.setdefault(line[1:-1].strip(), {})
-        else:
-            key, eq, value = line.partition(" = ")
-            if not eq or not key or key in table:
-                raise ValueError(f"{where}:{n}: not a key = value line")
-            table[key] = _value(value.strip(), f"{where}:{n}")
-    return data
-
-
-def _read(name):
-    path = os.path.join(DATA_DIR, name)
-    with open(path, encoding="utf-8") as f:
-        return read_data(f.read(), path)
 
 
 def _ud():
@@ -233,8 +169,26 @@ class _Language:
 def _language(code):
     lang = _loaded.get(code)
     if lang is None:
-        lang = _loaded[code] = _Language(code, _read(f"{code}.toml"))
+        lang = _loaded[code] = _Language(code, load(f"{code}.toml"))
     return lang
+
+
+def _word_rules(code):
+    rules = _loaded.get(code + "-words")
+    if rules is None:
+        rules = _loaded[code + "-words"] = WordRules(load(f"{code}-words.toml"))
+    return rules
+
+
+def word_match(normalised, code="en"):
+    """The rule of ``code``'s word-by-word rules (``door_reader``) that fires first on
+    text normalised by ``doors.normalise``, or None."""
+    return _word_rules(code).match(normalised)
+
+
+def rule_names(code="en"):
+    """The names of ``code``'s word-by-word rules, in order."""
+    return _word_rules(code).rule_names
 
 
 def _stopwords():
@@ -242,161 +196,12 @@ def _stopwords():
     with rules and for the others (``languages.toml``)."""
     data = _loaded.get("*")
     if data is None:
-        raw = _read("languages.toml")
+        raw = load("languages.toml")
         data = _loaded["*"] = tuple(
             {code: frozenset(words) for code, words in raw[part].items()}
             for part in ("ruled", "other")
         )
     return data
-
-
-# ---- decoding ---------------------------------------------------------------------
-# ``decoded(text)`` gives the other spellings of a text a reader would see: HTML character
-# references (``D&#114;op``, ``&nbsp;``), tags and comments (``Dr<i></i>op``,
-# code spans and links, backslash escapes (``Dr\x6fp``, ``\u0064rop``, ``\*\*``).
-# code spans and links, backslash escapes (``Dr\\x6fp``, ``\\u0064rop``, ``\\*\\*``).
-# Look-alike letters from other scripts are folded later, by ``doors.normalise``. Each
-# step runs only when its mark is in the text, so plain prose costs a few ``in`` tests;
-# ``html`` is imported only for text with an "&".
-
-_HEX = frozenset("0123456789abcdefABCDEF")
-
-
-def _entities(text):
-    if "&" not in text:
-        return text
-    import html  # only for text with an "&": its entity table is large
-
-    # Twice: "&amp;#114;" is an entity written as an entity.
-    return html.unescape(html.unescape(text)).replace("\u00a0", " ")
-
-
-def _tags(text, gap):
-    """Comments and tags dropped (``gap`` in their place), when the text has any."""
-    if "<" not in text:
-        return text
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "<":
-            if text.startswith("<!--", i):
-                end = text.find("-->", i + 4)
-                if end >= 0:
-                    out.append(gap)
-                    i = end + 3
-                    continue
-            nxt = text[i + 1 : i + 2]
-            if nxt.isalpha() or nxt in ("/", "!", "?"):
-                end = text.find(">", i + 1)
-                if end >= 0 and "<" not in text[i + 1 : end]:
-                    out.append(gap)
-                    i = end + 1
-                    continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _percent(text):
-    """``%HH`` escapes decoded as UTF-8 bytes (``+`` left alone: it is a plus in prose)."""
-    if "%" not in text:
-        return text
-    raw, i, n, changed = bytearray(), 0, len(text), False
-    while i < n:
-        c = text[i]
-        if c == "%" and i + 2 < n + 0 and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            raw.append(int(text[i + 1 : i + 3], 16))
-            i += 3
-            changed = True
-            continue
-        raw.extend(c.encode("utf-8", "surrogatepass"))
-        i += 1
-    if not changed:
-        return text
-    return raw.decode("utf-8", "replace")
-
-
-_SIMPLE_ESCAPES = {"n": " ", "t": " ", "r": " ", "0": ""}
-
-
-def _backslashes(text):
-    r"""``\xHH``, ``\uHHHH``, ``\UHHHHHHHH`` read as their characters; ``\n``, ``\t``
-    as spaces; a backslash before anything else dropped (``\*\*drop\*\*``)."""
-    if "\\" not in text:
-        return text
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        k = text[i + 1]
-        size = {"x": 2, "u": 4, "U": 8}.get(k)
-        if size:
-            digits = text[i + 2 : i + 2 + size]
-            if len(digits) == size and all(d in _HEX for d in digits):
-                code = int(digits, 16)
-                if code < 0x110000 and not 0xD800 <= code < 0xE000:
-                    out.append(chr(code))
-                    i += 2 + size
-                    continue
-        if k in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[k])
-        elif k != "\\":
-            out.append(k)
-        i += 2
-    return "".join(out)
-
-
-def _markdown(text):
-    """Emphasis marks and code ticks dropped, ``[label](target)`` read as both."""
-    if "](" in text:
-        out, i = [], 0
-        while True:
-            j = text.find("](", i)
-            if j < 0:
-                out.append(text[i:])
-                break
-            start = text.rfind("[", i, j)
-            end = text.find(")", j)
-            if start < 0 or end < 0:
-                out.append(text[i : j + 2])
-                i = j + 2
-                continue
-            out.append(text[i:start])
-            out.append(text[start + 1 : j] + " " + text[j + 2 : end])
-            i = end + 1
-        text = "".join(out)
-    for mark in ("**", "__", "~~", "`", "*"):
-        if mark in text:
-            text = text.replace(mark, "")
-    return text
-
-
-def decoded(text):
-    """The decoded spellings of ``text`` that differ from it (an empty list for plain
-    prose). Tags and comments are read both as nothing (``Dr<i></i>op``) and as a
-    space (``Drop<br>the<br>table``)."""
-    if not any(m in text for m in "&<%\\*_`~]"):
-        return []
-    out = []
-    for gap in ("", " "):
-        step = text
-        for _ in range(3):  # an encoding inside another: "%26%23114%3B", "&lt;i&gt;"
-            before = step
-            step = _percent(step)
-            step = _entities(step)
-            step = _tags(step, gap)
-            step = _backslashes(step)
-            step = _markdown(step)
-            if step == before:
-                break
-        if step != text and step not in out:
-            out.append(step)
-        if "<" not in text and "&lt;" not in text and "%3c" not in text.lower():
-            break
-    return out
 
 
 # ---- scripts ----------------------------------------------------------------------
