@@ -21,7 +21,7 @@ __all__ = [
     "as_read",
     "data_files",
     "load",
-    "loaded_digests",
+    "held",
     "read_data",
     "record_source",
     "rule_files",
@@ -37,7 +37,7 @@ LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 WORD_FILES = ("en",)
 
 _AS_READ = {}
-_DIGESTS = {}  # data file name -> sha1 of the bytes this process read
+_HELD = {}  # data file name -> the bytes this process read
 
 
 def record_source(path):
@@ -89,7 +89,7 @@ def _value(text, where):
             return []
         if inner[0] == '"' and inner[-1] == '"':  # strings only: one split, then checked
             items = inner[1:-1].split('", "')
-            if not any('"' in item for item in items):
+            if inner.count('"') == 2 * len(items):  # no quote inside an item
                 return items
         return [_value(part.strip(), where) for part in inner.split(", ")]
     if text in ("true", "false"):
@@ -123,16 +123,15 @@ def read_data(text, where="data"):
 
 
 def load(name):
-    """The dict data file ``name`` holds (read now; its bytes' digest is kept)."""
+    """The dict data file ``name`` holds (read now; the bytes read are kept: hashing them
+    here would import ``hashlib``, which costs more than reading the file)."""
     path = os.path.join(DATA_DIR, name)
     with open(path, "rb") as f:
         raw = f.read()
-    import hashlib
-
-    _DIGESTS[name] = hashlib.sha1(raw).hexdigest()
+    _HELD[name] = raw
     return read_data(raw.decode("utf-8"), path)
 
 
-def loaded_digests():
-    """``{file name: sha1}`` of the data files this process has read."""
-    return dict(_DIGESTS)
+def held(name):
+    """The bytes of data file ``name`` as this process read them, or None if unread."""
+    return _HELD.get(name)

@@ -448,7 +448,7 @@ class WordRules:
             shape = next(cls for key, cls in _SHAPES if key in rule)
             self.rules.append((rule["rule"], shape(rule, self._ids.__getitem__, sets, common)))
         self.rule_names = tuple(dict.fromkeys(name for name, _ in self.rules))
-        self._index(families)
+        self._index(families, plain.get("longest", 1))
         rename = data.get("rename", {})
         self._rename = (
             frozenset(rename.get("first", ())),
@@ -467,73 +467,51 @@ class WordRules:
             from toolkit.core.door_shell import Readers
 
             shell, plain = self._reading
-            verbs = sum(1 << self._ids[name] for name in plain.get("repair_verbs", ()))
+            verbs = tuple(self._ids[name] for name in plain.get("repair_verbs", ()))
             short, loggers = plain.get("short", ()), plain.get("loggers", ())
             self._readers = Readers(
                 shell, frozenset(short), frozenset(loggers), self.known, verbs, tokens
             )
         return self._readers
 
-    def _index(self, families):
-        """Family membership as bit masks: ``singles[word]``, ``phrases["w1 w2"]``;
-        ``firsts[w1]`` is the longest phrase starting with w1, ``versions`` the families
-        that take any version word."""
-        singles, phrases, firsts, versions = {}, {}, {}, 0
-        for name, entries in families.items():
-            bit = 1 << self._ids[name]
-            for entry in entries:
-                if " " not in entry:
-                    if entry == "#version":
-                        versions |= bit
-                    else:
-                        singles[entry] = singles.get(entry, 0) | bit
-                    continue
-                phrases[entry] = phrases.get(entry, 0) | bit
-                head, _, rest = entry.partition(" ")
-                size = rest.count(" ") + 2
-                if firsts.get(head, 0) < size:
-                    firsts[head] = size
-        self._singles, self._phrases, self._firsts = singles, phrases, firsts
-        self._versions = versions
+    def _index(self, families, longest):
+        """Each family as a set of entries (by id), their union, and the families that take
+        any version word (``#version``). Sets are made in C: loading costs a few hundred
+        microseconds, no index is built or cached."""
+        self._sets = sets = [frozenset(entries) for entries in families.values()]
+        self._all = frozenset().union(*sets)
+        self._versions = tuple(k for k, entries in enumerate(sets) if "#version" in entries)
+        self._longest = longest  # the most words in an entry
 
-    def index(self):
-        """``(singles, phrases, firsts, versions)``: the index, as family bit masks."""
-        return self._singles, self._phrases, self._firsts, self._versions
-
-    def known(self, word, mask=None):
-        """Whether ``word`` is a single word of any family (or of those in ``mask``)."""
-        bits = self._singles.get(word, 0)
-        return bool(bits if mask is None else bits & mask)
+    def known(self, word, families=None):
+        """Whether ``word`` is a single word of any family (or of the ids ``families``)."""
+        if word not in self._all:
+            return False
+        return families is None or any(word in self._sets[k] for k in families)
 
     def _scan(self, found):
-        """``{family id: [(position, length), ...]}`` for every family in ``found``."""
-        singles, phrases, firsts, versions = (
-            self._singles, self._phrases, self._firsts, self._versions,
-        )  # fmt: skip
+        """``{family id: [(position, length), ...]}`` for every family in ``found``: at
+        each word the phrases starting there (longest last), then the word itself."""
+        every, sets, versions = self._all, self._sets, self._versions
         hits = {}
         size = len(found)
         for i, w in enumerate(found):
-            masks = []
-            longest = firsts.get(w)
-            if longest:
-                for n in range(2, min(longest, size - i) + 1):
-                    mask = phrases.get(" ".join(found[i : i + n]))
-                    if mask:
-                        masks.append((mask, n))
-            mask = singles.get(w)
-            if mask:
-                masks.append((mask, 1))
+            keys = []
+            for n in range(2, min(self._longest, size - i) + 1):
+                key = " ".join(found[i : i + n])
+                if key in every:
+                    keys.append((key, n))
+            if w in every:
+                keys.append((w, 1))
             elif versions and "." in w and _version(w):
-                masks.append((versions, 1))
-            for mask, n in masks:
-                while mask:
-                    low = mask & -mask
-                    fid = low.bit_length() - 1
-                    mask ^= low
-                    if fid in hits:
-                        hits[fid].append((i, n))
-                    else:
-                        hits[fid] = [(i, n)]
+                keys.append(("#version", 1))  # any version word: "v2.0.1"
+            for key, n in keys:
+                for fid, entries in enumerate(sets):
+                    if key in entries:
+                        if fid in hits:
+                            hits[fid].append((i, n))
+                        else:
+                            hits[fid] = [(i, n)]
         return hits
 
     def match_words(self, found):

@@ -739,13 +739,12 @@ def rules_version() -> str:
     read = door_data.as_read()
     digest = hashlib.sha1()
     settled = True
-    held = door_data.loaded_digests()
     for path in door_data.rule_files() + door_data.data_files():
         with open(path, "rb") as f:
             raw = f.read()
         digest.update(raw)
-        name = os.path.basename(path)
-        if name in held and held[name] != hashlib.sha1(raw).hexdigest():
+        held = door_data.held(os.path.basename(path))
+        if held is not None and held != raw:
             settled = False  # a data file this process read has changed since
     if not settled or not door_data.still_as_read(read):  # the text read is theirs
         return "unsettled-" + os.urandom(6).hex()
