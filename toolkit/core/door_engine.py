@@ -2,12 +2,11 @@
 
 Each language file holds word families (lists of stems or words) and rules over them;
 ``languages.toml`` holds the function words of every language, with rules and without
-(they say which language a text is in, and tell apart text no rules read). The files are
-TOML, read here by a small reader of the subset they use (``read_data``; a test keeps it
-equal to ``tomllib``): importing ``tomllib`` (and ``re``) would cost every hook process
-more than reading all the rules does. Measured on the 11 files here (one process, idle
-machine): importing ``tomllib`` and ``re`` 15.6 ms, parsing them with it 20.6 ms; this
-reader parses them all in 2.4 ms. The engine:
+(they say which language a text is in, and tell apart text no rules read). English's
+rules are read word by word too, from ``en-words.toml`` (``door_reader``: verb families
+crossed with object families, a word then a flag, shell lines, disguises). The files are
+read by ``door_data`` (a small TOML reader; ``tomllib`` and ``re`` would cost a hook
+process more than the rules a text needs), each when a text first needs it. The engine:
 
 * folds the text (NFKC, case-folded, accents dropped, punctuation read as spaces, sentence
   ends kept) and finds every family entry in it. An entry matches, by the language's
@@ -15,18 +14,20 @@ reader parses them all in 2.4 ms. The engine:
   ``borrado``); ``substring`` anywhere (German compounds, ``datenbank`` in
   ``produktionsdatenbank``; Chinese, Japanese, Korean, written without spaces); an
   entry starting ``=`` only as a whole word. Entries are folded as the text is.
-* fires a rule when its families meet in one sentence: ``any`` (one entry is enough),
+* fires a rule when its families meet: ``any`` (one entry is enough),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
   Japanese and Korean); with ``also``, only when a word of that family is in the text too
   (German "bauen … ab"). A pair's ``weak`` objects (a file, a branch) fire only when no
-  ``unless`` word (an empty line, a test, a comment) is in the sentence.
+  ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans. A
+  sentence end (punctuation, a line end, a paragraph or record separator) never splits
+  a verb from its object within the window: put between them, it would hide a danger.
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
-* undoes, before any rule reads a text, the encodings that hide its words (``decoded``).
+* reads English word by word first (``word_match``); ``en.toml`` adds English rules in
+  the folded form. Encodings that hide words are undone before (``door_decode``).
 
-``English`` keeps its fuller rules in ``door_rules`` (read first); ``en.toml`` adds rules
-in this form. The data files' hash is part of ``doors.rules_version``.
+The data files' hash is ``doors.rules_version`` (with the modules that apply them).
 """
 
 from toolkit.core.door_data import load, record_source
@@ -37,6 +38,7 @@ record_source(__file__)  # the file as read: ``doors.rules_version`` names it
 __all__ = [
     "fold",
     "folded_entry",
+    "gate_keys",
     "foreign_words",
     "match",
     "rule_names",
@@ -52,8 +54,12 @@ _LATIN = ["en", "es", "fr", "de", "pt", "it"]
 # adds a final consonant to its last syllable (지우 in 지울, 두 in 둘까요). Windows are
 # counted in syllables, about three letters each.
 _JAMO = "ko"
-_BREAK = "\u2029"  # a sentence end in folded text (never in folded words)
-_BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
+_BREAK = "\u2029"  # marks a sentence end while folding (never in folded words)
+# Sentence ends: punctuation, line ends, and the separators ``str.split`` reads as spaces
+# (line and paragraph separators, the file/group/record separators, NEL).
+_BREAKS = frozenset(
+    ".?!;:\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964"
+)
 
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
@@ -71,8 +77,15 @@ def _ud():
 
 def fold(text):
     """The text the data rules read: NFKC, case-folded, accents dropped, letters and digits
-    kept, everything else a space, sentence ends a break; words separated by one space,
-    with a space at both ends (so ``" borr"`` finds a word start)."""
+    kept, everything else a space; words separated by one space, with a space at both
+    ends (so ``" borr"`` finds a word start)."""
+    return _folded(text)[0]
+
+
+def _folded(text, nfd=False):
+    """``(fold(text), ends)``: ``ends`` the positions in it where a sentence starts after
+    a sentence end (``_BREAKS``). With ``nfd``, the folded text in canonical
+    decomposition (Korean is read letter by letter)."""
     if text.isascii():
         low = text.lower()
     else:
@@ -91,7 +104,21 @@ def fold(text):
             out.append(" " + _BREAK + " ")
         else:
             out.append(" ")
-    return " " + " ".join("".join(out).split()) + " "
+    marked = "".join(out)
+    if nfd:
+        marked = _ud().normalize("NFD", marked)
+    # Split at spaces only: ``str.split()`` would drop the breaks as white space.
+    words, ends, at = [], [], 1
+    for word in marked.split(" "):
+        if not word:
+            continue
+        if word == _BREAK:
+            if not ends or ends[-1] != at:
+                ends.append(at)
+            continue
+        words.append(word)
+        at += len(word) + 1
+    return " " + " ".join(words) + " ", ends
 
 
 def folded_entry(entry):
@@ -192,15 +219,16 @@ def rule_names(code="en"):
 
 
 def _stopwords():
-    """``(ruled, other)``: ``{language: frozenset of function words}`` for the languages
-    with rules and for the others (``languages.toml``)."""
+    """``(ruled, other, gates)`` from ``languages.toml``: ``{language: frozenset of
+    function words}`` for the languages with rules and for the others, and each gated
+    language's gate keys (``gate_keys``)."""
     data = _loaded.get("*")
     if data is None:
         raw = load("languages.toml")
         data = _loaded["*"] = tuple(
             {code: frozenset(words) for code, words in raw[part].items()}
             for part in ("ruled", "other")
-        )
+        ) + (raw.get("gates", {}),)
     return data
 
 
@@ -262,20 +290,16 @@ def _candidates(counts):
 # ---- rules ------------------------------------------------------------------------
 
 
-def _sentence_of(text):
-    """A function giving the sentence number of a position in folded ``text``."""
-    ends = []
-    at = text.find(_BREAK)
-    while at >= 0:
-        ends.append(at)
-        at = text.find(_BREAK, at + 1)
+def _sentence_of(ends):
+    """A function giving the sentence number of a position in folded text whose
+    sentences start at ``ends`` (``_folded``)."""
     if not ends:
-        return lambda pos: 0
+        return _one_sentence
 
     def sentence(pos):
         n = 0
         for end in ends:
-            if end < pos:
+            if end <= pos:
                 n += 1
             else:
                 break
@@ -343,21 +367,26 @@ def _fires(lang, text, rule, sentence):
     window = rule.get("window", 30 if lang.spaceless else 8)
     if lang.code == _JAMO:
         window *= 3
+    # A harmless word quiets a weak object only in the sentences from the verb's to the
+    # object's: one elsewhere hides nothing.
     quiet = {sentence(m[0]) for m in marks}
     if rule.get("across"):  # anywhere in the text: "Buy it? It is $90,000."
-        window, sentence = len(text), _one_sentence
+        window = len(text)
     # One word is not both verb and object ("pagamento": Italian ``paga``); written
-    # without spaces, one compound may be both ("退款", refund).
+    # without spaces, one compound may be both ("退款", refund). A verb and its object
+    # within the window fire across a sentence end: a break put between them (a full
+    # stop, a paragraph separator) must not split them.
     apart = _differ if lang.spaceless else _apart
     for v in verbs:
-        sv = sentence(v[0])
         for o in strong:
-            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            if apart(o, v) and _near(lang, text, v, o, window):
                 return True
-        if sv in quiet:
-            continue
+        sv = sentence(v[0])
         for o in weak:
-            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            so = sentence(o[0])
+            if any(min(sv, so) <= q <= max(sv, so) for q in quiet):
+                continue  # a harmless word in the sentences the pair spans
+            if apart(o, v) and _near(lang, text, v, o, window):
                 return True
     return False
 
@@ -386,44 +415,66 @@ def match(text, counts=None):
     """
     if counts is None:
         counts = scripts(text)
-    folded = fold(text)
-    sentence = _sentence_of(folded)
+    folded, ends = _folded(text)
+    sentence = _sentence_of(ends)
     words = folded.split()
     stop = _stopwords()[0]
     codes = _candidates(counts)
     hits = {code: sum(1 for w in words if w in stop.get(code, ())) for code in codes}
-    if "en" in hits and text.isascii():
-        codes = [c for c in codes if c == "en" or not _english_throughout(folded, stop, c)]
+    if "en" in hits:
+        codes = [c for c in codes if c not in _LATIN[1:] or _worth_reading(c, folded, words, stop)]
     # The language whose function words the text uses most is read first (it is named).
     for code in sorted(codes, key=lambda code: -hits[code]):
         lang = _language(code)
         read, where = folded, sentence
         if code == _JAMO:
-            read = _ud().normalize("NFD", folded)
-            where = _sentence_of(read)
+            read, jamo_ends = _folded(text, nfd=True)
+            where = _sentence_of(jamo_ends)
         for rule in lang.rules:
             if _fires(lang, read, rule, where):
                 return code, rule["rule"]
     return None
 
 
-def _english_throughout(folded, stop, code):
-    """Whether every sentence of ASCII text has English function words and none of
-    ``code``'s own (words both languages use, such as "a" or "no", do not count either
-    way): then ``code``'s rules need not be read (most English questions on the hot path
-    load no other language). A sentence with neither ("Borrar tabla usuarios?") keeps
-    every language."""
-    english, other = stop["en"], stop.get(code, frozenset())
-    shared = set()
-    for lang in _LATIN:
-        if lang != "en":
-            shared |= english & stop[lang]
-    own, theirs = english - shared, other - english
-    for part in folded.split(_BREAK):
-        words = part.split()
-        if words and (not any(w in own for w in words) or any(w in theirs for w in words)):
-            return False
-    return True
+def _worth_reading(code, folded, words, stop):
+    """Whether text English reads should be read by ``code``'s rules too: it has a
+    function word of ``code``'s own (not English's), or an entry of the verbs of one of
+    ``code``'s rules (or of a rule of one family) is in it. Without either no rule of
+    ``code`` can fire, so skipping it loses no door, whatever the mix of languages
+    ("Should I supprimer the production database?")."""
+    own = stop.get(code, frozenset()) - stop["en"]
+    if any(w in own for w in words):
+        return True
+    keys = _gates().get(code)
+    if keys is None:
+        return True  # no gate listed: read it
+    sizes = {len(k) for k in keys}
+    if code in _gates().get("within", ()):  # matched anywhere: German compounds
+        return any(w[i : i + n] in keys for w in words for n in sizes for i in range(len(w)))
+    return any(w[:n] in keys for w in words for n in sizes)
+
+
+def gate_keys(data):
+    """The gate of a language file (``languages.toml``'s ``[gates]``, which a test keeps
+    equal to this): the first word of every entry of the verbs of its rules (or of a rule
+    of one family). A text none of whose words holds one of them fires no rule of that
+    language."""
+    families = data.get("families", {})
+    keys = set()  # with ``within`` listing the language when its entries match anywhere
+    for rule in data.get("rules", ()):
+        for family in _names(rule.get("verbs", rule.get("any", ()))):
+            for entry in families.get(family, ()):
+                first = entry.lstrip("=").split(" ")[0]
+                if first:
+                    keys.add(first)
+    return sorted(keys)
+
+
+def _gates():
+    gates = _loaded.get("gates")
+    if gates is None:
+        gates = _loaded["gates"] = {c: frozenset(k) for c, k in _stopwords()[2].items()}
+    return gates
 
 
 def foreign_words(text, counts=None):
@@ -492,7 +543,7 @@ def unreadable(text, counts=None):
     if len(words) < 3:
         return None
     folded = [fold(w).strip() for w in words]
-    known, others = _stopwords()
+    known, others = _stopwords()[:2]
     ruled = 0
     for code in _candidates(counts):
         ruled = max(ruled, sum(1 for w in folded if w in known.get(code, ())))
