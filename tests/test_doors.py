@@ -449,6 +449,18 @@ def test_checks_without_text_never_load_the_rules():
     assert out.stdout.split() == ["none", "True"]
 
 
+def test_english_questions_read_no_other_language_when_nothing_could_fire():
+    code = (
+        "import sys\n"
+        "from toolkit.core import door_data, doors\n"
+        "print(doors.classify('Should I rename the helper now?').door)\n"
+        "print(sorted(n for n in ('es.toml', 'fr.toml', 'de.toml', 'pt.toml', 'it.toml')"
+        " if door_data.held(n) is not None))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["two-way", "[]"], out.stdout
+
+
 def test_a_text_whose_words_fire_a_rule_never_loads_the_other_readings():
     # Shell lines, method calls and disguised spellings are read only when the words as
     # written fire nothing: a plainly one-way question spares its process that module.

@@ -422,7 +422,7 @@ def match(text, counts=None):
     codes = _candidates(counts)
     hits = {code: sum(1 for w in words if w in stop.get(code, ())) for code in codes}
     if "en" in hits:
-        codes = [c for c in codes if c not in _LATIN[1:] or _worth_reading(c, folded, words, stop)]
+        codes = [c for c in codes if c not in _LATIN[1:] or _worth_reading(c, words, stop)]
     # The language whose function words the text uses most is read first (it is named).
     for code in sorted(codes, key=lambda code: -hits[code]):
         lang = _language(code)
@@ -436,44 +436,68 @@ def match(text, counts=None):
     return None
 
 
-def _worth_reading(code, folded, words, stop):
+def _worth_reading(code, words, stop):
     """Whether text English reads should be read by ``code``'s rules too: it has a
-    function word of ``code``'s own (not English's), or an entry of the verbs of one of
-    ``code``'s rules (or of a rule of one family) is in it. Without either no rule of
-    ``code`` can fire, so skipping it loses no door, whatever the mix of languages
-    ("Should I supprimer the production database?")."""
+    function word of ``code``'s own (not English's), or a word English's rules do not
+    know that holds a word of ``code``'s verbs (its gate, ``gate_keys``): "Should I
+    supprimer the production database?", "Deploy a producción?". A language whose verbs
+    are not in the text fires nothing, so the gate loses no door of words foreign to
+    English; words English's rules know are English's to judge ("Rebase my branch onto
+    main?" is no Spanish ``rebas`` + ``main``), whatever the text's encoding."""
     own = stop.get(code, frozenset()) - stop["en"]
     if any(w in own for w in words):
         return True
     keys = _gates().get(code)
     if keys is None:
         return True  # no gate listed: read it
-    sizes = {len(k) for k in keys}
-    if code in _gates().get("within", ()):  # matched anywhere: German compounds
-        return any(w[i : i + n] in keys for w in words for n in sizes for i in range(len(w)))
-    return any(w[:n] in keys for w in words for n in sizes)
+    start, within = keys
+    english, function = _word_rules("en"), stop["en"]
+    for w in words:
+        if w in function or english.known(w):
+            continue
+        if any(w[:n] in start for n in _sizes(start)):
+            return True
+        if any(w[i : i + n] in within for n in _sizes(within) for i in range(len(w))):
+            return True
+    return False
+
+
+def _sizes(keys):
+    return {len(k) for k in keys}
 
 
 def gate_keys(data):
     """The gate of a language file (``languages.toml``'s ``[gates]``, which a test keeps
-    equal to this): the first word of every entry of the verbs of its rules (or of a rule
-    of one family). A text none of whose words holds one of them fires no rule of that
-    language."""
+    equal to this): for every entry of the verbs of its rules (or of a rule of one
+    family), a word a text must hold for the entry to be found. A one-word entry matched
+    at word starts gives itself, found at a word's start; any other (a phrase, a
+    language matched anywhere in a word) its longest word, marked ``~``: found anywhere
+    in a word. A text holding none of them fires no rule of that language."""
     families = data.get("families", {})
-    keys = set()  # with ``within`` listing the language when its entries match anywhere
+    anywhere = data.get("match") == "substring"
+    keys = set()
     for rule in data.get("rules", ()):
         for family in _names(rule.get("verbs", rule.get("any", ()))):
             for entry in families.get(family, ()):
-                first = entry.lstrip("=").split(" ")[0]
-                if first:
-                    keys.add(first)
+                parts = entry.lstrip("=").split(" ")
+                if len(parts) == 1 and not anywhere:
+                    keys.add(parts[0])
+                else:
+                    keys.add("~" + max(parts, key=len))
     return sorted(keys)
 
 
 def _gates():
+    """``{language: (keys found at a word's start, keys found anywhere in a word)}``."""
     gates = _loaded.get("gates")
     if gates is None:
-        gates = _loaded["gates"] = {c: frozenset(k) for c, k in _stopwords()[2].items()}
+        gates = _loaded["gates"] = {
+            code: (
+                frozenset(k for k in keys if k[:1] != "~"),
+                frozenset(k[1:] for k in keys if k[:1] == "~"),
+            )
+            for code, keys in _stopwords()[2].items()
+        }
     return gates
 
 
