@@ -496,3 +496,30 @@ def test_word_splitting_matches_the_token_pattern():
         assert door_reader.words(text) == pattern.findall(text)
 
     check()
+
+
+def test_a_process_holding_older_rules_gives_a_rules_version_no_run_has(tmp_path):
+    # Rules upgraded while a process runs: the data it read are not the files' now, so
+    # the version it gives is one no run has (the next run reads every summary again).
+    import pathlib
+    import shutil
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    shutil.copytree(
+        root / "toolkit", tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    data = tmp_path / "toolkit" / "data" / "doors" / "en-words.toml"
+    code = (
+        "import pathlib, sys\n"
+        "from toolkit.core import doors\n"
+        "doors.classify('Drop the users table?')\n"
+        "print(doors.rules_version())\n"
+        f"path = pathlib.Path({str(data)!r})\n"
+        "path.write_text(path.read_text() + '# upgraded\\n')\n"
+        "print(doors.rules_version())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    before, after = out.stdout.split()
+    assert len(before) == 12 and after.startswith("unsettled-"), out.stdout

@@ -734,7 +734,7 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_data, door_engine  # noqa: F401  (every module read)
+    from toolkit.core import door_data, door_decode, door_engine, door_shell  # noqa: F401  (every module read)
 
     read = door_data.as_read()
     digest = hashlib.sha1()
