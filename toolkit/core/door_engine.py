@@ -45,6 +45,7 @@ __all__ = [
     "unreadable",
     "scripts",
     "word_match",
+    "word_rules",
 ]
 
 _SPACELESS = frozenset(("zh", "ja", "ko"))
@@ -200,7 +201,8 @@ def _language(code):
     return lang
 
 
-def _word_rules(code):
+def word_rules(code="en"):
+    """``code``'s word-by-word rules (``door_reader.WordRules``), read on first use."""
     rules = _loaded.get(code + "-words")
     if rules is None:
         rules = _loaded[code + "-words"] = WordRules(load(f"{code}-words.toml"))
@@ -210,12 +212,12 @@ def _word_rules(code):
 def word_match(normalised, code="en"):
     """The rule of ``code``'s word-by-word rules (``door_reader``) that fires first on
     text normalised by ``doors.normalise``, or None."""
-    return _word_rules(code).match(normalised)
+    return word_rules(code).match(normalised)
 
 
 def rule_names(code="en"):
     """The names of ``code``'s word-by-word rules, in order."""
-    return _word_rules(code).rule_names
+    return word_rules(code).rule_names
 
 
 def _stopwords():
@@ -451,7 +453,7 @@ def _worth_reading(code, words, stop):
     if keys is None:
         return True  # no gate listed: read it
     start, within = keys
-    english, function = _word_rules("en"), stop["en"]
+    english, function = word_rules("en"), stop["en"]
     for w in words:
         if w in function or english.known(w):
             continue

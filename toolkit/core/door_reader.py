@@ -483,6 +483,10 @@ class WordRules:
         self._versions = tuple(k for k, entries in enumerate(sets) if "#version" in entries)
         self._longest = longest  # the most words in an entry
 
+    def families(self):
+        """``{family name: frozenset of entries}`` (a ``#version`` entry: any version)."""
+        return dict(zip(self._ids, self._sets))
+
     def known(self, word, families=None):
         """Whether ``word`` is a single word of any family (or of the ids ``families``)."""
         if word not in self._all:
