@@ -161,7 +161,12 @@ def _corpus():
         dirs.sort()
         for name in sorted(names):
             path = os.path.join(folder, name)
-            if name.endswith(".jsonl") and "door" in path and "holdout" not in name:
+            if (
+                name.endswith(".jsonl")
+                and "door" in path
+                and "holdout" not in name
+                and "heldout" not in name
+            ):
                 with open(path, encoding="utf-8") as f:
                     rows = [json.loads(line) for line in f if line.strip()]
                 texts += [r["text"] for r in rows if isinstance(r.get("text"), str)]
