@@ -423,7 +423,7 @@ def match(text, counts=None):
     stop = _stopwords()[0]
     codes = _candidates(counts)
     hits = {code: sum(1 for w in words if w in stop.get(code, ())) for code in codes}
-    if "en" in hits:
+    if "en" in hits and text.isascii():
         codes = [c for c in codes if c not in _LATIN[1:] or _worth_reading(c, words, stop)]
     # The language whose function words the text uses most is read first (it is named).
     for code in sorted(codes, key=lambda code: -hits[code]):
@@ -439,21 +439,24 @@ def match(text, counts=None):
 
 
 def _worth_reading(code, words, stop):
-    """Whether text English reads should be read by ``code``'s rules too: it has a
-    function word of ``code``'s own (not English's), or a word English's rules do not
+    """Whether ASCII text should be read by ``code``'s rules besides English's (text with
+    letters beyond ASCII is read by every language its scripts allow): it has no function
+    word only English has, or a function word of ``code``'s own, or a word English's rules do not
     know that holds a word of ``code``'s verbs (its gate, ``gate_keys``): "Should I
-    supprimer the production database?", "Deploy a producción?". A language whose verbs
-    are not in the text fires nothing, so the gate loses no door of words foreign to
-    English; words English's rules know are English's to judge ("Rebase my branch onto
-    main?" is no Spanish ``rebas`` + ``main``), whatever the text's encoding."""
-    own = stop.get(code, frozenset()) - stop["en"]
+    supprimer the production database?". Without one of those its words are English's to
+    judge ("Rebase my branch onto main?" is no Spanish ``rebas`` + ``main``); a language
+    none of whose verbs is in the text fires nothing anyway."""
+    english, function = word_rules("en"), stop["en"]
+    shared = frozenset().union(*(stop[c] for c in _LATIN[1:]))
+    if not any(w in function and w not in shared for w in words):
+        return True  # no function word only English has ("a", "no" are Spanish too)
+    own = stop.get(code, frozenset()) - function
     if any(w in own for w in words):
         return True
     keys = _gates().get(code)
     if keys is None:
         return True  # no gate listed: read it
     start, within = keys
-    english, function = word_rules("en"), stop["en"]
     for w in words:
         if w in function or english.known(w):
             continue
