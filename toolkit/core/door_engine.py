@@ -474,10 +474,11 @@ def _sizes(keys):
 def gate_keys(data):
     """The gate of a language file (``languages.toml``'s ``[gates]``, which a test keeps
     equal to this): for every entry of the verbs of its rules (or of a rule of one
-    family), a word a text must hold for the entry to be found. A one-word entry matched
-    at word starts gives itself, found at a word's start; any other (a phrase, a
-    language matched anywhere in a word) its longest word, marked ``~``: found anywhere
-    in a word. A text holding none of them fires no rule of that language."""
+    family), a word a text must hold for the entry to be found. An entry matched at word
+    starts gives its first word, found at a word's start; a phrase starting with a word of
+    one or two letters ("n importe qui"), or an entry of a language matched anywhere in a
+    word, its longest word, marked ``~``: found anywhere in a word. A text holding none
+    of them fires no rule of that language."""
     families = data.get("families", {})
     anywhere = data.get("match") == "substring"
     keys = set()
@@ -485,7 +486,7 @@ def gate_keys(data):
         for family in _names(rule.get("verbs", rule.get("any", ()))):
             for entry in families.get(family, ()):
                 parts = entry.lstrip("=").split(" ")
-                if len(parts) == 1 and not anywhere:
+                if not anywhere and (len(parts) == 1 or len(parts[0]) >= 3):
                     keys.add(parts[0])
                 else:
                     keys.add("~" + max(parts, key=len))
