@@ -63,7 +63,11 @@ def first_call_ms(code_dir, build):
     """A fresh process's first classification (after the import), cache hit or forced build."""
     prog = (
         "import time, sys\n"
-        "try:\n    from toolkit.core import doors, door_rules\nexcept ImportError:\n    from toolkit import doors, door_rules\n"
+        "try:\n    from toolkit.core import doors\nexcept ImportError:\n    from toolkit import doors\n"
+        "try:\n    from toolkit.core import door_rules\nexcept ImportError:\n"
+        "    try:\n        from toolkit import door_rules\n    except ImportError:\n"
+        # The rules as data: no word-index cache; the engine imported as the rules were.
+        "        from toolkit.core import door_engine as door_rules\n"
         "def no_cache():\n"
         "    raise OSError('no cache')\n"
         # The word index lives in door_words once the rules are split into modules.

@@ -440,13 +440,25 @@ def test_checks_without_text_never_load_the_rules():
         "d.decide('ship-test-failure-triage')\n"
         "d.canonical_id('X_Y')\n"
         "heavy = [m for m in ('sqlite3', 'click', 'numpy', 'pandas', 'unicodedata',"
-        " 'hashlib', 'toolkit.core.door_rules') if m in sys.modules]\n"
+        " 'hashlib', 'toolkit.core.door_reader') if m in sys.modules]\n"
         "print(','.join(heavy) or 'none')\n"
         "d.classify('rename it')\n"
-        "print('toolkit.core.door_rules' in sys.modules)"
+        "print('toolkit.core.door_reader' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["none", "True"]
+
+
+def test_english_questions_read_no_other_language_when_nothing_could_fire():
+    code = (
+        "import sys\n"
+        "from toolkit.core import door_data, doors\n"
+        "print(doors.classify('Should I rename the helper now?').door)\n"
+        "print(sorted(n for n in ('es.toml', 'fr.toml', 'de.toml', 'pt.toml', 'it.toml')"
+        " if door_data.held(n) is not None))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["two-way", "[]"], out.stdout
 
 
 def test_a_text_whose_words_fire_a_rule_never_loads_the_other_readings():
@@ -456,19 +468,12 @@ def test_a_text_whose_words_fire_a_rule_never_loads_the_other_readings():
         "import sys\n"
         "import toolkit.core.doors as d\n"
         "print(d.classify('Drop the users table?').door)\n"
-        "print('toolkit.core.door_readings' in sys.modules)\n"
+        "print('toolkit.core.door_shell' in sys.modules)\n"
         "print(d.classify('cat /dev/null > app.sqlite').door)\n"
-        "print('toolkit.core.door_readings' in sys.modules)\n"
+        "print('toolkit.core.door_shell' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["one-way", "False", "one-way", "True"]
-
-
-def test_word_index_cache_equals_a_fresh_build():
-    from toolkit.core import door_words
-
-    classify("warm the cache")
-    assert door_words._INDEX == door_words._index_now()
 
 
 def test_word_splitting_matches_the_token_pattern():
@@ -476,9 +481,9 @@ def test_word_splitting_matches_the_token_pattern():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from toolkit.core import door_rules, door_words
+    from toolkit.core import door_reader
 
-    pattern = door_words._token_pattern()
+    pattern = door_reader.token_pattern()
     pieces = st.sampled_from(
         list("abz09 -.?!;,$%#+=/:()'\"é")
         + ["--", "o+w", "-rf", "v1.2.3", "::/0", "a-b", "x.", "$ 5", "rm", "2.0"]
@@ -488,6 +493,33 @@ def test_word_splitting_matches_the_token_pattern():
     @given(st.lists(pieces, max_size=14))
     def check(parts):
         text = normalise("".join(parts))
-        assert door_rules.words(text) == pattern.findall(text)
+        assert door_reader.words(text) == pattern.findall(text)
 
     check()
+
+
+def test_a_process_holding_older_rules_gives_a_rules_version_no_run_has(tmp_path):
+    # Rules upgraded while a process runs: the data it read are not the files' now, so
+    # the version it gives is one no run has (the next run reads every summary again).
+    import pathlib
+    import shutil
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    shutil.copytree(
+        root / "toolkit", tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    data = tmp_path / "toolkit" / "data" / "doors" / "en-words.toml"
+    code = (
+        "import pathlib, sys\n"
+        "from toolkit.core import doors\n"
+        "doors.classify('Drop the users table?')\n"
+        "print(doors.rules_version())\n"
+        f"path = pathlib.Path({str(data)!r})\n"
+        "path.write_text(path.read_text() + '# upgraded\\n')\n"
+        "print(doors.rules_version())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    before, after = out.stdout.split()
+    assert len(before) == 12 and after.startswith("unsettled-"), out.stdout

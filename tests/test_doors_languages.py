@@ -240,7 +240,7 @@ def test_the_rules_version_hashes_the_language_data():
 def test_data_files_are_toml_read_exactly_as_tomllib_reads_them():
     import tomllib
 
-    from toolkit.core.door_engine import data_files, read_data
+    from toolkit.core.door_data import data_files, read_data
 
     for path in data_files():
         with open(path, "rb") as f:
@@ -253,7 +253,7 @@ def test_data_files_are_toml_read_exactly_as_tomllib_reads_them():
     ['key = "a\\"b"', "key = {inline = 1}", "key = 1.5", "just words", 'a = "x"\na = "y"'],
 )
 def test_the_data_reader_refuses_what_it_does_not_read(text):
-    from toolkit.core.door_engine import read_data
+    from toolkit.core.door_data import read_data
 
     with pytest.raises(ValueError):
         read_data(text)
@@ -264,19 +264,43 @@ def test_data_files_hold_entries_folded_as_text_is():
     # the form the text is folded to, or it would never match.
     import tomllib
 
-    from toolkit.core.door_engine import data_files, folded_entry
+    from toolkit.core.door_data import data_files
+    from toolkit.core.door_engine import folded_entry
+    from toolkit.core.door_reader import words
 
     for path in data_files():
         with open(path, "rb") as f:
             data = tomllib.load(f)
+        by_words = data.get("match") == "words"
         for family, entries in data.get("families", {}).items():
-            assert [e for e in entries if folded_entry(e) != e] == [], (path, family)
+            if by_words:  # entries are words as the reader splits text
+                odd = [e for e in entries if e not in ("#version", "$") and " ".join(words(e)) != e]
+            else:
+                odd = [e for e in entries if folded_entry(e) != e]
+            assert odd == [], (path, family)
+        known = set(data.get("families", ())) | set(data.get("sets", ()))
         for rule in data.get("rules", ()):
             assert rule["rule"] in RULE_NAMES, (path, rule)  # one vocabulary of rule names
-            for key in ("any", "verbs", "objects", "weak"):
+            for key in (
+                "any",
+                "verbs",
+                "objects",
+                "weak",
+                "then",
+                "referent",
+                "free",
+                "passive",
+                "harmless",
+                "direct_unless",
+                "next",
+                "unless_after",
+                "unless_before",
+                "unless_between",
+                "verb_unless_after",
+            ):
                 names = rule.get(key, ())
                 for name in [names] if isinstance(names, str) else names:
-                    assert name in data["families"], (path, rule)
+                    assert name in known, (path, rule)
 
 
 # --- languages without rules (issue 26, point 3) -------------------------------------------
@@ -373,3 +397,65 @@ def test_short_labels_in_english_and_the_ruled_languages_stay_readable(text):
 )
 def test_an_unruled_label_hidden_by_encodings_or_markers_is_still_unreadable(text):
     assert classify(text) == ("one-way", "unreadable-language"), explain(text)
+
+
+
+# --- sentence ends and the language gate -------------------------------------------------
+
+SENTENCE_BREAKS = [". ", "\u2029", "\u2028", "\x1c", "\x1d", "\x1e", "\x85", "\n"]
+
+
+@pytest.mark.parametrize("brk", SENTENCE_BREAKS)
+def test_a_harmless_word_in_another_sentence_hides_no_danger(brk):
+    # "test" quiets the weak object "branche" in its own sentence only.
+    assert classify("Supprimer la branche release et ajouter un test ?").door == "two-way"
+    text = f"Supprimer la branche release{brk}Ajouter un test ?"
+    assert classify(text).door == "one-way", (brk, explain(text))
+
+
+@pytest.mark.parametrize("brk", SENTENCE_BREAKS[1:])
+def test_a_sentence_break_never_splits_a_verb_from_its_object(brk):
+    # The separators white-space splitting reads as spaces, and line ends: an invisible
+    # break put between a verb and its object reads as a space would.
+    for text in (
+        f"Supprimer{brk}la base de données de production ?",
+        f"Vider{brk}la table des clients ?",
+        f"Drop{brk}the users table?",
+        f"Borrar{brk}la base de datos de producción?",
+    ):
+        assert classify(text).door == "one-way", (brk, text, explain(text))
+
+
+@pytest.mark.parametrize(
+    "text, lang",
+    [
+        ("Should I supprimer the production database?", "fr"),
+        ("Please review the docs first. Borrar la tabla de usuarios?", "es"),
+        ("Quick one for the team: Produktionsdatenbank löschen?", "de"),
+        ("Can we just apagar o servidor de produção now?", "pt"),
+        ("Then please cancellare il database di produzione?", "it"),
+    ],
+)
+def test_one_foreign_phrase_in_an_english_question_loses_no_door(text, lang):
+    # Read by the foreign language's rules (or a close one's: Spanish reads "apagar").
+    shown = explain(text)
+    assert shown["door"] == "one-way" and shown["language"] not in (None, "en"), shown
+
+
+def test_the_language_gates_are_the_verbs_of_each_language_file():
+    # The gate may only skip a language none of whose rules could fire: it must list the
+    # first word of every verb entry, exactly as derived from the language's file.
+    from toolkit.core.door_data import load
+    from toolkit.core.door_engine import gate_keys
+
+    gates = load("languages.toml")["gates"]
+    for code in ("es", "fr", "de", "pt", "it"):
+        assert gates[code] == gate_keys(load(f"{code}.toml")), code
+
+
+def test_the_english_word_rules_know_their_longest_entry():
+    from toolkit.core.door_data import load
+
+    data = load("en-words.toml")
+    longest = max(e.count(" ") + 1 for f in data["families"].values() for e in f)
+    assert data["words"]["longest"] == longest

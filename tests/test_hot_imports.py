@@ -179,7 +179,7 @@ def test_hooks_import_no_functools_collections_enum_or_re(tmp_path):
         # The answer's text is read for the record; a pass-through (no preference) cannot
         # depend on the question's door, so it spares itself the classifier.
         rule_modules = {m for m in mods if m.startswith("toolkit.core.door_")}
-        assert ("toolkit.core.door_rules" in mods) == (sub == "post-tool-use"), sub
+        assert ("toolkit.core.door_reader" in mods) == (sub == "post-tool-use"), sub
         assert bool(rule_modules) == (sub == "post-tool-use"), (sub, rule_modules)
         assert not (mods & {"functools", "collections", "enum", "re"}), (sub, sorted(mods))
     # gstack's question-log.jsonl now holds the first answer, read: its dedup window is
@@ -236,9 +236,9 @@ def test_sqlite3_loads_without_functools_and_keeps_its_statement_cache():
     )
 )
 def test_door_tokenizer_follows_the_token_pattern(text):
-    from toolkit.core import door_words
+    from toolkit.core import door_reader
 
-    assert door_words._tokens(text) == door_words._token_pattern().findall(text)
+    assert door_reader.tokens(text) == door_reader.token_pattern().findall(text)
 
 
 CONFIG_PIECES = list('[]" \t\\.-aZ09=x#;\u00a0\u00e9\r') + [
@@ -633,30 +633,6 @@ def test_hook_string_readers_follow_their_patterns(text):
     assert auto_decide._safe_component(text) == (
         bool(pattern("safe_component").fullmatch(text)) and text not in (".", "..")
     ), text
-
-
-def test_word_index_cache_loads_in_shards_and_replaces_other_formats(tmp_path, monkeypatch):
-    import marshal
-
-    from toolkit.core import door_rules, door_words
-
-    cache = tmp_path / "door-words.test.marshal"
-    monkeypatch.setattr(door_words, "_cache_path", lambda: str(cache))
-    fresh = door_words._index_now()
-    text = doors.normalise("Drop the users table on production before the 2.0.1 release?")
-    expected = door_rules.match(text)
-    for stale in (None, marshal.dumps(fresh), b"not marshal data"):
-        if stale is not None:
-            cache.write_bytes(stale)  # an earlier format, or a damaged file: built again
-        monkeypatch.setattr(door_words, "_INDEX", None)
-        assert door_rules.match(text) == expected
-        assert door_words._INDEX == fresh
-    # A process loading the cache reads only the shards its words need.
-    monkeypatch.setattr(door_words, "_INDEX", None)
-    assert door_rules.match(text) == expected
-    loaded, total = len(door_words._INDEX._shards), len(door_words._INDEX._spans)
-    assert 0 < loaded < total / 10, (loaded, total)
-    assert door_words._INDEX == fresh and door_words._INDEX.as_tuple() == fresh
 
 
 @settings(max_examples=300, deadline=None)

@@ -5,14 +5,14 @@ Imports only ``toolkit.store``; the hot path (hooks and compat scripts) runs on 
 
 import os as _os
 
-# The modules of the door rules: the words and their index, the word families, the rules,
-# the other readings, every language's engine with the decoding (``door_words`` keeps the
-# details; the languages' data files are hashed by ``doors.rules_version`` too).
+# The modules that apply the door rules: the data reader, the decoding, the word-by-word
+# reader and its other readings, every language's engine (``door_data`` keeps the details;
+# the languages' data files are hashed by ``doors.rules_version`` too).
 DOOR_RULE_SOURCES = (
-    "door_words.py",
-    "door_families.py",
-    "door_rules.py",
-    "door_readings.py",
+    "door_data.py",
+    "door_decode.py",
+    "door_shell.py",
+    "door_reader.py",
     "door_engine.py",
 )
 
@@ -30,6 +30,6 @@ def source_stat(path):
 # Each door rules module's file as it was before Python read any of them: this package is
 # imported before any of its modules. Each module records its file again as it starts;
 # when the two agree the file was not replaced while Python read it, so the record names
-# the rules this process holds (``door_words.as_read``). Five stats per process.
+# the rules this process holds (``door_data.as_read``). Five stats per process.
 _DIR = _os.path.dirname(__file__)
 DOOR_SOURCES_BEFORE = {name: source_stat(_os.path.join(_DIR, name)) for name in DOOR_RULE_SOURCES}

@@ -2,12 +2,11 @@
 
 Each language file holds word families (lists of stems or words) and rules over them;
 ``languages.toml`` holds the function words of every language, with rules and without
-(they say which language a text is in, and tell apart text no rules read). The files are
-TOML, read here by a small reader of the subset they use (``read_data``; a test keeps it
-equal to ``tomllib``): importing ``tomllib`` (and ``re``) would cost every hook process
-more than reading all the rules does. Measured on the 11 files here (one process, idle
-machine): importing ``tomllib`` and ``re`` 15.6 ms, parsing them with it 20.6 ms; this
-reader parses them all in 2.4 ms. The engine:
+(they say which language a text is in, and tell apart text no rules read). English's
+rules are read word by word too, from ``en-words.toml`` (``door_reader``: verb families
+crossed with object families, a word then a flag, shell lines, disguises). The files are
+read by ``door_data`` (a small TOML reader; ``tomllib`` and ``re`` would cost a hook
+process more than the rules a text needs), each when a text first needs it. The engine:
 
 * folds the text (NFKC, case-folded, accents dropped, punctuation read as spaces, sentence
   ends kept) and finds every family entry in it. An entry matches, by the language's
@@ -15,45 +14,40 @@ reader parses them all in 2.4 ms. The engine:
   ``borrado``); ``substring`` anywhere (German compounds, ``datenbank`` in
   ``produktionsdatenbank``; Chinese, Japanese, Korean, written without spaces); an
   entry starting ``=`` only as a whole word. Entries are folded as the text is.
-* fires a rule when its families meet in one sentence: ``any`` (one entry is enough),
+* fires a rule when its families meet: ``any`` (one entry is enough),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
   Japanese and Korean); with ``also``, only when a word of that family is in the text too
   (German "bauen … ab"). A pair's ``weak`` objects (a file, a branch) fire only when no
-  ``unless`` word (an empty line, a test, a comment) is in the sentence.
+  ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans. A
+  sentence end (punctuation, a line end, a paragraph or record separator) never splits
+  a verb from its object within the window: put between them, it would hide a danger.
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
-* undoes, before any rule reads a text, the encodings that hide its words (``decoded``).
+* reads English word by word first (``word_match``); ``en.toml`` adds English rules in
+  the folded form. Encodings that hide words are undone before (``door_decode``).
 
-``English`` keeps its fuller rules in ``door_rules`` (read first); ``en.toml`` adds rules
-in this form. The data files' hash is part of ``doors.rules_version``.
+The data files' hash is ``doors.rules_version`` (with the modules that apply them).
 """
 
-import os
-
-from toolkit.core.door_words import record_source
+from toolkit.core.door_data import load, record_source
+from toolkit.core.door_reader import WordRules
 
 record_source(__file__)  # the file as read: ``doors.rules_version`` names it
 
 __all__ = [
-    "DATA_DIR",
-    "LANGUAGES",
-    "data_files",
-    "decoded",
     "fold",
     "folded_entry",
+    "gate_keys",
     "foreign_words",
     "match",
-    "read_data",
+    "rule_names",
     "unreadable",
     "scripts",
+    "word_match",
+    "word_rules",
 ]
 
-DATA_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "doors"
-)
-# The languages with rules, in the order they are read.
-LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 _SPACELESS = frozenset(("zh", "ja", "ko"))
 _LATIN = ["en", "es", "fr", "de", "pt", "it"]
 # Korean is read letter by letter (jamo, Unicode's canonical decomposition of each
@@ -61,67 +55,16 @@ _LATIN = ["en", "es", "fr", "de", "pt", "it"]
 # adds a final consonant to its last syllable (지우 in 지울, 두 in 둘까요). Windows are
 # counted in syllables, about three letters each.
 _JAMO = "ko"
-_BREAK = "\u2029"  # a sentence end in folded text (never in folded words)
-_BREAKS = frozenset(".?!;:\n\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964")
+_BREAK = "\u2029"  # marks a sentence end while folding (never in folded words)
+# Sentence ends: punctuation, line ends, and the separators ``str.split`` reads as spaces
+# (line and paragraph separators, the file/group/record separators, NEL).
+_BREAKS = frozenset(
+    ".?!;:\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964"
+)
 
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
 _loaded = {}
-
-
-def data_files():
-    """Every rules data file, in a fixed order (``doors.rules_version`` hashes them)."""
-    return [os.path.join(DATA_DIR, f"{lang}.toml") for lang in LANGUAGES] + [
-        os.path.join(DATA_DIR, "languages.toml")
-    ]
-
-
-def _value(text, where):
-    if text[:1] == '"' and text[-1:] == '"' and len(text) >= 2 and '"' not in text[1:-1]:
-        return text[1:-1]
-    if text[:1] == "[" and text[-1:] == "]":
-        inner = text[1:-1].strip()
-        if not inner:
-            return []
-        if inner[0] == '"' and inner[-1] == '"':  # strings only: one split, then checked
-            items = inner[1:-1].split('", "')
-            if not any('"' in item for item in items):
-                return items
-        return [_value(part.strip(), where) for part in inner.split(", ")]
-    if text in ("true", "false"):
-        return text == "true"
-    if text.isdigit():
-        return int(text)
-    raise ValueError(f"{where}: not a value the door rules use: {text[:40]}")
-
-
-def read_data(text, where="data"):
-    """The dict a door rules file holds: TOML limited to comments, ``[table]``,
-    ``[[array of tables]]`` and ``key = value`` lines whose value is a string without
-    escapes, an integer, a boolean or a one-line list of those. ValueError otherwise."""
-    data = {}
-    table = data
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line[0] == "#":
-            continue
-        if line[:2] == "[[" and line[-2:] == "]]":
-            table = {}
-            data.setdefault(line[2:-2].strip(), []).append(table)
-        elif line[0] == "[" and line[-1] == "]":
-            table = data.setdefault(line[1:-1].strip(), {})
-        else:
-            key, eq, value = line.partition(" = ")
-            if not eq or not key or key in table:
-                raise ValueError(f"{where}:{n}: not a key = value line")
-            table[key] = _value(value.strip(), f"{where}:{n}")
-    return data
-
-
-def _read(name):
-    path = os.path.join(DATA_DIR, name)
-    with open(path, encoding="utf-8") as f:
-        return read_data(f.read(), path)
 
 
 def _ud():
@@ -135,8 +78,15 @@ def _ud():
 
 def fold(text):
     """The text the data rules read: NFKC, case-folded, accents dropped, letters and digits
-    kept, everything else a space, sentence ends a break; words separated by one space,
-    with a space at both ends (so ``" borr"`` finds a word start)."""
+    kept, everything else a space; words separated by one space, with a space at both
+    ends (so ``" borr"`` finds a word start)."""
+    return _folded(text)[0]
+
+
+def _folded(text, nfd=False):
+    """``(fold(text), ends)``: ``ends`` the positions in it where a sentence starts after
+    a sentence end (``_BREAKS``). With ``nfd``, the folded text in canonical
+    decomposition (Korean is read letter by letter)."""
     if text.isascii():
         low = text.lower()
     else:
@@ -155,7 +105,21 @@ def fold(text):
             out.append(" " + _BREAK + " ")
         else:
             out.append(" ")
-    return " " + " ".join("".join(out).split()) + " "
+    marked = "".join(out)
+    if nfd:
+        marked = _ud().normalize("NFD", marked)
+    # Split at spaces only: ``str.split()`` would drop the breaks as white space.
+    words, ends, at = [], [], 1
+    for word in marked.split(" "):
+        if not word:
+            continue
+        if word == _BREAK:
+            if not ends or ends[-1] != at:
+                ends.append(at)
+            continue
+        words.append(word)
+        at += len(word) + 1
+    return " " + " ".join(words) + " ", ends
 
 
 def folded_entry(entry):
@@ -233,170 +197,41 @@ class _Language:
 def _language(code):
     lang = _loaded.get(code)
     if lang is None:
-        lang = _loaded[code] = _Language(code, _read(f"{code}.toml"))
+        lang = _loaded[code] = _Language(code, load(f"{code}.toml"))
     return lang
 
 
+def word_rules(code="en"):
+    """``code``'s word-by-word rules (``door_reader.WordRules``), read on first use."""
+    rules = _loaded.get(code + "-words")
+    if rules is None:
+        rules = _loaded[code + "-words"] = WordRules(load(f"{code}-words.toml"))
+    return rules
+
+
+def word_match(normalised, code="en"):
+    """The rule of ``code``'s word-by-word rules (``door_reader``) that fires first on
+    text normalised by ``doors.normalise``, or None."""
+    return word_rules(code).match(normalised)
+
+
+def rule_names(code="en"):
+    """The names of ``code``'s word-by-word rules, in order."""
+    return word_rules(code).rule_names
+
+
 def _stopwords():
-    """``(ruled, other)``: ``{language: frozenset of function words}`` for the languages
-    with rules and for the others (``languages.toml``)."""
+    """``(ruled, other, gates)`` from ``languages.toml``: ``{language: frozenset of
+    function words}`` for the languages with rules and for the others, and each gated
+    language's gate keys (``gate_keys``)."""
     data = _loaded.get("*")
     if data is None:
-        raw = _read("languages.toml")
+        raw = load("languages.toml")
         data = _loaded["*"] = tuple(
             {code: frozenset(words) for code, words in raw[part].items()}
             for part in ("ruled", "other")
-        )
+        ) + (raw.get("gates", {}),)
     return data
-
-
-# ---- decoding ---------------------------------------------------------------------
-# ``decoded(text)`` gives the other spellings of a text a reader would see: HTML character
-# references (``D&#114;op``, ``&nbsp;``), tags and comments (``Dr<i></i>op``,
-# code spans and links, backslash escapes (``Dr\x6fp``, ``\u0064rop``, ``\*\*``).
-# code spans and links, backslash escapes (``Dr\\x6fp``, ``\\u0064rop``, ``\\*\\*``).
-# Look-alike letters from other scripts are folded later, by ``doors.normalise``. Each
-# step runs only when its mark is in the text, so plain prose costs a few ``in`` tests;
-# ``html`` is imported only for text with an "&".
-
-_HEX = frozenset("0123456789abcdefABCDEF")
-
-
-def _entities(text):
-    if "&" not in text:
-        return text
-    import html  # only for text with an "&": its entity table is large
-
-    # Twice: "&amp;#114;" is an entity written as an entity.
-    return html.unescape(html.unescape(text)).replace("\u00a0", " ")
-
-
-def _tags(text, gap):
-    """Comments and tags dropped (``gap`` in their place), when the text has any."""
-    if "<" not in text:
-        return text
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "<":
-            if text.startswith("<!--", i):
-                end = text.find("-->", i + 4)
-                if end >= 0:
-                    out.append(gap)
-                    i = end + 3
-                    continue
-            nxt = text[i + 1 : i + 2]
-            if nxt.isalpha() or nxt in ("/", "!", "?"):
-                end = text.find(">", i + 1)
-                if end >= 0 and "<" not in text[i + 1 : end]:
-                    out.append(gap)
-                    i = end + 1
-                    continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _percent(text):
-    """``%HH`` escapes decoded as UTF-8 bytes (``+`` left alone: it is a plus in prose)."""
-    if "%" not in text:
-        return text
-    raw, i, n, changed = bytearray(), 0, len(text), False
-    while i < n:
-        c = text[i]
-        if c == "%" and i + 2 < n + 0 and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            raw.append(int(text[i + 1 : i + 3], 16))
-            i += 3
-            changed = True
-            continue
-        raw.extend(c.encode("utf-8", "surrogatepass"))
-        i += 1
-    if not changed:
-        return text
-    return raw.decode("utf-8", "replace")
-
-
-_SIMPLE_ESCAPES = {"n": " ", "t": " ", "r": " ", "0": ""}
-
-
-def _backslashes(text):
-    r"""``\xHH``, ``\uHHHH``, ``\UHHHHHHHH`` read as their characters; ``\n``, ``\t``
-    as spaces; a backslash before anything else dropped (``\*\*drop\*\*``)."""
-    if "\\" not in text:
-        return text
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        k = text[i + 1]
-        size = {"x": 2, "u": 4, "U": 8}.get(k)
-        if size:
-            digits = text[i + 2 : i + 2 + size]
-            if len(digits) == size and all(d in _HEX for d in digits):
-                code = int(digits, 16)
-                if code < 0x110000 and not 0xD800 <= code < 0xE000:
-                    out.append(chr(code))
-                    i += 2 + size
-                    continue
-        if k in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[k])
-        elif k != "\\":
-            out.append(k)
-        i += 2
-    return "".join(out)
-
-
-def _markdown(text):
-    """Emphasis marks and code ticks dropped, ``[label](target)`` read as both."""
-    if "](" in text:
-        out, i = [], 0
-        while True:
-            j = text.find("](", i)
-            if j < 0:
-                out.append(text[i:])
-                break
-            start = text.rfind("[", i, j)
-            end = text.find(")", j)
-            if start < 0 or end < 0:
-                out.append(text[i : j + 2])
-                i = j + 2
-                continue
-            out.append(text[i:start])
-            out.append(text[start + 1 : j] + " " + text[j + 2 : end])
-            i = end + 1
-        text = "".join(out)
-    for mark in ("**", "__", "~~", "`", "*"):
-        if mark in text:
-            text = text.replace(mark, "")
-    return text
-
-
-def decoded(text):
-    """The decoded spellings of ``text`` that differ from it (an empty list for plain
-    prose). Tags and comments are read both as nothing (``Dr<i></i>op``) and as a
-    space (``Drop<br>the<br>table``)."""
-    if not any(m in text for m in "&<%\\*_`~]"):
-        return []
-    out = []
-    for gap in ("", " "):
-        step = text
-        for _ in range(3):  # an encoding inside another: "%26%23114%3B", "&lt;i&gt;"
-            before = step
-            step = _percent(step)
-            step = _entities(step)
-            step = _tags(step, gap)
-            step = _backslashes(step)
-            step = _markdown(step)
-            if step == before:
-                break
-        if step != text and step not in out:
-            out.append(step)
-        if "<" not in text and "&lt;" not in text and "%3c" not in text.lower():
-            break
-    return out
 
 
 # ---- scripts ----------------------------------------------------------------------
@@ -457,20 +292,16 @@ def _candidates(counts):
 # ---- rules ------------------------------------------------------------------------
 
 
-def _sentence_of(text):
-    """A function giving the sentence number of a position in folded ``text``."""
-    ends = []
-    at = text.find(_BREAK)
-    while at >= 0:
-        ends.append(at)
-        at = text.find(_BREAK, at + 1)
+def _sentence_of(ends):
+    """A function giving the sentence number of a position in folded text whose
+    sentences start at ``ends`` (``_folded``)."""
     if not ends:
-        return lambda pos: 0
+        return _one_sentence
 
     def sentence(pos):
         n = 0
         for end in ends:
-            if end < pos:
+            if end <= pos:
                 n += 1
             else:
                 break
@@ -538,21 +369,26 @@ def _fires(lang, text, rule, sentence):
     window = rule.get("window", 30 if lang.spaceless else 8)
     if lang.code == _JAMO:
         window *= 3
+    # A harmless word quiets a weak object only in the sentences from the verb's to the
+    # object's: one elsewhere hides nothing.
     quiet = {sentence(m[0]) for m in marks}
     if rule.get("across"):  # anywhere in the text: "Buy it? It is $90,000."
-        window, sentence = len(text), _one_sentence
+        window = len(text)
     # One word is not both verb and object ("pagamento": Italian ``paga``); written
-    # without spaces, one compound may be both ("退款", refund).
+    # without spaces, one compound may be both ("退款", refund). A verb and its object
+    # within the window fire across a sentence end: a break put between them (a full
+    # stop, a paragraph separator) must not split them.
     apart = _differ if lang.spaceless else _apart
     for v in verbs:
-        sv = sentence(v[0])
         for o in strong:
-            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            if apart(o, v) and _near(lang, text, v, o, window):
                 return True
-        if sv in quiet:
-            continue
+        sv = sentence(v[0])
         for o in weak:
-            if apart(o, v) and sentence(o[0]) == sv and _near(lang, text, v, o, window):
+            so = sentence(o[0])
+            if any(min(sv, so) <= q <= max(sv, so) for q in quiet):
+                continue  # a harmless word in the sentences the pair spans
+            if apart(o, v) and _near(lang, text, v, o, window):
                 return True
     return False
 
@@ -581,44 +417,94 @@ def match(text, counts=None):
     """
     if counts is None:
         counts = scripts(text)
-    folded = fold(text)
-    sentence = _sentence_of(folded)
+    folded, ends = _folded(text)
+    sentence = _sentence_of(ends)
     words = folded.split()
     stop = _stopwords()[0]
     codes = _candidates(counts)
     hits = {code: sum(1 for w in words if w in stop.get(code, ())) for code in codes}
     if "en" in hits and text.isascii():
-        codes = [c for c in codes if c == "en" or not _english_throughout(folded, stop, c)]
+        codes = [c for c in codes if c not in _LATIN[1:] or _worth_reading(c, words, stop)]
     # The language whose function words the text uses most is read first (it is named).
     for code in sorted(codes, key=lambda code: -hits[code]):
         lang = _language(code)
         read, where = folded, sentence
         if code == _JAMO:
-            read = _ud().normalize("NFD", folded)
-            where = _sentence_of(read)
+            read, jamo_ends = _folded(text, nfd=True)
+            where = _sentence_of(jamo_ends)
         for rule in lang.rules:
             if _fires(lang, read, rule, where):
                 return code, rule["rule"]
     return None
 
 
-def _english_throughout(folded, stop, code):
-    """Whether every sentence of ASCII text has English function words and none of
-    ``code``'s own (words both languages use, such as "a" or "no", do not count either
-    way): then ``code``'s rules need not be read (most English questions on the hot path
-    load no other language). A sentence with neither ("Borrar tabla usuarios?") keeps
-    every language."""
-    english, other = stop["en"], stop.get(code, frozenset())
-    shared = set()
-    for lang in _LATIN:
-        if lang != "en":
-            shared |= english & stop[lang]
-    own, theirs = english - shared, other - english
-    for part in folded.split(_BREAK):
-        words = part.split()
-        if words and (not any(w in own for w in words) or any(w in theirs for w in words)):
-            return False
-    return True
+def _worth_reading(code, words, stop):
+    """Whether ASCII text should be read by ``code``'s rules besides English's (text with
+    letters beyond ASCII is read by every language its scripts allow): it has no function
+    word only English has, or a function word of ``code``'s own, or a word English's rules do not
+    know that holds a word of ``code``'s verbs (its gate, ``gate_keys``): "Should I
+    supprimer the production database?". Without one of those its words are English's to
+    judge ("Rebase my branch onto main?" is no Spanish ``rebas`` + ``main``); a language
+    none of whose verbs is in the text fires nothing anyway."""
+    english, function = word_rules("en"), stop["en"]
+    shared = frozenset().union(*(stop[c] for c in _LATIN[1:]))
+    if not any(w in function and w not in shared for w in words):
+        return True  # no function word only English has ("a", "no" are Spanish too)
+    own = stop.get(code, frozenset()) - function
+    if any(w in own for w in words):
+        return True
+    keys = _gates().get(code)
+    if keys is None:
+        return True  # no gate listed: read it
+    start, within = keys
+    for w in words:
+        if w in function or english.known(w):
+            continue
+        if any(w[:n] in start for n in _sizes(start)):
+            return True
+        if any(w[i : i + n] in within for n in _sizes(within) for i in range(len(w))):
+            return True
+    return False
+
+
+def _sizes(keys):
+    return {len(k) for k in keys}
+
+
+def gate_keys(data):
+    """The gate of a language file (``languages.toml``'s ``[gates]``, which a test keeps
+    equal to this): for every entry of the verbs of its rules (or of a rule of one
+    family), a word a text must hold for the entry to be found. An entry matched at word
+    starts gives its first word, found at a word's start; a phrase starting with a word of
+    one or two letters ("n importe qui"), or an entry of a language matched anywhere in a
+    word, its longest word, marked ``~``: found anywhere in a word. A text holding none
+    of them fires no rule of that language."""
+    families = data.get("families", {})
+    anywhere = data.get("match") == "substring"
+    keys = set()
+    for rule in data.get("rules", ()):
+        for family in _names(rule.get("verbs", rule.get("any", ()))):
+            for entry in families.get(family, ()):
+                parts = entry.lstrip("=").split(" ")
+                if not anywhere and (len(parts) == 1 or len(parts[0]) >= 3):
+                    keys.add(parts[0])
+                else:
+                    keys.add("~" + max(parts, key=len))
+    return sorted(keys)
+
+
+def _gates():
+    """``{language: (keys found at a word's start, keys found anywhere in a word)}``."""
+    gates = _loaded.get("gates")
+    if gates is None:
+        gates = _loaded["gates"] = {
+            code: (
+                frozenset(k for k in keys if k[:1] != "~"),
+                frozenset(k[1:] for k in keys if k[:1] == "~"),
+            )
+            for code, keys in _stopwords()[2].items()
+        }
+    return gates
 
 
 def foreign_words(text, counts=None):
@@ -715,7 +601,7 @@ def _unreadable(text, counts=None):
     folded = [fold(w).strip() for w in words]
     if len(words) < 3 and not any(w in _unruled_words() for w in folded):
         return None
-    known, others = _stopwords()
+    known, others = _stopwords()[:2]
     ruled = 0
     for code in _candidates(counts):
         ruled = max(ruled, sum(1 for w in folded if w in known.get(code, ())))

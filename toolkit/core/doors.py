@@ -4,12 +4,13 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
 
 * ``classify(text) -> Verdict(door, reason)`` reads a question's text (a question, its
   header and options joined by newlines are one text). Encodings that hide words are
-  undone first (``door_engine.decoded``: HTML, URL escapes, markdown, backslashes); each spelling
+  undone first (``door_decode.decoded``: HTML, URL escapes, markdown, backslashes); each spelling
   is then normalised (``normalise``: NFKC, combining marks, zero-width and control characters
   dropped, case-folded, look-alike letters folded to ASCII (a small table, Unicode's
   confusables data, any decimal digit, Latin letters by name), ``_`` read as a space,
-  whitespace collapsed) and read whole by the rules in ``toolkit.core.door_rules`` (verb
-  families crossed with object families, loaded only when a text is read). Mixed-case
+  whitespace collapsed) and read whole by English's word-by-word rules
+  (``toolkit/data/doors/en-words.toml``, read by ``door_reader``: verb families crossed
+  with object families, loaded only when a text is read). Mixed-case
   text is read a second time with code names split (``dropTable`` → ``drop table``).
   What the English rules do not find, every other language's rules look for
   (``door_engine``, over the data files in ``toolkit/data/doors``; ``explain`` names the
@@ -414,10 +415,10 @@ def _read(text):
 
 
 def _spellings(text):
-    """The text as written, then its decoded spellings (``door_engine.decoded``): str only.
+    """The text as written, then its decoded spellings (``door_decode.decoded``): str only.
     Raises ValueError when the text cannot be read at all."""
     text = _as_text(text)
-    from toolkit.core.door_engine import decoded
+    from toolkit.core.door_decode import decoded
 
     return [text] + decoded(text)
 
@@ -426,13 +427,14 @@ def _judge(text):
     """``{"rule", "language", "normalised", "unreadable"}`` for one text; raises
     ValueError when it cannot be read at all.
 
-    The English rules read every spelling first (``door_rules``), then every language's
-    data rules (``door_engine``); with no rule fired, text the rules cannot read is named.
+    English's word-by-word rules read every spelling first, then every language's rules
+    (``door_engine``); with no rule fired, text the rules cannot read is named.
     """
     spellings = _spellings(text)
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core import door_engine
-    from toolkit.core.door_rules import match
+
+    match = door_engine.word_match
 
     for k, spelling in enumerate(spellings):
         try:
@@ -565,9 +567,9 @@ def _door_of(registry, question_id):
 def __getattr__(name):
     # RULE_NAMES lives with the rules, loaded only when asked for.
     if name == "RULE_NAMES":
-        from toolkit.core.door_rules import RULE_NAMES
+        from toolkit.core.door_engine import rule_names
 
-        return RULE_NAMES
+        return rule_names()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -732,15 +734,18 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_engine, door_readings, door_rules  # noqa: F401  (every module read)
-    from toolkit.core.door_engine import data_files
-    from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
+    from toolkit.core import door_data, door_decode, door_engine, door_shell  # noqa: F401  (every module read)
 
-    read = as_read(RULE_SOURCES)
+    read = door_data.as_read()
     digest = hashlib.sha1()
-    for path in rule_files() + data_files():
+    settled = True
+    for path in door_data.rule_files() + door_data.data_files():
         with open(path, "rb") as f:
-            digest.update(f.read())
-    if not still_as_read(RULE_SOURCES, read):  # also after reading: the text read is theirs
+            raw = f.read()
+        digest.update(raw)
+        held = door_data.held(os.path.basename(path))
+        if held is not None and held != raw:
+            settled = False  # a data file this process read has changed since
+    if not settled or not door_data.still_as_read(read):  # the text read is theirs
         return "unsettled-" + os.urandom(6).hex()
     return digest.hexdigest()[:12]
