@@ -399,7 +399,6 @@ def test_an_unruled_label_hidden_by_encodings_or_markers_is_still_unreadable(tex
     assert classify(text) == ("one-way", "unreadable-language"), explain(text)
 
 
-
 # --- sentence ends and the language gate -------------------------------------------------
 
 SENTENCE_BREAKS = [". ", "\u2029", "\u2028", "\x1c", "\x1d", "\x1e", "\x85", "\n"]

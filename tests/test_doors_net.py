@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import door_corpus
 from tests.helpers.hotpath import plant, pref
-from toolkit.core import doors, preferences
+from toolkit.core import door_checks, doors, preferences
 from toolkit.core.doors import canonical_id, classify, explain
 
 REVIEWER = [
@@ -149,7 +149,7 @@ def test_canonical_id_folds_look_alikes_and_dashes(given, canonical):
     "qid", ["l\u0430nd-and-deploy-rollback", "land\u2010and\u2010deploy\u2010rollback"]
 )
 def test_look_alike_ids_keep_the_registry_door(conn, qid):
-    assert doors.door_for(conn, qid) == doors.Classification(True, "registry")
+    assert door_checks.door_for(conn, qid) == doors.Classification(True, "registry")
 
 
 def test_id_words_are_read_before_auto_deciding(conn):

@@ -11,7 +11,7 @@ from tests.helpers.hotpath import SLUG, plant, pref, run
 from toolkit.claude import hooks
 from toolkit.cli.app import cli
 from toolkit.core import audit as audits
-from toolkit.core import doors, preferences, questions, seeded_db
+from toolkit.core import door_checks, doors, preferences, questions, seeded_db
 from toolkit.guidance import proposals as guidance
 from toolkit.pacing import rank as pacing
 from toolkit.store import db, paths
@@ -97,7 +97,7 @@ def test_a_one_way_finding_makes_the_question_one_way_everywhere(conn):
         },
         "proj",
     )
-    verdict = doors.door_for(conn, "ENG_LEDGER")
+    verdict = door_checks.door_for(conn, "ENG_LEDGER")
     assert verdict == doors.Classification(True, "recorded:finding")
     # later, in another session, the same finding sent as two-way still surfaces
     out = pacing.rank(

@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers.hooks import make_repo, payload, question, run_hook
 from tests.helpers.hotpath import plant, pref, run
-from toolkit.core import doors, seeded_db, whole_question
+from toolkit.core import door_checks, doors, seeded_db, whole_question
 from toolkit.pacing import rank as pacing
 from toolkit.store import db
 
@@ -112,7 +112,7 @@ def test_the_post_hook_records_the_door_of_the_whole_question(repo, db_file):
     row = conn.execute("SELECT question_summary, door_class FROM question_log").fetchone()
     assert tuple(row) == (CLEANUP, "one-way")
     # ... so the question stays one-way for every later check of its id.
-    assert doors.door_for(conn, "adhoc-cleanup-choice").one_way
+    assert door_checks.door_for(conn, "adhoc-cleanup-choice").one_way
 
 
 # --- --check reads the whole question ------------------------------------------------
@@ -305,7 +305,7 @@ def test_a_false_alarm_is_allowed_by_the_user_and_undone(state_root):
     # The live text that fired the false alarm is allowed too, under any spelling of the id.
     p = pref("--check", "ship-todos-create", "--summary-stdin", input=TODOS)
     assert p.stdout == "AUTO_DECIDE\n"
-    assert doors.door_for(_conn(), "ship_todos__create").reason == "allowed"
+    assert door_checks.door_for(_conn(), "ship_todos__create").reason == "allowed"
 
     r = invoke("doors", "allow", "--undo", "ship-todos-create")
     assert r.exit_code == 0 and "read as the classifier reads it again" in r.output
@@ -362,7 +362,7 @@ def test_an_allowed_question_stays_one_way_for_a_stated_fact_learned_later(state
     assert invoke("doors", "allow", "adhoc-rotate", "--source", "inline-user").exit_code == 0
     _log("adhoc-rotate", "Rotate the keys?", door_type="one-way")
     conn = _conn()
-    assert doors.door_for(conn, "adhoc-rotate").one_way
+    assert door_checks.door_for(conn, "adhoc-rotate").one_way
     from toolkit.core import allows
 
     assert allows.stated_fact(conn, "adhoc-rotate") == "logged"
@@ -514,8 +514,8 @@ def test_a_finding_plantune_read_as_one_way_can_be_allowed_one_the_agent_called_
         allows.allow(conn, "acme-snapshot", "plan-tune")
         with pytest.raises(allows.AllowError, match="a pacing finding is one-way"):
             allows.allow(conn, "acme-notes", "plan-tune")
-    assert doors.door_for(conn, "acme-snapshot").reason == "allowed"
-    assert doors.door_for(conn, "acme-notes").reason == "recorded:finding"
+    assert door_checks.door_for(conn, "acme-snapshot").reason == "allowed"
+    assert door_checks.door_for(conn, "acme-notes").reason == "recorded:finding"
 
 
 def test_an_event_one_way_by_an_approval_gate_cannot_be_allowed(state_root):

@@ -145,13 +145,6 @@ PENDING = {
     "toolkit.gstack.mirror",
     "toolkit.gstack.profile_sync",
     "toolkit.gstack.spool",
-    # the English door rules (branch doors-en)
-    "toolkit.core.door_words",
-    "toolkit.core.door_families",
-    "toolkit.core.door_rules",
-    "toolkit.core.door_readings",
-    "toolkit.core.door_engine",
-    "toolkit.core.doors",
 }
 
 

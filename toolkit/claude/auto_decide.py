@@ -110,23 +110,23 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
 
 def _one_way(conn, qid, summary, registry) -> bool:
     """The question's door, from every source (the database's when there is one)."""
-    from toolkit.core import doors
+    from toolkit.core import door_checks, doors
 
     entry = registry.get(qid) if qid else None
     skill = entry["skill"] if entry else None
     category = entry["category"] if entry else None
     if conn is not None:
-        return doors.door_for(conn, qid, summary, skill, category).one_way
+        return door_checks.door_for(conn, qid, summary, skill, category).one_way
     return doors.decide(qid, skill, category, summary, registry.door_types()).one_way
 
 
 def _second_look(conn, qid, registry) -> bool:
     """Before auto-deciding: the id's own words (an unregistered id) and one-way facts
-    stored under a look-alike spelling (``doors.before_auto_decide``)."""
-    from toolkit.core import doors
+    stored under a look-alike spelling (``door_checks.before_auto_decide``)."""
+    from toolkit.core import door_checks, doors
 
     door = doors.Classification(False, "registry") if registry.get(qid) else None
-    return doors.before_auto_decide(conn, qid, door) is not None
+    return door_checks.before_auto_decide(conn, qid, door) is not None
 
 
 def _safe_component(s) -> bool:

@@ -43,7 +43,9 @@ def explain(text, question_id, db_path, as_json):
     data = sys.stdin.buffer.read() if text == "-" else text
     out = rules.explain(data)
     if question_id is not None:
-        verdict = rules.door_for(open_db(db_path), question_id, data)
+        from toolkit.core import door_checks
+
+        verdict = door_checks.door_for(open_db(db_path), question_id, data)
         out["question_id"] = question_id
         out["canonical_id"] = rules.canonical_id(question_id)
         out["question_door"] = rules.ONE_WAY if verdict.one_way else rules.TWO_WAY

@@ -12,7 +12,7 @@ seen, and why a question is one-way.
   is one-way unless the user already answered this very question with this same text.
 * ``why_one_way(conn, id)``: which fact makes a question one-way, and how to correct it.
 
-``toolkit.core.doors.door_for`` asks here only when a reading or a recorded fact says
+``toolkit.core.door_checks.door_for`` asks here only when a reading or a recorded fact says
 one-way, so a check of a two-way question never touches these tables.
 """
 

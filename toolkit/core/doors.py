@@ -61,9 +61,7 @@ __all__ = [
     "explain",
     "decide",
     "is_one_way",
-    "door_for",
     "known_one_way",
-    "before_auto_decide",
     "id_text",
     "load_bundled_registry",
     "bundled_door_types",
@@ -642,85 +640,10 @@ def known_one_way(conn, question_id):
     return row[0] if row else None
 
 
-def door_for(conn, question_id=None, summary=None, skill=None, category=None) -> Classification:
-    """The door of a question, consulting every source: the one function all checks use.
-
-    Registry (canonical id) → skill:category → the summary's text → every recorded fact
-    (a logged door_type or door_class, a pacing finding, a late classification of a
-    recorded summary). One-way if any says so.
-    """
-    registry = {}
-    if isinstance(question_id, str) and question_id:
-        row = registry_door(conn, question_id)
-        if row is not None:
-            registry = {canonical_id(question_id): row[1]}
-            skill = skill or row[2]
-            category = category or row[3]
-    verdict = decide(question_id, skill, category, summary, registry)
-    if not isinstance(question_id, str):
-        return verdict
-    if verdict.one_way:
-        from toolkit.core import allows
-
-        if not allows.overruled(conn, question_id, verdict, summary):
-            return verdict
-        verdict = Classification(False, "allowed", verdict.matched)
-    source = known_one_way(conn, question_id)
-    if source:
-        from toolkit.core import allows
-
-        # An allow sets aside the facts that are plantune's readings, never a stated one.
-        if allows.covers_records(conn, question_id):
-            return Classification(False, "allowed", verdict.matched)
-        return Classification(True, "recorded:" + source)
-    return verdict
-
-
 def id_text(question_id) -> str:
     """An id read as words: ``drop-users-table`` and ``dropUsersTable`` → ``drop users table``."""
     key = canonical_id(_decamel(question_id)) or ""
     return key.replace("-", " ")
-
-
-_FOLDED_SQL = (
-    "SELECT canonical_id, question_id, source FROM door_knowledge"
-    " WHERE canonical_id GLOB '*[^ -~]*' OR question_id GLOB '*[a-z][A-Z]*'"
-)
-
-
-def before_auto_decide(conn, question_id, door):
-    """A second, slower look at a question about to be auto-decided; a one-way
-    ``Classification`` if it finds one, else None.
-
-    Only this path pays for it, so an ordinary check stays as fast as it was:
-    * an unregistered id's own words (``--check drop-users-table``) are read by the rules;
-    * one-way facts recorded under a spelling of the id that only the Unicode fold of
-      ``canonical_id`` makes equal (a look-alike letter, a Unicode dash), or its code-name
-      split (a finding ``dropUsersTable``), count too.
-    """
-    if not isinstance(question_id, str) or not question_id:
-        return None
-    from toolkit.core import allows
-
-    if door is None or door.reason not in ("registry", "allowed"):
-        verdict = classify(id_text(question_id))
-        if verdict.door == ONE_WAY:
-            rule = verdict.reason.partition(":")[2] or None
-            found = Classification(True, "id-words:" + (rule or verdict.reason), rule)
-            if not allows.overruled(conn, question_id, found):
-                return found
-    if conn is not None:
-        key = canonical_id(question_id)
-        for stored, spelled, source in conn.execute(_FOLDED_SQL).fetchall():
-            if key in (canonical_id(stored), canonical_id(spelled)):
-                found = Classification(True, "recorded:" + source)
-                if not allows.overruled(conn, question_id, found):
-                    return found
-    return None
-
-
-# --------------------------------------------------------------------------
-# The rules' version (recorded questions are read again when it changes: toolkit.core.audit)
 
 
 def rules_version() -> str:

@@ -74,10 +74,10 @@ def parse_write(text):
 
 
 def classify(conn, question_id, summary=None):
-    """The question's door from every source (``doors.door_for``): registry, text, records."""
-    from toolkit.core import doors
+    """The question's door from every source (``door_checks.door_for``): registry, text, records."""
+    from toolkit.core import door_checks
 
-    return doors.door_for(conn, question_id, summary)
+    return door_checks.door_for(conn, question_id, summary)
 
 
 def check_source(source):
@@ -246,9 +246,9 @@ def check(conn, project, question_id, summary=None, include_synthetic=False):
             )
         return Decision(question_id, ASK, notes, pref, scope, door)
     if pref in SILENCING:
-        from toolkit.core import doors
+        from toolkit.core import door_checks
 
-        second = doors.before_auto_decide(conn, question_id, door)
+        second = door_checks.before_auto_decide(conn, question_id, door)
         if second is not None:
             if pref == "never-ask":
                 notes.append("one-way door overrides your never-ask preference for safety.")

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections import OrderedDict
 
-from toolkit.core import doors, identity
+from toolkit.core import door_checks, doors, identity
 from toolkit.core.questions import NO_ANSWER_CHOICES, normalize_choice
 from toolkit.core.screening import has_injection
 from toolkit.core.vocabulary import SILENCING_PREFERENCES, USER_PREFERENCE_SOURCES
@@ -60,7 +60,7 @@ def registry_of(conn):
 def unsafe_ids(conn, candidates, registry=None):
     """The ids among ``candidates`` that any safety signal calls one-way.
 
-    ``doors.door_for`` on each id (the registry and every recorded fact, in canonical form:
+    ``door_checks.door_for`` on each id (the registry and every recorded fact, in canonical form:
     a logged door_type or door_class, a one-way pacing finding), plus the classifier over
     the summaries of events logged without a door_class (older or foreign writers). One
     signal is enough: suppression is never proposed or applied on a doubtful id.
@@ -68,7 +68,9 @@ def unsafe_ids(conn, candidates, registry=None):
     """
     candidates = sorted({c for c in candidates if isinstance(c, str)})
     unsafe = {c for c in candidates if registry and doors.decide(c, registry=registry).one_way}
-    unsafe.update(c for c in candidates if c not in unsafe and doors.door_for(conn, c).one_way)
+    unsafe.update(
+        c for c in candidates if c not in unsafe and door_checks.door_for(conn, c).one_way
+    )
     for i in range(0, len(candidates), 500):
         chunk = [c for c in candidates[i : i + 500] if c not in unsafe]
         if not chunk:

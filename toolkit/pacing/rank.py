@@ -21,7 +21,7 @@ script the review templates call, so it avoids click entirely.
 import os
 import sys
 
-from toolkit.core import doors, identity, questions, scoring
+from toolkit.core import door_checks, identity, questions, scoring
 from toolkit.core.errors import Refused, run_script
 from toolkit.core.vocabulary import OPTIONS_MAX, gate_kind
 from toolkit.pacing.request import (
@@ -131,12 +131,14 @@ def _door(conn, finding):
     The registry (canonical id, for the finding id and the question it stands for), the
     whole summary as the agent sent it, every recorded fact about either id, the
     finding's own door_type (an agent's "one-way" is final, its "two-way" overrules
-    nothing), and last the ids' own words (``doors.before_auto_decide``).
+    nothing), and last the ids' own words (``door_checks.before_auto_decide``).
     """
     registered = False
     verdicts = {}
     for qid in dict.fromkeys((finding["id"], finding["question_id"])):
-        verdict = doors.door_for(conn, qid, finding["door_text"] if qid == finding["id"] else None)
+        verdict = door_checks.door_for(
+            conn, qid, finding["door_text"] if qid == finding["id"] else None
+        )
         if verdict.one_way:
             return "one-way", verdict.reason
         registered = registered or verdict.reason == "registry"
@@ -145,7 +147,7 @@ def _door(conn, finding):
         return "one-way", "finding"
     # Anything not one-way may be decided silently: the ids' own words get a second look.
     for qid, verdict in verdicts.items():
-        second = doors.before_auto_decide(conn, qid, verdict)
+        second = door_checks.before_auto_decide(conn, qid, verdict)
         if second is not None:
             return "one-way", second.reason
     if registered:
