@@ -1,9 +1,10 @@
-"""Open the plantune database, apply migrations and re-create views.
+"""Open the plantune database, apply migrations, re-create views and declared rollups.
 
 Hooks open the database on every call, so the common case (an up-to-date database) costs
 one ``PRAGMA user_version`` read and no DDL. The schema stamp stored in ``user_version``
-is a hash of the migration names and the view files: when either changes, the next open
-migrates under a write lock and re-creates every view.
+is a hash of the migration names, the view files and the rollup files: when any changes,
+the next open migrates under a write lock, re-creates every view and re-creates and
+refills each rollup whose file changed.
 
 Only the standard library is imported here: this module is on the hot path.
 """
@@ -67,7 +68,14 @@ from toolkit.store import resources  # noqa: E402 - after the sqlite3 module, on
 SQL_DIR = resources.path("sql")
 MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
 VIEWS_DIR = os.path.join(SQL_DIR, "views")
+ROLLUPS_DIR = os.path.join(SQL_DIR, "rollups")
 MIGRATIONS_TABLE = "plantune_migrations"
+# Each declared rollup (sql/rollups/NAME.sql) as the database holds it: the sha1 of its
+# file and the objects it made ("type name" per line), dropped when the file changes.
+ROLLUPS_TABLE = "plantune_rollups"
+# The migration that handed the rollups the earlier migrations made over to the files of
+# sql/rollups/: a schema without it (an earlier release's migrations) has none declared.
+ROLLUPS_FROM = "0020_rollups_declared.sql"
 # Migrations whose file was renamed after a release (old name -> new name), so a name says
 # what the migration does. A database that recorded the old name has that migration
 # applied: the runner records the new name beside it (the old row stays, for an earlier
@@ -201,11 +209,50 @@ def _sql_files(directory, what):
     return [(n, os.path.join(directory, n)) for n in names]
 
 
+class Rollup:
+    """One declared rollup (``sql/rollups/NAME.sql``), split into its parts.
+
+    ``ddl``: the statements that create its table, indexes and triggers, in file order.
+    ``adds``: ``{source table: [statement]}``, each statement introduced by a line
+    ``-- adds: TABLE`` and adding the rows of TABLE with ``id > :lo``.
+    ``insert_triggers``: ``{source table: [(name, sql)]}``, its AFTER INSERT triggers on a
+    table it has an adding statement for (what a bulk import leaves out and replaces).
+    """
+
+    def __init__(self, name, body):
+        import re  # parsed only to migrate or to import in bulk, never on the hot path
+
+        self.name, self.body = name, body
+        self.sha1 = None
+        self.ddl, self.adds, self.insert_triggers = [], {}, {}
+        for statement in _split_statements(body):
+            source = re.search(r"^--\s*adds:\s*(\w+)\s*$", statement, re.M)
+            if source:
+                self.adds.setdefault(source.group(1), []).append(statement)
+            else:
+                self.ddl.append(statement)
+        for statement in self.ddl:
+            trigger = re.match(
+                r"(?:\s*--[^\n]*\n)*\s*CREATE\s+TRIGGER\s+(\w+)\s+AFTER\s+INSERT\s+ON\s+(\w+)",
+                statement,
+                re.I,
+            )
+            if trigger and trigger.group(2) in self.adds:
+                self.insert_triggers.setdefault(trigger.group(2), []).append(
+                    (trigger.group(1), statement)
+                )
+
+
 class Schema:
-    """The migrations and views a database should have, and the stamp that names them."""
+    """The migrations, views and rollups a database should have, and the stamp naming them."""
 
     def __init__(
-        self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR, renamed=None, squashed=None
+        self,
+        migrations_dir=MIGRATIONS_DIR,
+        views_dir=VIEWS_DIR,
+        renamed=None,
+        squashed=None,
+        rollups_dir=ROLLUPS_DIR,
     ):
         self.migrations = _sql_files(migrations_dir, "schema migrations folder")
         self.renamed = RENAMED_MIGRATIONS if renamed is None else renamed
@@ -237,9 +284,31 @@ class Schema:
                 body = f.read()
             self.views.append((name[:-4], body.decode("utf-8")))
             digest.update(b"\0" + name.encode() + b"\0" + body)
+        # (name, text) of each rollup file; none before the migration that hands them over.
+        self.rollup_files = []
+        if ROLLUPS_FROM in names:
+            for name, path in _sql_files(rollups_dir, "rollups folder"):
+                with open(path, "rb") as f:
+                    body = f.read()
+                self.rollup_files.append((name[:-4], body))
+                digest.update(b"\0rollup\0" + name.encode() + b"\0" + body)
+        self._rollups = None
         # user_version is a signed 32-bit integer; keep the stamp positive and non-zero so
         # a brand-new database (user_version 0) never looks current.
         self.stamp = (int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF) or 1
+
+    @property
+    def rollups(self):
+        """The declared rollups (:class:`Rollup`), parsed on first use."""
+        if self._rollups is None:
+            from toolkit.store.digest import sha1
+
+            self._rollups = []
+            for name, body in self.rollup_files:
+                rollup = Rollup(name, body.decode("utf-8"))
+                rollup.sha1 = sha1(body).hexdigest()
+                self._rollups.append(rollup)
+        return self._rollups
 
 
 # An installed wheel ships the stamp of its own migrations and views in this file of its
@@ -600,7 +669,9 @@ def _migrate(conn, schema, created, seed=None):
                     (recorded_as, now),
                 )
     with transaction(conn):
-        _recreate_views(conn, schema)
+        _drop_views(conn)
+        _sync_rollups(conn, schema)
+        _create_views(conn, schema)
         if seed is not None:
             seed(conn)
         conn.execute(f"PRAGMA user_version = {schema.stamp}")
@@ -668,9 +739,75 @@ def _has_code(statement):
     return any(l.strip() and not l.strip().startswith("--") for l in statement.splitlines())
 
 
-def _recreate_views(conn, schema):
+def _drop_views(conn):
     for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
         conn.execute(f'DROP VIEW IF EXISTS "{name}"')
+
+
+def rollups_current(conn, schema):
+    """True when the database holds exactly the rollups ``schema`` declares."""
+    try:
+        held = dict(conn.execute(f"SELECT name, sha1 FROM {ROLLUPS_TABLE}").fetchall())
+    except sqlite3.OperationalError:
+        return False  # no such table: a database from before the declarations
+    return held == {r.name: r.sha1 for r in schema.rollups}
+
+
+def _sync_rollups(conn, schema):
+    """Re-create and refill each rollup whose file changed; drop those no longer declared.
+
+    A rollup is its file: when the file's sha1 differs from the one recorded (or an object
+    it made is missing), every object it made is dropped, its statements run again and its
+    table is refilled by its adding statements with ``:lo = 0``, all in the caller's
+    transaction. A rollup whose file did not change is left as it is.
+    """
+    if not schema.rollups:
+        return
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {ROLLUPS_TABLE} (name TEXT PRIMARY KEY,"
+        " sha1 TEXT NOT NULL, objects TEXT NOT NULL) STRICT"
+    )
+    existing = _objects(conn)
+    wanted = {r.name: r for r in schema.rollups}
+    keep = set()
+    for name, sha, objects in conn.execute(
+        f"SELECT name, sha1, objects FROM {ROLLUPS_TABLE}"
+    ).fetchall():
+        made = [tuple(line.split(" ", 1)) for line in objects.splitlines()]
+        rollup = wanted.get(name)
+        if rollup is not None and rollup.sha1 == sha and all(o in existing for o in made):
+            keep.add(name)
+            continue
+        # Triggers first (some sit on other tables), then indexes, then tables.
+        for kind in ("trigger", "index", "table"):
+            for made_kind, made_name in made:
+                if made_kind == kind:
+                    conn.execute(f'DROP {kind.upper()} IF EXISTS "{made_name}"')
+        conn.execute(f"DELETE FROM {ROLLUPS_TABLE} WHERE name = ?", (name,))
+    for rollup in schema.rollups:
+        if rollup.name in keep:
+            continue
+        before = _objects(conn)
+        try:
+            for statement in rollup.ddl:
+                conn.execute(statement)
+            for statements in rollup.adds.values():
+                for statement in statements:
+                    conn.execute(statement, {"lo": 0})
+        except sqlite3.Error as e:
+            raise DatabaseError(f"rollup {rollup.name} failed: {e}") from None
+        made = _objects(conn) - before
+        conn.execute(
+            f"INSERT INTO {ROLLUPS_TABLE} (name, sha1, objects) VALUES (?, ?, ?)",
+            (rollup.name, rollup.sha1, "\n".join(f"{k} {n}" for k, n in sorted(made))),
+        )
+
+
+def _objects(conn):
+    return {(kind, name) for kind, name in conn.execute("SELECT type, name FROM sqlite_master")}
+
+
+def _create_views(conn, schema):
     pending = list(schema.views)
     # Views may read other views; create in rounds until no progress, then report.
     while pending:
