@@ -143,9 +143,7 @@ def row(i):
             "session_id": "s",
         }
     )
-    return questions.prepare_row(
-        rec, "p", registry={}, key=f"k{i}", raw="{}", ingested_from="test"
-    )
+    return questions.prepare_row(rec, "p", registry={}, key=f"k{i}", raw="{}", ingested_from="test")
 
 
 def test_a_failed_insert_keeps_the_triggers_and_writes_nothing(conn):
