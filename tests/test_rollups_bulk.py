@@ -7,11 +7,10 @@ import sqlite3
 
 import pytest
 
+from tests.helpers.views import assert_rollups_exact
 from toolkit.core import database, questions
 from toolkit.gstack import ingest
 from toolkit.store import db, rollups
-
-from tests.helpers.views import assert_rollups_exact
 
 ROLLUPS = ("rollup_phase", "rollup_session", "rollup_day", "rollup_question", "rollup_choice")
 INSERT_TRIGGERS = (

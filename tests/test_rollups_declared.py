@@ -5,10 +5,9 @@ import shutil
 
 import pytest
 
+from tests.helpers.views import assert_rollups_exact
 from toolkit.core import database, questions
 from toolkit.store import db
-
-from tests.helpers.views import assert_rollups_exact
 
 
 def log(conn, n, project="p"):
