@@ -12,8 +12,20 @@ from toolkit.core import database, questions
 from toolkit.gstack import ingest
 from toolkit.store import db, rollups
 
-ROLLUPS = ("rollup_phase", "rollup_session", "rollup_day", "rollup_question", "rollup_choice")
+ROLLUPS = (
+    "rollup_phase",
+    "rollup_session",
+    "rollup_day",
+    "rollup_question",
+    "rollup_choice",
+    "profile_totals",
+    "profile_sums",
+    "profile_skills",
+    "profile_days",
+    "profile_answers",
+)
 INSERT_TRIGGERS = (
+    "question_log_profile_insert",
     "rollup_choice_insert",
     "rollup_day_insert",
     "rollup_phase_question_insert",
@@ -98,9 +110,7 @@ def _build(tmp_path, name):
 
 
 def dump(conn):
-    return {
-        t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3")] for t in ROLLUPS
-    }
+    return {t: sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {t}")) for t in ROLLUPS}
 
 
 def triggers(conn):
