@@ -70,9 +70,6 @@ MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
 VIEWS_DIR = os.path.join(SQL_DIR, "views")
 ROLLUPS_DIR = os.path.join(SQL_DIR, "rollups")
 MIGRATIONS_TABLE = "plantune_migrations"
-# Each declared rollup (sql/rollups/NAME.sql) as the database holds it: the sha1 of its
-# file and the objects it made ("type name" per line), dropped when the file changes.
-ROLLUPS_TABLE = "plantune_rollups"
 # The migration that handed the rollups the earlier migrations made over to the files of
 # sql/rollups/: a schema without it (an earlier release's migrations) has none declared.
 ROLLUPS_FROM = "0020_rollups_declared.sql"
@@ -209,40 +206,6 @@ def _sql_files(directory, what):
     return [(n, os.path.join(directory, n)) for n in names]
 
 
-class Rollup:
-    """One declared rollup (``sql/rollups/NAME.sql``), split into its parts.
-
-    ``ddl``: the statements that create its table, indexes and triggers, in file order.
-    ``adds``: ``{source table: [statement]}``, each statement introduced by a line
-    ``-- adds: TABLE`` and adding the rows of TABLE with ``id > :lo``.
-    ``insert_triggers``: ``{source table: [(name, sql)]}``, its AFTER INSERT triggers on a
-    table it has an adding statement for (what a bulk import leaves out and replaces).
-    """
-
-    def __init__(self, name, body):
-        import re  # parsed only to migrate or to import in bulk, never on the hot path
-
-        self.name, self.body = name, body
-        self.sha1 = None
-        self.ddl, self.adds, self.insert_triggers = [], {}, {}
-        for statement in _split_statements(body):
-            source = re.search(r"^--\s*adds:\s*(\w+)\s*$", statement, re.M)
-            if source:
-                self.adds.setdefault(source.group(1), []).append(statement)
-            else:
-                self.ddl.append(statement)
-        for statement in self.ddl:
-            trigger = re.match(
-                r"(?:\s*--[^\n]*\n)*\s*CREATE\s+TRIGGER\s+(\w+)\s+AFTER\s+INSERT\s+ON\s+(\w+)",
-                statement,
-                re.I,
-            )
-            if trigger and trigger.group(2) in self.adds:
-                self.insert_triggers.setdefault(trigger.group(2), []).append(
-                    (trigger.group(1), statement)
-                )
-
-
 class Schema:
     """The migrations, views and rollups a database should have, and the stamp naming them."""
 
@@ -292,23 +255,12 @@ class Schema:
                     body = f.read()
                 self.rollup_files.append((name[:-4], body))
                 digest.update(b"\0rollup\0" + name.encode() + b"\0" + body)
-        self._rollups = None
+        from toolkit.store import declared
+
+        self.rollups = declared.Rollups(self.rollup_files)
         # user_version is a signed 32-bit integer; keep the stamp positive and non-zero so
         # a brand-new database (user_version 0) never looks current.
         self.stamp = (int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF) or 1
-
-    @property
-    def rollups(self):
-        """The declared rollups (:class:`Rollup`), parsed on first use."""
-        if self._rollups is None:
-            from toolkit.store.digest import sha1
-
-            self._rollups = []
-            for name, body in self.rollup_files:
-                rollup = Rollup(name, body.decode("utf-8"))
-                rollup.sha1 = sha1(body).hexdigest()
-                self._rollups.append(rollup)
-        return self._rollups
 
 
 # An installed wheel ships the stamp of its own migrations and views in this file of its
@@ -633,6 +585,8 @@ def applied_migrations(conn):
 
 
 def _migrate(conn, schema, created, seed=None):
+    from toolkit.store import declared
+
     # WAL cannot be switched on inside a transaction; it is persistent once set.
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         try:
@@ -656,7 +610,7 @@ def _migrate(conn, schema, created, seed=None):
             if done:
                 continue
             try:
-                for statement in _split_statements(script):
+                for statement in declared.split_statements(script):
                     conn.execute(statement)
             except sqlite3.Error as e:
                 raise DatabaseError(f"migration {name} failed: {e}") from None
@@ -670,7 +624,10 @@ def _migrate(conn, schema, created, seed=None):
                 )
     with transaction(conn):
         _drop_views(conn)
-        _sync_rollups(conn, schema)
+        try:
+            declared.sync(conn, schema.rollups)
+        except declared.RollupError as e:
+            raise DatabaseError(str(e)) from None
         _create_views(conn, schema)
         if seed is not None:
             seed(conn)
@@ -721,100 +678,21 @@ def _record_renames(conn, schema):
             )
 
 
-def _split_statements(script):
-    """Split a migration script into statements (executescript would commit our transaction)."""
-    statements, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                statements.append(buf)
-            buf = ""
-    if buf.strip() and not buf.strip().startswith("--"):
-        statements.append(buf)
-    return [s for s in statements if _has_code(s)]
-
-
-def _has_code(statement):
-    return any(l.strip() and not l.strip().startswith("--") for l in statement.splitlines())
-
-
 def _drop_views(conn):
     for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
         conn.execute(f'DROP VIEW IF EXISTS "{name}"')
 
 
-def rollups_current(conn, schema):
-    """True when the database holds exactly the rollups ``schema`` declares."""
-    try:
-        held = dict(conn.execute(f"SELECT name, sha1 FROM {ROLLUPS_TABLE}").fetchall())
-    except sqlite3.OperationalError:
-        return False  # no such table: a database from before the declarations
-    return held == {r.name: r.sha1 for r in schema.rollups}
-
-
-def _sync_rollups(conn, schema):
-    """Re-create and refill each rollup whose file changed; drop those no longer declared.
-
-    A rollup is its file: when the file's sha1 differs from the one recorded (or an object
-    it made is missing), every object it made is dropped, its statements run again and its
-    table is refilled by its adding statements with ``:lo = 0``, all in the caller's
-    transaction. A rollup whose file did not change is left as it is.
-    """
-    if not schema.rollups:
-        return
-    conn.execute(
-        f"CREATE TABLE IF NOT EXISTS {ROLLUPS_TABLE} (name TEXT PRIMARY KEY,"
-        " sha1 TEXT NOT NULL, objects TEXT NOT NULL) STRICT"
-    )
-    existing = _objects(conn)
-    wanted = {r.name: r for r in schema.rollups}
-    keep = set()
-    for name, sha, objects in conn.execute(
-        f"SELECT name, sha1, objects FROM {ROLLUPS_TABLE}"
-    ).fetchall():
-        made = [tuple(line.split(" ", 1)) for line in objects.splitlines()]
-        rollup = wanted.get(name)
-        if rollup is not None and rollup.sha1 == sha and all(o in existing for o in made):
-            keep.add(name)
-            continue
-        # Triggers first (some sit on other tables), then indexes, then tables.
-        for kind in ("trigger", "index", "table"):
-            for made_kind, made_name in made:
-                if made_kind == kind:
-                    conn.execute(f'DROP {kind.upper()} IF EXISTS "{made_name}"')
-        conn.execute(f"DELETE FROM {ROLLUPS_TABLE} WHERE name = ?", (name,))
-    for rollup in schema.rollups:
-        if rollup.name in keep:
-            continue
-        before = _objects(conn)
-        try:
-            for statement in rollup.ddl:
-                conn.execute(statement)
-            for statements in rollup.adds.values():
-                for statement in statements:
-                    conn.execute(statement, {"lo": 0})
-        except sqlite3.Error as e:
-            raise DatabaseError(f"rollup {rollup.name} failed: {e}") from None
-        made = _objects(conn) - before
-        conn.execute(
-            f"INSERT INTO {ROLLUPS_TABLE} (name, sha1, objects) VALUES (?, ?, ?)",
-            (rollup.name, rollup.sha1, "\n".join(f"{k} {n}" for k, n in sorted(made))),
-        )
-
-
-def _objects(conn):
-    return {(kind, name) for kind, name in conn.execute("SELECT type, name FROM sqlite_master")}
-
-
 def _create_views(conn, schema):
+    from toolkit.store import declared
+
     pending = list(schema.views)
     # Views may read other views; create in rounds until no progress, then report.
     while pending:
         failed, errors = [], {}
         for name, body in pending:
             try:
-                for statement in _split_statements(body):
+                for statement in declared.split_statements(body):
                     conn.execute(statement)
             except sqlite3.OperationalError as e:
                 failed.append((name, body))

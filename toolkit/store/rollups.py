@@ -1,6 +1,6 @@
 """Bulk imports with the analysis rollups added set-based, from their declarations.
 
-Each rollup is one file of ``sql/rollups/`` (``toolkit.store.db.Rollup``): its table, the
+Each rollup is one file of ``sql/rollups/`` (``toolkit.store.declared``): its table, the
 triggers that keep it exact on every write, and one statement per source table that adds
 the source rows with ``id > :lo``. The hot path (one logged question) goes through the
 triggers. For a large import that per-row work is most of the cost, so :meth:`Bulk.insert`
@@ -13,7 +13,7 @@ schema again on its next statement (new connections, which every hook opens, pay
 more). Measured in ``benchmarks/RESULTS.md`` (issue 28, declared rollups).
 """
 
-from toolkit.store import db
+from toolkit.store import db, declared
 
 # Below this many bytes to read (about 1,000 lines), an import keeps the per-row triggers.
 BULK_MIN_BYTES = 256 << 10
@@ -29,7 +29,7 @@ class Bulk:
         self.adds = [s for r in schema.rollups for s in r.adds.get(table, ())]
         # Only over the very declarations the database holds (opened without migrating,
         # it may hold others): otherwise the triggers stay and do the work row by row.
-        self.ready = bool(self.adds) and db.rollups_current(conn, schema)
+        self.ready = bool(self.adds) and declared.current(conn, schema.rollups)
 
     def insert(self, sql, rows):
         """Run ``sql`` (an INSERT into the table) for ``rows`` in the caller's write
