@@ -1,8 +1,10 @@
 -- 0020_rollups_declared: the analysis rollups are declared in sql/rollups/, one file each
--- (its table, its triggers and the statement that adds rows set-based), and re-created and
--- refilled by toolkit.store.rollups whenever a file changes. This hands the objects the
--- migrations made over to them: everything dropped here is created again from those files
--- and refilled from question_log and findings in the same open of the database.
+-- (its tables, its triggers and the statements that add rows set-based), made again and
+-- refilled by the migration runner (toolkit.store.declared) whenever a file changes. This
+-- hands the objects the migrations made over to them: everything dropped here is created
+-- again from those files and refilled from question_log and findings in the same open of
+-- the database: the analysis rollups of 0005, 0011a and 0015 (with their feed tables) and the profile
+-- totals of 0014 (with their feeds and the registry and signal-map triggers).
 DROP TRIGGER question_log_rollup_insert;
 DROP TRIGGER question_log_rollup_delete;
 DROP TRIGGER question_log_rollup_update;
