@@ -3,8 +3,9 @@
 -- refilled by the migration runner (toolkit.store.declared) whenever a file changes. This
 -- hands the objects the migrations made over to them: everything dropped here is created
 -- again from those files and refilled from question_log and findings in the same open of
--- the database: the analysis rollups of 0005, 0011a and 0015 (with their feed tables) and the profile
--- totals of 0014 (with their feeds and the registry and signal-map triggers).
+-- the database: the analysis rollups of 0005, 0011a and 0015 (with their feed tables)
+-- and the profile totals of 0014 (with their feeds and the registry and signal-map
+-- triggers).
 DROP TRIGGER question_log_rollup_insert;
 DROP TRIGGER question_log_rollup_delete;
 DROP TRIGGER question_log_rollup_update;
