@@ -247,8 +247,7 @@ class Schema:
                 body = f.read()
             self.views.append((name[:-4], body.decode("utf-8")))
             digest.update(b"\0" + name.encode() + b"\0" + body)
-        # (name, text) of each rollup file; none before the migration that hands them over.
-        self.rollup_files = []
+        self.rollup_files = []  # (name, bytes); none before the migration handing them over
         if ROLLUPS_FROM in names:
             for name, path in _sql_files(rollups_dir, "rollups folder"):
                 with open(path, "rb") as f:
@@ -614,6 +613,8 @@ def _migrate(conn, schema, created, seed=None):
                     conn.execute(statement)
             except sqlite3.Error as e:
                 raise DatabaseError(f"migration {name} failed: {e}") from None
+            if name == ROLLUPS_FROM:
+                _sync_rollups(conn, schema)  # what it dropped is back in the same commit
             now = utc_now()
             # Recorded under its earlier names too, so an earlier release that opens this
             # database counts it applied instead of running it again.
@@ -623,12 +624,7 @@ def _migrate(conn, schema, created, seed=None):
                     (recorded_as, now),
                 )
     with transaction(conn):
-        _drop_views(conn)
-        try:
-            declared.sync(conn, schema.rollups)
-        except declared.RollupError as e:
-            raise DatabaseError(str(e)) from None
-        _create_views(conn, schema)
+        _recreate_views(conn, schema)
         if seed is not None:
             seed(conn)
         conn.execute(f"PRAGMA user_version = {schema.stamp}")
@@ -678,14 +674,21 @@ def _record_renames(conn, schema):
             )
 
 
-def _drop_views(conn):
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
-        conn.execute(f'DROP VIEW IF EXISTS "{name}"')
-
-
-def _create_views(conn, schema):
+def _sync_rollups(conn, schema):
     from toolkit.store import declared
 
+    try:
+        declared.sync(conn, schema.rollups)
+    except declared.RollupError as e:
+        raise DatabaseError(str(e)) from None
+
+
+def _recreate_views(conn, schema):
+    from toolkit.store import declared
+
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+        conn.execute(f'DROP VIEW IF EXISTS "{name}"')
+    _sync_rollups(conn, schema)  # with no view left, a rollup's table can be made again
     pending = list(schema.views)
     # Views may read other views; create in rounds until no progress, then report.
     while pending:
