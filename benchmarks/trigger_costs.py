@@ -5,11 +5,14 @@ trigger included, on its first statement) and records one question event (the in
 runs the triggers it reaches). This builds the current schema, then a copy without the
 triggers of one table at a time, and times, in alternating rounds, connect + record one
 event + commit + close on each, as CPU time of this process. The difference to the full
-schema is what those triggers cost each logged question. With ``--baseline DIR`` (a
+schema is what those triggers cost each logged question; ``--by rollup`` drops the
+triggers of one declared rollup (sql/rollups/NAME.sql) at a time instead. With
+``--baseline DIR`` (a
 checkout or ``git archive`` of an earlier revision) the schema that tree's migrations,
 views and rollups build is timed in the same rounds, the same way.
 
-    .venv/bin/python benchmarks/trigger_costs.py [--rounds 10] [--per-round 30] [--baseline DIR]
+    .venv/bin/python benchmarks/trigger_costs.py [--rounds 10] [--per-round 30]
+        [--by table|rollup] [--baseline DIR]
 """
 
 import argparse
@@ -48,16 +51,24 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--per-round", type=int, default=30)
     ap.add_argument("--baseline", metavar="DIR", help="earlier tree whose schema to time too")
+    ap.add_argument("--by", choices=("table", "rollup"), default="table")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="plantune-triggers-")
     try:
         full = os.path.join(work, "full.db")
         conn = database.connect(full)
-        groups = {}
+        groups, sizes = {}, {}
         for name, table, sql in conn.execute(
             "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'"
         ):
             groups.setdefault(table, []).append((name, len(sql)))
+            sizes[name] = len(sql)
+        if args.by == "rollup":
+            groups = {}
+            for rollup, objects in conn.execute("SELECT name, objects FROM plantune_rollups"):
+                for kind, name in (line.split(" ", 1) for line in objects.splitlines()):
+                    if kind == "trigger":
+                        groups.setdefault(rollup, []).append((name, sizes[name]))
         conn.close()
         variants = {"full schema": full}
         if args.baseline:
