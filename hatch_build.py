@@ -1,7 +1,7 @@
 """Build hook: the wheel carries its schema stamp, computed from its own SQL files.
 
 Every database open compares the database's ``user_version`` with the stamp of the
-migrations and views plantune ships (``toolkit.store.db.Schema``): computed at run time,
+migrations, views and rollups plantune ships (``toolkit.store.db.Schema``): computed at run time,
 that reads and hashes the 20 view files on every hook call. An installed wheel's files
 never change, so the wheel ships the stamp of exactly the files it holds, computed here
 by the same code, and an installed copy reads one small file instead. An editable install
@@ -27,7 +27,11 @@ class SchemaStampHook(BuildHookInterface):
         finally:
             sys.path.remove(self.root)
         sql = os.path.join(self.root, "sql")
-        schema = db.Schema(os.path.join(sql, "migrations"), os.path.join(sql, "views"))
+        schema = db.Schema(
+            os.path.join(sql, "migrations"),
+            os.path.join(sql, "views"),
+            rollups_dir=os.path.join(sql, "rollups"),
+        )
         fd, self._stamp_file = tempfile.mkstemp(prefix="plantune-schema-stamp-")
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(f"{schema.stamp}\n")

@@ -140,9 +140,7 @@ def main():
                 t = time.process_time()
                 c.execute("BEGIN IMMEDIATE")
                 if bulk:
-                    window = rollups.Window(c).__enter__()
-                    window.insert(questions.INSERT_SQL, rows)
-                    window.__exit__()
+                    rollups.Bulk(c).insert(questions.INSERT_SQL, rows)
                 else:
                     c.executemany(questions.INSERT_SQL, rows)
                 c.execute("COMMIT")

@@ -30,7 +30,11 @@ PLURAL = {"index": "indexes", "table": "tables", "trigger": "triggers", "view": 
 
 
 def build(path, sql_dir):
-    schema = db.Schema(os.path.join(sql_dir, "migrations"), os.path.join(sql_dir, "views"))
+    schema = db.Schema(
+        os.path.join(sql_dir, "migrations"),
+        os.path.join(sql_dir, "views"),
+        rollups_dir=os.path.join(sql_dir, "rollups"),
+    )
     seeded_db.connect(path, schema=schema).close()
 
 

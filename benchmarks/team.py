@@ -4,7 +4,7 @@ Part one builds a real plantune database of N question events (default 1,000,000
 projects, 20 developers and 12 months, plus one finding per 5 events, the way a bulk
 import writes: set-based SQL (one INSERT … SELECT over a recursive counter per chunk of a
 million rows), every trigger running except the per-row rollup INSERTs, whose totals
-toolkit.rollups adds set-based per chunk as ``ingest`` does; the secondary indexes are
+toolkit.store.rollups adds set-based per chunk as ``ingest`` does; the secondary indexes are
 built after the rows. The rollups are checked against the rows. Then, each as its own
 process so peak memory is its own:
 
@@ -111,16 +111,17 @@ FINDINGS_SQL = f"""
 
 def generate(path, n, chunk=1_000_000):
     """A real plantune database of N generated events and N/5 findings, written the way a
-    bulk import writes: every trigger runs except the per-row rollup INSERTs, whose totals
-    toolkit.rollups adds set-based per chunk (one transaction each), exactly as ``ingest``
+    bulk import writes: every trigger runs except the rollups' insert triggers, whose totals
+    toolkit.store.rollups adds set-based per chunk (one transaction each), exactly as ``ingest``
     does for a large file. The tables' secondary indexes are dropped while the rows go in
     and built again afterwards from their own SQL (one sort per index instead of millions
     of random B-tree inserts), so the finished schema is the migrated one."""
     conn = open_database(path)
     conn.execute("PRAGMA cache_size = -1048576")  # 1 GiB
     conn.execute("PRAGMA temp_store = FILE")
-    if not rollups.bulk_ready(conn):
-        raise SystemExit("the rollup trigger changed; bring toolkit/rollups.py in line first")
+    events, findings = rollups.Bulk(conn), rollups.Bulk(conn, "findings")
+    if not (events.ready and findings.ready):
+        raise SystemExit("the database does not hold the declared rollups")
     conn.execute(
         "CREATE TEMP TABLE reg AS SELECT row_number() OVER (ORDER BY id) - 1 AS k,"
         " id, skill, category, door_type FROM registry_questions"
@@ -134,18 +135,17 @@ def generate(path, n, chunk=1_000_000):
         for name, _ in indexes:
             conn.execute(f'DROP INDEX "{name}"')
     t0 = time.perf_counter()
-    with rollups.Window(conn) as bulk:
-        for lo in range(0, n, chunk):
-            hi = min(n, lo + chunk)
-            with db.transaction(conn):
-                bulk.insert(EVENTS_SQL.replace(":step", repr(step)), [(lo, hi)])
-            print(f"  events {hi:,}/{n:,} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        with db.transaction(conn):
+            events.insert(EVENTS_SQL.replace(":step", repr(step)), [(lo, hi)])
+        print(f"  events {hi:,}/{n:,} ({time.perf_counter() - t0:.0f} s)", flush=True)
     t1 = time.perf_counter()
     m = n // EVENTS_PER_FINDING
     for lo in range(0, m, chunk):
         hi = min(m, lo + chunk)
         with db.transaction(conn):
-            conn.execute(FINDINGS_SQL.replace(":step", repr(step)), (lo, hi))
+            findings.insert(FINDINGS_SQL.replace(":step", repr(step)), [(lo, hi)])
         print(f"  findings {hi:,}/{m:,} ({time.perf_counter() - t1:.0f} s)", flush=True)
     t2 = time.perf_counter()
     with db.transaction(conn):

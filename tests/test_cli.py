@@ -84,7 +84,7 @@ def test_status_shows_your_tables_and_the_internal_ones_with_all(db_file):
     every = json.loads(CliRunner().invoke(cli, ["status", "--all", "--json"]).output)["tables"]
     assert {"question_log", "preferences", "registry_questions", "calibrations"} <= set(shown)
     internal = set(every) - set(shown)
-    assert {"rollup_day", "profile_feed", "rollup_question_log_add_feed", "tombstones"} <= internal
+    assert {"rollup_day", "profile_feed", "plantune_rollups", "tombstones"} <= internal
     assert not [t for t in shown if t.startswith("rollup_") or t.endswith("_feed")]
     text = CliRunner().invoke(cli, ["status"]).output
     assert "question_log" in text and "rollup_day" not in text

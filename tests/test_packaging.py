@@ -303,7 +303,9 @@ def test_the_wheel_ships_the_stamp_of_its_own_schema(installed, tmp_path):
 
     sql = installed / "toolkit" / "sql"
     shipped = int((sql / store_db.STAMP_FILE).read_text())
-    computed = store_db.Schema(str(sql / "migrations"), str(sql / "views")).stamp
+    computed = store_db.Schema(
+        str(sql / "migrations"), str(sql / "views"), rollups_dir=str(sql / "rollups")
+    ).stamp
     assert shipped == computed
     db = tmp_path / "plantune.db"
     r = run_installed(installed, "plantune", "init", "--db", str(db), cwd=tmp_path)

@@ -1,14 +1,36 @@
 """Bulk imports add the analysis rollups set-based: the tables must come out exactly as
-the per-row trigger builds them, and every later write must still run the trigger."""
+the per-row triggers build them, and every later write must still run the triggers."""
 
 import json
 import random
+import sqlite3
 
+import pytest
+
+from tests.helpers.views import assert_rollups_exact
 from toolkit.core import questions, seeded_db
 from toolkit.gstack import ingest
 from toolkit.store import db, rollups
 
-ROLLUPS = ("rollup_phase", "rollup_session", "rollup_day", "rollup_question", "rollup_choice")
+ROLLUPS = (
+    "rollup_phase",
+    "rollup_session",
+    "rollup_day",
+    "rollup_question",
+    "rollup_choice",
+    "profile_totals",
+    "profile_sums",
+    "profile_skills",
+    "profile_days",
+    "profile_answers",
+)
+INSERT_TRIGGERS = (
+    "question_log_profile_insert",
+    "rollup_choice_insert",
+    "rollup_day_insert",
+    "rollup_phase_question_insert",
+    "rollup_question_insert",
+)
 
 
 def write_log(root, project, n, seed):
@@ -64,9 +86,7 @@ def live_event(conn, project, ts, qid="ship-todos-create"):
 
 def build(tmp_path, name, monkeypatch, bulk):
     with monkeypatch.context() as m:
-        m.setattr(rollups, "BULK_MIN_BYTES", 1)
-        if not bulk:
-            m.setattr(rollups, "bulk_ready", lambda conn: False)
+        m.setattr(rollups, "BULK_MIN_BYTES", 1 if bulk else 1 << 40)
         return _build(tmp_path, name)
 
 
@@ -86,59 +106,89 @@ def _build(tmp_path, name):
     write_log(root, "alpha", 800, 3)
     ingest.ingest_state_root(conn, str(root))
     conn.set_trace_callback(None)
-    return conn, sum("-- bulk" in x for x in statements)
+    return conn, sum(x.startswith("DROP TRIGGER") for x in statements)
 
 
 def dump(conn):
-    return {
-        t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3")] for t in ROLLUPS
-    }
+    return {t: sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {t}")) for t in ROLLUPS}
+
+
+def triggers(conn):
+    return sorted(
+        tuple(r) for r in conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+    )
 
 
 def test_bulk_rollups_equal_the_trigger_built_ones(tmp_path, monkeypatch):
-    bulk, n_bulk = build(tmp_path, "bulk", monkeypatch, bulk=True)
-    per_row, n_rows = build(tmp_path, "rows", monkeypatch, bulk=False)
-    assert n_bulk > 0 and n_rows == 0
-    assert bulk.execute("SELECT count(*) FROM question_log").fetchone()[0] == 3004
+    bulk, dropped = build(tmp_path, "bulk", monkeypatch, bulk=True)
+    per_row, none = build(tmp_path, "per-row", monkeypatch, bulk=False)
+    assert dropped > 0 and none == 0
     assert dump(bulk) == dump(per_row)
-    # Totals agree with the log itself, too.
-    assert bulk.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == 3004
+    assert_rollups_exact(bulk)
+    # The triggers are back, exactly as their files declare them.
+    assert triggers(bulk) == triggers(per_row)
 
 
-def test_later_writes_on_the_same_connection_still_run_the_trigger(tmp_path, monkeypatch):
+def test_later_writes_on_the_same_connection_still_run_the_triggers(tmp_path, monkeypatch):
     conn, _ = build(tmp_path, "bulk", monkeypatch, bulk=True)
     before = conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0]
-    live_event(conn, "alpha", "2026-10-01T00:00:00.000Z", qid="qa-tier")
-    # The importer's own statement text, outside bulk mode, keeps the trigger as well.
+    live_event(conn, "alpha", "2026-10-01T00:00:00.000Z", qid="brand-new-question")
+    assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == before + 1
+    assert_rollups_exact(conn)
+
+
+@pytest.fixture
+def conn(tmp_path):
+    return seeded_db.connect(str(tmp_path / "t.db"))
+
+
+def row(i):
     rec = questions.validate_event(
         {
             "skill": "ship",
-            "question_id": "qa-tier",
-            "question_summary": "Tier?",
-            "user_choice": "quick",
+            "question_id": f"q{i % 3}",
+            "question_summary": "Q?",
+            "user_choice": "a",
+            "session_id": "s",
         }
     )
-    conn.execute(questions.INSERT_SQL, questions.prepare_row(rec, "alpha", registry={}))
-    assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == before + 2
-    # A second connection (a hook) runs it too.
-    other = seeded_db.connect(db.file_of(conn))
-    live_event(other, "beta", "2026-10-02T00:00:00.000Z", qid="qa-tier")
-    assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == before + 3
-    other.close()
+    return questions.prepare_row(rec, "p", registry={}, key=f"k{i}", raw="{}", ingested_from="test")
 
 
-def test_a_redefined_trigger_turns_bulk_upkeep_off(conn):
-    assert rollups.bulk_ready(conn)
-    sql = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE name = ?", (rollups.INSERT_TRIGGER,)
-    ).fetchone()[0]
+def test_a_failed_insert_keeps_the_triggers_and_writes_nothing(conn):
+    before = triggers(conn)
+    bulk = rollups.Bulk(conn)
+    with pytest.raises(sqlite3.Error):
+        with db.transaction(conn):
+            bulk.insert(questions.INSERT_SQL, [row(1), ("too", "few")])
+    assert triggers(conn) == before
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
+    assert_rollups_exact(conn)
+
+
+def test_bulk_needs_the_callers_transaction(conn):
+    with pytest.raises(RuntimeError):
+        rollups.Bulk(conn).insert(questions.INSERT_SQL, [row(1)])
+    assert {n for n, _ in triggers(conn)} >= set(INSERT_TRIGGERS)
+
+
+def test_the_bulk_path_leaves_out_exactly_the_declared_insert_triggers(conn):
+    bulk = rollups.Bulk(conn)
+    assert bulk.ready
+    assert sorted(name for name, _ in bulk.triggers) == list(INSERT_TRIGGERS)
     with db.transaction(conn):
-        conn.execute(f"DROP TRIGGER {rollups.INSERT_TRIGGER}")
-        conn.execute(sql.replace("BEGIN", "BEGIN\n    SELECT 1;", 1))
-    assert not rollups.bulk_ready(conn)
+        assert bulk.insert(questions.INSERT_SQL, [row(i) for i in range(30)]) == 30
+    assert_rollups_exact(conn)
 
 
-def test_the_mirrored_trigger_is_the_schemas(conn):
-    # Fails when a migration changes the insert trigger: ADD_ROWS must then be brought in
-    # line with it (and TRIGGER_SHA1 updated), or bulk imports stay on the slow path.
-    assert rollups.bulk_ready(conn), "question_log_rollup_insert changed; update rollups.py"
+def test_other_declarations_than_the_databases_keep_the_per_row_path(conn):
+    conn.execute("UPDATE plantune_rollups SET sha1 = 'other' WHERE name = 'rollup_day'")
+    bulk = rollups.Bulk(conn)
+    assert not bulk.ready
+    statements = []
+    conn.set_trace_callback(statements.append)
+    with db.transaction(conn):
+        bulk.insert(questions.INSERT_SQL, [row(i) for i in range(5)])
+    conn.set_trace_callback(None)
+    assert not any(s.startswith("DROP") for s in statements)
+    assert_rollups_exact(conn)

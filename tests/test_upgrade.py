@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from tests.helpers import query
+from tests.helpers.views import assert_rollups_exact
 from toolkit.core import seeded_db
 from toolkit.store import db
 
@@ -149,6 +150,7 @@ def test_a_release_database_upgrades_without_running_any_migration_again(release
         )
     assert conn.execute("SELECT sum(questions) FROM daily_activity").fetchone()[0] == logged + 1
     assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == logged + 1
+    assert_rollups_exact(conn)
     conn.close()
 
 
@@ -432,6 +434,11 @@ def test_a_main_database_upgrades_without_running_the_squash_and_keeps_every_row
     before_names = recorded(main_db)
     before = every_row(main_db)
     columns = table_columns(main_db)
+    # The rollups' feeds (never holding a row) are gone since 0020: the declared rollups'
+    # triggers write the totals themselves.
+    for feed in [t for t in columns if t.endswith("_feed") and t.startswith("rollup_")]:
+        assert before.pop(feed) == []
+        del columns[feed]
     conn = seeded_db.connect(main_db)
     after_names = recorded(main_db)
     assert sorted(after_names) == upgraded_names()
@@ -453,6 +460,7 @@ def test_a_main_database_upgrades_without_running_the_squash_and_keeps_every_row
             " '2026-11-01T09:00:00.000Z')"
         )
     assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == logged + 1
+    assert_rollups_exact(conn)
     for name, _ in db.default_schema().views:
         conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()
     conn.close()

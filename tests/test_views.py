@@ -26,7 +26,7 @@ from tests.helpers.views import (
     view_rows,
 )
 from toolkit.core import seeded_db
-from toolkit.store import db
+from toolkit.store import db, rollups
 
 
 @pytest.fixture
@@ -286,11 +286,75 @@ FINDING = st.builds(
 )
 INSERT = st.tuples(st.just("insert"), EVENT)
 INSERT_FINDING = st.tuples(st.just("insert_finding"), FINDING)
+# A bulk import: its rows inserted with the insert triggers left out, their rollups added
+# set-based (toolkit.store.rollups.Bulk), as `plantune ingest` does for a large file.
+BULK = st.tuples(st.just("bulk"), st.lists(EVENT, min_size=1, max_size=8))
+BULK_FINDINGS = st.tuples(st.just("bulk_findings"), st.lists(FINDING, min_size=1, max_size=5))
+BULK_EVENTS_SQL = (
+    "INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary,"
+    " user_choice, followed_recommendation, session_id, source, phase, door_class, door_type,"
+    " raw_json, recorded_at, synthetic)"
+    " VALUES (?, ?, ?, 'ship', ?, 'A question?', ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?)"
+)
+BULK_FINDINGS_SQL = (
+    "INSERT INTO findings (project, session_id, chain_id, phase, finding_id, summary, severity,"
+    " irreversibility, decision_matters, door_type, door_reason, score, threshold, disposition,"
+    " surface_reason, created_at, updated_at, synthetic, flipped_at)"
+    " VALUES (?, ?, ?, ?, ?, 'A finding', 1, 1, 1, 'two-way', 'test', 3, 4, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def bulk_insert(conn, kind, items, counter):
+    if kind == "bulk":
+        table, sql = "question_log", BULK_EVENTS_SQL
+        rows = [
+            (
+                f"bulk-{counter}-{i}",
+                e["project"],
+                e["ts"],
+                e["question_id"],
+                e["user_choice"],
+                e["followed"],
+                e["session_id"],
+                e["source"],
+                e["phase"],
+                e["door_class"],
+                e["door_type"],
+                e["ts"],
+                e["synthetic"],
+            )
+            for i, e in enumerate(items)
+        ]
+    else:
+        table, sql = "findings", BULK_FINDINGS_SQL
+        rows = [
+            (
+                f["project"],
+                f["session_id"],
+                f["chain_id"],
+                f["phase"],
+                f"bulk-{counter}-{i}",
+                f["disposition"],
+                f["surface_reason"],
+                f["created_at"],
+                f["created_at"],
+                f["synthetic"],
+                f["flipped_at"],
+            )
+            for i, f in enumerate(items)
+        ]
+    bulk = rollups.Bulk(conn, table)
+    assert bulk.ready
+    assert bulk.insert(sql, rows) == len(rows)
+
+
 # Inserts are drawn more often so that groups fill up before rows are changed or removed.
 OPERATION = st.one_of(
     INSERT,
     INSERT,
     INSERT,
+    BULK,
+    BULK_FINDINGS,
     st.tuples(st.just("update"), st.integers(0, 50), EVENT),
     st.tuples(st.just("delete"), st.integers(0, 50)),
     INSERT_FINDING,
@@ -313,6 +377,9 @@ def test_rollups_stay_exact_under_any_sequence_of_writes(tmp_path_factory, opera
             kind = op[0]
             if kind == "insert":
                 insert_event(conn, **op[1])
+            elif kind in ("bulk", "bulk_findings"):
+                counter += 1
+                bulk_insert(conn, kind, op[1], counter)
             elif kind in ("update", "delete"):
                 ids = [r[0] for r in conn.execute("SELECT id FROM question_log ORDER BY id")]
                 if not ids:

@@ -664,12 +664,8 @@ def _ingest_jsonl(
         in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
 
         # A large read adds the analysis rollups set-based instead of row by row.
-        if (
-            kind == "question-log"
-            and st.st_size - offset >= rollups.BULK_MIN_BYTES
-            and rollups.bulk_ready(conn)
-        ):
-            bulk = rollups.Window(conn).__enter__()
+        if kind == "question-log" and st.st_size - offset >= rollups.BULK_MIN_BYTES:
+            bulk = rollups.Bulk(conn)
         writer = _BatchWriter(
             conn, path, kind, st, fd, report, tx, strict, handler, preparer, bulk, progress, offset
         )
@@ -703,8 +699,6 @@ def _ingest_jsonl(
         tx.rollback()
         raise
     finally:
-        if bulk is not None:
-            bulk.__exit__()
         report.add_holds(tx.holds)
         tx.restore()
         if preparer is not None:

@@ -1,9 +1,10 @@
-"""Open the plantune database, apply migrations and re-create views.
+"""Open the plantune database, apply migrations, re-create views and declared rollups.
 
 Hooks open the database on every call, so the common case (an up-to-date database) costs
 one ``PRAGMA user_version`` read and no DDL. The schema stamp stored in ``user_version``
-is a hash of the migration names and the view files: when either changes, the next open
-migrates under a write lock and re-creates every view.
+is a hash of the migration names, the view files and the rollup files: when any changes,
+the next open migrates under a write lock, re-creates every view and re-creates and
+refills each rollup whose file changed.
 
 Only the standard library is imported here: this module is on the hot path.
 """
@@ -66,7 +67,11 @@ from toolkit.store import resources  # noqa: E402 - after the sqlite3 module, on
 SQL_DIR = resources.path("sql")
 MIGRATIONS_DIR = os.path.join(SQL_DIR, "migrations")
 VIEWS_DIR = os.path.join(SQL_DIR, "views")
+ROLLUPS_DIR = os.path.join(SQL_DIR, "rollups")
 MIGRATIONS_TABLE = "plantune_migrations"
+# The migration that handed the rollups the earlier migrations made over to the files of
+# sql/rollups/: a schema without it (an earlier release's migrations) has none declared.
+ROLLUPS_FROM = "0020_rollups_declared.sql"
 # Migrations whose file was renamed after a release (old name -> new name), so a name says
 # what the migration does. A database that recorded the old name has that migration
 # applied: the runner records the new name beside it (the old row stays, for an earlier
@@ -201,10 +206,15 @@ def _sql_files(directory, what):
 
 
 class Schema:
-    """The migrations and views a database should have, and the stamp that names them."""
+    """The migrations, views and rollups a database should have, and the stamp naming them."""
 
     def __init__(
-        self, migrations_dir=MIGRATIONS_DIR, views_dir=VIEWS_DIR, renamed=None, squashed=None
+        self,
+        migrations_dir=MIGRATIONS_DIR,
+        views_dir=VIEWS_DIR,
+        renamed=None,
+        squashed=None,
+        rollups_dir=ROLLUPS_DIR,
     ):
         self.migrations = _sql_files(migrations_dir, "schema migrations folder")
         self.renamed = RENAMED_MIGRATIONS if renamed is None else renamed
@@ -236,6 +246,16 @@ class Schema:
                 body = f.read()
             self.views.append((name[:-4], body.decode("utf-8")))
             digest.update(b"\0" + name.encode() + b"\0" + body)
+        self.rollup_files = []  # (name, bytes); none before the migration handing them over
+        if ROLLUPS_FROM in names:
+            for name, path in _sql_files(rollups_dir, "rollups folder"):
+                with open(path, "rb") as f:
+                    body = f.read()
+                self.rollup_files.append((name[:-4], body))
+                digest.update(b"\0rollup\0" + name.encode() + b"\0" + body)
+        from toolkit.store import declared
+
+        self.rollups = declared.Rollups(self.rollup_files)
         # user_version is a signed 32-bit integer; keep the stamp positive and non-zero so
         # a brand-new database (user_version 0) never looks current.
         self.stamp = (int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF) or 1
@@ -577,6 +597,8 @@ def applied_migrations(conn):
 
 
 def _migrate(conn, schema, created, seed=None):
+    from toolkit.store import declared
+
     # WAL cannot be switched on inside a transaction; it is persistent once set.
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         try:
@@ -600,10 +622,12 @@ def _migrate(conn, schema, created, seed=None):
             if done:
                 continue
             try:
-                for statement in _split_statements(script):
+                for statement in declared.split_statements(script):
                     conn.execute(statement)
             except sqlite3.Error as e:
                 raise DatabaseError(f"migration {name} failed: {e}") from None
+            if name == ROLLUPS_FROM:
+                _sync_rollups(conn, schema)  # what it dropped is back in the same commit
             now = utc_now()
             # Recorded under its earlier names too, so an earlier release that opens this
             # database counts it applied instead of running it again.
@@ -663,34 +687,28 @@ def _record_renames(conn, schema):
             )
 
 
-def _split_statements(script):
-    """Split a migration script into statements (executescript would commit our transaction)."""
-    statements, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                statements.append(buf)
-            buf = ""
-    if buf.strip() and not buf.strip().startswith("--"):
-        statements.append(buf)
-    return [s for s in statements if _has_code(s)]
+def _sync_rollups(conn, schema):
+    from toolkit.store import declared
 
-
-def _has_code(statement):
-    return any(l.strip() and not l.strip().startswith("--") for l in statement.splitlines())
+    try:
+        declared.sync(conn, schema.rollups)
+    except declared.RollupError as e:
+        raise DatabaseError(str(e)) from None
 
 
 def _recreate_views(conn, schema):
+    from toolkit.store import declared
+
     for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
         conn.execute(f'DROP VIEW IF EXISTS "{name}"')
+    _sync_rollups(conn, schema)  # with no view left, a rollup's table can be made again
     pending = list(schema.views)
     # Views may read other views; create in rounds until no progress, then report.
     while pending:
         failed, errors = [], {}
         for name, body in pending:
             try:
-                for statement in _split_statements(body):
+                for statement in declared.split_statements(body):
                     conn.execute(statement)
             except sqlite3.OperationalError as e:
                 failed.append((name, body))
