@@ -82,14 +82,14 @@ def test_a_rollup_whose_file_did_not_change_is_left_as_it_is(tmp_path, rollups_c
 
 def test_a_rollup_no_longer_declared_is_dropped_with_its_triggers(tmp_path, rollups_copy):
     path = str(tmp_path / "t.db")
-    database.connect(path, schema=schema(rollups_copy)).close()
+    seeded_db.connect(path, schema=schema(rollups_copy)).close()
     (rollups_copy / "rollup_choice.sql").unlink()
     views = tmp_path / "views"
     shutil.copytree(db.VIEWS_DIR, views)
     for view in views.iterdir():
         if "rollup_choice" in view.read_text():
             view.unlink()
-    conn = database.connect(
+    conn = seeded_db.connect(
         path, schema=db.Schema(views_dir=str(views), rollups_dir=str(rollups_copy))
     )
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
@@ -108,8 +108,8 @@ def test_a_broken_rollup_file_is_one_clear_error_and_changes_nothing(tmp_path, r
     day = rollups_copy / "rollup_day.sql"
     day.write_text(day.read_text().replace("FROM question_log NOT INDEXED", "FROM no_such_table"))
     with pytest.raises(db.DatabaseError, match="rollup rollup_day failed"):
-        database.connect(path, schema=schema(rollups_copy))
-    conn = database.connect(path, migrate=False)
+        seeded_db.connect(path, schema=schema(rollups_copy))
+    conn = seeded_db.connect(path, migrate=False)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == stamp
     assert conn.execute("SELECT sum(events) FROM rollup_day").fetchone()[0] == 5
     assert_rollups_exact(conn)
