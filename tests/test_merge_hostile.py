@@ -267,3 +267,160 @@ def test_office_hours_and_profile_records_of_a_hostile_source_touch_only_its_own
         team, "SELECT value FROM developer_declared_profile WHERE developer = ?", (ALICE,)
     ) == [(0.7,)]
     assert report["refused"] >= 1
+
+
+# ------------------------------------------------------------------- (g) schema tricks
+
+
+def alice_in_team(tmp_path):
+    alice = history(str(tmp_path / "alice.db"), ALICE)
+    team = str(tmp_path / "team.db")
+    ok(["merge", alice, "--db", team])
+    return alice, team, rows_of(team, ALICE)
+
+
+def held_one_line(result):
+    """A merge that refused a source: exit 1, one line, no traceback."""
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_sources_triggers_never_run_into_the_team_database(tmp_path):
+    """Triggers on every table a merge writes, named as the team's: they would wipe the
+    team's rows if they ran there. A source is only read, so they never fire."""
+    alice, team, before = alice_in_team(tmp_path)
+    bob = history(str(tmp_path / "bob.db"), BOB)
+    statements = []
+    for table in (
+        "merge_sources",
+        "question_log",
+        "findings",
+        "developer_tombstones",
+        "deletions",
+        "developer_preferences",
+        "preference_events",
+    ):
+        for event in ("INSERT", "DELETE", "UPDATE"):
+            statements.append(
+                f"CREATE TRIGGER evil_{table}_{event.lower()} AFTER {event} ON {table} BEGIN"
+                " DELETE FROM question_log; DELETE FROM findings;"
+                " DELETE FROM developer_preferences; END;"
+            )
+    edit(bob, "\n".join(statements))
+    ok(["merge", bob, "--db", team])
+    ok(["merge", bob, "--db", team])
+    assert rows_of(team, ALICE) == before
+    assert all(rows_of(team, BOB).values())
+
+
+def test_views_in_place_of_a_sources_tables_are_not_read_as_its_tables(tmp_path):
+    """Tombstones and deletion records as views naming Alice's keys: not tables, not
+    read. A question log that is a view: not a plantune database."""
+    alice, team, before = alice_in_team(tmp_path)
+    bob = history(str(tmp_path / "bob.db"), BOB)
+    edit(
+        bob,
+        f"ATTACH DATABASE '{alice}' AS v;"
+        "CREATE TABLE keys AS SELECT event_key FROM v.question_log;"
+        "DETACH DATABASE v;"
+        "DROP TABLE tombstones; DROP TABLE developer_tombstones;"
+        "CREATE VIEW tombstones AS SELECT event_key, 'question-log' AS kind,"
+        " '2030-01-01T00:00:00.000Z' AS deleted_at FROM keys;"
+        "CREATE VIEW developer_tombstones AS SELECT event_key, '' AS developer,"
+        " 'question-log' AS kind, '2030-01-01T00:00:00.000Z' AS deleted_at FROM keys;",
+    )
+    ok(["merge", bob, "--db", team])
+    assert rows_of(team, ALICE) == before
+    edit(
+        bob,
+        "ALTER TABLE question_log RENAME TO question_log_real;"
+        "CREATE VIEW question_log AS SELECT * FROM question_log_real;",
+    )
+    held_one_line(invoke(["merge", bob, "--db", team]))
+    assert rows_of(team, ALICE) == before
+
+
+def test_a_temp_trigger_planted_in_a_sources_schema_never_reaches_the_team(tmp_path):
+    """sqlite_master hand-edited to hold a TEMP trigger on the team's tables: the source
+    is refused or its trigger stays inert; the team database is untouched."""
+    alice, team, before = alice_in_team(tmp_path)
+    bob = history(str(tmp_path / "bob.db"), BOB)
+    conn = sqlite3.connect(bob)
+    conn.execute("PRAGMA writable_schema = ON")
+    with conn:
+        conn.execute(
+            "INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) VALUES"
+            " ('trigger', 'evil', 'question_log', 0, 'CREATE TEMP TRIGGER evil AFTER INSERT"
+            " ON main.question_log BEGIN DELETE FROM main.question_log; END')"
+        )
+    conn.close()
+    result = invoke(["merge", bob, "--db", team])
+    if result.exit_code:
+        held_one_line(result)
+    assert rows_of(team, ALICE) == before
+    ok(["merge", alice, "--db", team])
+    assert rows_of(team, ALICE) == before
+
+
+# ---------------------------------------------------------------- (h) malformed values
+
+
+def loosen(path, table):
+    """Replace ``table`` by a copy without any constraint (NOT NULL, types, keys)."""
+    edit(
+        path,
+        f"ALTER TABLE {table} RENAME TO {table}_strict;"
+        f"CREATE TABLE {table} AS SELECT * FROM {table}_strict;",
+    )
+
+
+MALFORMED = {
+    "null developer": ("question_log", "UPDATE question_log SET developer = NULL"),
+    "integer developer": ("question_log", "UPDATE question_log SET developer = 42"),
+    "blob developer": ("question_log", "UPDATE question_log SET developer = x'616c696365'"),
+    "null event key": ("question_log", "UPDATE question_log SET event_key = NULL"),
+    "integer event key": ("preference_events", "UPDATE preference_events SET event_key = 7"),
+    "huge text": (
+        "question_log",
+        "UPDATE question_log SET question_summary = printf('%.*c', 4000000, 'x')",
+    ),
+    "null tombstone key": (
+        "tombstones",
+        "INSERT INTO tombstones VALUES (NULL, 'question-log', '2030-01-01T00:00:00Z')",
+    ),
+    "garbage deletion time": (
+        "deletions",
+        "INSERT INTO deletions VALUES ('finding', 'x', 'alice-s', 'alice-f', 'not a time')",
+    ),
+    "null deletion key": (
+        "deletions",
+        "INSERT INTO deletions VALUES ('finding', '', 'alice-s', NULL, NULL)",
+    ),
+    "null finding ids": ("findings", "UPDATE findings SET session_id = NULL, finding_id = NULL"),
+    "text preference time": ("preferences", "UPDATE preferences SET updated_at = 'soon'"),
+}
+
+
+# A source whose deletes cannot be read is refused whole: merging its rows without them
+# could bring back what it deleted. Other malformed rows are refused or skipped one by one.
+REFUSED = ("null tombstone key", "null deletion key")
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_values_in_a_source_never_touch_another_developers_rows(tmp_path, case):
+    alice, team, before = alice_in_team(tmp_path)
+    bob = history(str(tmp_path / "bob.db"), BOB)
+    table, sql = MALFORMED[case]
+    loosen(bob, table)
+    edit(bob, sql)
+    result = invoke(["merge", bob, "--developer", BOB, "--db", team])
+    if case in REFUSED:
+        held_one_line(result)
+        assert "malformed rows" in result.output and "nothing merged" in result.output
+        assert rows_of(team, BOB) == {t: 0 for t in before}
+    else:
+        assert result.exit_code == 0, result.output
+    assert rows_of(team, ALICE) == before
+    ok(["merge", alice, "--db", team])
+    assert rows_of(team, ALICE) == before

@@ -388,6 +388,10 @@ def _merge_one(conn, source, developer):
                 " path = ? WHERE id = ?",
                 (now, _json(counts), os.path.abspath(source.path), source_id),
             )
+    except sqlite3.IntegrityError as e:
+        # A value no plantune database holds (a tombstone without a key, a record without
+        # its parts): what the source meant cannot be known, so none of it is taken.
+        raise MergeError(f"{source.path}: malformed rows ({e}); nothing merged from it") from None
     finally:
         conn.execute("DETACH DATABASE src")
     return {
