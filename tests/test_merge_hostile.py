@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import query
 from tests.helpers.team import invoke, ok
-from tests.test_merge_trust import ALICE, BOB, EVE, history, rows_of
+from tests.test_merge_trust import ALICE, BOB, EVE, history, rank, rows_of
 
 
 @pytest.fixture(autouse=True)
@@ -424,3 +424,29 @@ def test_malformed_values_in_a_source_never_touch_another_developers_rows(tmp_pa
     assert rows_of(team, ALICE) == before
     ok(["merge", alice, "--db", team])
     assert rows_of(team, ALICE) == before
+
+
+def test_one_spelling_per_identity():
+    from toolkit.core import identity
+
+    for spelling in SPELLINGS:
+        assert identity.normalise(spelling) == ALICE
+        assert identity.normalise(identity.normalise(spelling)) == ALICE
+    assert identity.same_script("jürgen@example.de") and identity.same_script(ALICE)
+    assert not identity.same_script("\u0430lice@example.com")
+    for bad in ("", " . ", "mailto:", "a\x85b@example.com"):
+        with pytest.raises(identity.IdentityError):
+            identity.normalise(bad)
+
+
+def test_a_squatted_finding_is_counted_for_its_owner(tmp_path):
+    """Bob ranks a finding under Alice's session and finding ids and merges first: Alice's
+    finding cannot be added beside it, and her merge says so."""
+    alice = history(str(tmp_path / "alice.db"), ALICE)
+    bob = str(tmp_path / "bob.db")
+    ok(["init", "--db", bob])
+    rank(bob, BOB, "alice-s", "alice-f")
+    team = str(tmp_path / "team.db")
+    ok(["merge", bob, "--db", team])
+    (report,) = json.loads(ok(["merge", alice, "--db", team, "--json"]).output)
+    assert report["tables"]["findings"]["contested"] == 1
