@@ -209,8 +209,6 @@ def test_a_look_alike_identity_is_refused(tmp_path, lookalike):
     result = invoke(["merge", eve, "--db", team])
     assert result.exit_code == 1 and "not an identity" in result.output
     assert len(result.output.strip().splitlines()) == 1
-    result = invoke(["merge", eve, "--developer", lookalike, "--db", team])
-    assert result.exit_code != 0
     (report,) = json.loads(ok(["merge", eve, "--developer", EVE, "--db", team, "--json"]).output)
     assert report["refused"] > 0
     assert query(team, "SELECT DISTINCT developer FROM question_log") in ([], [(EVE,)])

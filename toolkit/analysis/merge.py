@@ -211,6 +211,8 @@ def inspect_source(path, known_migrations, developer=None, trust=False, team_id=
         elif len(owners) == 1:
             owner = next(iter(owners))
             if owner.startswith("invalid "):
+                # Letters of several scripts (a Cyrillic ``а`` in ``аlice``) look like
+                # someone else: only --developer can say whose rows they are.
                 raise MergeError(
                     f"{path}: its rows name {owner.removeprefix('invalid ')}, which is not an"
                     " identity (look-alike letters or control characters); name their"
@@ -265,7 +267,9 @@ def _developers(conn, tables, most=2):
             for (name,) in conn.execute(
                 f"SELECT DISTINCT developer FROM {table} WHERE developer IS NOT ''"
             ):
-                found.add(merge_identity(name) or f"invalid {name!r}")
+                value = merge_identity(name)
+                ok = value and identity.same_script(value)
+                found.add(value if ok else f"invalid {name!r}")
                 if len(found) >= most:
                     return found
     return found
@@ -273,15 +277,13 @@ def _developers(conn, tables, most=2):
 
 def merge_identity(name):
     """A source's developer name as the team database stores it; '' for none, None for a
-    name that is no identity (refused): a control character, or letters of several
-    scripts (a look-alike such as a Cyrillic ``а`` in ``аlice``)."""
+    name that is no identity (a control character, not text): its rows are refused."""
     if name == "":
         return ""
     try:
-        value = identity.normalise(name) if isinstance(name, str) else None
+        return identity.normalise(name) if isinstance(name, str) else None
     except identity.IdentityError:
         return None
-    return value if value and identity.same_script(value) else None
 
 
 def _columns(conn, schema, table):
