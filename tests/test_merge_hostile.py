@@ -448,3 +448,35 @@ def test_a_squatted_finding_is_counted_for_its_owner(tmp_path):
     ok(["merge", bob, "--db", team])
     (report,) = json.loads(ok(["merge", alice, "--db", team, "--json"]).output)
     assert report["tables"]["findings"]["contested"] == 1
+
+
+# ----------------------------------------------- (a) a source claiming another's database id
+
+
+def test_a_source_claiming_anothers_database_id_removes_and_changes_nothing_of_theirs(tmp_path):
+    """Bob copies Alice's database id and drops his deletion records (as a database from
+    before them): what his database no longer holds is not Alice's to lose, and her trace
+    run is not his to change."""
+    alice = history(str(tmp_path / "alice.db"), ALICE)
+    ok(["profile", "declare", "autonomy", "0.7", "--db", alice], developer=ALICE)
+    run = (
+        "INSERT INTO trace_runs (run_id, project, session_id, created_at, guidance_mode)"
+        " VALUES ('run-1', 'proj-a', ?, '2026-10-01', 'propose')"
+    )
+    edit(alice, (run, ("alice-s",)))
+    team = str(tmp_path / "team.db")
+    ok(["merge", alice, "--db", team])
+    tables = ("developer_preferences", "developer_declared_profile", "trace_runs")
+    before = {t: query(team, f"SELECT * FROM {t} ORDER BY 1, 2") for t in tables}
+    (dbid,) = query(alice, "SELECT value FROM plantune_meta WHERE key = 'database_id'")[0]
+    bob = history(str(tmp_path / "bob.db"), BOB)
+    edit(
+        bob,
+        ("UPDATE plantune_meta SET value = ? WHERE key = 'database_id'", (dbid,)),
+        (run, ("forged",)),
+        "DROP TABLE deletions;",
+    )
+    ok(["merge", bob, "--db", team])
+    for t in tables:
+        mine = [r for r in before[t] if ALICE in r]
+        assert query(team, f"SELECT * FROM {t} WHERE developer = ? ORDER BY 1, 2", (ALICE,)) == mine

@@ -793,8 +793,8 @@ def _copy_owned(conn, table, params, records):
     removed = 0
     if deletable and not records:
         removed = conn.execute(
-            f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
-            f' (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
+            f"DELETE FROM main.{table} WHERE merged_from = :source AND {_own_copy(params)}"
+            f' AND NOT EXISTS (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
             params,
         ).rowcount
     before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
@@ -810,7 +810,8 @@ def _copy_owned(conn, table, params, records):
         sql += (
             " DO UPDATE SET "
             + ", ".join(f'"{n}" = excluded."{n}"' for n in changing)
-            + f" WHERE {table}.merged_from IS excluded.merged_from AND ("
+            + f" WHERE {table}.merged_from IS excluded.merged_from"
+            + f" AND {table}.developer IS excluded.developer AND ("
             + " OR ".join(f'{table}."{n}" IS NOT excluded."{n}"' for n in changing)
             + ")"
         )
@@ -828,6 +829,13 @@ def _copy_owned(conn, table, params, records):
         "refused": refused_n,
         "contested": contested,
     }
+
+
+def _own_copy(params):
+    """SQL true for a merged copy the source speaks for: its developer's (any, for a
+    trusted team database). A source's database id is only its claim: another database
+    claiming it removes or changes nothing of anyone else's."""
+    return "true" if params["trusted"] else "developer = :owner"
 
 
 def _copy_snapshot(conn, table, params, records):
@@ -873,8 +881,8 @@ def _copy_snapshot(conn, table, params, records):
         removed = 0
         if not records:
             removed = conn.execute(
-                f"DELETE FROM {team_table} WHERE merged_from = :source AND NOT EXISTS"
-                f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})",
+                f"DELETE FROM {team_table} WHERE merged_from = :source AND {_own_copy(params)}"
+                f" AND NOT EXISTS (SELECT 1 FROM temp.merge_snapshot p WHERE {match})",
                 params,
             ).rowcount
         before = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0]
