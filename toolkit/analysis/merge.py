@@ -38,6 +38,13 @@ merge never removes what another source contributed. A team database merged into
 is the exception, and only when asked (``--trust-attribution``): its rows keep the
 developers they name, and its deletes count for whom they say.
 
+Names compare in their stored form (``identity.normalise``: case, spacing, ``mailto:``,
+compatibility forms), and a name mixing scripts is a look-alike only ``--developer`` can
+vouch for. A database id is only a claim: a source's removals and updates reach only its
+developer's copies. A key another developer's row already holds here (a squat) never
+drops the source's row silently: a question event whose held copy does not hash to its
+key is replaced by the source's genuine one; any other is counted as contested.
+
 Rows of a table with no developer of their own (declared profile, office hours, trace
 runs, proposals) belong to the source's developer.
 
