@@ -38,6 +38,13 @@ merge never removes what another source contributed. A team database merged into
 is the exception, and only when asked (``--trust-attribution``): its rows keep the
 developers they name, and its deletes count for whom they say.
 
+Names compare in their stored form (``identity.normalise``: case, spacing, ``mailto:``,
+compatibility forms), and a name mixing scripts is a look-alike only ``--developer`` can
+vouch for. A database id is only a claim: a source's removals and updates reach only its
+developer's copies. A key another developer's row already holds here (a squat) never
+drops the source's row silently: a question event whose held copy does not hash to its
+key is replaced by the source's genuine one; any other is counted as contested.
+
 Rows of a table with no developer of their own (declared profile, office hours, trace
 runs, proposals) belong to the source's developer.
 
@@ -52,6 +59,7 @@ import os
 import sqlite3
 from urllib.parse import quote
 
+from toolkit.core import identity
 from toolkit.store import db
 
 # Tables copied by key, in dependency order (findings point at events and calibrations).
@@ -204,9 +212,19 @@ def inspect_source(path, known_migrations, developer=None, trust=False, team_id=
             )
         owners = _developers(conn, tables)
         if developer:
-            owner = developer
+            owner = merge_identity(developer)
+            if not owner:
+                raise MergeError(f"{path}: --developer {developer!r} is not an identity")
         elif len(owners) == 1:
             owner = next(iter(owners))
+            if owner.startswith("invalid "):
+                # Letters of several scripts (a Cyrillic ``а`` in ``аlice``) look like
+                # someone else: only --developer can say whose rows they are.
+                raise MergeError(
+                    f"{path}: its rows name {owner.removeprefix('invalid ')}, which is not an"
+                    " identity (look-alike letters or control characters); name their"
+                    " developer with --developer"
+                )
         elif owners and not trust:
             raise MergeError(
                 f"{path}: its rows name several developers, and a source speaks for one:"
@@ -245,21 +263,34 @@ def inspect_source(path, known_migrations, developer=None, trust=False, team_id=
 
 
 def _developers(conn, tables, most=2):
-    """Up to ``most`` distinct developers named by a database's attributed rows."""
+    """Up to ``most`` distinct developers named by a database's attributed rows, in their
+    stored form (``Alice@Example.com`` and ``mailto:alice@example.com`` are one). A name
+    that is no identity at all (a look-alike, a control character) counts as one more."""
     found = set()
     candidates = KEYED_TABLES + ("preferences",) + tuple(OWNED_TABLES)
     candidates += tuple(team for team, _, _ in SNAPSHOTS.values())
     for table in candidates:
         if table in tables and "developer" in _columns(conn, "main", table):
-            found.update(
-                r[0]
-                for r in conn.execute(
-                    f"SELECT DISTINCT developer FROM {table} WHERE developer != '' LIMIT ?", (most,)
-                )
-            )
-        if len(found) >= most:
-            break
+            for (name,) in conn.execute(
+                f"SELECT DISTINCT developer FROM {table} WHERE developer IS NOT ''"
+            ):
+                value = merge_identity(name)
+                ok = value and identity.same_script(value)
+                found.add(value if ok else f"invalid {name!r}")
+                if len(found) >= most:
+                    return found
     return found
+
+
+def merge_identity(name):
+    """A source's developer name as the team database stores it; '' for none, None for a
+    name that is no identity (a control character, not text): its rows are refused."""
+    if name == "":
+        return ""
+    try:
+        return identity.normalise(name) if isinstance(name, str) else None
+    except identity.IdentityError:
+        return None
 
 
 def _columns(conn, schema, table):
@@ -270,16 +301,19 @@ def _developer_expr(src_cols, trusted, alias="s"):
     """SQL for a merged row's developer: the source's (:owner), except in a trusted team
     database, whose rows keep the developer they name (the source's when they name none)."""
     if trusted and "developer" in src_cols:
-        return f"coalesce(nullif({alias}.developer, ''), :owner)"
+        return f"coalesce(nullif(merge_identity({alias}.developer), ''), :owner)"
     return ":owner"
 
 
 def _refused(src_cols, trusted, alias="s"):
     """SQL true for a source row attributed to someone other than the developer the source
-    speaks for: never merged, only counted (a trusted source has none)."""
-    if trusted or "developer" not in src_cols:
+    speaks for, or to a name that is no identity: never merged, only counted (a trusted
+    source keeps every identity it names)."""
+    if "developer" not in src_cols:
         return "0"
-    return f"{alias}.developer NOT IN ('', :owner)"
+    if trusted:
+        return f"merge_identity({alias}.developer) IS NULL"
+    return f"coalesce(merge_identity({alias}.developer), '-') NOT IN ('', :owner)"
 
 
 def merge(conn, paths, developer=None, progress=None, trust_attribution=False):
@@ -313,6 +347,10 @@ def merge(conn, paths, developer=None, progress=None, trust_attribution=False):
     results = []
     # Rows a merge removes (deleted in a source) leave no copy of their text in the file.
     conn.execute("PRAGMA secure_delete = ON")
+    # A source is attached read-only and only read: its triggers never fire, and its
+    # views and triggers cannot name this database's tables (SQLite keeps an attached
+    # schema's objects to that schema). The one function added here is pure.
+    conn.create_function("merge_identity", 1, merge_identity, deterministic=True)
     for source in sources:
         results.append(_merge_one(conn, source, developer))
         if progress:
@@ -359,6 +397,10 @@ def _merge_one(conn, source, developer):
                 " path = ? WHERE id = ?",
                 (now, _json(counts), os.path.abspath(source.path), source_id),
             )
+    except sqlite3.IntegrityError as e:
+        # A value no plantune database holds (a tombstone without a key, a record without
+        # its parts): what the source meant cannot be known, so none of it is taken.
+        raise MergeError(f"{source.path}: malformed rows ({e}); nothing merged from it") from None
     finally:
         conn.execute("DETACH DATABASE src")
     return {
@@ -368,6 +410,7 @@ def _merge_one(conn, source, developer):
         "developer": source.owner,
         "trusted": source.trusted,
         "refused": sum(c.get("refused", 0) for c in counts.values()),
+        "contested": sum(c.get("contested", 0) for c in counts.values()),
         "tables": counts,
         "removed": sum(removed.values()),
     }
@@ -471,13 +514,13 @@ def _merge_deletions(conn, params):
     trusted = params["trusted"]
     for table, developer in (
         ("tombstones", "''" if trusted else ":owner"),
-        ("developer_tombstones", "t.developer" if trusted else ":owner"),
+        ("developer_tombstones", "merge_identity(t.developer)" if trusted else ":owner"),
     ):
         if _has_table(conn, "src", table):
             conn.execute(
                 "INSERT INTO main.developer_tombstones (event_key, developer, kind, deleted_at)"
                 f" SELECT t.event_key, {developer}, t.kind, t.deleted_at FROM src.{table} t"
-                " WHERE true ON CONFLICT DO NOTHING",
+                f" WHERE {developer} IS NOT NULL ON CONFLICT DO NOTHING",
                 params,
             )
     conn.execute(
@@ -498,7 +541,7 @@ def _merge_deletions(conn, params):
         developer = _developer_expr(["developer"], trusted, "d")
         kinds = ", ".join(f"'{k}'" for k in _DEVELOPER_KINDS)
         if trusted:
-            developer = f"iif({kind} IN ({kinds}), {developer}, d.developer)"
+            developer = f"iif({kind} IN ({kinds}), {developer}, merge_identity(d.developer))"
         # A table whose merged copies carry a source-qualified key: the record names the
         # copy this source's rows have here.
         qualified = ", ".join(f"'{DELETABLE[t][0]}'" for t, o in OWNED_TABLES.items() if o[3])
@@ -506,7 +549,7 @@ def _merge_deletions(conn, params):
         conn.execute(
             "INSERT INTO main.deletions (kind, developer, k1, k2, deleted_at)"
             f" SELECT {kind}, {developer}, {k1}, d.k2,"
-            " d.deleted_at FROM src.deletions d WHERE true"
+            f" d.deleted_at FROM src.deletions d WHERE {developer} IS NOT NULL"
             " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at"
             " WHERE julianday(excluded.deleted_at) > julianday(deletions.deleted_at)",
             params,
@@ -622,9 +665,11 @@ def _copy_keyed(conn, table, params):
         values += [
             (
                 "(SELECT m.id FROM main.question_log m WHERE m.event_key ="
-                " (SELECT e.event_key FROM src.question_log e WHERE e.id = s.answer_event_id))"
+                " (SELECT e.event_key FROM src.question_log e WHERE e.id = s.answer_event_id)"
+                f" AND m.developer IS {dev})"
             ),
-            "(SELECT c.id FROM main.calibrations c WHERE c.merge_key = "
+            # A finding links its own developer's rows only, never a squatter's copy.
+            f"(SELECT c.id FROM main.calibrations c WHERE c.developer IS {dev} AND c.merge_key = "
             + (
                 "(SELECT coalesce(k.merge_key, :dbid || ':' || k.id) FROM src.calibrations k"
                 " WHERE k.id = s.calibration_id)"
@@ -654,7 +699,77 @@ def _copy_keyed(conn, table, params):
         f" SELECT {', '.join(values)} FROM src.{table} AS s{where} ORDER BY s.id"
     )
     added = conn.execute(sql, params).rowcount
-    return {"source": total, "added": added, "refused": refused}
+    counts = {"source": total, "added": added, "refused": refused}
+    if table in _EVENT_TABLES:
+        won, contested = _contest_keys(conn, table, params, where, dev, sql)
+        counts["added"] += won
+        if won:
+            counts["replaced"] = won
+    else:
+        if table == "calibrations":
+            key = {"merge_key": values[names.index("merge_key")]}
+        else:
+            key = {"session_id": 's."session_id"', "finding_id": 's."finding_id"'}
+        contested = _held_by_another(conn, table, params, where, dev, key)
+    if contested:
+        counts["contested"] = contested
+    return counts
+
+
+def _held_by_another(conn, table, params, where, dev, key):
+    """How many source rows (merged otherwise) have a key another developer's row holds
+    here: never merged silently, they are counted and reported."""
+    match = " AND ".join(f'm."{c}" = {k}' for c, k in key.items())
+    return conn.execute(
+        f"SELECT count(*) FROM src.{table} AS s{where} AND EXISTS (SELECT 1 FROM"
+        f" main.{table} m WHERE {match} AND m.developer IS NOT {dev})",
+        params,
+    ).fetchone()[0]
+
+
+# Tables whose rows are keyed by a hash of the event they record.
+_EVENT_TABLES = ("question_log", "preference_events")
+
+
+def _contest_keys(conn, table, params, where, dev, insert_sql):
+    """Source events whose key a row of another developer already holds here (a squat:
+    someone merged first a copy of these events under their own name). A held copy whose
+    content does not hash to its key is forged: it is replaced by the source's row when
+    that one's does. Returns (rows replaced, rows still contested): a contested row is
+    never merged silently, it is counted and reported."""
+    checked = all("raw_json" in _columns(conn, d, table) for d in ("src", "main"))
+    content = ", {0}.project, {0}.raw_json" if checked else ", NULL, NULL"
+    pairs = conn.execute(
+        f"SELECT s.id, m.id, s.event_key{content.format('s')}{content.format('m')}"
+        f" FROM src.{table} AS s JOIN main.{table} m ON m.event_key = s.event_key"
+        f"{where} AND m.developer IS NOT {dev}",
+        params,
+    ).fetchall()
+    won = 0
+    one = insert_sql.replace(" ORDER BY s.id", " AND s.id = :one")
+    for source_id, held_id, key, *content in pairs:
+        if not _genuine(key, *content[:2]) or _genuine(key, *content[2:]):
+            continue
+        if table == "question_log":
+            conn.execute(
+                "UPDATE main.findings SET answer_event_id = NULL WHERE answer_event_id = ?",
+                (held_id,),
+            )
+        conn.execute(f"DELETE FROM main.{table} WHERE id = ?", (held_id,))
+        won += conn.execute(one, {**params, "one": source_id}).rowcount
+    return won, len(pairs) - won
+
+
+def _genuine(key, project, raw_json):
+    """True when ``key`` is the hash of the event ``raw_json`` records in ``project``."""
+    from toolkit.core import questions
+    from toolkit.store import json_lite
+
+    try:
+        record = json_lite.loads(raw_json)
+        return isinstance(record, dict) and questions.event_key(str(project), record) == key
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def _qualified_key(key):
@@ -685,8 +800,8 @@ def _copy_owned(conn, table, params, records):
     removed = 0
     if deletable and not records:
         removed = conn.execute(
-            f"DELETE FROM main.{table} WHERE merged_from = :source AND NOT EXISTS"
-            f' (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
+            f"DELETE FROM main.{table} WHERE merged_from = :source AND {_own_copy(params)}"
+            f' AND NOT EXISTS (SELECT 1 FROM src.{table} s WHERE {copy_key} = main.{table}."{key}")',
             params,
         ).rowcount
     before = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
@@ -702,7 +817,8 @@ def _copy_owned(conn, table, params, records):
         sql += (
             " DO UPDATE SET "
             + ", ".join(f'"{n}" = excluded."{n}"' for n in changing)
-            + f" WHERE {table}.merged_from IS excluded.merged_from AND ("
+            + f" WHERE {table}.merged_from IS excluded.merged_from"
+            + f" AND {table}.developer IS excluded.developer AND ("
             + " OR ".join(f'{table}."{n}" IS NOT excluded."{n}"' for n in changing)
             + ")"
         )
@@ -710,13 +826,23 @@ def _copy_owned(conn, table, params, records):
         sql += " DO NOTHING"
     changed = conn.execute(sql, params).rowcount
     added = conn.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0] - before
+    where = f" WHERE NOT {refused} AND NOT {covered}"
+    contested = _held_by_another(conn, table, params, where, dev, {key: copy_key})
     return {
         "source": total,
         "added": added,
         "updated": changed - added,
         "removed": removed,
         "refused": refused_n,
+        "contested": contested,
     }
+
+
+def _own_copy(params):
+    """SQL true for a merged copy the source speaks for: its developer's (any, for a
+    trusted team database). A source's database id is only its claim: another database
+    claiming it removes or changes nothing of anyone else's."""
+    return "true" if params["trusted"] else "developer = :owner"
 
 
 def _copy_snapshot(conn, table, params, records):
@@ -762,8 +888,8 @@ def _copy_snapshot(conn, table, params, records):
         removed = 0
         if not records:
             removed = conn.execute(
-                f"DELETE FROM {team_table} WHERE merged_from = :source AND NOT EXISTS"
-                f" (SELECT 1 FROM temp.merge_snapshot p WHERE {match})",
+                f"DELETE FROM {team_table} WHERE merged_from = :source AND {_own_copy(params)}"
+                f" AND NOT EXISTS (SELECT 1 FROM temp.merge_snapshot p WHERE {match})",
                 params,
             ).rowcount
         before = conn.execute(f"SELECT count(*) FROM {team_table}").fetchone()[0]

@@ -32,6 +32,12 @@ def _merge_line(result):
             if result.get("refused")
             else ""
         )
+        + (
+            f"; {result['contested']:,} rows whose keys another developer's rows hold not"
+            " merged (contested)"
+            if result.get("contested")
+            else ""
+        )
     )
 
 

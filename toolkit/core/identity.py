@@ -26,18 +26,41 @@ class IdentityError(ValueError):
 
 
 def normalise(name) -> str:
-    """The stored form of an identity: trimmed, lower case (emails compare case-blind).
+    """The stored form of an identity: one spelling per person, whatever way it was typed.
 
-    Raises IdentityError for an empty, over-long or control-character value.
+    Compatibility forms are folded (NFKC: a full-width letter is the letter), invisible
+    format characters (zero-width spaces, joiners) dropped, then the value is trimmed, a
+    ``mailto:`` prefix and trailing dots removed, and lower-cased (emails compare
+    case-blind). Raises IdentityError for an empty, over-long or control-character value.
     """
-    value = (name or "").strip().lower() if isinstance(name, str) else ""
+    value = name if isinstance(name, str) else ""
+    if not value.isascii():
+        import unicodedata
+
+        value = unicodedata.normalize("NFKC", value)
+        value = "".join(c for c in value if unicodedata.category(c) != "Cf")
+    value = value.strip().lower()
+    if value.startswith("mailto:"):
+        value = value[len("mailto:") :].strip()
+    value = value.rstrip(". ")
     if not value:
         raise IdentityError("developer must be a non-empty name or email")
     if len(value) > MAX_LENGTH:
         raise IdentityError(f"developer must be at most {MAX_LENGTH} characters")
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
         raise IdentityError("developer must not contain control characters")
     return value
+
+
+def same_script(value) -> bool:
+    """True when the letters of an identity come from one script: ``аlice`` with a Cyrillic
+    ``а`` is refused as a look-alike of ``alice`` rather than taken as another person."""
+    if value.isascii():
+        return True
+    import unicodedata
+
+    scripts = {unicodedata.name(c, "?").split()[0] for c in value if c.isalpha()}
+    return len(scripts) <= 1
 
 
 def _fallback():
