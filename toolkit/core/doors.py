@@ -433,6 +433,7 @@ def _judge(text):
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core import door_engine
     from toolkit.core.door_rules import match
+    from toolkit.core.readable import unknown_language
 
     for k, spelling in enumerate(spellings):
         try:
@@ -456,7 +457,7 @@ def _judge(text):
         if found:
             norm = door_engine.fold(spelling).strip()
             return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
-        why = why or door_engine.unreadable(spelling, counts)
+        why = why or door_engine.unreadable(spelling, counts) or unknown_language(spelling)
     return {"rule": None, "language": None, "normalised": first[0], "unreadable": why}
 
 
@@ -508,11 +509,10 @@ def explain(text) -> dict:
         "normalised": found["normalised"],
     }
     if found["unreadable"]:
-        out["problem"] = (
-            "mostly letters of a script no rules read"
-            if found["unreadable"] == "script"
-            else "mostly words of a language without rules"
-        )
+        out["problem"] = {
+            "script": "mostly letters of a script no rules read",
+            "words": "mostly words no language with rules has (toolkit/data/doors/words)",
+        }.get(found["unreadable"], "mostly words of a language without rules")
     return out
 
 
@@ -732,7 +732,7 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_engine, door_readings, door_rules  # noqa: F401  (every module read)
+    from toolkit.core import door_engine, door_readings, door_rules, readable  # noqa: F401  (every module read)
     from toolkit.core.door_engine import data_files
     from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
 

@@ -1,0 +1,143 @@
+"""Whether the door rules can read a text: an allow-list of the words of the languages
+that have rules (``toolkit/data/doors/words/<lang>.txt``).
+
+``unknown_language(text)`` is ``"words"`` when most of the prose words of ``text``
+(or of any one of its lines) are in none of the word lists of the languages with door
+rules written in an alphabet (English, Spanish, French, German, Portuguese, Italian,
+Russian), and None when the text is readable. The rules can only see a danger in words
+they know, so a text in another language (Indonesian, Romanian, Welsh ...) is one-way
+on first sight, whatever function words it uses; the user can still allow it.
+
+What counts: words of three letters or more made of letters, folded as the door engine
+folds text. Neutral (left out): shorter words; anything that looks like code (digits,
+``_``, ``.``, ``/``, ``@``, ``=`` ..., camelCase, a leading ``-``, text in backticks,
+URLs, paths, file names); words in all capitals in a line that also has lower-case
+words (``AWS``, ``README``); words written in Chinese, Japanese or Korean characters
+(their script rule reads those). A hyphenated word counts by its parts.
+
+A text is readable when, for English or for English with one other language, at least
+``KNOWN_SHARE`` of its counted words are in the lists. The lists are the most frequent
+words of each language (``tools/readable_words.py`` regenerates them from ``wordfreq``);
+each is read only when needed: English first, and only when a counted word is not among
+the thousand most common English words (``en-head.txt``); the other languages only when
+English does not reach the share, Russian only for Cyrillic words.
+"""
+
+import os
+
+from toolkit.core.door_engine import DATA_DIR, fold, scripts
+from toolkit.core.door_words import record_source
+
+record_source(__file__)
+
+__all__ = ["KNOWN_SHARE", "WORDS_DIR", "unknown_language"]
+
+WORDS_DIR = os.path.join(DATA_DIR, "words")
+# Readable when at least this share of the counted words is known.
+KNOWN_SHARE = 0.5
+_LATIN = ("es", "fr", "de", "pt", "it")
+_CODE_MARKS = frozenset("0123456789_./\\@:=<>#$%&+~|^*{}[]()")
+_STRIP = ".,;:!?¿¡()[]{}\"'«»“”„‘’…—–*"
+_CJK = frozenset(("han", "kana", "hangul"))
+_lists = {}
+
+
+def _read(name):
+    text = _lists.get(name)
+    if text is None:
+        with open(os.path.join(WORDS_DIR, name + ".txt"), encoding="utf-8") as f:
+            text = _lists[name] = f.read()
+    return text
+
+
+def _head():
+    """The most frequent English words, as a set (a few kB)."""
+    words = _lists.get("head")
+    if words is None:
+        words = _lists["head"] = frozenset(_read("en-head").split())
+    return words
+
+
+def _listed(word, lang):
+    """Whether ``word`` is in ``lang``'s list: bisection over the file's sorted lines, so
+    a list costs one read and no set of tens of thousands of words."""
+    text = _read(lang)
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = text.rfind("\n", 0, mid) + 1
+        end = text.find("\n", start)
+        found = text[start:end]
+        if found == word:
+            return True
+        if found < word:
+            lo = end + 1
+        else:
+            hi = start
+    return False
+
+
+def _no_backticks(line):
+    if "`" not in line:
+        return line
+    return " ".join(line.split("`")[::2])  # what is inside backticks is code
+
+
+def _counted(line):
+    """The folded prose words of one line (see the module's docstring)."""
+    if not line.isascii() and _CJK.intersection(scripts(line)):
+        return []  # Chinese, Japanese, Korean: their script rule reads the line
+    line = _no_backticks(line)
+    has_lower = any(c.isalpha() and not c.isupper() for c in line)
+    out = []
+    chunks = line.split()
+    for i, chunk in enumerate(chunks):
+        chunk = chunk.strip(_STRIP)
+        if not chunk or chunk[0] == "-" or "://" in chunk or any(c in _CODE_MARKS for c in chunk):
+            continue
+        if i + 1 < len(chunks) and chunks[i + 1][:1] == "-" and len(chunks[i + 1]) > 1:
+            continue  # a command before its flags: "rsync -a", "crontab -l"
+        for part in chunk.replace("’", "-").replace("'", "-").split("-"):
+            if len(part) < 3 or not part.isalpha():
+                continue
+            rest = part[1:]
+            if rest != rest.lower() and part != part.upper():
+                continue  # camelCase: a name in code
+            if has_lower and part == part.upper():
+                continue  # an acronym beside ordinary words
+            word = fold(part).strip()
+            if word:
+                out.append(word)
+    return out
+
+
+def _readable(words):
+    if not words:
+        return True
+    need = KNOWN_SHARE * len(words)
+    head = _head()
+    rest = [w for w in words if w not in head]
+    if len(words) - len(rest) >= need:
+        return True
+    rest = [w for w in rest if not _listed(w, "en")]
+    if len(words) - len(rest) >= need:
+        return True
+    cyrillic = [w for w in rest if not w.isascii() and "cyrillic" in scripts(w)]
+    langs = (("ru",) if cyrillic else ()) + (_LATIN if len(cyrillic) < len(rest) else ())
+    for lang in langs:
+        if len(words) - sum(1 for w in rest if not _listed(w, lang)) >= need:
+            return True
+    return False
+
+
+def unknown_language(text):
+    """``"words"`` when ``text``, or one of its lines with two counted words or more,
+    is mostly words of no language the door rules read; None otherwise."""
+    lines = text.split("\n")
+    every = []
+    for line in lines:
+        words = _counted(line)
+        if len(lines) > 1 and len(words) >= 2 and not _readable(words):
+            return "words"
+        every += words
+    return None if _readable(every) else "words"

@@ -1,0 +1,62 @@
+"""Regenerate the word lists of ``toolkit/core/readable.py``: the most frequent words of
+every language with door rules written in an alphabet (Latin or Cyrillic), folded as the
+door engine folds text, one word a line, in code-point order (the reader looks words up
+by bisection in the file's text, so it never builds a set of them); and ``en-head.txt``,
+the most frequent English words, read first.
+
+The lists are facts taken from the word-frequency data of ``wordfreq`` (PyPI), which is
+not a plantune dependency: run this from a throw-away virtual environment that has it and
+can import this checkout, for example::
+
+    python3 -m venv /tmp/wordfreq-venv
+    /tmp/wordfreq-venv/bin/pip install wordfreq
+    PYTHONPATH=. /tmp/wordfreq-venv/bin/python tools/readable_words.py [--top N]
+
+Words of one or two letters and words with anything but letters are left out: the reader
+treats them as neutral. ``--top`` (default 20000) is how many of each language's words are
+read from ``wordfreq`` before that filtering; ``benchmarks/RESULTS.md`` says how it was
+chosen.
+"""
+
+import argparse
+import os
+import sys
+
+from toolkit.core.door_engine import DATA_DIR, fold
+
+LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru")
+OUT_DIR = os.path.join(DATA_DIR, "words")
+HEAD = 1000  # English words in en-head.txt
+
+
+def words_of(lang, top):
+    from wordfreq import top_n_list
+
+    seen, out = set(), []
+    for word in top_n_list(lang, top):
+        folded = fold(word).strip()
+        if len(folded) < 3 or not folded.isalpha() or folded in seen:
+            continue
+        seen.add(folded)
+        out.append(folded)
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--top", type=int, default=40000)
+    parser.add_argument("--out", default=OUT_DIR)
+    args = parser.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    for lang in LANGUAGES:
+        words = words_of(lang, args.top)
+        with open(os.path.join(args.out, f"{lang}.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(sorted(words)) + "\n")
+        if lang == "en":
+            with open(os.path.join(args.out, "en-head.txt"), "w", encoding="utf-8") as f:
+                f.write("\n".join(sorted(words[:HEAD])) + "\n")
+        print(f"{lang}: {len(words)} words", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
