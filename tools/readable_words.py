@@ -13,7 +13,9 @@ can import this checkout, for example::
     PYTHONPATH=. /tmp/wordfreq-venv/bin/python tools/readable_words.py [--top N]
 
 Words of one or two letters and words with anything but letters are left out: the reader
-treats them as neutral. ``--top`` (default 20000) is how many of each language's words are
+treats them as neutral. Words of three letters are kept only from each language's 3,000
+most frequent: most strings of three letters are an abbreviation or a rare word in some
+list, so only common ones are evidence that a text is in that language. ``--top`` (default 20000) is how many of each language's words are
 read from ``wordfreq`` before that filtering; ``benchmarks/RESULTS.md`` says how it was
 chosen.
 """
@@ -27,16 +29,19 @@ from toolkit.core.door_engine import DATA_DIR, fold
 LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru")
 OUT_DIR = os.path.join(DATA_DIR, "words")
 HEAD = 1000  # English words in en-head.txt
+SHORT_TOP = 3000  # words of three letters only from the most frequent ones
 
 
 def words_of(lang, top):
     from wordfreq import top_n_list
 
     seen, out = set(), []
-    for word in top_n_list(lang, top):
+    for rank, word in enumerate(top_n_list(lang, top)):
         folded = fold(word).strip()
         if len(folded) < 3 or not folded.isalpha() or folded in seen:
             continue
+        if len(folded) == 3 and rank >= SHORT_TOP:
+            continue  # most strings of three letters are a rare word somewhere
         seen.add(folded)
         out.append(folded)
     return out

@@ -36,8 +36,15 @@ WORDS_DIR = os.path.join(DATA_DIR, "words")
 # Readable when at least this share of the counted words is known.
 KNOWN_SHARE = 0.5
 _LATIN = ("es", "fr", "de", "pt", "it")
+# Russian words are inflected more than a list can hold: in a text with a letter Russian
+# has and Bulgarian (whose words are mostly Russian ones, inflected otherwise) lacks, a
+# Russian word is known but for its last RU_ENDING letters, keeping STEM letters.
+RU_ENDING = 3
+STEM = 5
+_RUSSIAN_ONLY = frozenset("ыэёЫЭЁ")
 _CODE_MARKS = frozenset("0123456789_./\\@:=<>#$%&+~|^*{}[]()")
 _STRIP = ".,;:!?¿¡()[]{}\"'«»“”„‘’…—–*"
+_OPENING = "¿¡([{\"'«“„‘—–"
 _CJK = frozenset(("han", "kana", "hangul"))
 _lists = {}
 
@@ -58,22 +65,38 @@ def _head():
     return words
 
 
-def _listed(word, lang):
-    """Whether ``word`` is in ``lang``'s list: bisection over the file's sorted lines, so
-    a list costs one read and no set of tens of thousands of words."""
-    text = _read(lang)
-    lo, hi = 0, len(text)
+def _first_from(text, word):
+    """Where the first line not before ``word`` starts in a list's sorted text."""
+    lo, hi = 0, len(text)  # both always at a line's start
     while lo < hi:
         mid = (lo + hi) // 2
         start = text.rfind("\n", 0, mid) + 1
         end = text.find("\n", start)
-        found = text[start:end]
-        if found == word:
-            return True
-        if found < word:
+        if text[start:end] < word:
             lo = end + 1
         else:
             hi = start
+    return lo
+
+
+def _listed(word, lang, ending=0):
+    """Whether ``word`` is in ``lang``'s list (bisection over the file's sorted lines: a
+    list costs one read, no set of tens of thousands of words); with ``ending``, also a
+    listed word that is the same but for its last ``ending`` letters (on both sides,
+    keeping ``STEM`` letters): an inflection the list does not hold."""
+    text = _read(lang)
+    if text.startswith(word + "\n", _first_from(text, word)):
+        return True
+    for k in range(ending + 1):
+        stem = word[: len(word) - k]
+        if len(stem) < STEM:
+            break
+        pos = _first_from(text, stem)
+        while text.startswith(stem, pos):
+            end = text.find("\n", pos)
+            if end - pos - len(stem) <= ending:
+                return True
+            pos = end + 1
     return False
 
 
@@ -81,6 +104,11 @@ def _no_backticks(line):
     if "`" not in line:
         return line
     return " ".join(line.split("`")[::2])  # what is inside backticks is code
+
+
+def _flag(chunks, i):
+    """Whether chunk ``i`` is a command-line flag (``-a``, ``--staged``)."""
+    return i < len(chunks) and len(chunks[i].lstrip("-")) > 0 and chunks[i][0] == "-"
 
 
 def _counted(line):
@@ -92,11 +120,12 @@ def _counted(line):
     out = []
     chunks = line.split()
     for i, chunk in enumerate(chunks):
-        chunk = chunk.strip(_STRIP)
+        # Sentence marks around a word are not code; a leading "." or "*" is ("*.pyc").
+        chunk = chunk.rstrip(_STRIP).lstrip(_OPENING)
         if not chunk or chunk[0] == "-" or "://" in chunk or any(c in _CODE_MARKS for c in chunk):
             continue
-        if i + 1 < len(chunks) and chunks[i + 1][:1] == "-" and len(chunks[i + 1]) > 1:
-            continue  # a command before its flags: "rsync -a", "crontab -l"
+        if _flag(chunks, i + 1) or (i == 0 and _flag(chunks, 2)):
+            continue  # a command before its flags: "rsync -a", "git restore --staged"
         for part in chunk.replace("’", "-").replace("'", "-").split("-"):
             if len(part) < 3 or not part.isalpha():
                 continue
@@ -111,21 +140,23 @@ def _counted(line):
     return out
 
 
-def _readable(words):
+def _readable(words, russian=False):
     if not words:
         return True
-    need = KNOWN_SHARE * len(words)
+    total = len(words)
+    need = KNOWN_SHARE * total
     head = _head()
     rest = [w for w in words if w not in head]
-    if len(words) - len(rest) >= need:
+    if total - len(rest) >= need:
         return True
     rest = [w for w in rest if not _listed(w, "en")]
-    if len(words) - len(rest) >= need:
+    if total - len(rest) >= need:
         return True
     cyrillic = [w for w in rest if not w.isascii() and "cyrillic" in scripts(w)]
     langs = (("ru",) if cyrillic else ()) + (_LATIN if len(cyrillic) < len(rest) else ())
     for lang in langs:
-        if len(words) - sum(1 for w in rest if not _listed(w, lang)) >= need:
+        ending = RU_ENDING if lang == "ru" and russian else 0
+        if total - sum(1 for w in rest if not _listed(w, lang, ending)) >= need:
             return True
     return False
 
@@ -134,10 +165,11 @@ def unknown_language(text):
     """``"words"`` when ``text``, or one of its lines with two counted words or more,
     is mostly words of no language the door rules read; None otherwise."""
     lines = text.split("\n")
+    russian = not text.isascii() and not _RUSSIAN_ONLY.isdisjoint(text)
     every = []
     for line in lines:
         words = _counted(line)
-        if len(lines) > 1 and len(words) >= 2 and not _readable(words):
+        if len(lines) > 1 and len(words) >= 2 and not _readable(words, russian):
             return "words"
         every += words
-    return None if _readable(every) else "words"
+    return None if _readable(every, russian) else "words"
