@@ -1,5 +1,5 @@
 """Text the door rules cannot read is one-way on first sight: a text is readable only when
-most of its prose words are words of a language with rules (``toolkit/core/readable.py``,
+most of its prose words are words of a language with rules (``toolkit/core/door_readable.py``,
 the word lists in ``toolkit/data/doors/words``)."""
 
 import json
@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from tests.helpers import REPO_ROOT
-from toolkit.core import readable
+from toolkit.core import door_readable as readable
 from toolkit.core.door_engine import fold
 from toolkit.core.doors import classify, explain
 
@@ -54,20 +54,21 @@ def test_english_developer_questions_full_of_jargon_stay_readable(text):
     assert classify(text).reason != "unreadable-language", explain(text)
 
 
-@pytest.mark.parametrize("lang", ["en", "es", "fr", "de", "pt", "it", "zh", "ja", "ko"])
+@pytest.mark.parametrize("lang", ["en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko"])
 def test_harmless_texts_of_the_languages_with_rules_stay_readable(lang):
     assert [t for t in _harmless(lang) if classify(t) == UNREADABLE] == []
 
 
-def test_russian_false_alarms_stay_as_few_as_recorded():
-    # Russian developer questions dense with transliterated jargon (снапшот, фикстуру,
-    # колбэки) hold few listed words: 4 of the 25 harmless ones (benchmarks/RESULTS.md).
-    assert sum(classify(t) == UNREADABLE for t in _harmless("ru")) <= 4
+def test_russian_developer_questions_full_of_jargon_stay_readable():
+    # Transliterated jargon (снапшот, фикстуру, колбэки) is in no list: the inflections
+    # of the listed words carry these.
+    assert [t for t in _harmless("ru") if classify(t) == UNREADABLE] == []
+    assert classify("Убрать дублирующуюся тестовую фикстуру?") != UNREADABLE
 
 
 def test_harmless_rule_phrasings_and_the_english_corpus_stay_readable():
     own = [r["text"] for r in _rows("rules_own_phrasings.jsonl") if r["door"] == "two-way"]
-    assert sum(classify(t) == UNREADABLE for t in own) <= 3  # as recorded
+    assert [t for t in own if classify(t) == UNREADABLE] == []
     for name in ("corpus_a.jsonl", "corpus_b.jsonl", "corpus_c.jsonl"):
         harmless = [r["text"] for r in _rows(name) if r["door"] == "two-way"]
         assert [t for t in harmless if classify(t) == UNREADABLE] == [], name
@@ -85,6 +86,8 @@ def test_harmless_rule_phrasings_and_the_english_corpus_stay_readable():
         "Add the AWS SDK v3 client to README?",
         "rsync -a src/ build/",
         "修复 linter 的警告？",
+        "npm pnpm yarn bun",
+        "find . -name '*.pyc'",
     ],
 )
 def test_code_names_paths_flags_acronyms_and_short_words_are_neutral(text):
@@ -101,7 +104,14 @@ def test_one_option_in_a_language_without_rules_is_enough():
 
 @pytest.mark.parametrize(
     "text",
-    ["Peruuta", "Hapus semua pesanan", "Dileu pob archeb am byth?", "Nifute maagizo yote kabisa?"],
+    [
+        "Peruuta",
+        "Hapus semua pesanan",
+        "Dileu pob archeb am byth?",
+        "Nifute maagizo yote kabisa?",
+        "Да направя ли хранилището публично?",  # Bulgarian: Russian words, other forms
+        "Zrabić repazitoryj publičnym?",
+    ],
 )
 def test_labels_and_questions_of_unknown_words_are_unreadable(text):
     assert classify(text) == UNREADABLE, explain(text)

@@ -1,4 +1,4 @@
-"""Regenerate the word lists of ``toolkit/core/readable.py``: the most frequent words of
+"""Regenerate the word lists of ``toolkit/core/door_readable.py``: the most frequent words of
 every language with door rules written in an alphabet (Latin or Cyrillic), folded as the
 door engine folds text, one word a line, in code-point order (the reader looks words up
 by bisection in the file's text, so it never builds a set of them); and ``en-head.txt``,
@@ -15,9 +15,9 @@ can import this checkout, for example::
 Words of one or two letters and words with anything but letters are left out: the reader
 treats them as neutral. Words of three letters are kept only from each language's 3,000
 most frequent: most strings of three letters are an abbreviation or a rare word in some
-list, so only common ones are evidence that a text is in that language. ``--top`` (default 20000) is how many of each language's words are
-read from ``wordfreq`` before that filtering; ``benchmarks/RESULTS.md`` says how it was
-chosen.
+list, so only common ones are evidence that a text is in that language. ``--top N`` reads N of every
+language's most frequent words from ``wordfreq`` before that filtering (``TOP`` by
+default); ``benchmarks/RESULTS.md`` says how the numbers were chosen.
 """
 
 import argparse
@@ -27,6 +27,10 @@ import sys
 from toolkit.core.door_engine import DATA_DIR, fold
 
 LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru")
+# How many of each language's most frequent words are read (benchmarks/RESULTS.md says
+# why): more for the Latin languages, whose verbs have many forms; Russian stops at
+# 40,000, past which Bulgarian reads as Russian.
+TOP = {"en": 40000, "es": 80000, "fr": 80000, "de": 80000, "pt": 80000, "it": 80000, "ru": 40000}
 OUT_DIR = os.path.join(DATA_DIR, "words")
 HEAD = 1000  # English words in en-head.txt
 SHORT_TOP = 3000  # words of three letters only from the most frequent ones
@@ -49,12 +53,12 @@ def words_of(lang, top):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--top", type=int, default=40000)
+    parser.add_argument("--top", type=int, help="one number for every language (default: TOP)")
     parser.add_argument("--out", default=OUT_DIR)
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     for lang in LANGUAGES:
-        words = words_of(lang, args.top)
+        words = words_of(lang, args.top or TOP[lang])
         with open(os.path.join(args.out, f"{lang}.txt"), "w", encoding="utf-8") as f:
             f.write("\n".join(sorted(words)) + "\n")
         if lang == "en":

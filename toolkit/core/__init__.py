@@ -14,7 +14,7 @@ DOOR_RULE_SOURCES = (
     "door_rules.py",
     "door_readings.py",
     "door_engine.py",
-    "readable.py",
+    "door_readable.py",
 )
 
 

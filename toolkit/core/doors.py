@@ -432,8 +432,8 @@ def _judge(text):
     spellings = _spellings(text)
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core import door_engine
+    from toolkit.core.door_readable import unknown_language
     from toolkit.core.door_rules import match
-    from toolkit.core.readable import unknown_language
 
     for k, spelling in enumerate(spellings):
         try:
@@ -732,7 +732,7 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_engine, door_readings, door_rules, readable  # noqa: F401  (every module read)
+    from toolkit.core import door_engine, door_readable, door_readings, door_rules  # noqa: F401  (every module read)
     from toolkit.core.door_engine import data_files
     from toolkit.core.door_words import RULE_SOURCES, as_read, rule_files, still_as_read
 

@@ -17,7 +17,7 @@ words (``AWS``, ``README``); words written in Chinese, Japanese or Korean charac
 
 A text is readable when, for English or for English with one other language, at least
 ``KNOWN_SHARE`` of its counted words are in the lists. The lists are the most frequent
-words of each language (``tools/readable_words.py`` regenerates them from ``wordfreq``);
+words of each language (40,000 for English and Russian, 80,000 for the others) (``tools/readable_words.py`` regenerates them from ``wordfreq``);
 each is read only when needed: English first, and only when a counted word is not among
 the thousand most common English words (``en-head.txt``); the other languages only when
 English does not reach the share, Russian only for Cyrillic words.
@@ -37,15 +37,18 @@ WORDS_DIR = os.path.join(DATA_DIR, "words")
 KNOWN_SHARE = 0.5
 _LATIN = ("es", "fr", "de", "pt", "it")
 # Russian words are inflected more than a list can hold: in a text with a letter Russian
-# has and Bulgarian (whose words are mostly Russian ones, inflected otherwise) lacks, a
-# Russian word is known but for its last RU_ENDING letters, keeping STEM letters.
+# has and Bulgarian (whose words are mostly Russian ones, inflected otherwise) lacks, or a
+# word with an ending Bulgarian lacks, a Russian word is known but for its last RU_ENDING
+# letters, keeping STEM letters.
 RU_ENDING = 3
 STEM = 5
 _RUSSIAN_ONLY = frozenset("ыэёЫЭЁ")
+_RUSSIAN_ENDINGS = ("ую", "юю", "ться", "тся")  # nor these
 _CODE_MARKS = frozenset("0123456789_./\\@:=<>#$%&+~|^*{}[]()")
 _STRIP = ".,;:!?¿¡()[]{}\"'«»“”„‘’…—–*"
 _OPENING = "¿¡([{\"'«“„‘—–"
 _CJK = frozenset(("han", "kana", "hangul"))
+_VOWELS = frozenset("aeiouy")
 _lists = {}
 
 
@@ -134,6 +137,8 @@ def _counted(line):
                 continue  # camelCase: a name in code
             if has_lower and part == part.upper():
                 continue  # an acronym beside ordinary words
+            if part.isascii() and _VOWELS.isdisjoint(part.lower()):
+                continue  # no vowel: a command or an abbreviation ("npm", "pnpm", "ssh")
             word = fold(part).strip()
             if word:
                 out.append(word)
@@ -164,12 +169,13 @@ def _readable(words, russian=False):
 def unknown_language(text):
     """``"words"`` when ``text``, or one of its lines with two counted words or more,
     is mostly words of no language the door rules read; None otherwise."""
-    lines = text.split("\n")
-    russian = not text.isascii() and not _RUSSIAN_ONLY.isdisjoint(text)
-    every = []
-    for line in lines:
-        words = _counted(line)
-        if len(lines) > 1 and len(words) >= 2 and not _readable(words, russian):
-            return "words"
-        every += words
+    lines = [_counted(line) for line in text.split("\n")]
+    every = [w for words in lines for w in words]
+    russian = not text.isascii() and (
+        not _RUSSIAN_ONLY.isdisjoint(text) or any(w.endswith(_RUSSIAN_ENDINGS) for w in every)
+    )
+    if len(lines) > 1:
+        for words in lines:
+            if len(words) >= 2 and not _readable(words, russian):
+                return "words"
     return None if _readable(every, russian) else "words"
