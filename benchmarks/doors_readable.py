@@ -2,9 +2,9 @@
 
 Scores: texts in languages without rules read one-way (``unruled*.jsonl``), and harmless
 texts of the languages with rules, the English corpora and English developer questions
-that become ``unreadable-language``. Costs (CPU, one process): ``unknown_language`` per
-call on English texts, a first call in a fresh process (which reads the lists it needs), and ``doors.classify`` with and
-without the check, run alternately.
+that become ``unreadable-language``. Costs (CPU): ``unknown_language`` per call on English
+texts; its first call in a fresh process (which reads the lists it needs); and
+``doors.classify`` with and without the check, run alternately.
 
     python benchmarks/doors_readable.py [--rounds 5]
 """

@@ -10,17 +10,19 @@ on first sight, whatever function words it uses; the user can still allow it.
 
 What counts: words of three letters or more made of letters, folded as the door engine
 folds text. Neutral (left out): shorter words; anything that looks like code (digits,
-``_``, ``.``, ``/``, ``@``, ``=`` ..., camelCase, a leading ``-``, text in backticks,
-URLs, paths, file names); words in all capitals in a line that also has lower-case
-words (``AWS``, ``README``); words written in Chinese, Japanese or Korean characters
-(their script rule reads those). A hyphenated word counts by its parts.
+``_``, ``.``, ``/``, ``@``, ``=`` ..., camelCase, a flag and the command before it, text in
+backticks, URLs, paths, file names, globs); ASCII words without a vowel (``npm``); words
+in all capitals in a line that also has other words (``AWS``, ``README``); lines with
+Chinese, Japanese or Korean letters (their script rule reads them). A hyphenated word
+counts by its parts.
 
 A text is readable when, for English or for English with one other language, at least
-``KNOWN_SHARE`` of its counted words are in the lists. The lists are the most frequent
-words of each language (40,000 for English and Russian, 80,000 for the others) (``tools/readable_words.py`` regenerates them from ``wordfreq``);
-each is read only when needed: English first, and only when a counted word is not among
-the thousand most common English words (``en-head.txt``); the other languages only when
-English does not reach the share, Russian only for Cyrillic words.
+``KNOWN_SHARE`` of its counted words are in the lists: the most frequent words of each
+language (40,000 for English and Russian, 80,000 for the others; ``tools/readable_words.py``
+regenerates them from ``wordfreq``). Each list is read only when needed: English first,
+and only when a counted word is not among the thousand most common English words
+(``en-head.txt``); the other languages only when English does not reach the share, Russian
+only for Cyrillic words and the Latin languages only for the others.
 """
 
 import os
