@@ -145,3 +145,26 @@ def test_russian_text_reads_only_the_russian_and_english_lists(tmp_path, monkeyp
     _only(tmp_path, monkeypatch, ["en-head", "en", "ru"])
     assert classify("Переименовать переменную в тесте?").reason != "unreadable-language"
     assert classify("Да изтрия ли базата данни в продукция?") == UNREADABLE
+
+
+def test_the_user_answering_or_allowing_such_a_text_is_still_what_lets_it_through(conn):
+    # The sticky rules and `doors allow` treat this reading as every unreadable-language one.
+    from toolkit.core import allows, doors, questions
+
+    text = "Jadikan repositori publik?"
+    assert classify(text) == UNREADABLE
+    unreadable = doors.Classification(True, allows.UNREADABLE_LANGUAGE)
+    assert not allows.overruled(conn, "adhoc-visibility", unreadable, text)
+    record = questions.validate_event(
+        {
+            "skill": "adhoc",
+            "question_id": "adhoc-visibility",
+            "question_summary": text,
+            "user_choice": "no",
+            "source": "agent",
+        }
+    )
+    questions.record_event(conn, record, "proj")
+    assert allows.overruled(conn, "adhoc-visibility", unreadable, text)
+    allows.allow(conn, "adhoc-visibility", "plan-tune")
+    assert allows.allowed(conn, "adhoc-visibility")
