@@ -422,7 +422,7 @@ def _spellings(text):
     return [text] + decoded(text)
 
 
-def _judge(text):
+def _judge(text, prose=True):
     """``{"rule", "language", "normalised", "unreadable"}`` for one text; raises
     ValueError when it cannot be read at all.
 
@@ -457,21 +457,26 @@ def _judge(text):
         if found:
             norm = door_engine.fold(spelling).strip()
             return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
-        why = why or door_engine.unreadable(spelling, counts) or unknown_language(spelling)
+        why = (
+            why
+            or door_engine.unreadable(spelling, counts)
+            or (prose and unknown_language(spelling))
+        )
     return {"rule": None, "language": None, "normalised": first[0], "unreadable": why}
 
 
-def classify(text) -> Verdict:
+def classify(text, prose=True) -> Verdict:
     """``Verdict(door, reason)`` for one question's text (str, or UTF-8 bytes); the text
     may be long (a question, its header and options joined by newlines).
 
     One-way: ``("one-way", "keyword:<rule>")``; text the rules cannot read (lone
     surrogates, NUL, invalid UTF-8, not text at all): ``("one-way", "unreadable")``;
-    text mostly in a language or script without rules: ``("one-way",
+    text mostly in a language or script without rules, or (``prose``, all but an id's
+    words) mostly of words no language with rules has (``door_readable``): ``("one-way",
     "unreadable-language")``; otherwise ``("two-way", "no-match")``. Never raises.
     """
     try:
-        found = _judge(text)
+        found = _judge(text, prose)
     except ValueError:
         return Verdict(ONE_WAY, UNREADABLE)
     if found["rule"]:
@@ -701,7 +706,7 @@ def before_auto_decide(conn, question_id, door):
     from toolkit.core import allows
 
     if door is None or door.reason not in ("registry", "allowed"):
-        verdict = classify(id_text(question_id))
+        verdict = classify(id_text(question_id), prose=False)  # a name, not prose
         if verdict.door == ONE_WAY:
             rule = verdict.reason.partition(":")[2] or None
             found = Classification(True, "id-words:" + (rule or verdict.reason), rule)
