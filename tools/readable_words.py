@@ -24,7 +24,8 @@ import argparse
 import os
 import sys
 
-from toolkit.core.door_engine import DATA_DIR, fold
+from toolkit.core.door_data import DATA_DIR
+from toolkit.core.door_engine import fold
 
 LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru")
 # How many of each language's most frequent words are read (benchmarks/RESULTS.md says

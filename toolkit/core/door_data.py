@@ -79,11 +79,6 @@ def data_files():
         [os.path.join(DATA_DIR, f"{lang}.toml") for lang in LANGUAGES]
         + [os.path.join(DATA_DIR, f"{lang}-words.toml") for lang in WORD_FILES]
         + [os.path.join(DATA_DIR, "languages.toml")]
-        # The word lists that tell readable text from unreadable (door_readable).
-        + [
-            os.path.join(DATA_DIR, "words", name)
-            for name in sorted(os.listdir(os.path.join(DATA_DIR, "words")))
-        ]
     )
 
 

@@ -27,8 +27,8 @@ only for Cyrillic words and the Latin languages only for the others.
 
 import os
 
-from toolkit.core.door_engine import DATA_DIR, fold, scripts
-from toolkit.core.door_words import record_source
+from toolkit.core.door_data import DATA_DIR, record_source
+from toolkit.core.door_engine import fold, scripts
 
 record_source(__file__)
 
@@ -45,7 +45,21 @@ _LATIN = ("es", "fr", "de", "pt", "it")
 RU_ENDING = 3
 STEM = 5
 _RUSSIAN_ONLY = frozenset("ыэёЫЭЁ")
-_RUSSIAN_ENDINGS = ("ую", "юю", "ться", "тся")  # nor these
+# Russian's 33 letters: a Cyrillic letter outside them (Ukrainian і ї є ґ, Serbian ј љ њ,
+# Kazakh ә ө ү, ...) says the text is another language.
+_RUSSIAN_ALPHABET = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
+_RUSSIAN_ENDINGS = ("ую", "юю", "ть", "ться", "тся")  # nor these (Bulgarian has no infinitive)
+# A verb made again or anew ("reinstall", "redéployer", "переустановить") is a listed verb
+# behind one of these prefixes: the rest is looked up too (at least STEM letters of it).
+_AGAIN = {
+    "en": ("re",),
+    "es": ("re",),
+    "fr": ("re", "ré"),
+    "de": ("neu", "wieder"),
+    "pt": ("re",),
+    "it": ("ri", "re"),
+    "ru": ("пере", "за", "по", "вы", "пе"),
+}
 _CODE_MARKS = frozenset("0123456789_./\\@:=<>#$%&+~|^*{}[]()")
 _STRIP = ".,;:!?¿¡()[]{}\"'«»“”„‘’…—–*"
 _OPENING = "¿¡([{\"'«“„‘—–"
@@ -85,6 +99,18 @@ def _first_from(text, word):
 
 
 def _listed(word, lang, ending=0):
+    """Whether ``word`` (or, behind a prefix of ``_AGAIN``, the rest of it) is listed; see
+    ``_in_list``."""
+    if _in_list(word, lang, ending):
+        return True
+    for prefix in _AGAIN.get(lang, ()):
+        rest = word[len(prefix) :]
+        if word.startswith(prefix) and len(rest) >= STEM and _in_list(rest, lang, ending):
+            return True
+    return False
+
+
+def _in_list(word, lang, ending=0):
     """Whether ``word`` is in ``lang``'s list (bisection over the file's sorted lines: a
     list costs one read, no set of tens of thousands of words); with ``ending``, also a
     listed word that is the same but for its last ``ending`` letters (on both sides,
@@ -160,6 +186,13 @@ def _readable(words, russian=False):
     if total - len(rest) >= need:
         return True
     cyrillic = [w for w in rest if not w.isascii() and "cyrillic" in scripts(w)]
+    if russian and cyrillic:
+        # Written in Russian's alphabet and only Russian's (see unknown_language): its
+        # words are Russian ones the list lacks (slang, "задеплоить"), the rules' to read.
+        rest = [w for w in rest if w not in cyrillic]
+        if total - len(rest) >= need:
+            return True
+        cyrillic = []
     langs = (("ru",) if cyrillic else ()) + (_LATIN if len(cyrillic) < len(rest) else ())
     for lang in langs:
         ending = RU_ENDING if lang == "ru" and russian else 0
@@ -173,8 +206,10 @@ def unknown_language(text):
     is mostly words of no language the door rules read; None otherwise."""
     lines = [_counted(line) for line in text.split("\n")]
     every = [w for words in lines for w in words]
-    russian = not text.isascii() and (
-        not _RUSSIAN_ONLY.isdisjoint(text) or any(w.endswith(_RUSSIAN_ENDINGS) for w in every)
+    russian = (
+        not text.isascii()
+        and (not _RUSSIAN_ONLY.isdisjoint(text) or any(w.endswith(_RUSSIAN_ENDINGS) for w in every))
+        and _RUSSIAN_ALPHABET.issuperset(c for c in text.lower() if "\u0400" <= c <= "\u04ff")
     )
     if len(lines) > 1:
         for words in lines:
