@@ -94,6 +94,9 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
         v.one_way = _one_way(conn, qid, whole, registry)
     if v.one_way:
         v.reason = "one-way door"
+    elif extract_marker(summary)[0] not in (None, qid):
+        # Two ids name two questions: which one is asked is not ours to guess.
+        v.reason = "several question ids"
     elif "-split-" in qid:
         v.reason = "split-chain option"
     elif v.preference not in AUTO_DECIDE_PREFERENCES:
