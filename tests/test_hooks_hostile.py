@@ -180,7 +180,8 @@ def test_lone_surrogates_and_invalid_utf8_lose_no_answer(hook, repo, state_root)
     data["session_id"] = "s\udfff"
     code, out, err = hook("post-tool-use", json.dumps(data).encode())  # escaped: \\ud800
     assert (code, out, err) == (0, "", "")
-    other = json.dumps(answered(repo, text="Which db?", answer="Postgres")).encode()
+    other = answered(repo, text="Which db?", answer="Postgres") | {"tool_use_id": "tu-2"}
+    other = json.dumps(other).encode()
     code, out, err = hook("post-tool-use", other.replace(b"Postgres", b"Post\xffgres"))
     assert (code, out, err) == (0, "", "")
     assert choices() == [("Red\ufffdis", "Red\ufffdis"), ("Post\ufffdgres", "Post\ufffdgres")]
