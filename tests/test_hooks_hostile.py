@@ -345,3 +345,11 @@ def test_a_one_way_id_with_a_never_ask_preference_is_asked(repo, never_ask, qid)
         )
         is None
     )
+
+
+def test_a_redelivered_auto_decision_is_recorded_once(repo, never_ask):
+    never_ask("ship-pre-landing-review-fix")
+    q = {"question": FIX, "options": FIX_OPTIONS}
+    first, again = pre(repo, [q]), pre(repo, [q])
+    assert first == again and "auto-decide" in first  # the same answer both times
+    assert [e["source"] for e in events()] == ["auto-decided"]
