@@ -107,6 +107,14 @@ def test_every_answer_shape_records_the_chosen_labels(repo, state_root, response
     assert error_log(state_root) == ""
 
 
+@pytest.mark.parametrize("response", [None, "", {}, {"answers": {}}], ids=repr)
+def test_answers_only_in_the_tool_input_are_read(repo, response):
+    data = payload([CACHE, DB], response, cwd=repo)
+    data["tool_input"]["answers"] = {"Which cache?": "Redis", "Which database?": "MySQL"}
+    assert hooks.post_tool_use(data) == ["inserted", "inserted"]
+    assert choices() == [("Redis", None), ("MySQL", None)]
+
+
 def test_unknown_fields_and_field_order_change_nothing(repo):
     data = payload([CACHE], {"answers": {"Which cache?": "Redis"}}, cwd=repo)
     data = dict(reversed(list(data.items())))

@@ -58,8 +58,13 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
     if not qs:
         return []
     from toolkit.claude.payload import extract_answers
+    from toolkit.core.questions import UNKNOWN_CHOICE
 
     answers, diagnostic = extract_answers(payload.get("tool_response"), qs)
+    tool_input = payload["tool_input"]
+    if tool_input.get("answers") and all(a.choice == UNKNOWN_CHOICE for a in answers):
+        # A host that keeps the answers in the input only (as a permission request does).
+        answers, diagnostic = extract_answers(tool_input, qs)
     if diagnostic:
         log_error(HOOK_POST, diagnostic, env)
     call_id = _tool_use_id(payload) or call_key(payload, qs, answers)
