@@ -330,8 +330,23 @@ def test_the_two_way_baseline_is_auto_decided(repo, never_ask):
         {"header": "Force-push to main"},
         {"question": FIX + " Also <gstack-qid:review-sql-safety>"},
         {"question": FIX.replace("ship-pre", "SHIP-PRE") + " Drop the production database?"},
+        {"question": FIX + " Dr\u043ep the pr\u043eduction database?"},  # Cyrillic o
+        {"question": FIX + " Dr\u00adop the production\u200b database?"},
+        {"question": FIX + " \u202eesabatad noitcudorp eht porD"},  # shown right to left
+        {"options": [FIX_OPTIONS[0] | {"preview": "\u2067rm -rf /srv/prod\u2069"}]},
     ],
-    ids=["preview", "markdown", "description", "header", "second-marker", "shouted"],
+    ids=[
+        "preview",
+        "markdown",
+        "description",
+        "header",
+        "second-marker",
+        "shouted",
+        "homoglyph",
+        "invisible",
+        "rtl-override",
+        "rtl-isolate",
+    ],
 )
 def test_a_one_way_door_in_any_part_is_never_auto_decided(repo, never_ask, change):
     never_ask("ship-pre-landing-review-fix")
