@@ -107,6 +107,15 @@ def test_every_answer_shape_records_the_chosen_labels(repo, state_root, response
     assert error_log(state_root) == ""
 
 
+@pytest.mark.parametrize("cwd", ["/tmp/a\x00b", "x" * 100_000, 5, "..", "/etc/passwd", None])
+def test_any_cwd_keeps_the_answer(repo, monkeypatch, cwd):
+    monkeypatch.delenv("GSTACK_PROJECT_SLUG", raising=False)
+    data = answered(repo)
+    data["cwd"] = cwd
+    assert hooks.post_tool_use(data) == ["inserted"]
+    assert choices() == [("Redis", None)]
+
+
 @pytest.mark.parametrize("response", [None, "", {}, {"answers": {}}], ids=repr)
 def test_answers_only_in_the_tool_input_are_read(repo, response):
     data = payload([CACHE, DB], response, cwd=repo)
