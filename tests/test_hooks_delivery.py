@@ -239,3 +239,28 @@ def test_a_payload_of_megabytes_through_the_pipe_is_recorded(repo, state_root):
     [ev] = events()
     assert ev["user_choice"] == "Redis"
     assert error_log(state_root) == ""
+
+
+@pytest.mark.parametrize("which", ["session-start", "post-tool-use"])
+def test_a_stdin_the_host_never_closes_does_not_hang_the_hook(repo, which):
+    q = question("Which cache?", ["Redis", "Memcached"])
+    data = payload([q], {"answers": {q["question"]: "Redis"}}, cwd=repo)
+    proc = subprocess.Popen(
+        [script("plantune"), "hook", which],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdin.write(json.dumps(data).encode())
+    proc.stdin.flush()  # and left open, as a host that forgets to close it
+    try:
+        code = proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.stdin.close()
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert (code, err) == (0, b"")
+    if which == "post-tool-use":
+        assert out == b"" and [e["user_choice"] for e in events()] == ["Redis"]
