@@ -85,9 +85,11 @@ def parse_payload(text: str):
 
 def _without_lone_surrogates(value):
     if isinstance(value, str):
-        if value.isascii():
-            return value
-        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+        try:
+            value.encode("utf-8")  # at C speed: most strings have none
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+        return value
     if isinstance(value, list):
         return [_without_lone_surrogates(v) for v in value]
     if isinstance(value, dict):
