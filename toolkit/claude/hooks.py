@@ -147,9 +147,8 @@ def call_key(payload, qs, answers):
     that leaves it out): a hash of its session, question texts and answers as read, so the
     request and its PostToolUse, and a re-delivery, get the same one whatever the order
     of their fields, extra fields, or where the answers travel."""
-    import hashlib
-
     from toolkit.claude.payload import question_text
+    from toolkit.store.digest import sha1_hex
 
     session = payload.get("session_id")
     canonical = json_lite.dumps(
@@ -161,7 +160,7 @@ def call_key(payload, qs, answers):
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return "answers-" + hashlib.sha256(canonical.encode("utf-8", "replace")).hexdigest()[:40]
+    return "answers-" + sha1_hex(canonical.encode("utf-8", "replace"))
 
 
 def _recorded_from_request(writer, project, key) -> bool:
