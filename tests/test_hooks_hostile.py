@@ -144,6 +144,13 @@ def test_a_multi_select_answer_is_the_chosen_options_not_free_text(repo, answer)
     assert ev["user_choice"].replace(" ", "") == "A,C"
 
 
+@pytest.mark.parametrize("answer", [["A", "my own"], "A, my own"], ids=["list", "joined"])
+def test_other_text_in_a_multi_select_answer_is_free_text_in_either_shape(repo, answer):
+    q = question("Which checks?", ["A", "B", "C"], multiSelect=True)
+    post(repo, [q], {"answers": {"Which checks?": answer}})
+    assert choices() == [("A, my own", "A, my own")]
+
+
 def test_other_free_text_empty_options_and_four_questions(repo):
     qs = [
         CACHE,

@@ -318,9 +318,13 @@ def _answers_object(answers, annotations, questions):
         notes = note.get("notes") if isinstance(note, dict) else None
         if isinstance(notes, str) and notes:
             free = notes
-        elif not multi:
+        else:
             shown = {normalize_choice(lab).lower() for lab in labels_of(q)}
-            if shown and choice.lower() not in shown:
+            if multi:
+                picked = [normalize_choice(value_string(v)).lower() for v in value]
+                if shown and any(p not in shown for p in picked):
+                    free = raw  # an "Other" answer among the options, as in the joined text
+            elif shown and choice.lower() not in shown:
                 if q.get("multiSelect") is True and _all_shown(raw, shown):
                     multi = True  # several options, already joined (transcript text)
                 else:
