@@ -235,7 +235,9 @@ def test_a_closed_stdin_exits_0_silently(which, state_root):
 
 def test_a_payload_of_megabytes_through_the_pipe_is_recorded(repo, state_root):
     q = question("Which cache? " + "context " * 400_000, ["Redis", "Memcached"])  # 3 MB
-    run("post-tool-use", payload([q], {"answers": {q["question"]: "Redis"}}, cwd=repo))
+    data = payload([q], {"answers": {q["question"]: "Redis"}}, cwd=repo)
+    data["tool_input"]["padding"] = ["x" * 1000] * 2000  # and 2 MB of fields nobody reads
+    run("post-tool-use", data)
     [ev] = events()
     assert ev["user_choice"] == "Redis"
     assert error_log(state_root) == ""
