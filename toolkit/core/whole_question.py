@@ -11,6 +11,8 @@ Hot path: nothing imported.
 
 __all__ = ["door_text", "logged_text", "of_question"]
 
+# What a door reads of an option given as a mapping.
+_OPTION_PARTS = ("label", "description", "preview", "markdown")
 # Logged parts besides the summary that a door reads.
 # An event's parts besides its summary that a door reads.
 WHOLE_PARTS = ("options", "header", "recommended", "recommendation")
@@ -23,10 +25,11 @@ def _add(parts, value):
 
 
 def door_text(question=None, header=None, options=None, recommendation=None) -> str:
-    """The question, the header, every option's label and description and the
+    """The question, the header, every option's label, description and preview and the
     recommendation, joined with newlines (parts that are not text, or empty, left out).
 
-    An option is a string or a mapping with ``label`` and ``description``.
+    An option is a string or a mapping with ``label``, ``description`` and ``preview``
+    (``markdown`` in older hosts): the content the user sees when the option is focused.
     """
     parts = []
     _add(parts, question)
@@ -34,8 +37,8 @@ def door_text(question=None, header=None, options=None, recommendation=None) -> 
     if isinstance(options, (list, tuple)):
         for option in options:
             if isinstance(option, dict):
-                _add(parts, option.get("label"))
-                _add(parts, option.get("description"))
+                for key in _OPTION_PARTS:
+                    _add(parts, option.get(key))
             else:
                 _add(parts, option)
     _add(parts, recommendation)
