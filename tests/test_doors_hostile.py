@@ -1,0 +1,269 @@
+"""Promise 2 under attack in the layers that decide on top of the door classifier: the
+pre-tool-use hook, ``--check``, pacing, guidance, hand-written preferences and the order in
+which facts arrive. Each test is an attack; none may end in an auto-decision (or a Silent
+Decision) of a one-way door."""
+
+import io
+import json
+import sys
+
+import pytest
+
+from tests.helpers.hooks import make_repo, payload, question
+from toolkit.claude import hooks
+from toolkit.core import audit as audits
+from toolkit.core import preferences, questions
+from toolkit.gstack import compat
+from toolkit.pacing import rank as pacing
+from toolkit.store import db, paths
+
+ONE_WAY_NOTE = "NOTE: one-way door overrides your never-ask preference for safety."
+DROP = "Drop the users table in production"
+CALM = "Tidy up the wording of the notes?"
+
+
+def _pref(conn, scope, qid, value="never-ask"):
+    known = value in preferences.PREFERENCES
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO preferences (scope, question_id, preference, raw_value,"
+            " source, updated_at) VALUES (?, ?, ?, ?, 'plan-tune', 'x')",
+            (scope, qid, value if known else "unknown", None if known else value),
+        )
+
+
+def _record(conn, project="proj", **fields):
+    rec = {
+        "skill": "ship",
+        "question_id": "adhoc-thing",
+        "question_summary": CALM,
+        "user_choice": "yes",
+    }
+    rec.update(fields)
+    rec = questions.validate_event(rec, allow_phase=True)
+    return questions.record_event(conn, rec, project)
+
+
+def _check(monkeypatch, capsys, *argv, stdin=b""):
+    monkeypatch.setenv("GSTACK_PROJECT_SLUG", "proj")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    code = compat.question_preference_main(["--check", *argv])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return out.out.splitlines()
+
+
+# --- the pre-tool-use hook ------------------------------------------------------------------
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_repo(tmp_path)
+
+
+def _slug(repo):
+    return paths.resolve_slug(cwd=str(repo))
+
+
+def _pre(repo, db_file, qs, tool_use_id="tu-1"):
+    data = payload(qs, cwd=repo, event="PreToolUse", tool_use_id=tool_use_id)
+    return hooks.pre_tool_use(data, db_path=db_file)
+
+
+def _calm(qid, text=CALM, labels=("Yes (Recommended)", "No"), **extra):
+    return question(f"{text} <gstack-qid:{qid}>", list(labels), **extra)
+
+
+def test_the_hook_decides_a_calm_call_so_the_attacks_below_mean_something(repo, conn, db_file):
+    _pref(conn, _slug(repo), "adhoc-notes")
+    assert "auto-decide" in _pre(repo, db_file, [_calm("adhoc-notes")])
+
+
+def test_a_second_marker_naming_a_one_way_id_is_not_auto_decided(repo, conn, db_file):
+    # The first marker names a harmless id with never-ask; the second names the registry's
+    # one-way investigate-fix-apply. Which question is it? Not one to decide for the user.
+    _pref(conn, _slug(repo), "adhoc-notes")
+    q = question(
+        f"{CALM} <gstack-qid:adhoc-notes> <gstack-qid:investigate-fix-apply>", ["Yes (Recommended)"]
+    )
+    assert _pre(repo, db_file, [q]) is None
+
+
+def test_danger_in_the_fourth_question_of_a_call_stops_the_whole_call(repo, conn, db_file):
+    slug = _slug(repo)
+    ids = ["adhoc-a", "adhoc-b", "adhoc-c", "adhoc-d"]
+    for qid in ids:
+        _pref(conn, slug, qid)
+    qs = [_calm(qid) for qid in ids]
+    qs[3]["options"][1]["description"] = "drops the users table in production"
+    assert _pre(repo, db_file, qs) is None
+
+
+def test_a_multi_select_question_with_one_destructive_option_is_asked(repo, conn, db_file):
+    _pref(conn, _slug(repo), "adhoc-notes")
+    q = _calm("adhoc-notes", labels=("Fix typos (Recommended)", DROP, "Reflow"), multiSelect=True)
+    assert _pre(repo, db_file, [q]) is None
+
+
+def test_danger_only_in_the_recommendation_is_asked(repo, conn, db_file):
+    _pref(conn, _slug(repo), "adhoc-notes")
+    q = _calm("adhoc-notes", text=f"Which cleanup now? Recommendation: {DROP}.")
+    assert _pre(repo, db_file, [q]) is None
+
+
+@pytest.mark.parametrize(
+    "value", ["Never-Ask", " never-ask ", "NEVER-ASK", "never\u2010ask", "never_ask", "nevеr-ask"]
+)
+def test_a_hand_written_preference_value_that_is_not_exact_never_decides(
+    repo, conn, db_file, value
+):
+    _pref(conn, _slug(repo), "adhoc-notes", value)
+    assert _pre(repo, db_file, [_calm("adhoc-notes")]) is None
+
+
+def test_a_never_ask_written_before_the_question_was_seen_asks_a_dangerous_text(
+    repo, conn, db_file
+):
+    _pref(conn, _slug(repo), "adhoc-later")
+    assert _pre(repo, db_file, [_calm("adhoc-later", text=f"{DROP}?")]) is None
+
+
+def test_a_question_logged_harmless_then_asked_dangerous_under_its_id_is_asked(repo, conn, db_file):
+    slug = _slug(repo)
+    _pref(conn, slug, "adhoc-notes")
+    _record(conn, project=slug, question_id="adhoc-notes")
+    assert "auto-decide" in _pre(repo, db_file, [_calm("adhoc-notes")])
+    assert _pre(repo, db_file, [_calm("adhoc-notes", text=f"{DROP}?")], "tu-2") is None
+
+
+# --- --check ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"question": CALM, "summary": f"{DROP}?"},
+        {"question": CALM, "recommendation": "Keep it", "recommended": DROP},
+        {"question": CALM, "options": [{"label": "Go", "preview": f"{DROP}"}]},
+        {"question": CALM, "options": [{"label": "Go", "description": [DROP]}]},
+        {"question_summary": CALM, "question": f"{DROP}?"},
+        {"question": CALM, "multiSelect": True, "options": ["Skip", {"label": DROP}]},
+    ],
+    ids=[
+        "summary-key",
+        "both-recommendations",
+        "preview",
+        "list-description",
+        "two-texts",
+        "multi",
+    ],
+)
+def test_check_reads_every_text_of_a_json_question(conn, monkeypatch, capsys, data):
+    _pref(conn, "proj", "adhoc-cleanup")
+    got = _check(
+        monkeypatch, capsys, "adhoc-cleanup", "--question-stdin", stdin=json.dumps(data).encode()
+    )
+    assert got == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+def test_check_reads_both_values_of_a_duplicated_key(conn, monkeypatch, capsys):
+    _pref(conn, "proj", "adhoc-cleanup")
+    data = f'{{"question": "{DROP}?", "question": "{CALM}"}}'.encode()
+    got = _check(monkeypatch, capsys, "adhoc-cleanup", "--question-stdin", stdin=data)
+    assert got == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+def test_check_registry_two_way_with_a_one_way_text_asks(conn, monkeypatch, capsys):
+    _pref(conn, "proj", "ship-changelog-voice-polish")
+    stdin = f"{DROP}?".encode()
+    got = _check(monkeypatch, capsys, "ship-changelog-voice-polish", "--summary-stdin", stdin=stdin)
+    assert got == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+def test_check_registry_one_way_with_a_calm_text_asks(conn, monkeypatch, capsys):
+    _pref(conn, "proj", "investigate-fix-apply")
+    got = _check(
+        monkeypatch, capsys, "investigate-fix-apply", "--summary-stdin", stdin=CALM.encode()
+    )
+    assert got == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "investigate\u200b-fix-apply",
+        "ｉｎｖｅｓｔｉｇａｔｅ-fix-apply",
+        "investigate-fix-apply...",
+        "InvestigateFixApply",
+        "investigаte-fix-apply",  # Cyrillic a
+        "investigate\u2011fix\u2011apply",
+    ],
+)
+def test_check_asks_every_spelling_of_a_one_way_id(conn, monkeypatch, capsys, spelling):
+    _pref(conn, "proj", spelling)
+    assert _check(monkeypatch, capsys, spelling, "--summary-stdin", stdin=CALM.encode()) == [
+        "ASK_NORMALLY",
+        ONE_WAY_NOTE,
+    ]
+
+
+def test_a_one_way_fact_survives_the_deletion_of_its_rows(conn, monkeypatch, capsys):
+    _record(conn, question_id="adhoc-ledger", door_type="one-way")
+    _pref(conn, "proj", "adhoc-ledger")
+    with db.transaction(conn):
+        conn.execute("DELETE FROM question_log WHERE question_id = 'adhoc-ledger'")
+    assert _check(monkeypatch, capsys, "adhoc-ledger") == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+# --- pacing -------------------------------------------------------------------------------
+
+
+def _finding(fid, summary=CALM, **kw):
+    f = {
+        "id": fid,
+        "summary": summary,
+        "severity": 0,
+        "irreversibility": 0,
+        "decision_matters": 0,
+        "door_type": "two-way",
+        "recommended": "yes",
+        "options": ["yes", "no"],
+    }
+    f.update(kw)
+    return f
+
+
+def _rank(conn, findings, session="s1", phase="eng", **extra):
+    req = {"session_id": session, "phase": phase, "findings": findings}
+    req.update(extra)
+    return pacing.rank(conn, req, "proj").output
+
+
+def test_a_flood_of_two_way_findings_does_not_push_a_one_way_one_out(conn):
+    flood = [_finding(f"adhoc-calm-{i}", severity=2, decision_matters=2) for i in range(40)]
+    out = _rank(conn, flood + [_finding("adhoc-last", f"{DROP}?")], budget=1)
+    surfaced = [s["id"] for s in out["surface"]]
+    assert "adhoc-last" in surfaced
+    assert "adhoc-last" not in [s["id"] for s in out["silent_decisions"]]
+
+
+def test_a_one_way_finding_never_spends_the_budget_or_the_chain(conn):
+    out = _rank(conn, [_finding("adhoc-a", f"{DROP}?"), _finding("adhoc-b", severity=2)], budget=1)
+    assert {s["id"] for s in out["surface"]} >= {"adhoc-a"}
+
+
+def test_a_replayed_ranking_never_silences_a_question_one_way_since(conn):
+    f = _finding("adhoc-ledger")
+    first = _rank(conn, [f])
+    assert [s["id"] for s in first["silent_decisions"]] == ["adhoc-ledger"]
+    # The question is then logged one-way; the agent retries the same call.
+    _record(conn, question_id="adhoc-ledger", door_type="one-way")
+    again = _rank(conn, [f])
+    assert [s["id"] for s in again["silent_decisions"]] == []
+    assert [s["id"] for s in again["surface"]] == ["adhoc-ledger"]
+
+
+def test_the_audit_sees_a_silent_decision_whose_question_turned_one_way(conn):
+    _rank(conn, [_finding("adhoc-ledger")])
+    _record(conn, question_id="adhoc-ledger", door_type="one-way")
+    assert [r["id"] for r in audits.audit(conn)]
