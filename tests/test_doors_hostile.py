@@ -267,3 +267,33 @@ def test_the_audit_sees_a_silent_decision_whose_question_turned_one_way(conn):
     _rank(conn, [_finding("adhoc-ledger")])
     _record(conn, question_id="adhoc-ledger", door_type="one-way")
     assert [r["id"] for r in audits.audit(conn)]
+
+
+# --- guidance -----------------------------------------------------------------------------
+
+
+def test_a_promotion_never_registers_an_id_whose_words_are_one_way_as_two_way(conn):
+    # Registered as two-way, the id would lose the second look at its own words that keeps
+    # `--check drop-users-table` with a never-ask asked.
+    from toolkit.guidance import promote
+
+    for project in ("p1", "p2", "p3"):
+        _record(conn, project=project, question_id="drop-users-table")
+    items = [i for i in promote.build(conn)["items"] if i["question_id"] == "drop-users-table"]
+    assert [i["door_type"] for i in items] == ["one-way"]
+
+
+def test_guidance_calls_an_id_whose_words_are_one_way_unsafe(conn):
+    from toolkit.guidance import proposals
+
+    _record(conn, question_id="drop-users-table")
+    assert proposals.unsafe_ids(conn, ["drop-users-table", "adhoc-thing"]) == {"drop-users-table"}
+
+
+def test_guidance_apply_refuses_a_never_ask_on_a_question_one_way_since_the_proposal(conn):
+    from toolkit.guidance import proposals
+
+    _record(conn, question_id="adhoc-ledger")
+    assert proposals.unsafe_ids(conn, ["adhoc-ledger"]) == set()
+    _record(conn, question_id="adhoc-ledger", question_summary=f"{DROP}?")
+    assert proposals.unsafe_ids(conn, ["adhoc-ledger"]) == {"adhoc-ledger"}
