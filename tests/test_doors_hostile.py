@@ -297,3 +297,38 @@ def test_guidance_apply_refuses_a_never_ask_on_a_question_one_way_since_the_prop
     assert proposals.unsafe_ids(conn, ["adhoc-ledger"]) == set()
     _record(conn, question_id="adhoc-ledger", question_summary=f"{DROP}?")
     assert proposals.unsafe_ids(conn, ["adhoc-ledger"]) == {"adhoc-ledger"}
+
+
+# --- order: facts lost by a restore or a delete ----------------------------------------------
+
+
+def test_a_one_way_fact_outlives_a_profile_delete(conn, monkeypatch, capsys):
+    from toolkit.core import profile
+
+    _record(conn, question_id="adhoc-ledger", door_type="one-way")
+    _pref(conn, "proj", "adhoc-ledger")
+    profile.delete(conn, "proj")
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
+    assert _check(monkeypatch, capsys, "adhoc-ledger") == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+def test_a_one_way_fact_outlives_a_restore_of_an_older_backup(
+    conn, db_file, tmp_path, monkeypatch, capsys
+):
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from toolkit.cli.app import cli
+
+    monkeypatch.setenv("PLANTUNE_MIRROR", "0")
+    _pref(conn, "proj", "adhoc-ledger")
+    backup = str(tmp_path / "older.db")
+    with sqlite3.connect(db_file) as live, sqlite3.connect(backup) as copy:
+        live.backup(copy)
+    assert _check(monkeypatch, capsys, "adhoc-ledger") == ["AUTO_DECIDE"]
+    _record(conn, question_id="adhoc-ledger", door_type="one-way")
+    conn.close()
+    r = CliRunner().invoke(cli, ["restore", backup, "--yes"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert _check(monkeypatch, capsys, "adhoc-ledger") == ["ASK_NORMALLY", ONE_WAY_NOTE]

@@ -143,3 +143,37 @@ def restore(path, backup):
         "replaced": replaced,
         "kept_as": copied[0] if copied else None,
     }
+
+
+def keep_one_way_facts(path, replaced):
+    """Copy the one-way facts (``door_knowledge``) of the database a restore replaced
+    (kept at ``replaced``) into the restored one, whose schema is current: what was known
+    to be a one-way door stays one, as facts are only ever added. Returns how many were
+    new; 0 when the replaced database had none to give."""
+    if not replaced or not os.path.isfile(replaced):
+        return 0
+    conn = sqlite3.connect(path, isolation_level=None, timeout=db.BUSY_TIMEOUT_SECONDS)
+    try:
+        conn.execute("ATTACH DATABASE ? AS replaced", (replaced,))
+    except sqlite3.Error:
+        conn.close()
+        return 0
+    try:
+        found = conn.execute(
+            "SELECT 1 FROM replaced.sqlite_master WHERE type = 'table' AND name = 'door_knowledge'"
+        ).fetchone()
+        if found is None:
+            return 0
+        conn.execute("BEGIN IMMEDIATE")
+        before = conn.execute("SELECT count(*) FROM main.door_knowledge").fetchone()[0]
+        conn.execute(
+            "INSERT OR IGNORE INTO main.door_knowledge"
+            " (canonical_id, source, question_id, evidence, learned_at)"
+            " SELECT canonical_id, source, question_id, evidence, learned_at"
+            " FROM replaced.door_knowledge"
+        )
+        added = conn.execute("SELECT count(*) FROM main.door_knowledge").fetchone()[0] - before
+        conn.execute("COMMIT")
+        return added
+    finally:
+        conn.close()
