@@ -331,4 +331,9 @@ def test_a_one_way_fact_outlives_a_restore_of_an_older_backup(
     conn.close()
     r = CliRunner().invoke(cli, ["restore", backup, "--yes"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
+    assert "Kept 1 one-way door facts" in r.output
     assert _check(monkeypatch, capsys, "adhoc-ledger") == ["ASK_NORMALLY", ONE_WAY_NOTE]
+    # Its evidence named a row the restored database does not hold: marked as carried.
+    with sqlite3.connect(db_file) as restored:
+        rows = restored.execute("SELECT source, evidence FROM door_knowledge").fetchall()
+    assert [(s, e.partition(":")[0]) for s, e in rows] == [("logged", "restored")]

@@ -166,14 +166,32 @@ def keep_one_way_facts(path, replaced):
             return 0
         conn.execute("BEGIN IMMEDIATE")
         before = conn.execute("SELECT count(*) FROM main.door_knowledge").fetchone()[0]
-        conn.execute(
-            "INSERT OR IGNORE INTO main.door_knowledge"
-            " (canonical_id, source, question_id, evidence, learned_at)"
-            " SELECT canonical_id, source, question_id, evidence, learned_at"
-            " FROM replaced.door_knowledge"
-        )
+        # The evidence names a row of the replaced database; when the restored one holds
+        # no such row with the same door reason it is marked as carried, so an allow
+        # never reads another question's row (a carried fact then is not allowable).
+        try:
+            conn.execute(_CARRY.format(evidence=_EVIDENCE_KEPT))
+        except sqlite3.Error:  # a replaced database of another shape: every fact marked
+            conn.execute(_CARRY.format(evidence="'restored:' || k.evidence"))
         added = conn.execute("SELECT count(*) FROM main.door_knowledge").fetchone()[0] - before
         conn.execute("COMMIT")
         return added
     finally:
         conn.close()
+
+
+_CARRY = (
+    "INSERT OR IGNORE INTO main.door_knowledge"
+    " (canonical_id, source, question_id, evidence, learned_at)"
+    " SELECT k.canonical_id, k.source, k.question_id, {evidence}, k.learned_at"
+    " FROM replaced.door_knowledge k"
+)
+_EVIDENCE_KEPT = (
+    "CASE WHEN EXISTS (SELECT 1 FROM main.question_log m JOIN replaced.question_log r"
+    " ON r.id = m.id WHERE 'question_log:' || m.id = k.evidence"
+    " AND m.question_id = r.question_id AND m.door_reason IS r.door_reason)"
+    " OR EXISTS (SELECT 1 FROM main.findings m JOIN replaced.findings r"
+    " ON r.id = m.id WHERE 'findings:' || m.id = k.evidence"
+    " AND m.finding_id = r.finding_id AND m.door_reason IS r.door_reason)"
+    " THEN k.evidence ELSE 'restored:' || k.evidence END"
+)
