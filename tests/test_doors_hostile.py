@@ -337,3 +337,125 @@ def test_a_one_way_fact_outlives_a_restore_of_an_older_backup(
     with sqlite3.connect(db_file) as restored:
         rows = restored.execute("SELECT source, evidence FROM door_knowledge").fetchall()
     assert [(s, e.partition(":")[0]) for s, e in rows] == [("logged", "restored")]
+
+
+# --- allows: only the user's, only readings, and only what was read --------------------------
+
+
+def _cli(*args):
+    from tests.helpers.team import invoke
+
+    return invoke(list(args))
+
+
+@pytest.mark.parametrize(
+    "source", ["Plan-Tune", " plan-tune", "plan-tune ", "PLAN-TUNE", "plаn-tune"]
+)
+def test_an_allow_from_a_look_alike_source_is_refused(conn, source):
+    r = _cli("doors", "allow", "adhoc-snapshot", "--source", source)
+    assert r.exit_code == 2, r.output
+    assert conn.execute("SELECT count(*) FROM door_allow_events").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    "spelling", ["investigateFixApply", "INVESTIGATE_FIX_APPLY", "investigate--fix-apply."]
+)
+def test_a_spelling_of_a_registry_one_way_id_can_never_be_allowed(conn, spelling):
+    r = _cli("doors", "allow", spelling, "--source", "plan-tune")
+    assert r.exit_code == 1, r.output
+    assert conn.execute("SELECT count(*) FROM door_allow_events").fetchone()[0] == 0
+
+
+def test_a_logged_one_way_fact_cannot_be_allowed_under_another_spelling(conn, monkeypatch, capsys):
+    _record(conn, question_id="adhoc-ledger", door_type="one-way")
+    r = _cli("doors", "allow", "ADHOC_LEDGER", "--source", "plan-tune")
+    assert r.exit_code == 1, r.output
+    _pref(conn, "proj", "adhoc-ledger")
+    assert _check(monkeypatch, capsys, "adhoc-ledger") == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+def test_an_allow_of_one_spelling_does_not_open_a_new_dangerous_text(conn, monkeypatch, capsys):
+    _record(conn, question_id="adhoc-snapshot", question_summary=f"{DROP}?")
+    assert _cli("doors", "allow", "adhoc-snapshot", "--source", "plan-tune").exit_code == 0
+    _pref(conn, "proj", "adhoc-snapshot")
+    other = "Delete every customer record in the billing database?"
+    got = _check(monkeypatch, capsys, "adhoc-snapshot", "--summary-stdin", stdin=other.encode())
+    assert got == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+# --- a teammate's database -------------------------------------------------------------------
+
+
+def test_a_merged_teammate_s_one_way_fact_is_known_and_their_never_ask_is_not_in_force(
+    tmp_path, monkeypatch, capsys
+):
+    from tests.helpers.team import ok
+
+    mate = str(tmp_path / "mate.db")
+    ok(["init", "--db", mate])
+    event = {
+        "skill": "ship",
+        "question_id": "adhoc-ledger",
+        "question_summary": CALM,
+        "user_choice": "yes",
+        "door_type": "one-way",
+    }
+    ok(
+        ["pref", "set", "adhoc-ledger", "never-ask", "--source", "plan-tune", "--project", "proj"]
+        + ["--db", mate],
+        developer="mate@x.io",
+    )  # set while the question was still two-way for them, then logged one-way
+    ok(["log", json.dumps(event), "--project", "proj", "--db", mate], developer="mate@x.io")
+    team = str(tmp_path / "team.db")
+    ok(["merge", mate, "--db", team])
+    monkeypatch.setenv("PLANTUNE_DB", team)
+    from toolkit.core import doors, seeded_db
+
+    conn = seeded_db.connect(team)
+    try:
+        assert doors.door_for(conn, "adhoc-ledger").one_way
+    finally:
+        conn.close()
+    assert _check(monkeypatch, capsys, "adhoc-ledger") == ["ASK_NORMALLY"]
+
+
+# --- preferences written by hand into gstack's file --------------------------------------------
+
+HAND_WRITTEN = [
+    '\ufeff{"investigate-fix-apply": "never-ask", "adhoc-ledger": "never-ask"}',
+    '{"investigate-fix-apply": "always-ask", "investigate-fix-apply": "never-ask",'
+    ' "adhoc-ledger": "never-ask"}',
+    '{"Investigate-Fix-Apply": "Never-Ask", "adhoc-ledger": " never-ask "}',
+    '{"prefs": {"investigate-fix-apply": "never-ask"}, "adhoc-ledger": "never-ask"}',
+    '{"investigate\u200b-fix-apply": "never-ask", "adhoc-ledger": "never-ask"}',
+    '{"investigate-fix-apply": "ask-only-for-one-way", "adhoc-ledger": "ask-only-for-one-way"}',
+]
+
+
+@pytest.mark.parametrize("text", HAND_WRITTEN)
+def test_a_hand_edited_preferences_file_never_decides_a_one_way_question(
+    conn, state_root, monkeypatch, capsys, text
+):
+    folder = state_root / "projects" / "proj"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "question-preferences.json").write_text(text, encoding="utf-8")
+    for qid in ("investigate-fix-apply", "Investigate-Fix-Apply", "investigate\u200b-fix-apply"):
+        assert _check(monkeypatch, capsys, qid)[0] == "ASK_NORMALLY"
+    drop = f"{DROP}?".encode()
+    assert _check(monkeypatch, capsys, "adhoc-ledger", "--summary-stdin", stdin=drop)[0] == (
+        "ASK_NORMALLY"
+    )
+
+
+def test_the_hand_edited_file_is_read_so_the_attacks_above_mean_something(
+    conn, state_root, monkeypatch, capsys
+):
+    folder = state_root / "projects" / "proj"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "question-preferences.json").write_text(
+        '{"adhoc-ledger": "never-ask"}', encoding="utf-8"
+    )
+    calm = CALM.encode()
+    assert _check(monkeypatch, capsys, "adhoc-ledger", "--summary-stdin", stdin=calm) == [
+        "AUTO_DECIDE"
+    ]
