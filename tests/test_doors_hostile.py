@@ -459,3 +459,58 @@ def test_the_hand_edited_file_is_read_so_the_attacks_above_mean_something(
     assert _check(monkeypatch, capsys, "adhoc-ledger", "--summary-stdin", stdin=calm) == [
         "AUTO_DECIDE"
     ]
+
+
+# --- text it cannot read: logged once, it stays one-way until the user allows it ---------------
+
+UNREADABLE = "هل أحذف جدول المستخدمين في الإنتاج؟"
+
+
+@pytest.mark.parametrize("source", ["auto-decided", "hook", "agent"])
+def test_an_unreadable_text_logged_by_anyone_is_still_asked(conn, monkeypatch, capsys, source):
+    rec = {
+        "skill": "ship",
+        "user_choice": "yes",
+        "question_id": "adhoc-arabic",
+        "question_summary": UNREADABLE,
+        "source": source,
+    }
+    questions.record_event(conn, questions.validate_event(rec, allow_phase=True), "proj")
+    _pref(conn, "proj", "adhoc-arabic")
+    got = _check(monkeypatch, capsys, "adhoc-arabic", "--summary-stdin", stdin=UNREADABLE.encode())
+    assert got == ["ASK_NORMALLY", ONE_WAY_NOTE]
+
+
+def test_a_spent_chain_budget_never_silences_a_later_one_way_finding(conn):
+    first = _rank(
+        conn, [_finding("adhoc-a", severity=2, decision_matters=2)], chain_id="c1", budget=1
+    )
+    assert first["budget"]["remaining"] == 0
+    later = _rank(
+        conn,
+        [_finding("adhoc-b", f"{DROP}?"), _finding("adhoc-c", severity=2, decision_matters=2)],
+        phase="design",
+        chain_id="c1",
+    )
+    assert [s["id"] for s in later["surface"]] == ["adhoc-b"]
+    assert [s["id"] for s in later["silent_decisions"]] == ["adhoc-c"]
+
+
+# --- a never-ask that could never apply is refused with its reason ------------------------------
+
+
+def test_a_never_ask_on_an_id_whose_words_read_one_way_is_refused_with_the_way_out(
+    conn, monkeypatch, capsys
+):
+    monkeypatch.setenv("GSTACK_PROJECT_SLUG", "proj")
+    write = {"question_id": "drop-users-table", "preference": "never-ask", "source": "plan-tune"}
+    assert compat.question_preference_main(["--write", json.dumps(write)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith('gstack-question-preference: cannot set never-ask on one-way question "')
+    assert "plantune doors allow drop-users-table --source plan-tune" in err
+    assert conn.execute("SELECT count(*) FROM preferences").fetchone()[0] == 0
+    # The user says the id's words are a false alarm: then it can be set, and it applies.
+    assert _cli("doors", "allow", "drop-users-table", "--source", "plan-tune").exit_code == 0
+    assert compat.question_preference_main(["--write", json.dumps(write)]) == 0
+    capsys.readouterr()
+    assert _check(monkeypatch, capsys, "drop-users-table") == ["AUTO_DECIDE"]
