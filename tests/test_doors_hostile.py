@@ -514,3 +514,32 @@ def test_a_never_ask_on_an_id_whose_words_read_one_way_is_refused_with_the_way_o
     assert compat.question_preference_main(["--write", json.dumps(write)]) == 0
     capsys.readouterr()
     assert _check(monkeypatch, capsys, "drop-users-table") == ["AUTO_DECIDE"]
+
+
+def test_an_allow_taken_back_after_the_backup_stays_taken_back_after_a_restore(
+    conn, db_file, tmp_path, monkeypatch, capsys
+):
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from toolkit.cli.app import cli
+
+    monkeypatch.setenv("PLANTUNE_MIRROR", "0")
+    _record(conn, question_id="adhoc-snapshot", question_summary=f"{DROP}?")
+    _pref(conn, "proj", "adhoc-snapshot")
+    assert _cli("doors", "allow", "adhoc-snapshot", "--source", "plan-tune").exit_code == 0
+    assert _check(monkeypatch, capsys, "adhoc-snapshot") == ["AUTO_DECIDE"]
+    backup = str(tmp_path / "older.db")
+    with sqlite3.connect(db_file) as live, sqlite3.connect(backup) as copy:
+        live.backup(copy)
+    assert _cli("doors", "allow", "--undo", "adhoc-snapshot").exit_code == 0
+    conn.close()
+    r = CliRunner().invoke(cli, ["restore", backup, "--yes"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert _check(monkeypatch, capsys, "adhoc-snapshot") == ["ASK_NORMALLY", ONE_WAY_NOTE]
+    with sqlite3.connect(db_file) as restored:
+        last = restored.execute(
+            "SELECT action, source FROM door_allow_events ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    assert last == ("undo", "restore")

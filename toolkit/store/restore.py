@@ -148,8 +148,9 @@ def restore(path, backup):
 def keep_one_way_facts(path, replaced):
     """Copy the one-way facts (``door_knowledge``) of the database a restore replaced
     (kept at ``replaced``) into the restored one, whose schema is current: what was known
-    to be a one-way door stays one, as facts are only ever added. Returns how many were
-    new; 0 when the replaced database had none to give."""
+    to be a one-way door stays one, as facts are only ever added; an allow taken back
+    since the backup stays taken back. Returns how many facts were new; 0 when the
+    replaced database had none to give."""
     if not replaced or not os.path.isfile(replaced):
         return 0
     conn = sqlite3.connect(path, isolation_level=None, timeout=db.BUSY_TIMEOUT_SECONDS)
@@ -174,10 +175,33 @@ def keep_one_way_facts(path, replaced):
         except sqlite3.Error:  # a replaced database of another shape: every fact marked
             conn.execute(_CARRY.format(evidence="'restored:' || k.evidence"))
         added = conn.execute("SELECT count(*) FROM main.door_knowledge").fetchone()[0] - before
+        _keep_undone_allows(conn)
         conn.execute("COMMIT")
         return added
     finally:
         conn.close()
+
+
+def _keep_undone_allows(conn):
+    """An allow of the backup that the replaced database no longer holds was taken back
+    since (``doors allow --undo``): it is taken back in the restored one too, with an
+    ``undo`` event, so a restore never turns a question two-way again."""
+    found = conn.execute(
+        "SELECT 1 FROM replaced.sqlite_master WHERE type = 'table' AND name = 'door_allows'"
+    ).fetchone()
+    if found is None:
+        return
+    gone = conn.execute(
+        "SELECT canonical_id, question_id FROM main.door_allows WHERE canonical_id NOT IN"
+        " (SELECT canonical_id FROM replaced.door_allows)"
+    ).fetchall()
+    for key, question_id in gone:
+        conn.execute("DELETE FROM main.door_allows WHERE canonical_id = ?", (key,))
+        conn.execute(
+            "INSERT INTO main.door_allow_events (ts, action, canonical_id, question_id, source)"
+            " VALUES (?, 'undo', ?, ?, 'restore')",
+            (db.utc_now(), key, question_id),
+        )
 
 
 _CARRY = (
