@@ -543,3 +543,10 @@ def test_an_allow_taken_back_after_the_backup_stays_taken_back_after_a_restore(
             "SELECT action, source FROM door_allow_events ORDER BY id DESC LIMIT 1"
         ).fetchone()
     assert last == ("undo", "restore")
+
+
+def test_stats_count_a_hand_written_never_ask_on_one_way_id_words_as_inert(conn):
+    _pref(conn, "proj", "drop-users-table")
+    _pref(conn, "proj", "adhoc-notes")
+    counts = preferences.stats(conn, "proj")
+    assert (counts["NEVER_ASK"], counts["INERT_ONE_WAY"]) == (1, 1)

@@ -270,7 +270,8 @@ def check(conn, project, question_id, summary=None, include_synthetic=False):
 
 
 def stats(conn, scope):
-    """gstack's --stats counters for one scope; silencing values on one-way ids are inert."""
+    """gstack's --stats counters for one scope; silencing values on ids no check would
+    ever auto-decide (``_never_decided``) are inert."""
     counts = {
         "TOTAL": 0,
         "ALWAYS_ASK": 0,
@@ -286,7 +287,7 @@ def stats(conn, scope):
     }
     for qid, value in read(conn, scope).items():
         counts["TOTAL"] += 1
-        if value in SILENCING and classify(conn, qid).one_way:
+        if value in SILENCING and _never_decided(conn, qid):
             counts["INERT_ONE_WAY"] += 1
         else:
             counts[labels.get(value, "OTHER")] += 1
