@@ -92,6 +92,10 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
     if not qid:
         v.reason = "no marker"
         return v
+    if extract_marker(summary)[0] is not None:
+        # A second marker: which question this is cannot be told, so it is not decided.
+        v.reason = "several markers"
+        return v
     v.recommended = extract_recommendation(summary, labels, strict=True)
     v.preference, _ = effective_preference(conn, project, qid)
     if v.one_way is None and v.preference in AUTO_DECIDE_PREFERENCES:
