@@ -33,6 +33,7 @@ The database is the record: a failed file write after the commit never fails the
 command, it is reported on stderr (or in hook-errors.log) by the caller.
 """
 
+import errno
 import os
 
 from toolkit.store import paths, safe_io
@@ -195,6 +196,10 @@ def _stat(path):
         return os.stat(path)
     except FileNotFoundError:
         return None
+    except OSError as e:
+        if e.errno == errno.ENAMETOOLONG:
+            return None  # a file that cannot exist (a project named by a huge folder)
+        raise
 
 
 def _unchanged(state, st):
