@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from tests.helpers.ingest import count, dump, line, write
 from toolkit.cli.app import cli
-from toolkit.core import database, questions
-from toolkit.gstack import ingest, ingest_jsonl, ingest_state
+from toolkit.core import questions
+from toolkit.gstack import ingest, ingest_jsonl
 from toolkit.store import db
 
 
@@ -407,35 +407,6 @@ def test_sync_project_on_unchanged_files_reads_nothing(state_root, conn, monkeyp
         ingest.sync_project(conn, state_root, "../etc")
 
 
-def test_worker_processes_give_the_same_rows_and_reports(state_root, conn, monkeypatch, tmp_path):
-    monkeypatch.setattr(ingest_state, "BATCH_LINES", 400)  # many batches in flight
-    lines = []
-    for i in range(4_000):
-        if i % 900 == 7:
-            lines.append("not json\n")
-        elif i % 1000 == 11:
-            lines.append(line(event(i, options_count=99)))
-        else:
-            lines.append(line(event(i, question_summary=f"Drop table t{i}?" if i % 7 else f"q{i}")))
-    write(log_path(state_root, "p"), "".join(lines))
-    monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "2")
-    parallel = ingest.ingest_state_root(conn, state_root).files[0]
-    monkeypatch.setenv("PLANTUNE_INGEST_WORKERS", "0")
-    other = database.connect(str(tmp_path / "serial.db"))
-    serial = ingest.ingest_state_root(other, state_root).files[0]
-    # Transaction counts and lock times depend on the clock, not on the input.
-    timing = ("transactions", "lock_max_ms")
-    assert {k: v for k, v in parallel.as_dict().items() if k not in timing} == {
-        k: v for k, v in serial.as_dict().items() if k not in timing
-    }
-    assert parallel.imported == 4_000 - 5 - 4
-    cols = "event_key, project, ts, question_summary, door_class, door_reason, raw_json"
-    assert (
-        conn.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall()
-        == other.execute(f"SELECT {cols} FROM question_log ORDER BY id").fetchall()
-    )
-
-
 def test_unpaired_surrogates_from_js_are_stored_as_replacement_characters(state_root, conn):
     # JS slicing a summary in the middle of an emoji leaves half of it; JSON.stringify
     # writes it as an escape.
@@ -462,12 +433,38 @@ def test_imports_classify_doors_like_every_other_writer(tmp_path):
     from toolkit.core import doors
 
     registry = doors.bundled_door_types()
-    for qid, skill, category, summary in [
+    cached = ingest_jsonl.DoorCache()
+    asked = [
         ("hook-abc", "unknown", None, "Drop Table users"),
         ("ship-release-pipeline-missing", "ship", "approval", "fix the test"),
         ("x-y", "cso", "approval", "ship it"),
         ("x-y", "ship", "routing", "Ｄelete it"),
-    ]:
-        assert ingest_jsonl._classify(qid, skill, category, summary, registry) == doors.decide(
+        ("x-y", "ship", "routing", "fix the test"),
+        ("hook-abc", "unknown", None, "fix the test"),
+    ]
+    # Asked twice, in any order: the same verdict as the rules give each time.
+    for qid, skill, category, summary in asked + asked[::-1]:
+        assert cached(qid, skill, category, summary, registry) == doors.decide(
             qid, skill, category, summary, registry
         )
+
+
+def test_repeated_questions_in_a_log_are_classified_like_each_alone(state_root, conn, monkeypatch):
+    # A small cache, so it fills and starts again within the file.
+    monkeypatch.setattr(ingest_jsonl, "DOOR_CACHE_ENTRIES", 3)
+    summaries = ["Drop table users?", "Fix the flaky test?", "Rotate the API key?", "Ship it?"]
+    lines = [
+        line(event(i, question_id=f"q-{i % 3}", question_summary=summaries[i % 4]))
+        for i in range(40)
+    ]
+    write(log_path(state_root, "p"), "".join(lines))
+    assert ingest.ingest_state_root(conn, state_root).imported == 40
+    from toolkit.core import doors
+
+    registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
+    for qid, skill, category, summary, door_class, reason in conn.execute(
+        "SELECT question_id, skill, category, question_summary, door_class, door_reason"
+        " FROM question_log"
+    ):
+        alone = doors.decide(qid, skill, category, summary, registry)
+        assert (door_class == "one-way", reason) == (alone.one_way, alone.reason)

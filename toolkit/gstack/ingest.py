@@ -63,7 +63,6 @@ def ingest_file(
     final=True,
     progress=None,
     report=None,
-    parallel=True,
     root=None,
     deadline=None,
 ):
@@ -71,9 +70,8 @@ def ingest_file(
 
     ``final`` marks an explicit run: a truncated last line is then reported as skipped.
     ``state`` is the file's known ingest state when the caller already loaded it.
-    ``parallel`` allows worker processes for a large read. Only a regular file is read
-    (a FIFO, socket or device, or a symlink out of ``root``, is reported and skipped
-    without ever blocking). A JSONL read stops at a line boundary once
+    Only a regular file is read (a FIFO, socket or device, or a symlink out of ``root``,
+    is reported and skipped without ever blocking). A JSONL read stops at a line boundary once
     ``time.monotonic()`` passes ``deadline``, keeping what it read (the report's
     ``pending`` is the bytes left).
     """
@@ -96,7 +94,6 @@ def ingest_file(
             strict=strict,
             final=final,
             progress=progress,
-            parallel=parallel,
             fh=fh,
             deadline=deadline,
         )
@@ -114,7 +111,6 @@ def _ingest_open(
     strict,
     final,
     progress,
-    parallel,
     fh,
     deadline=None,
 ):
@@ -144,7 +140,6 @@ def _ingest_open(
             strict=strict,
             final=final,
             progress=progress,
-            parallel=parallel,
             fh=fh,
             **extra,
         )
@@ -194,7 +189,6 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> 
             slug,
             state=state,
             final=False,
-            parallel=False,
             root=state_root,
             deadline=deadline,
         )

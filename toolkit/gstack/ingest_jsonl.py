@@ -1,5 +1,5 @@
 """Importing gstack's JSONL stores: complete lines to records, records to rows, read from
-where the last import stopped, in parallel for a large backlog.
+where the last import stopped.
 
 Only complete lines are consumed (a partial last line waits for the next run); a bad line
 is skipped and reported with its line number; a pretty-printed object spread over several
@@ -9,7 +9,6 @@ lines is joined and imported, with a note.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 
@@ -155,8 +154,7 @@ class _LineJoiner:
 # JSONL kinds: record -> row
 #
 # A handler turns one decoded record into the parameters of its INSERT. Handlers are pure
-# (no database access), so a batch of records can be prepared in a worker process while
-# the main process writes the previous batch.
+# (no database access): one handler serves one file's import.
 
 
 # Question-log sources plantune writes beyond gstack's own (a flipped Silent Decision).
@@ -188,6 +186,7 @@ class _QuestionLog:
     def __init__(self, ctx):
         self.path, self.project, self.default_ts, self.recorded_at, self.registry = ctx
         self.annotated = []
+        self.classify = DoorCache()
 
     @staticmethod
     def context(conn, path, project, st):
@@ -206,7 +205,7 @@ class _QuestionLog:
             ingested_from=f"{self.path}:{line_no}",
             recorded_at=self.recorded_at,
             default_ts=self.default_ts,
-            classify=_classify,
+            classify=self.classify,
         )
         if any(k in obj for k in questions.ANNOTATION_FIELDS):
             self.annotated.append((row[20], row[21], key, row[21]))
@@ -335,15 +334,15 @@ JSONL_KINDS = {
 }
 
 
-def _prepare(kind, ctx, records):
+def _prepare(handler, records):
     """Rows for a batch of records: ``(rows, marks, skips, annotated)``.
 
     ``records`` are ``(obj, text, line_no, multiline, mark)``; ``obj`` is None when the
-    record crossed a process boundary as text (decoding again is cheaper than pickling a
-    dict). ``mark`` is the (offset, line number) at the end of the record; ``marks`` has
-    the mark of each row, so a part of the batch can be committed with its own offset.
+    line is still undecoded. ``mark`` is the (offset, line number) at the end of the
+    record; ``marks`` has the mark of each row, so a part of the batch can be committed
+    with its own offset.
     """
-    handler = JSONL_KINDS[kind](ctx)
+    annotated = handler.annotated = []
     rows, marks, skips = [], [], []
     for obj, text, line_no, multiline, mark in records:
         if obj is None:
@@ -368,7 +367,7 @@ def _prepare(kind, ctx, records):
             continue
         rows.append(_storable(row) if "\\u" in text else row)
         marks.append(mark)
-    return rows, marks, skips, handler.annotated
+    return rows, marks, skips, annotated
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -387,89 +386,44 @@ def _storable(row):
     )
 
 
-def _classify(question_id, skill, category, summary, registry):
-    """``doors.decide`` with the registry given as ``{id: door_type}`` (import workers)."""
-    from toolkit.core import doors
+# Verdicts a DoorCache keeps at most; then it starts again (memory stays bounded when
+# every question of a large log is worded differently).
+DOOR_CACHE_ENTRIES = 20_000
 
-    return doors.decide(question_id, skill, category, summary, registry)
+
+class DoorCache:
+    """``doors.decide`` (same signature) that keeps its verdicts for one import, keyed by
+    exactly what it was asked: a question asked again with the same id, skill, category
+    and text gets the verdict the same rules gave it the first time. The registry is the
+    one the import loaded, the same for every call."""
+
+    def __init__(self):
+        from toolkit.core import doors
+
+        self.decide = doors.decide
+        self.seen = {}
+
+    def __call__(self, question_id, skill, category, summary, registry):
+        key = (question_id, skill, category, summary)
+        if not all(v is None or type(v) is str for v in key):
+            return self.decide(question_id, skill, category, summary, registry)
+        verdict = self.seen.get(key)
+        if verdict is None:
+            if len(self.seen) >= DOOR_CACHE_ENTRIES:
+                self.seen.clear()
+            verdict = self.seen[key] = self.decide(question_id, skill, category, summary, registry)
+        return verdict
 
 
 # ---------------------------------------------------------------------------
 # JSONL reader
 
 # Inputs at least this large are read with a larger page cache.
-PARALLEL_MIN_BYTES = 8 << 20
+LARGE_READ_BYTES = 8 << 20
 # Page cache for a large read (KiB). Event keys are random, so each insert lands on a
 # random leaf of the unique index; SQLite's default 2 MB cache turns that into a read
 # syscall per row once the table passes a few hundred thousand rows.
 LARGE_READ_CACHE_KIB = 32 << 10
-
-
-def _worker_count(parallel=True):
-    """Worker processes for a read (0: prepare in this process).
-
-    One process unless ``PLANTUNE_INGEST_WORKERS=N`` asks for N workers, whatever the
-    size: measured side by side, the pool imported no faster than one process (3.46x
-    against 3.53x sqlite-utils' wall time, 100,000 lines) while it needed twice the memory
-    and held the write lock longer (benchmarks/RESULTS.md, issue 28).
-    """
-    setting = os.environ.get("PLANTUNE_INGEST_WORKERS", "")
-    if not parallel or not setting.strip().isdigit() or not hasattr(os, "fork"):
-        return 0
-    return int(setting)
-
-
-def _worker_init(parent):
-    import signal
-    import threading
-    import time
-
-    # Ctrl-C is the parent's to handle; a worker printing a traceback helps no one.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watch():
-        # A parent killed with SIGKILL cannot stop its pool: leave when orphaned.
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-class _Preparer:
-    """Prepares batches in this process, or in a pool of workers, results in order."""
-
-    def __init__(self, kind, ctx, workers):
-        self.kind, self.ctx = kind, ctx
-        self.pool = None
-        self.limit = 1
-        if workers > 0:
-            import multiprocessing
-
-            # Forked while this process holds the database open: the workers never touch
-            # it (they only turn text into tuples) and end with os._exit or SIGTERM, so
-            # no SQLite state is used or finalised on their side.
-            self.pool = multiprocessing.get_context("fork").Pool(
-                workers, initializer=_worker_init, initargs=(os.getpid(),)
-            )
-            self.limit = workers + 1  # batches in flight: bounded memory
-
-    def submit(self, records):
-        if self.pool is None:
-            return _prepare(self.kind, self.ctx, records)
-        # Decoded objects stay here; the text travels and is decoded again over there.
-        slim = [(None, t, n, m, k) for _, t, n, m, k in records]
-        return self.pool.apply_async(_prepare, (self.kind, self.ctx, slim))
-
-    @staticmethod
-    def result(job):
-        return job if isinstance(job, tuple) else job.get()
-
-    def close(self):
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-            self.pool = None
 
 
 def _resume_point(fd, state, st, report):
@@ -538,25 +492,10 @@ class _BatchWriter:
     run.
     """
 
-    def __init__(
-        self,
-        conn,
-        path,
-        kind,
-        st,
-        fd,
-        report,
-        tx,
-        strict,
-        handler,
-        preparer,
-        bulk,
-        progress,
-        offset,
-    ):
+    def __init__(self, conn, path, kind, st, fd, report, tx, strict, bulk, progress, offset):
         self.conn, self.path, self.kind, self.st, self.fd = conn, path, kind, st, fd
-        self.report, self.tx, self.strict, self.handler = report, tx, strict, handler
-        self.preparer, self.bulk, self.progress = preparer, bulk, progress
+        self.report, self.tx, self.strict = report, tx, strict
+        self.bulk, self.progress = bulk, progress
         self.chunk = min(ingest_state.BATCH_LINES, 1000)
         self.reported = offset
 
@@ -566,9 +505,9 @@ class _BatchWriter:
             bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
             raise StrictError(report, bad.line, bad.message)
 
-    def land(self, job, safe_offset, safe_line, end, last):
+    def land(self, handler, prepared, safe_offset, safe_line, end, last):
         conn, report, tx, strict = self.conn, self.report, self.tx, self.strict
-        rows, marks, skips, annotated = self.preparer.result(job)
+        rows, marks, skips, annotated = prepared
         for line, reason in skips:
             report.skip(line, reason)
         self.check_strict()
@@ -584,7 +523,7 @@ class _BatchWriter:
             notes = annotated if done or i == len(part) else ()
             tx.begin()
             if part or notes:
-                inserted, updated = self.handler.flush(conn, part, notes, self.bulk)
+                inserted, updated = handler.flush(conn, part, notes, self.bulk)
                 report.imported += inserted
                 report.duplicate += len(part) - inserted
                 report.updated += updated
@@ -622,13 +561,11 @@ def _ingest_jsonl(
     strict,
     final,
     progress,
-    parallel=True,
     fh,
     deadline=None,
 ):
-    handler = JSONL_KINDS[kind]
     tx = _Tx(conn)
-    preparer = cache_size = bulk = None
+    cache_size = bulk = None
     try:
         fd = fh.fileno()
         if tx.own:
@@ -644,14 +581,11 @@ def _ingest_jsonl(
             tx.checkpoint_between()
         offset, line_no = _resume_point(fd, state, st, report)
 
-        if st.st_size - offset >= PARALLEL_MIN_BYTES:
+        if st.st_size - offset >= LARGE_READ_BYTES:
             cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
             conn.execute(f"PRAGMA cache_size = -{LARGE_READ_CACHE_KIB}")
-        preparer = _Preparer(
-            kind,
-            handler.context(conn, path, project, st),
-            _worker_count(parallel),
-        )
+        kind_class = JSONL_KINDS[kind]
+        handler = kind_class(kind_class.context(conn, path, project, st))
         records = []
         joiner = _LineJoiner(
             lambda obj, text, first, last: records.append(
@@ -661,7 +595,6 @@ def _ingest_jsonl(
             line_no,
             offset,
         )
-        in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
 
         # A large read adds the analysis rollups set-based instead of row by row.
         if (
@@ -670,17 +603,13 @@ def _ingest_jsonl(
             and rollups.bulk_ready(conn)
         ):
             bulk = rollups.Window(conn).__enter__()
-        writer = _BatchWriter(
-            conn, path, kind, st, fd, report, tx, strict, handler, preparer, bulk, progress, offset
-        )
-        check_strict, land = writer.check_strict, writer.land
+        writer = _BatchWriter(conn, path, kind, st, fd, report, tx, strict, bulk, progress, offset)
+        check_strict = writer.check_strict
 
         def cut(end, last=False):
-            batch = records[:]
+            prepared = _prepare(handler, records)
             records.clear()
-            in_flight.append((preparer.submit(batch), *joiner.safe(), end, last))
-            while len(in_flight) >= preparer.limit:
-                land(*in_flight.pop(0))
+            writer.land(handler, prepared, *joiner.safe(), end, last)
 
         start_offset = offset
         offset, line_no, stopped = _read_lines(
@@ -690,8 +619,6 @@ def _ingest_jsonl(
             joiner.finish()
             check_strict()
         cut(offset, last=not stopped)
-        while in_flight:
-            land(*in_flight.pop(0))
         report.bytes_read = offset - start_offset
         safe_offset, safe_line = joiner.safe()
         report.pending = st.st_size - safe_offset if stopped else 0
@@ -707,8 +634,6 @@ def _ingest_jsonl(
             bulk.__exit__()
         report.add_holds(tx.holds)
         tx.restore()
-        if preparer is not None:
-            preparer.close()
         if cache_size is not None:
             conn.execute(f"PRAGMA cache_size = {cache_size}")
         report.issues.sort(key=lambda i: i.line or 0)

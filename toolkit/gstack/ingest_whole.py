@@ -206,9 +206,7 @@ def _apply_profile(conn, report, obj, text, st):
     report.duplicate += len(rows) - inserted
 
 
-def _ingest_whole(
-    conn, path, kind, project, report, state, st, *, strict, final, progress, parallel=False, fh
-):
+def _ingest_whole(conn, path, kind, project, report, state, st, *, strict, final, progress, fh):
     tx = _Tx(conn)
     tx.begin()
     try:
