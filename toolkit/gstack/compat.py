@@ -200,7 +200,7 @@ def _question_preference(args):
 def _prepared(pick_up=True):
     """Slug, connection and mirroring flag; gstack's files picked up first for readers
     (writers pick them up under their write lock instead)."""
-    from toolkit.gstack import mirror
+    from toolkit.gstack import mirror, pickup
 
     slug = _slug()
     mirroring = mirror.enabled()
@@ -211,7 +211,7 @@ def _prepared(pick_up=True):
         except OSError:
             pass
     if mirroring and pick_up:
-        warning = mirror.pickup(conn, slug)
+        warning = pickup.pickup(conn, slug)
         if warning:
             _complain(PREF, warning)
     return slug, conn, mirroring

@@ -60,14 +60,14 @@ class Context:
         A large backlog is imported in the background; with ``note_backlog`` a stderr
         note says the answer covers only what is imported so far (stdout is unchanged).
         """
-        from toolkit.gstack import mirror
+        from toolkit.gstack import mirror, pickup
 
         if mirror.enabled():
-            warning = mirror.pickup(self.conn, self.project)
+            warning = pickup.pickup(self.conn, self.project)
             if warning:
                 err(warning)
             if note_backlog:
-                note = mirror.backlog_note(self.conn, self.project)
+                note = pickup.backlog_note(self.conn, self.project)
                 if note:
                     err(f"{PROG}: {note}")
 

@@ -13,22 +13,21 @@ import re
 import time
 
 from toolkit.core import identity, jscompat, questions
-from toolkit.gstack import ingest_state
+from toolkit.gstack import file_state, ingest_tx
+from toolkit.gstack.file_state import BUILDER_PROFILE
 from toolkit.gstack.ingest_base import (
-    BUILDER_PROFILE,
     DEADLINE_CHECK_LINES,
     EVENT_FIELDS,
     EVENT_TYPES,
     MULTILINE_MAX_CHARS,
     MULTILINE_MAX_LINES,
+    Skip,
     StrictError,
-    _mtime_ts,
-    _parse,
-    _Skip,
-    _text_or_none,
+    decode_json,
+    mtime_ts,
     session_key,
+    text_or_none,
 )
-from toolkit.gstack.ingest_state import _fingerprints, _load_states, _next_chunk, _Tx
 from toolkit.store import db, json_lite, rollups
 
 # ---------------------------------------------------------------------------
@@ -113,7 +112,7 @@ class _LineJoiner:
     @staticmethod
     def _whole(text):
         try:
-            obj = _parse(text)
+            obj = decode_json(text)
         except (ValueError, RecursionError):
             return None
         return obj if isinstance(obj, dict) else None
@@ -135,7 +134,7 @@ class _LineJoiner:
         self._advance(line_no, end)
         if stripped:
             try:
-                _parse(text)
+                decode_json(text)
             except (ValueError, RecursionError):
                 self.report.skip(line_no, "invalid JSON")
             else:
@@ -162,7 +161,7 @@ OWN_SOURCES = ("flip",)
 
 
 def question_record(obj, default_ts):
-    """The validated record a question-log.jsonl line is imported as; raises ``_Skip`` with
+    """The validated record a question-log.jsonl line is imported as; raises ``Skip`` with
     the reason when the line is not imported. The one check for both the importer and the
     dedup window over lines still waiting for import (:mod:`toolkit.gstack.backlog`)."""
     try:
@@ -174,7 +173,7 @@ def question_record(obj, default_ts):
             return rec
         return questions.validate_event(obj, now=default_ts)
     except questions.QuestionError as e:
-        raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
+        raise Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
 
 
 class _QuestionLog:
@@ -191,7 +190,7 @@ class _QuestionLog:
     @staticmethod
     def context(conn, path, project, st):
         registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
-        return (path, project, _mtime_ts(st), db.utc_now(), registry)
+        return (path, project, mtime_ts(st), db.utc_now(), registry)
 
     def row(self, obj, text, line_no):
         rec = question_record(obj, self.default_ts)
@@ -244,12 +243,12 @@ class _PreferenceEvents:
 
     @staticmethod
     def context(conn, path, project, st):
-        return (path, project, _mtime_ts(st))
+        return (path, project, mtime_ts(st))
 
     def row(self, obj, text, line_no):
         event_type = obj.get("event_type")
         if event_type not in EVENT_TYPES:
-            raise _Skip("event_type must be one of: " + ", ".join(EVENT_TYPES))
+            raise Skip("event_type must be one of: " + ", ".join(EVENT_TYPES))
         # A known field of the wrong type is kept in extra_json rather than dropped.
         extra = {
             k: v
@@ -262,10 +261,10 @@ class _PreferenceEvents:
             self.project,
             ts if isinstance(ts, str) and ts else self.default_ts,
             event_type,
-            _text_or_none(obj.get("question_id")),
-            _text_or_none(obj.get("preference")),
-            _text_or_none(obj.get("source")),
-            _text_or_none(obj.get("free_text")),
+            text_or_none(obj.get("question_id")),
+            text_or_none(obj.get("preference")),
+            text_or_none(obj.get("source")),
+            text_or_none(obj.get("free_text")),
             json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
             f"{self.path}:{line_no}",
             identity.developer(),
@@ -276,7 +275,7 @@ class _PreferenceEvents:
         return conn.executemany(cls.SQL, rows).rowcount, 0
 
 
-_SESSION_SQL = (
+SESSION_SQL = (
     "INSERT OR IGNORE INTO office_hours_sessions (session_key, ts, date, mode, project_slug,"
     " signals_json, resources_json, topics_json, design_doc, assignment, raw_json, origin,"
     " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -287,18 +286,18 @@ def _json_array(v):
     return json.dumps(v, ensure_ascii=False, separators=(",", ":")) if isinstance(v, list) else "[]"
 
 
-def _session_row(session, origin, recorded_at):
+def session_row(session, origin, recorded_at):
     return (
         session_key(session),
-        _text_or_none(session.get("ts")),
-        _text_or_none(session.get("date")),
-        _text_or_none(session.get("mode")),
-        _text_or_none(session.get("project_slug")),
+        text_or_none(session.get("ts")),
+        text_or_none(session.get("date")),
+        text_or_none(session.get("mode")),
+        text_or_none(session.get("project_slug")),
         _json_array(session.get("signals")),
         _json_array(session.get("resources_shown")),
         _json_array(session.get("topics")),
-        _text_or_none(session.get("design_doc")),
-        _text_or_none(session.get("assignment")),
+        text_or_none(session.get("design_doc")),
+        text_or_none(session.get("assignment")),
         jscompat.stringify(session),
         origin,
         recorded_at,
@@ -320,14 +319,14 @@ class _BuilderSessions:
         return (db.utc_now(),)
 
     def row(self, obj, text, line_no):
-        return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
+        return session_row(obj, BUILDER_PROFILE, self.recorded_at)
 
     @staticmethod
     def flush(conn, rows, annotated, bulk=None):
-        return conn.executemany(_SESSION_SQL, rows).rowcount, 0
+        return conn.executemany(SESSION_SQL, rows).rowcount, 0
 
 
-JSONL_KINDS = {
+HANDLERS = {
     "question-log": _QuestionLog,
     "question-events": _PreferenceEvents,
     "builder-profile": _BuilderSessions,
@@ -347,7 +346,7 @@ def _prepare(handler, records):
     for obj, text, line_no, multiline, mark in records:
         if obj is None:
             try:
-                obj = _parse(text)
+                obj = decode_json(text)
             except json_lite.BadValue as e:
                 skips.append((line_no, str(e)))
                 continue
@@ -359,21 +358,21 @@ def _prepare(handler, records):
                 continue
         try:
             row = handler.row(obj, None if multiline else text, line_no)
-        except _Skip as e:
+        except Skip as e:
             skips.append((line_no, str(e)))
             continue
         except RecursionError:
             skips.append((line_no, "nested too deeply"))
             continue
-        rows.append(_storable(row) if "\\u" in text else row)
+        rows.append(storable(row) if "\\u" in text else row)
         marks.append(mark)
     return rows, marks, skips, annotated
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _storable(row):
+def storable(row):
     """The row with unpaired surrogates replaced by U+FFFD, which SQLite can store.
 
     JS strings may hold them and JSON.stringify writes them as ``\\udXXX`` escapes (gstack
@@ -381,7 +380,7 @@ def _storable(row):
     keep the original.
     """
     return tuple(
-        _LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and _LONE_SURROGATE.search(v) else v
+        LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and LONE_SURROGATE.search(v) else v
         for v in row
     )
 
@@ -427,8 +426,8 @@ LARGE_READ_CACHE_KIB = 32 << 10
 
 
 def _resume_point(fd, state, st, report):
-    """``(offset, line_no)`` to read from (see :func:`ingest_state.resume_point`)."""
-    offset, line_no = ingest_state.resume_point(fd, state, st)
+    """``(offset, line_no)`` to read from (see :func:`file_state.resume_point`)."""
+    offset, line_no = file_state.resume_point(fd, state, st)
     if state is not None:
         if offset == 0 and state.offset > 0:
             report.rescanned = True
@@ -468,7 +467,7 @@ def _read_lines(fh, offset, line_no, st, joiner, check_strict, cut, deadline):
         joiner.feed(line_no, text, start, offset)
         check_strict()
         batch += 1
-        if batch >= ingest_state.BATCH_LINES:
+        if batch >= ingest_tx.BATCH_LINES:
             cut(offset)
             batch = 0
         if offset >= st.st_size:
@@ -496,7 +495,7 @@ class _BatchWriter:
         self.conn, self.path, self.kind, self.st, self.fd = conn, path, kind, st, fd
         self.report, self.tx, self.strict = report, tx, strict
         self.bulk, self.progress = bulk, progress
-        self.chunk = min(ingest_state.BATCH_LINES, 1000)
+        self.chunk = min(ingest_tx.BATCH_LINES, 1000)
         self.reported = offset
 
     def check_strict(self):
@@ -517,7 +516,7 @@ class _BatchWriter:
             i += len(part)
             done = i >= len(rows)
             at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
-            head, tail = _fingerprints(self.fd, at)
+            head, tail = file_state.fingerprints(self.fd, at)
             # Annotations of rows already stored go with the first part (a kill after
             # it keeps them), and again with the last (rows of this very batch).
             notes = annotated if done or i == len(part) else ()
@@ -527,7 +526,7 @@ class _BatchWriter:
                 report.imported += inserted
                 report.duplicate += len(part) - inserted
                 report.updated += updated
-            ingest_state._save_state(
+            file_state.save(
                 conn,
                 self.path,
                 self.kind,
@@ -541,7 +540,7 @@ class _BatchWriter:
             if not strict:
                 tx.commit()
                 if tx.holds:
-                    self.chunk = _next_chunk(self.chunk, len(part), tx.holds[-1])
+                    self.chunk = ingest_tx.next_chunk(self.chunk, len(part), tx.holds[-1])
             if done:
                 break
         if self.progress and end > self.reported:
@@ -549,32 +548,30 @@ class _BatchWriter:
             self.reported = end
 
 
-def _ingest_jsonl(
-    conn,
-    path,
-    kind,
-    project,
-    report,
-    state,
-    st,
-    *,
-    strict,
-    final,
-    progress,
-    fh,
-    deadline=None,
-):
-    tx = _Tx(conn)
+def read_jsonl(job):
+    """Import the complete lines of ``job`` (a :class:`FileRead`) from where the last
+    import stopped; returns the job's report."""
+    conn, path, kind, project, report, st = (
+        job.conn,
+        job.path,
+        job.kind,
+        job.project,
+        job.report,
+        job.st,
+    )
+    state, strict, final, progress, fh = job.state, job.strict, job.final, job.progress, job.fh
+    deadline = job.deadline
+    tx = ingest_tx.Tx(conn)
     cache_size = bulk = None
     try:
         fd = fh.fileno()
         if tx.own:
             # Another process may have moved the state on since the caller looked. Rows
             # are keyed, so two imports of the same lines at once only add them once.
-            state = _load_states(conn, [path]).get(path)
+            state = file_state.load(conn, [path]).get(path)
             if state is not None and state.unchanged(st):
                 report.status = "unchanged"
-                return _report_partial(report, state, st, final, strict)
+                return report_partial(report, state, st, final, strict)
         if strict:
             tx.begin()  # --strict: one transaction, so a bad line undoes the whole file
         else:
@@ -584,7 +581,7 @@ def _ingest_jsonl(
         if st.st_size - offset >= LARGE_READ_BYTES:
             cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
             conn.execute(f"PRAGMA cache_size = -{LARGE_READ_CACHE_KIB}")
-        kind_class = JSONL_KINDS[kind]
+        kind_class = HANDLERS[kind]
         handler = kind_class(kind_class.context(conn, path, project, st))
         records = []
         joiner = _LineJoiner(
@@ -654,7 +651,7 @@ def _skip_long_line(readline, size):
 _PARTIAL = "truncated last line (no newline at end of file); left for the next run"
 
 
-def _report_partial(report, state, st, final, strict):
+def report_partial(report, state, st, final, strict):
     if final and state.offset < st.st_size:
         report.skip(state.line_no + 1, _PARTIAL)
         if strict:
