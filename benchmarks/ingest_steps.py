@@ -16,6 +16,9 @@ each step of `plantune ingest` on them in this one process, one step after the o
                   minus insert without
   rollups/bulk    the set-based upkeep over the new rows (a large import's way)
 
+With --indexes, also what each index of question_log adds to the insert: the plain insert
+with all of them minus the same insert with that one index dropped.
+
 The figures are CPU microseconds per line (this process's CPU time: a loaded machine
 stretches wall time, not this), best of --repeat runs; the whole import is in
 benchmarks/ingest.py (side by side with sqlite-utils).
@@ -54,8 +57,10 @@ def best(fn, repeat):
     return min(times)
 
 
-def fresh_db(path, triggers=True):
+def fresh_db(path, triggers=True, drop_index=None):
     conn = database.connect(path)
+    if drop_index:
+        conn.execute(f'DROP INDEX "{drop_index}"')
     if not triggers:
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'question_log'"
@@ -69,6 +74,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--indexes", action="store_true", help="measure each index's cost too")
     ap.add_argument(
         "--unique-summaries",
         action="store_true",
@@ -153,10 +159,10 @@ def main():
             "row": best(lambda: prepared(fixed_door), args.repeat),
         }
 
-        def insert(triggers, bulk=False):
+        def insert(triggers, bulk=False, drop_index=None):
             def go():
                 path = os.path.join(work, f"insert-{time.monotonic_ns()}.db")
-                c = fresh_db(path, triggers)
+                c = fresh_db(path, triggers, drop_index)
                 c.execute("PRAGMA cache_size = -32768")
                 t = time.process_time()
                 c.execute("BEGIN IMMEDIATE")
@@ -190,6 +196,20 @@ def main():
             print(f"{name:<18}{seconds / n * 1e6:>10.1f}")
         total = sum(v for k, v in results.items() if k not in ("rollups/trigger", "classification"))
         print(f"{'sum (import path)':<18}{total / n * 1e6:>10.1f}")
+        if args.indexes:
+            c = fresh_db(os.path.join(work, "indexes.db"))
+            names = [
+                r[0]
+                for r in c.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'index'"
+                    " AND tbl_name = 'question_log' AND sql IS NOT NULL ORDER BY name"
+                )
+            ]
+            c.close()
+            print(f"\n{'index of question_log':<30}{'us/line':>10}")
+            for name in names:
+                cost = plain - insert(False, drop_index=name)
+                print(f"{name:<30}{cost / n * 1e6:>10.1f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
