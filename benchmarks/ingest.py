@@ -21,8 +21,8 @@ id random.
 
 Each command runs as its own child process. Memory: os.wait4's peak RSS (the largest
 single process of the command's tree), and the peak memory of the whole process tree
-(main process plus ingest workers) sampled every 200 ms from /proc: the sum of PSS, which
-counts pages a forked worker still shares with its parent once rather than twice.
+(the main process and any children) sampled every 200 ms from /proc: the sum of PSS, which
+counts pages a forked child still shares with its parent once rather than twice.
 
     .venv/bin/python benchmarks/ingest.py              # 1,000,000 lines
     .venv/bin/python benchmarks/ingest.py --lines 100000
@@ -268,7 +268,7 @@ def run(argv, env=None):
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err.decode()[-2000:]}")
-    # CPU of the command and its reaped children (the ingest workers): less sensitive to
+    # CPU of the command and its reaped children: less sensitive to
     # other load on the machine than the wall time.
     cpu = usage.ru_utime + usage.ru_stime
     run.last_cpu = cpu
