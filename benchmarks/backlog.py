@@ -130,13 +130,13 @@ def main():
         shutil.copy(pristine, caught_up)
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         from toolkit.core import seeded_db
-        from toolkit.gstack import ingest_state
+        from toolkit.gstack import file_state
         from toolkit.store import db
 
         conn = seeded_db.connect(caught_up)
         st = os.stat(log)
         with open(log, "rb") as f:
-            head, tail = ingest_state._fingerprints(f.fileno(), st.st_size)
+            head, tail = file_state.fingerprints(f.fileno(), st.st_size)
         with db.transaction(conn):
             db.save_ingest_state(conn, log, "question-log", st, st.st_size, args.lines, head, tail)
         conn.close()

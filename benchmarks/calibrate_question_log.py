@@ -27,7 +27,7 @@ from tests import gstack_history as gh  # noqa: E402
 from toolkit.analysis import calibrate as cal  # noqa: E402
 from toolkit.analysis import simulate, sources  # noqa: E402
 from toolkit.core import seeded_db  # noqa: E402
-from toolkit.gstack import ingest  # noqa: E402
+from toolkit.gstack import history as gstack_import  # noqa: E402
 
 HOLDOUT_DAYS = 30
 
@@ -36,7 +36,7 @@ def history(make, seed):
     root = tempfile.mkdtemp(prefix="plantune-qlog-")
     make(root, seed)
     conn = seeded_db.connect(os.path.join(root, "plantune.db"))
-    ingest.ingest_state_root(conn, root)
+    gstack_import.ingest_state_root(conn, root)
     return conn
 
 

@@ -10,16 +10,26 @@ hook, free-text and auto-decided events over the bundled registry), then in one 
 3. `plantune ingest` again (nothing changed: a stat per file),
 4. `plantune ingest` after appending 1% more lines (reads only the new bytes).
 
+Repetition (an assumption: no real log of this size is at hand): an agent asks the same
+kinds of question again and again. A registered question is summarised in one of 8
+phrasings of its own, a hook question in one of 1,920 (plus 5 risky ones per release); a
+fifth of all summaries carry a number of their own ("(finding 123)"), as a summary naming
+a specific thing does. A hook question's id is a hash of its text and labels, as gstack's
+and plantune's hooks make it, so the same question asked again has the same id.
+``--unique-summaries`` gives the worst case instead: every summary different, every hook
+id random.
+
 Each command runs as its own child process. Memory: os.wait4's peak RSS (the largest
 single process of the command's tree), and the peak memory of the whole process tree
-(main process plus ingest workers) sampled every 200 ms from /proc: the sum of PSS, which
-counts pages a forked worker still shares with its parent once rather than twice.
+(the main process and any children) sampled every 200 ms from /proc: the sum of PSS, which
+counts pages a forked child still shares with its parent once rather than twice.
 
     .venv/bin/python benchmarks/ingest.py              # 1,000,000 lines
     .venv/bin/python benchmarks/ingest.py --lines 100000
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -90,14 +100,35 @@ FREE = [
 ]
 
 
-def _summary(rng, i):
+# Share of summaries that name a specific finding (unique text) in the realistic mix.
+SPECIFIC_SHARE = 0.2
+
+
+def _summary(rng, i, unique, question=None):
+    """A summary; ``question`` (the registry index of a registered question) fixes the
+    verb and the thing, as an agent summarises one question in a few phrasings."""
     if rng.random() < 0.03:
         return f"Should we {rng.choice(RISKY)} before release {i % 97}?"
-    return f"{rng.choice(VERBS)} {rng.choice(THINGS)} in {rng.choice(PLACES)}? (finding {i})"
+    if question is None or unique:
+        verb, thing = rng.choice(VERBS), rng.choice(THINGS)
+    else:
+        verb, thing = VERBS[question % len(VERBS)], THINGS[question % len(THINGS)]
+    text = f"{verb} {thing} in {rng.choice(PLACES)}?"
+    if unique or rng.random() < SPECIFIC_SHARE:
+        text += f" (finding {i})"
+    return text
 
 
-def generate(path, n, seed=7, start=0):
-    """Append ``n`` question-log lines as gstack writes them (compact JSON, keys in order)."""
+def _hook_id(rng, summary, unique):
+    if unique:
+        return f"hook-{rng.getrandbits(40):010x}"
+    return "hook-" + hashlib.sha1(("|".join([summary, *LABELS])).encode()).hexdigest()[:10]
+
+
+def generate(path, n, seed=7, start=0, unique=False):
+    """Append ``n`` question-log lines as gstack writes them (compact JSON, keys in order);
+    ``unique``: every summary different and every hook id random (the worst case for
+    anything keyed by a question's text)."""
     from toolkit.core import doors
 
     registry = doors.load_bundled_registry()
@@ -113,13 +144,14 @@ def generate(path, n, seed=7, start=0):
             ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{ms:03d}Z"
             r = rng.random()
             if r < 0.60:
-                e = rng.choice(registry)
+                q = rng.randrange(len(registry))
+                e = registry[q]
                 options = e["options"] or ["accept", "defer", "skip"]
                 choice = rng.choice(options)
                 rec = {
                     "skill": e["skill"],
                     "question_id": e["id"],
-                    "question_summary": _summary(rng, i),
+                    "question_summary": _summary(rng, i, unique, q),
                     "category": e["category"],
                     "door_type": e["door_type"],
                     "options_count": len(options),
@@ -130,10 +162,11 @@ def generate(path, n, seed=7, start=0):
                     "followed_recommendation": choice == options[0],
                 }
             elif r < 0.85:
+                summary = _summary(rng, i, unique)
                 rec = {
                     "skill": "unknown",
-                    "question_id": f"hook-{rng.getrandbits(40):010x}",
-                    "question_summary": _summary(rng, i),
+                    "question_id": _hook_id(rng, summary, unique),
+                    "question_summary": summary,
                     "options_count": 4,
                     "user_choice": rng.choice(LABELS),
                     "recommended": LABELS[0],
@@ -144,10 +177,11 @@ def generate(path, n, seed=7, start=0):
                 }
                 rec["followed_recommendation"] = rec["user_choice"] == LABELS[0]
             elif r < 0.95:
+                summary = _summary(rng, i, unique)
                 rec = {
                     "skill": "unknown",
-                    "question_id": f"hook-{rng.getrandbits(40):010x}",
-                    "question_summary": _summary(rng, i),
+                    "question_id": _hook_id(rng, summary, unique),
+                    "question_summary": summary,
                     "user_choice": "Other",
                     "session_id": session,
                     "source": "auq-other",
@@ -155,10 +189,11 @@ def generate(path, n, seed=7, start=0):
                     "free_text": rng.choice(FREE),
                 }
             else:
+                q = rng.randrange(len(registry))
                 rec = {
                     "skill": "unknown",
-                    "question_id": rng.choice(registry)["id"],
-                    "question_summary": _summary(rng, i),
+                    "question_id": registry[q]["id"],
+                    "question_summary": _summary(rng, i, unique, q),
                     "user_choice": LABELS[0],
                     "recommended": LABELS[0],
                     "session_id": session,
@@ -233,7 +268,7 @@ def run(argv, env=None):
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err.decode()[-2000:]}")
-    # CPU of the command and its reaped children (the ingest workers): less sensitive to
+    # CPU of the command and its reaped children: less sensitive to
     # other load on the machine than the wall time.
     cpu = usage.ru_utime + usage.ru_stime
     run.last_cpu = cpu
@@ -255,6 +290,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument(
+        "--unique-summaries",
+        action="store_true",
+        help="every summary different, every hook id random (the worst case)",
+    )
     args = ap.parse_args()
     n = args.lines
 
@@ -265,7 +305,7 @@ def main():
         os.makedirs(log_dir)
         log = os.path.join(log_dir, "question-log.jsonl")
         t0 = time.perf_counter()
-        generate(log, n)
+        generate(log, n, unique=args.unique_summaries)
         size_mb = os.path.getsize(log) / 2**20
         print(f"generated {n:,} lines ({size_mb:.0f} MB) in {time.perf_counter() - t0:.1f} s")
 
@@ -301,7 +341,7 @@ def main():
         again_cpu = run.last_cpu
         assert count(pt_db, "question_log") == n, out
         extra = max(n // 100, 1)
-        generate(log, extra, start=n)
+        generate(log, extra, start=n, unique=args.unique_summaries)
         inc_t, inc_rss, inc_tree, out = run(
             [os.path.join(BIN, "plantune"), "ingest", state, "--db", pt_db], env
         )

@@ -6,18 +6,25 @@ each step of `plantune ingest` on them in this one process, one step after the o
   decode          the line's JSON into a dict (json_lite, gstack's number rules)
   validation      gstack's rules for a question event (the importer's question_record)
   key             the deterministic event key (sha1 of project and canonical record)
-  classification  the door type (registry, else the keyword classifier)
+  classification  the door type (registry, else the keyword classifier), every line
+                  through the rules
+  classify/import the same through the import's DoorCache (a question asked again with
+                  the same id, skill, category and text keeps its first verdict)
   row             the rest of the stored row (raw JSON, extra fields, phase, ...)
   insert          INSERT into question_log with no trigger but the tombstone check
   rollups/trigger the rollup triggers, row by row (the hot path's way): insert with them
                   minus insert without
   rollups/bulk    the set-based upkeep over the new rows (a large import's way)
 
+With --indexes, also what each index of question_log adds to the insert: the plain insert
+with all of them minus the same insert with that one index dropped.
+
 The figures are CPU microseconds per line (this process's CPU time: a loaded machine
 stretches wall time, not this), best of --repeat runs; the whole import is in
 benchmarks/ingest.py (side by side with sqlite-utils).
 
     .venv/bin/python benchmarks/ingest_steps.py --lines 100000
+    .venv/bin/python benchmarks/ingest_steps.py --unique-summaries   # the worst case
 """
 
 import argparse
@@ -50,8 +57,10 @@ def best(fn, repeat):
     return min(times)
 
 
-def fresh_db(path, triggers=True):
+def fresh_db(path, triggers=True, drop_index=None):
     conn = seeded_db.connect(path)
+    if drop_index:
+        conn.execute(f'DROP INDEX "{drop_index}"')
     if not triggers:
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'question_log'"
@@ -65,11 +74,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--indexes", action="store_true", help="measure each index's cost too")
+    ap.add_argument(
+        "--unique-summaries",
+        action="store_true",
+        help="every summary different, every hook id random (the worst case)",
+    )
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="plantune-steps-")
     try:
         log = os.path.join(work, "question-log.jsonl")
-        generate(log, args.lines)
+        generate(log, args.lines, unique=args.unique_summaries)
         with open(log, encoding="utf-8") as f:
             texts = [line.rstrip("\n") for line in f if line.strip()]
         n = len(texts)
@@ -95,6 +110,17 @@ def main():
         def classification():
             for r in recs:
                 doors.decide(
+                    r["question_id"],
+                    r.get("skill"),
+                    r.get("category"),
+                    r.get("question_summary"),
+                    registry,
+                )
+
+        def classification_cached():
+            cache = ingest_jsonl.DoorCache()
+            for r in recs:
+                cache(
                     r["question_id"],
                     r.get("skill"),
                     r.get("category"),
@@ -129,13 +155,14 @@ def main():
             "validation": best(validation, args.repeat),
             "key": best(key, args.repeat),
             "classification": best(classification, args.repeat),
+            "classify/import": best(classification_cached, args.repeat),
             "row": best(lambda: prepared(fixed_door), args.repeat),
         }
 
-        def insert(triggers, bulk=False):
+        def insert(triggers, bulk=False, drop_index=None):
             def go():
                 path = os.path.join(work, f"insert-{time.monotonic_ns()}.db")
-                c = fresh_db(path, triggers)
+                c = fresh_db(path, triggers, drop_index)
                 c.execute("PRAGMA cache_size = -32768")
                 t = time.process_time()
                 c.execute("BEGIN IMMEDIATE")
@@ -154,12 +181,33 @@ def main():
         results["insert"] = plain
         results["rollups/trigger"] = insert(True) - plain
         results["rollups/bulk"] = insert(True, bulk=True) - plain
-        print(f"{n:,} lines, CPU microseconds per line (best of {args.repeat}):\n")
+        asked = {
+            (r["question_id"], r.get("skill"), r.get("category"), r.get("question_summary"))
+            for r in recs
+        }
+        print(
+            f"{n:,} lines, {len(asked):,} distinct questions to classify"
+            f" ({len(asked) / n:.0%}); CPU microseconds per line (best of {args.repeat}):\n"
+        )
         print(f"{'step':<18}{'us/line':>10}")
         for name, seconds in results.items():
             print(f"{name:<18}{seconds / n * 1e6:>10.1f}")
-        total = sum(v for k, v in results.items() if k != "rollups/trigger")
-        print(f"{'sum (bulk path)':<18}{total / n * 1e6:>10.1f}")
+        total = sum(v for k, v in results.items() if k not in ("rollups/trigger", "classification"))
+        print(f"{'sum (import path)':<18}{total / n * 1e6:>10.1f}")
+        if args.indexes:
+            c = fresh_db(os.path.join(work, "indexes.db"))
+            names = [
+                r[0]
+                for r in c.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'index'"
+                    " AND tbl_name = 'question_log' AND sql IS NOT NULL ORDER BY name"
+                )
+            ]
+            c.close()
+            print(f"\n{'index of question_log':<30}{'us/line':>10}")
+            for name in names:
+                cost = plain - insert(False, drop_index=name)
+                print(f"{name:<30}{cost / n * 1e6:>10.1f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

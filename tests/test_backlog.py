@@ -15,7 +15,7 @@ import pytest
 
 from tests.helpers.hotpath import SLUG, count, db_rows, env, log, pref, project_dir, run
 from toolkit.core import questions, seeded_db
-from toolkit.gstack import backlog, ingest, mirror
+from toolkit.gstack import backlog, ingest, log_tail, mirror, pickup
 from toolkit.store import db
 
 TWO_WAY = "ship-changelog-voice-polish"
@@ -184,8 +184,8 @@ def test_inline_read_stops_at_its_deadline_and_keeps_its_progress(state_root, co
     summary = ingest.sync_project(conn, str(state_root), SLUG)
     assert summary["pending"] == 0
     assert count("question_log") == 5000
-    assert mirror.backlog_note(conn, SLUG) is None
-    assert os.path.getsize(path) > mirror.INLINE_MAX_BYTES
+    assert pickup.backlog_note(conn, SLUG) is None
+    assert os.path.getsize(path) > pickup.INLINE_MAX_BYTES
 
 
 def test_profile_notes_the_backlog_on_stderr_only(state_root):
@@ -358,7 +358,7 @@ def test_twin_search_reads_only_what_is_not_imported(state_root, conn):
     # Three unread lines and the table's newest 97 rows.
     assert twin(conn, "hook", "toolu_1", 0)
     with open(path, "rb") as f:
-        got = backlog.unimported_twin(conn, f.fileno(), path, SLUG, ("hook", "toolu_1", 0), 100)
+        got = log_tail.unimported_twin(conn, f.fileno(), path, SLUG, ("hook", "toolu_1", 0), 100)
     assert got == (False, 3)  # only the three new lines are read
 
 

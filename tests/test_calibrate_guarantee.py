@@ -20,7 +20,7 @@ from toolkit.analysis import guarantee, sources
 from toolkit.analysis.fit import CalibrationError
 from toolkit.cli.app import cli
 from toolkit.core import seeded_db
-from toolkit.gstack import ingest
+from toolkit.gstack.history import ingest_state_root
 from toolkit.pacing import rank as pacing
 from toolkit.store import db
 
@@ -153,7 +153,7 @@ def _question_log_db(tmp_path, seed, make):
     root.mkdir()
     make(str(root), seed)
     conn = seeded_db.connect(str(root / "plantune.db"))
-    ingest.ingest_state_root(conn, str(root))
+    ingest_state_root(conn, str(root))
     return conn
 
 

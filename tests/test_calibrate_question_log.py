@@ -15,7 +15,7 @@ from toolkit.analysis import question_scores as qs
 from toolkit.analysis import sources as analysis_sources
 from toolkit.cli.app import cli
 from toolkit.core import seeded_db
-from toolkit.gstack import ingest
+from toolkit.gstack.history import ingest_state_root
 
 GENERATORS = {
     "registry": lambda root: gh.registry_history(root, days=150, seed=3, sessions_per_day=9.0),
@@ -26,7 +26,7 @@ GENERATORS = {
 def _history_db(root, make):
     make(root)
     conn = seeded_db.connect(str(root / "plantune.db"))
-    ingest.ingest_state_root(conn, str(root))
+    ingest_state_root(conn, str(root))
     return conn
 
 

@@ -233,9 +233,9 @@ SCOPE_LABELS = ["A) Expand", "B) Selective", "C) Hold scope", "D) Reduce (recomm
 
 def _profile(db_file, project="acme-web"):
     from toolkit.core import profile as prof
-    from toolkit.core import seeded_db as database
+    from toolkit.core import seeded_db
 
-    conn = database.connect(db_file)
+    conn = seeded_db.connect(db_file)
     try:
         inferred = prof.inferred(conn, project)
         return prof.diversity(conn, project)["sample_size"], inferred["values"]["scope_appetite"]

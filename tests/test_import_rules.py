@@ -127,27 +127,6 @@ def test_heavy_libraries_only_in_analysis_and_click_only_in_the_command_line():
     assert wrong == []
 
 
-# Modules other branches are rewriting right now: their own imports are exempt from the
-# two rules below (no circle, no private name) until those rewrites land. The lead empties
-# this set at merge; nothing may be added to it.
-PENDING = {
-    # gstack's file protocol, being untangled by data flow (branch ingest)
-    "toolkit.gstack",
-    "toolkit.gstack.backlog",
-    "toolkit.gstack.compat",
-    "toolkit.gstack.compat_profile",
-    "toolkit.gstack.ingest",
-    "toolkit.gstack.ingest_base",
-    "toolkit.gstack.ingest_jsonl",
-    "toolkit.gstack.ingest_state",
-    "toolkit.gstack.ingest_whole",
-    "toolkit.gstack.link",
-    "toolkit.gstack.mirror",
-    "toolkit.gstack.profile_sync",
-    "toolkit.gstack.spool",
-}
-
-
 def _resolved(name, is_package, node):
     """The module a ``from`` statement names, relative ones resolved against ``name``."""
     if node.level == 0:
@@ -251,20 +230,16 @@ def _sources():
 SOURCES = _sources()
 
 
-def test_pending_names_only_modules_that_exist():
-    assert PENDING <= set(SOURCES), PENDING - set(SOURCES)
-
-
 def test_no_import_circles_between_modules():
     # Every import counts, the lazy ones inside functions too: a circle of lazy imports
     # still means neither module can be read (or changed) without the other.
-    assert circles(module_graph(SOURCES), exempt=PENDING) == []
+    assert circles(module_graph(SOURCES)) == []
 
 
 def test_no_private_name_is_imported_from_another_module():
     # A name that starts with "_" is the module's own business; one that another module
     # needs is part of its interface and has a public name.
-    assert private_imports(SOURCES, exempt=PENDING) == []
+    assert private_imports(SOURCES) == []
 
 
 def test_the_import_rules_see_every_way_of_importing():

@@ -12,7 +12,7 @@ import pytest
 from tests.helpers import script
 from tests.helpers.hooks import make_repo, payload, question
 from toolkit.core import seeded_db
-from toolkit.gstack import ingest, ingest_state
+from toolkit.gstack import file_state, history, ingest_tx
 from toolkit.store import db
 
 
@@ -131,20 +131,20 @@ def test_8_hooks_during_a_300k_line_ingest(tmp_path, state_root, db_file):
 def test_batches_follow_the_lock_target(state_root, conn, monkeypatch):
     # A tiny target makes every transaction small; the offset moves with each one.
     write_log(state_root, 3_000)
-    monkeypatch.setattr(ingest_state, "LOCK_TARGET_SECONDS", 1e-6)
+    monkeypatch.setattr(ingest_tx, "LOCK_TARGET_SECONDS", 1e-6)
     saved = []
-    real = ingest_state._save_state
+    real = file_state.save
 
     def spy(c, path, kind, st, offset, line_no, *a, **kw):
         saved.append((offset, line_no))
         return real(c, path, kind, st, offset, line_no, *a, **kw)
 
-    monkeypatch.setattr(ingest_state, "_save_state", spy)
-    summary = ingest.ingest_state_root(conn, str(state_root))
+    monkeypatch.setattr(file_state, "save", spy)
+    summary = history.ingest_state_root(conn, str(state_root))
     assert summary.imported == 3_000
     report = summary.files[0]
     # After the first transaction (1,000 rows), each holds at most MIN_WRITE_ROWS rows.
-    assert report.transactions >= 1 + 2_000 // ingest_state.MIN_WRITE_ROWS
+    assert report.transactions >= 1 + 2_000 // ingest_tx.MIN_WRITE_ROWS
     assert [n for _, n in saved] == sorted(n for _, n in saved)
     assert saved[-1][1] == 3_000
     with open(os.path.join(str(state_root), "projects", "bulk", "question-log.jsonl"), "rb") as fh:
@@ -154,11 +154,11 @@ def test_batches_follow_the_lock_target(state_root, conn, monkeypatch):
 
 
 def test_next_chunk_adapts_to_the_measured_rate():
-    target = ingest_state.LOCK_TARGET_SECONDS
-    assert ingest_state._next_chunk(1000, 1000, target * 4) == 250  # too slow: shrink at once
-    assert ingest_state._next_chunk(1000, 1000, target / 10) == 2000  # fast: at most double
-    assert ingest_state._next_chunk(100, 100, 10.0) == ingest_state.MIN_WRITE_ROWS
-    assert ingest_state._next_chunk(ingest_state.BATCH_LINES, 10, 1e-9) == ingest_state.BATCH_LINES
+    target = ingest_tx.LOCK_TARGET_SECONDS
+    assert ingest_tx.next_chunk(1000, 1000, target * 4) == 250  # too slow: shrink at once
+    assert ingest_tx.next_chunk(1000, 1000, target / 10) == 2000  # fast: at most double
+    assert ingest_tx.next_chunk(100, 100, 10.0) == ingest_tx.MIN_WRITE_ROWS
+    assert ingest_tx.next_chunk(ingest_tx.BATCH_LINES, 10, 1e-9) == ingest_tx.BATCH_LINES
 
 
 def test_the_import_lets_an_announced_writer_in(state_root, db_file, monkeypatch):
@@ -168,10 +168,10 @@ def test_the_import_lets_an_announced_writer_in(state_root, db_file, monkeypatch
     folder = db_file + db.WAITING_SUFFIX
     os.makedirs(folder)
     open(os.path.join(folder, "999999-1"), "w").close()
-    monkeypatch.setattr(ingest_state, "MAX_YIELD_SECONDS", 0.05)
+    monkeypatch.setattr(ingest_tx, "MAX_YIELD_SECONDS", 0.05)
     slept = []
-    monkeypatch.setattr(ingest_state.time, "sleep", lambda s: slept.append(s))
-    summary = ingest.ingest_state_root(conn, str(state_root))
+    monkeypatch.setattr(ingest_tx.time, "sleep", lambda s: slept.append(s))
+    summary = history.ingest_state_root(conn, str(state_root))
     assert summary.imported == 500
     assert slept, "the importer never paused for the waiting writer"
     conn.close()

@@ -6,7 +6,7 @@ import os
 
 from tests.helpers.ingest import count, dump, line, write
 from toolkit.core import questions
-from toolkit.gstack import ingest, ingest_base
+from toolkit.gstack import history, ingest_base
 
 
 def prefs_file(root, slug="p"):
@@ -53,7 +53,7 @@ def test_preferences_match_the_file_unknown_values_kept(state_root, conn):
             indent=2,
         ),
     )
-    summary = ingest.ingest_state_root(conn, state_root)
+    summary = history.ingest_state_root(conn, state_root)
     assert prefs(conn) == {
         "ship-release-pipeline-missing": ("never-ask", None, "inline-user"),
         "a-b": ("unknown", "sometimes", "gstack-file"),
@@ -67,12 +67,12 @@ def test_preferences_match_the_file_unknown_values_kept(state_root, conn):
     assert tuple(row) == ("stop asking", "2026-03-01T09:00:00.000Z")
     assert summary.imported == 5
     before = dump(conn)
-    assert ingest.ingest_state_root(conn, state_root).imported == 0
+    assert history.ingest_state_root(conn, state_root).imported == 0
     assert dump(conn) == before
 
     # gstack's own --clear and --write edit the file: the rows follow it.
     write(prefs_file(state_root), json.dumps({"a-b": "never-ask", "e-f": "always-ask"}))
-    report = ingest.ingest_state_root(conn, state_root).files[1]
+    report = history.ingest_state_root(conn, state_root).files[1]
     assert (report.updated, report.removed, report.duplicate) == (1, 2, 1)
     assert prefs(conn) == {
         "a-b": ("never-ask", None, "gstack-file"),
@@ -82,29 +82,29 @@ def test_preferences_match_the_file_unknown_values_kept(state_root, conn):
 
 def test_corrupt_preferences_file_is_reported_with_its_line_and_changes_nothing(state_root, conn):
     write(prefs_file(state_root), json.dumps({"a-b": "never-ask"}))
-    ingest.ingest_state_root(conn, state_root)
+    history.ingest_state_root(conn, state_root)
     write(prefs_file(state_root), '{\n  "a-b": "always-ask",\n  "c-d": \n}')
-    report = ingest.ingest_state_root(conn, state_root).files[0]
+    report = history.ingest_state_root(conn, state_root).files[0]
     assert [(i.line, i.message) for i in report.issues] == [(4, "invalid JSON (Expecting value)")]
     assert prefs(conn) == {"a-b": ("never-ask", None, "gstack-file")}
     # not remembered: reported again until it is fixed
-    again = ingest.ingest_state_root(conn, state_root).files[0]
+    again = history.ingest_state_root(conn, state_root).files[0]
     assert again.skipped == 1
     write(prefs_file(state_root), "[1]")
-    assert ingest.ingest_state_root(conn, state_root).files[0].issues[0].message == (
+    assert history.ingest_state_root(conn, state_root).files[0].issues[0].message == (
         "not a JSON object"
     )
 
 
 def test_touched_but_identical_preferences_file_changes_nothing(state_root, conn):
     write(prefs_file(state_root), json.dumps({"a-b": "never-ask"}))
-    ingest.ingest_state_root(conn, state_root)
+    history.ingest_state_root(conn, state_root)
     before = dump(conn)
     os.utime(prefs_file(state_root), (1, 1))
-    report = ingest.ingest_state_root(conn, state_root).files[0]
+    report = history.ingest_state_root(conn, state_root).files[0]
     assert report.status == "read" and report.imported == report.updated == 0
     assert dump(conn) == before
-    assert ingest.ingest_state_root(conn, state_root).files[0].status == "unchanged"
+    assert history.ingest_state_root(conn, state_root).files[0].status == "unchanged"
 
 
 def test_preference_events_keep_unknown_fields_and_skip_bad_types(state_root, conn):
@@ -123,7 +123,7 @@ def test_preference_events_keep_unknown_fields_and_skip_bad_types(state_root, co
         + line({"event_type": "preference-deleted", "question_id": "x"})
         + line({"event_type": "preference-cleared"}),
     )
-    report = ingest.ingest_state_root(conn, state_root).files[0]
+    report = history.ingest_state_root(conn, state_root).files[0]
     assert [(i.line, i.message) for i in report.issues] == [
         (2, "event_type must be one of: preference-set, preference-cleared")
     ]
@@ -135,7 +135,7 @@ def test_preference_events_keep_unknown_fields_and_skip_bad_types(state_root, co
     assert rows[0]["ingested_from"] == f"{events_file(state_root)}:1"
     assert rows[1]["question_id"] is None and rows[1]["scope"] == "p"
     before = dump(conn)
-    ingest.ingest_state_root(conn, state_root)
+    history.ingest_state_root(conn, state_root)
     assert dump(conn) == before
 
 
@@ -173,7 +173,7 @@ def test_developer_profile_declared_values_and_sessions(state_root, conn):
     }
     path = os.path.join(str(state_root), "developer-profile.json")
     write(path, json.dumps(profile, indent=2))
-    report = ingest.ingest_state_root(conn, state_root).files[0]
+    report = history.ingest_state_root(conn, state_root).files[0]
     declared = {
         r[0]: tuple(r)[1:]
         for r in conn.execute("SELECT dimension, value, scope, declared_at FROM declared_profile")
@@ -204,14 +204,14 @@ def test_developer_profile_declared_values_and_sessions(state_root, conn):
     assert json.loads(a["resources_json"]) == ["https://example.com/a"]
     assert json.loads(a["raw_json"]) == SESSION_A
     before = dump(conn)
-    assert ingest.ingest_state_root(conn, state_root).imported == 0
+    assert history.ingest_state_root(conn, state_root).imported == 0
     assert dump(conn) == before
 
     # derive rewrites the file; a declared value dropped by the user goes away
     profile["declared"] = {"scope_appetite": 0.9}
     profile["derived_at"] = "2026-02-03T00:00:00.000Z"
     write(path, json.dumps(profile, indent=2))
-    report = ingest.ingest_state_root(conn, state_root).files[0]
+    report = history.ingest_state_root(conn, state_root).files[0]
     assert (report.updated, report.removed) == (1, 1)
     assert [tuple(r) for r in conn.execute("SELECT dimension, value FROM declared_profile")] == [
         ("scope_appetite", 0.9)
@@ -222,7 +222,7 @@ def test_developer_profile_declared_values_and_sessions(state_root, conn):
 def test_builder_profile_sessions_share_keys_with_the_migrated_profile(state_root, conn):
     legacy = os.path.join(str(state_root), "builder-profile.jsonl")
     write(legacy, line(SESSION_A) + "this is not json\n{broken json\n" + line(SESSION_B))
-    summary = ingest.ingest_state_root(conn, state_root)
+    summary = history.ingest_state_root(conn, state_root)
     report = summary.files[0]
     assert (report.imported, report.skipped) == (2, 2)
     assert [(i.line, i.message) for i in report.issues] == [
@@ -235,7 +235,7 @@ def test_builder_profile_sessions_share_keys_with_the_migrated_profile(state_roo
         os.path.join(str(state_root), "developer-profile.json"),
         json.dumps({"declared": {}, "sessions": [SESSION_A, SESSION_B]}, indent=2),
     )
-    summary = ingest.ingest_state_root(conn, state_root)
+    summary = history.ingest_state_root(conn, state_root)
     assert summary.imported == 0 and summary.duplicate == 2
     assert count(conn, "office_hours_sessions") == 2
     origins = [r[0] for r in conn.execute("SELECT origin FROM office_hours_sessions")]

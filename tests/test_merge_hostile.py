@@ -7,8 +7,7 @@ import sqlite3
 import pytest
 
 from tests.helpers import query
-from tests.helpers.team import invoke, ok
-from tests.test_merge_trust import ALICE, BOB, EVE, history, rank, rows_of
+from tests.helpers.team import ALICE, BOB, EVE, history, invoke, ok, rank, rows_of
 
 
 @pytest.fixture(autouse=True)

@@ -9,66 +9,13 @@ import sqlite3
 import pytest
 
 from tests.helpers import query
-from tests.helpers.team import invoke, ok
-
-ALICE, BOB, EVE = "alice@example.com", "bob@example.com", "eve@example.com"
+from tests.helpers.team import ALICE, BOB, EVE, history, invoke, ok, rank, rows_of
 
 
 @pytest.fixture(autouse=True)
 def project(monkeypatch):
     monkeypatch.setenv("PLANTUNE_MIRROR", "0")
     monkeypatch.setenv("GSTACK_PROJECT_SLUG", "proj-a")
-
-
-def history(path, developer, n=3, tag=None):
-    """A developer's own database: question events, a ranked finding, a preference."""
-    tag = tag or developer.split("@")[0]
-    ok(["init", "--db", path])
-    for i in range(n):
-        event = {
-            "skill": "plan-eng-review",
-            "question_id": "plan-eng-review-q0",
-            "question_summary": f"{tag} question {i}?",
-            "user_choice": "a",
-            "session_id": f"{tag}-s",
-            "phase": "eng",
-            "ts": f"2026-10-01T10:00:0{i}Z",
-        }
-        ok(["log", json.dumps(event), "--db", path], developer=developer)
-    rank(path, developer, f"{tag}-s", f"{tag}-f")
-    ok(
-        ["pref", "set", f"{tag}-q", "never-ask", "--source", "plan-tune", "--db", path],
-        developer=developer,
-    )
-    return path
-
-
-def rank(path, developer, session, finding):
-    findings = {
-        "session_id": session,
-        "phase": "eng",
-        "skill": "plan-eng-review",
-        "findings": [
-            {
-                "id": finding,
-                "summary": f"{finding} summary",
-                "severity": 1,
-                "irreversibility": 1,
-                "decision_matters": 1,
-                "recommended": "fix",
-                "options": ["fix", "skip"],
-            }
-        ],
-    }
-    ok(["pacing", "rank", "--db", path], input=json.dumps(findings), developer=developer)
-
-
-def rows_of(team, developer):
-    """What the team database holds of ``developer``: every kind a merge copies."""
-    return {
-        t: query(team, f"SELECT count(*) FROM {t} WHERE developer = ?", (developer,))[0][0]
-        for t in ("question_log", "findings", "developer_preferences")
-    }
 
 
 def forge_deletes_of(victim_db, hostile_db):

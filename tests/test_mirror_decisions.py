@@ -12,7 +12,7 @@ import pytest
 from tests.helpers import hotpath as hp
 from tests.helpers import script
 from toolkit.core import questions
-from toolkit.gstack import ingest, mirror
+from toolkit.gstack import history, pickup
 from toolkit.guidance import apply, files
 from toolkit.guidance import proposals as g
 from toolkit.pacing import decisions
@@ -73,7 +73,7 @@ def lines(path):
 def rescan(conn, root):
     """Forget what was read and import everything again: nothing may come in twice."""
     conn.execute("DELETE FROM ingest_state")
-    return ingest.ingest_state_root(conn, str(root))
+    return history.ingest_state_root(conn, str(root))
 
 
 def test_silent_decisions_and_flips_reach_gstacks_question_log(state_root, conn):
@@ -89,7 +89,7 @@ def test_silent_decisions_and_flips_reach_gstacks_question_log(state_root, conn)
         assert questions.validate_event(line) == line
         assert line["session_id"] == "s1"
     # Marked as read: a pickup right after reads nothing.
-    summary = ingest.ingest_state_root(conn, str(state_root))
+    summary = history.ingest_state_root(conn, str(state_root))
     assert summary.imported == 0 and summary.skipped == 0
 
     # A flip is the user's answer: it follows as a line of its own.
@@ -104,7 +104,7 @@ def test_silent_decisions_and_flips_reach_gstacks_question_log(state_root, conn)
         "eng",
     )
     before = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
-    assert ingest.ingest_state_root(conn, str(state_root)).imported == 0
+    assert history.ingest_state_root(conn, str(state_root)).imported == 0
 
     # Read again from byte 0 (a rewrite of the file would do this): every line is known.
     again = rescan(conn, state_root)
@@ -245,7 +245,7 @@ def test_guidance_apply_keeps_a_hand_edit_made_just_before(state_root, conn, pro
     with open(prefs_path) as f:
         assert json.load(f) == {TWO_WAY: "always-ask"}
     # Nothing was applied (the pickup went with the refusal); the next pickup has the edit.
-    assert mirror.pickup(conn, slug) is None
+    assert pickup.pickup(conn, slug) is None
     assert dict(conn.execute("SELECT question_id, preference FROM preferences")) == {
         TWO_WAY: "always-ask"
     }

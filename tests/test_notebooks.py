@@ -222,13 +222,13 @@ def test_parameters_reads_the_tagged_cell():
 def test_notebooks_calibrate_from_the_question_log_with_a_holdout(tmp_path):
     """A gstack-only history (no findings): notebook 02 fits on the question log when asked."""
     from tests.helpers import gstack_history
-    from toolkit.gstack import ingest
+    from toolkit.gstack import history
 
     root = tmp_path / "gstack"
     gstack_history.adhoc_history(root, days=60, seed=9)
     path = str(tmp_path / "gstack.db")
     conn = seeded_db.connect(path)
-    ingest.ingest_state_root(conn, str(root))
+    history.ingest_state_root(conn, str(root))
     results = notebooks.run(
         path, str(tmp_path / "out"), {"SOURCE": "question-log", "HOLDOUT_DAYS": 14}, html_copy=False
     )

@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers.views import assert_rollups_exact
 from toolkit.core import questions, seeded_db
-from toolkit.gstack import ingest
+from toolkit.gstack import history
 from toolkit.store import db, rollups
 
 ROLLUPS = (
@@ -101,10 +101,10 @@ def _build(tmp_path, name):
     for ts in ["2025-12-31T00:00:00.000Z", "2026-09-01T00:00:00.000Z"]:
         for project in ("alpha", "beta"):
             live_event(conn, project, ts)
-    ingest.ingest_state_root(conn, str(root))
+    history.ingest_state_root(conn, str(root))
     # A second, smaller append goes through the same path on top of existing rollups.
     write_log(root, "alpha", 800, 3)
-    ingest.ingest_state_root(conn, str(root))
+    history.ingest_state_root(conn, str(root))
     conn.set_trace_callback(None)
     return conn, sum(x.startswith("DROP TRIGGER") for x in statements)
 

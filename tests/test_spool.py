@@ -15,7 +15,7 @@ import pytest
 from tests.helpers import hotpath as hp
 from tests.helpers import script
 from toolkit.core import questions, seeded_db
-from toolkit.gstack import compat, ingest, spool
+from toolkit.gstack import compat, history, spool
 from toolkit.store import db
 
 EVENT = {
@@ -252,7 +252,7 @@ def test_a_spool_that_is_a_symlink_is_refused(state_root, tmp_path):
 
 def test_ingest_drains_before_reading_files_and_reports_it(state_root, conn):
     spool.put_question(questions.validate_event(event(1)), "p", os.environ["PLANTUNE_DB"])
-    summary = ingest.ingest_state_root(conn, str(state_root))
+    summary = history.ingest_state_root(conn, str(state_root))
     assert summary.spool.recorded == 1
     assert summary.as_dict()["spool"]["recorded"] == 1
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 1

@@ -68,10 +68,10 @@ def _open(db_path):
 
 
 def _pickup(conn, slug, result):
-    from toolkit.gstack import mirror
+    from toolkit.gstack import mirror, pickup
 
     if mirror.enabled():
-        warning = mirror.pickup(conn, slug)
+        warning = pickup.pickup(conn, slug)
         if warning:
             result.err.append(f"plantune: {warning}")
 

@@ -245,7 +245,7 @@ def _initial_import(db_path):
 
     from toolkit.cli.app import open_db
     from toolkit.cli.ingest import Progress
-    from toolkit.gstack import ingest, ingest_base, mirror
+    from toolkit.gstack import history, ingest, ingest_base, mirror
     from toolkit.store import paths
 
     root = paths.state_root()
@@ -257,7 +257,7 @@ def _initial_import(db_path):
     click.echo(f"Importing gstack's history from {root} ...", err=True)
     progress = Progress(enabled=sys.stderr.isatty(), label="Importing")
     try:
-        summary = ingest.ingest_state_root(conn, root, progress=progress)
+        summary = history.ingest_state_root(conn, root, progress=progress)
     except KeyboardInterrupt:
         progress.close()
         fail("import interrupted; what was read is kept, `plantune ingest` does the rest")

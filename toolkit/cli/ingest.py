@@ -102,15 +102,14 @@ def ingest(state_root, strict, developer, db_path, as_json):
         plantune ingest ./backup-of-gstack --strict
         plantune ingest ./alice-gstack --developer alice@example.com --db team.db
     """
-    from toolkit.gstack import ingest as ing
-    from toolkit.gstack import ingest_base
+    from toolkit.gstack import history, ingest_base
     from toolkit.store import paths
 
     root = state_root or paths.state_root()
     conn = open_db(db_path)
     progress = Progress(enabled=sys.stderr.isatty() and not as_json)
     try:
-        summary = ing.ingest_state_root(conn, root, strict=strict, progress=progress)
+        summary = history.ingest_state_root(conn, root, strict=strict, progress=progress)
     except ingest_base.StrictError as e:
         progress.close()
         _echo_issues(e.report)

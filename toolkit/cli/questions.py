@@ -30,10 +30,10 @@ def _warn(warning):
 
 
 def _pickup(conn, slug):
-    from toolkit.gstack import mirror
+    from toolkit.gstack import mirror, pickup
 
     if mirror.enabled():
-        _warn(mirror.pickup(conn, slug))
+        _warn(pickup.pickup(conn, slug))
 
 
 def _emit(run, **kwargs):

@@ -58,11 +58,11 @@ def _slug():
 
 
 def _open(prefix):
-    from toolkit.core import database
+    from toolkit.core import seeded_db
     from toolkit.store import db, paths
 
     try:
-        return database.connect(paths.db_path())
+        return seeded_db.connect(paths.db_path())
     except db.DatabaseError as e:
         raise Refused(str(e)) from None
 
@@ -200,7 +200,7 @@ def _question_preference(args):
 def _prepared(pick_up=True):
     """Slug, connection and mirroring flag; gstack's files picked up first for readers
     (writers pick them up under their write lock instead)."""
-    from toolkit.gstack import mirror
+    from toolkit.gstack import mirror, pickup
 
     slug = _slug()
     mirroring = mirror.enabled()
@@ -211,7 +211,7 @@ def _prepared(pick_up=True):
         except OSError:
             pass
     if mirroring and pick_up:
-        warning = mirror.pickup(conn, slug)
+        warning = pickup.pickup(conn, slug)
         if warning:
             _complain(PREF, warning)
     return slug, conn, mirroring

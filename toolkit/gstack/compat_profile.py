@@ -9,7 +9,7 @@ No click here: these scripts run from agent skills many times per session.
 
 import sys
 
-from toolkit.core import database, profile
+from toolkit.core import profile, seeded_db
 from toolkit.core.errors import Refused, run_script
 from toolkit.core.jscompat import is_falsy, number_string_exact_ints, stringify_indented
 from toolkit.gstack import profile_sync
@@ -48,7 +48,7 @@ class Context:
     def __init__(self):
         self.root = paths.state_root()
         self.project = paths.resolve_slug() or "unknown"
-        self.conn = database.connect(paths.db_path())
+        self.conn = seeded_db.connect(paths.db_path())
 
     def ensure(self, force_mirror=False):
         """gstack's "ensure the profile": pick up shared files, migrate, keep the mirror."""
@@ -60,14 +60,14 @@ class Context:
         A large backlog is imported in the background; with ``note_backlog`` a stderr
         note says the answer covers only what is imported so far (stdout is unchanged).
         """
-        from toolkit.gstack import mirror
+        from toolkit.gstack import mirror, pickup
 
         if mirror.enabled():
-            warning = mirror.pickup(self.conn, self.project)
+            warning = pickup.pickup(self.conn, self.project)
             if warning:
                 err(warning)
             if note_backlog:
-                note = mirror.backlog_note(self.conn, self.project)
+                note = pickup.backlog_note(self.conn, self.project)
                 if note:
                     err(f"{PROG}: {note}")
 

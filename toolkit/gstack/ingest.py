@@ -33,18 +33,11 @@ from __future__ import annotations
 import os
 import time
 
-from toolkit.gstack.ingest_base import (
-    PROJECT_FILES,
-    ROOT_FILES,
-    FileReport,
-    IngestError,
-    StrictError,
-    Summary,
-)
-from toolkit.gstack.ingest_jsonl import JSONL_KINDS, _ingest_jsonl, _report_partial
-from toolkit.gstack.ingest_state import _load_states
-from toolkit.gstack.ingest_whole import WHOLE_KINDS, _ingest_whole
-from toolkit.gstack.mirror import unread_bytes
+from toolkit.gstack import file_state
+from toolkit.gstack.file_state import JSONL_KINDS, PROJECT_FILES, ROOT_FILES, unread_bytes
+from toolkit.gstack.ingest_base import FileRead, FileReport, StrictError, Summary
+from toolkit.gstack.ingest_jsonl import read_jsonl, report_partial
+from toolkit.gstack.ingest_whole import read_whole
 from toolkit.store import safe_io
 from toolkit.store.paths import is_valid_slug
 
@@ -63,7 +56,6 @@ def ingest_file(
     final=True,
     progress=None,
     report=None,
-    parallel=True,
     root=None,
     deadline=None,
 ):
@@ -71,9 +63,8 @@ def ingest_file(
 
     ``final`` marks an explicit run: a truncated last line is then reported as skipped.
     ``state`` is the file's known ingest state when the caller already loaded it.
-    ``parallel`` allows worker processes for a large read. Only a regular file is read
-    (a FIFO, socket or device, or a symlink out of ``root``, is reported and skipped
-    without ever blocking). A JSONL read stops at a line boundary once
+    Only a regular file is read (a FIFO, socket or device, or a symlink out of ``root``,
+    is reported and skipped without ever blocking). A JSONL read stops at a line boundary once
     ``time.monotonic()`` passes ``deadline``, keeping what it read (the report's
     ``pending`` is the bytes left).
     """
@@ -85,76 +76,36 @@ def ingest_file(
         report.error = e.reason if isinstance(e, safe_io.UnsafeFile) else (e.strerror or str(e))
         return report
     with fh:
-        return _ingest_open(
+        job = FileRead(
             conn,
             path,
             kind,
             project,
             report,
-            state,
+            fh,
             os.fstat(fh.fileno()),
+            state=state,
             strict=strict,
             final=final,
             progress=progress,
-            parallel=parallel,
-            fh=fh,
             deadline=deadline,
         )
-
-
-def _ingest_open(
-    conn,
-    path,
-    kind,
-    project,
-    report,
-    state,
-    st,
-    *,
-    strict,
-    final,
-    progress,
-    parallel,
-    fh,
-    deadline=None,
-):
-    if state is None:
-        state = _load_states(conn, [path]).get(path)
-    if state is not None and state.unchanged(st):
-        report.status = "unchanged"
-        if kind in JSONL_KINDS:
-            try:
-                _report_partial(report, state, st, final, strict)
-            except StrictError:
-                report.status = "failed"
-                raise
-        return report
-    run, extra = (
-        (_ingest_whole, {}) if kind in WHOLE_KINDS else (_ingest_jsonl, {"deadline": deadline})
-    )
-    try:
-        return run(
-            conn,
-            path,
-            kind,
-            project,
-            report,
-            state,
-            st,
-            strict=strict,
-            final=final,
-            progress=progress,
-            parallel=parallel,
-            fh=fh,
-            **extra,
-        )
-    except StrictError:
-        report.status = "failed"
-        raise
-    except OSError as e:
-        report.status = "error"
-        report.error = e.strerror or str(e)
-        return report
+        if job.state is None:
+            job.state = file_state.load(conn, [path]).get(path)
+        try:
+            if job.state is not None and job.state.unchanged(job.st):
+                report.status = "unchanged"
+                if kind in JSONL_KINDS:
+                    report_partial(report, job.state, job.st, final, strict)
+                return report
+            return read_jsonl(job) if kind in JSONL_KINDS else read_whole(job)
+        except StrictError:
+            report.status = "failed"
+            raise
+        except OSError as e:
+            report.status = "error"
+            report.error = e.strerror or str(e)
+            return report
 
 
 def _project_files(state_root, slug):
@@ -175,7 +126,7 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> 
     if not is_valid_slug(slug):
         raise ValueError(f"unsafe project slug: {slug!r}")
     files = _project_files(os.fspath(state_root), slug)
-    states = _load_states(conn, [p for p, _ in files])
+    states = file_state.load(conn, [p for p, _ in files])
     reports = []
     pending = 0
     for path, kind in files:
@@ -194,7 +145,6 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> 
             slug,
             state=state,
             final=False,
-            parallel=False,
             root=state_root,
             deadline=deadline,
         )
@@ -212,10 +162,10 @@ def sync_project(conn, state_root, slug, *, deadline=None, skip_jsonl=False) -> 
 
 def history_files(state_root):
     """Every gstack file under ``state_root`` the importer would read: [(path, kind, project)]."""
-    return _plan(os.fspath(state_root), Summary(os.fspath(state_root)))
+    return plan_files(os.fspath(state_root), Summary(os.fspath(state_root)))
 
 
-def _plan(state_root, summary):
+def plan_files(state_root, summary):
     """Every file to ingest under ``state_root``: [(path, kind, project)]."""
     plan = []
     projects_dir = os.path.join(state_root, "projects")
@@ -248,7 +198,7 @@ def _plan(state_root, summary):
 
 def pending_bytes(conn, plan):
     """Bytes the plan will read (for a progress bar): whole changed files, JSONL tails."""
-    states = _load_states(conn, [p for p, _, _ in plan]) if plan else {}
+    states = file_state.load(conn, [p for p, _, _ in plan]) if plan else {}
     total = 0
     for path, kind, _ in plan:
         try:
@@ -261,59 +211,3 @@ def pending_bytes(conn, plan):
         start = state.offset if state is not None and kind in JSONL_KINDS else 0
         total += max(st.st_size - min(start, st.st_size), 0)
     return total
-
-
-def drain_spool(conn, state_root):
-    """Record every event spooled under ``state_root`` (see toolkit.gstack.spool), oldest first.
-
-    Events spooled while the database was locked are older than anything this run reads
-    from the files, so they go first. Their gstack lines go to the same state root.
-    """
-    from toolkit.gstack import spool
-
-    env = dict(os.environ, GSTACK_STATE_ROOT=state_root)
-    return spool.drain(conn, env)
-
-
-def ingest_state_root(conn, state_root, strict=False, progress=None) -> Summary:
-    """Ingest every gstack store under ``state_root``; returns a :class:`Summary`.
-
-    ``progress(advance_bytes, total_bytes)`` is called as bytes are read. With ``strict``
-    the first skipped line raises :class:`StrictError` after rolling back its file (files
-    finished before it stay imported). Raises :class:`IngestError` when the state root is
-    missing.
-    """
-    state_root = os.fspath(state_root)
-    if not os.path.exists(state_root):
-        raise IngestError(f"state root {state_root} does not exist")
-    if not os.path.isdir(state_root):
-        raise IngestError(f"state root {state_root} is not a directory")
-    summary = Summary(state_root)
-    summary.spool = drain_spool(conn, state_root)
-    plan = _plan(state_root, summary)
-    tick = None
-    if progress is not None:
-        total = pending_bytes(conn, plan)
-
-        def tick(n):
-            progress(n, total)
-
-    for path, kind, project in plan:
-        report = FileReport(path, kind, project)
-        summary.files.append(report)
-        try:
-            ingest_file(
-                conn,
-                path,
-                kind,
-                project,
-                strict=strict,
-                final=True,
-                progress=tick,
-                report=report,
-                root=state_root,
-            )
-        except StrictError as e:
-            e.summary = summary
-            raise
-    return summary

@@ -10,25 +10,6 @@ from toolkit.core import questions
 from toolkit.store import json_lite
 from toolkit.store.digest import sha1 as _sha1
 
-QUESTION_LOG = "question-log.jsonl"
-PREFERENCES = "question-preferences.json"
-EVENTS = "question-events.jsonl"
-DEVELOPER_PROFILE = "developer-profile.json"
-BUILDER_PROFILE = "builder-profile.jsonl"
-
-# Per project, in this order: events first, so a preference imported from the JSON file
-# can take its source from the event that set it.
-PROJECT_FILES = (
-    (EVENTS, "question-events"),
-    (PREFERENCES, "question-preferences"),
-    (QUESTION_LOG, "question-log"),
-)
-ROOT_FILES = (
-    (DEVELOPER_PROFILE, "developer-profile"),
-    (BUILDER_PROFILE, "builder-profile"),
-)
-
-FINGERPRINT_BYTES = 4096
 # How often (in lines) a read with a deadline looks at the clock.
 DEADLINE_CHECK_LINES = 32
 # A pretty-printed record longer than this is not a record: its first line is reported.
@@ -39,6 +20,49 @@ EVENT_TYPES = ("preference-set", "preference-cleared")
 EVENT_FIELDS = ("ts", "event_type", "question_id", "preference", "source", "free_text")
 PREFERENCE_FILE_SOURCE = "gstack-file"
 PROFILE_SOURCE = "developer-profile.json"
+
+
+class FileRead:
+    """One file's import: the file (open, with its stat), where it goes and the rules of
+    this run. ``state`` is what ``ingest_state`` knew of the file (None: never read);
+    ``final`` marks an explicit run (a truncated last line is reported as skipped);
+    ``progress(advance_bytes)`` is called as bytes are read; a JSONL read stops at a line
+    boundary once ``time.monotonic()`` passes ``deadline``."""
+
+    __slots__ = (
+        "conn",
+        "path",
+        "kind",
+        "project",
+        "report",
+        "fh",
+        "st",
+        "state",
+        "strict",
+        "final",
+        "progress",
+        "deadline",
+    )
+
+    def __init__(
+        self,
+        conn,
+        path,
+        kind,
+        project,
+        report,
+        fh,
+        st,
+        *,
+        state=None,
+        strict=False,
+        final=True,
+        progress=None,
+        deadline=None,
+    ):
+        self.conn, self.path, self.kind, self.project = conn, path, kind, project
+        self.report, self.fh, self.st, self.state = report, fh, st, state
+        self.strict, self.final, self.progress, self.deadline = strict, final, progress, deadline
 
 
 class IngestError(Exception):
@@ -56,16 +80,16 @@ class StrictError(IngestError):
         self.report = report
 
 
-class _Skip(Exception):
+class Skip(Exception):
     """One record cannot be imported; the message is the reason shown to the user."""
 
 
-def _parse(text):
+def decode_json(text):
     """The decoded JSON value, or raise ValueError (:class:`~toolkit.json_lite.BadValue`,
     with the reason, for 1e999, NaN, nesting past the limit).
 
     Lone surrogates are let through: gstack's own lines carry them (a summary cut in the
-    middle of an emoji) and rows store them as U+FFFD (see ``_storable``).
+    middle of an emoji) and rows store them as U+FFFD (see ``storable``).
     """
     return json_lite.loads_checked(text, surrogates=True)
 
@@ -83,11 +107,11 @@ def session_key(session) -> str:
     return _sha1(_canonical(session).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _text_or_none(v):
+def text_or_none(v):
     return v if isinstance(v, str) else None
 
 
-def _mtime_ts(st) -> str:
+def mtime_ts(st) -> str:
     # Stands in for a missing `ts`: the file's last write is an upper bound of when the
     # line was written, and it is the same on every rerun over the same file.
     from datetime import datetime, timezone  # only when a file is actually read

@@ -1,5 +1,5 @@
 """Importing gstack's JSONL stores: complete lines to records, records to rows, read from
-where the last import stopped, in parallel for a large backlog.
+where the last import stopped.
 
 Only complete lines are consumed (a partial last line waits for the next run); a bad line
 is skipped and reported with its line number; a pretty-printed object spread over several
@@ -9,27 +9,25 @@ lines is joined and imported, with a note.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 
 from toolkit.core import identity, jscompat, questions
-from toolkit.gstack import ingest_state
+from toolkit.gstack import file_state, ingest_tx
+from toolkit.gstack.file_state import BUILDER_PROFILE
 from toolkit.gstack.ingest_base import (
-    BUILDER_PROFILE,
     DEADLINE_CHECK_LINES,
     EVENT_FIELDS,
     EVENT_TYPES,
     MULTILINE_MAX_CHARS,
     MULTILINE_MAX_LINES,
+    Skip,
     StrictError,
-    _mtime_ts,
-    _parse,
-    _Skip,
-    _text_or_none,
+    decode_json,
+    mtime_ts,
     session_key,
+    text_or_none,
 )
-from toolkit.gstack.ingest_state import _fingerprints, _load_states, _next_chunk, _Tx
 from toolkit.store import db, json_lite, rollups
 
 # ---------------------------------------------------------------------------
@@ -114,7 +112,7 @@ class _LineJoiner:
     @staticmethod
     def _whole(text):
         try:
-            obj = _parse(text)
+            obj = decode_json(text)
         except (ValueError, RecursionError):
             return None
         return obj if isinstance(obj, dict) else None
@@ -136,7 +134,7 @@ class _LineJoiner:
         self._advance(line_no, end)
         if stripped:
             try:
-                _parse(text)
+                decode_json(text)
             except (ValueError, RecursionError):
                 self.report.skip(line_no, "invalid JSON")
             else:
@@ -155,8 +153,7 @@ class _LineJoiner:
 # JSONL kinds: record -> row
 #
 # A handler turns one decoded record into the parameters of its INSERT. Handlers are pure
-# (no database access), so a batch of records can be prepared in a worker process while
-# the main process writes the previous batch.
+# (no database access): one handler serves one file's import.
 
 
 # Question-log sources plantune writes beyond gstack's own (a flipped Silent Decision).
@@ -164,7 +161,7 @@ OWN_SOURCES = ("flip",)
 
 
 def question_record(obj, default_ts):
-    """The validated record a question-log.jsonl line is imported as; raises ``_Skip`` with
+    """The validated record a question-log.jsonl line is imported as; raises ``Skip`` with
     the reason when the line is not imported. The one check for both the importer and the
     dedup window over lines still waiting for import (:mod:`toolkit.gstack.backlog`)."""
     try:
@@ -176,7 +173,7 @@ def question_record(obj, default_ts):
             return rec
         return questions.validate_event(obj, now=default_ts)
     except questions.QuestionError as e:
-        raise _Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
+        raise Skip(e.message.removeprefix(questions.PREFIX + ": ")) from None
 
 
 class _QuestionLog:
@@ -188,11 +185,12 @@ class _QuestionLog:
     def __init__(self, ctx):
         self.path, self.project, self.default_ts, self.recorded_at, self.registry = ctx
         self.annotated = []
+        self.classify = DoorCache()
 
     @staticmethod
     def context(conn, path, project, st):
         registry = dict(conn.execute("SELECT id, door_type FROM registry_questions"))
-        return (path, project, _mtime_ts(st), db.utc_now(), registry)
+        return (path, project, mtime_ts(st), db.utc_now(), registry)
 
     def row(self, obj, text, line_no):
         rec = question_record(obj, self.default_ts)
@@ -206,7 +204,7 @@ class _QuestionLog:
             ingested_from=f"{self.path}:{line_no}",
             recorded_at=self.recorded_at,
             default_ts=self.default_ts,
-            classify=_classify,
+            classify=self.classify,
         )
         if any(k in obj for k in questions.ANNOTATION_FIELDS):
             self.annotated.append((row[20], row[21], key, row[21]))
@@ -245,12 +243,12 @@ class _PreferenceEvents:
 
     @staticmethod
     def context(conn, path, project, st):
-        return (path, project, _mtime_ts(st))
+        return (path, project, mtime_ts(st))
 
     def row(self, obj, text, line_no):
         event_type = obj.get("event_type")
         if event_type not in EVENT_TYPES:
-            raise _Skip("event_type must be one of: " + ", ".join(EVENT_TYPES))
+            raise Skip("event_type must be one of: " + ", ".join(EVENT_TYPES))
         # A known field of the wrong type is kept in extra_json rather than dropped.
         extra = {
             k: v
@@ -263,10 +261,10 @@ class _PreferenceEvents:
             self.project,
             ts if isinstance(ts, str) and ts else self.default_ts,
             event_type,
-            _text_or_none(obj.get("question_id")),
-            _text_or_none(obj.get("preference")),
-            _text_or_none(obj.get("source")),
-            _text_or_none(obj.get("free_text")),
+            text_or_none(obj.get("question_id")),
+            text_or_none(obj.get("preference")),
+            text_or_none(obj.get("source")),
+            text_or_none(obj.get("free_text")),
             json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else "{}",
             f"{self.path}:{line_no}",
             identity.developer(),
@@ -277,7 +275,7 @@ class _PreferenceEvents:
         return conn.executemany(cls.SQL, rows).rowcount, 0
 
 
-_SESSION_SQL = (
+SESSION_SQL = (
     "INSERT OR IGNORE INTO office_hours_sessions (session_key, ts, date, mode, project_slug,"
     " signals_json, resources_json, topics_json, design_doc, assignment, raw_json, origin,"
     " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -288,18 +286,18 @@ def _json_array(v):
     return json.dumps(v, ensure_ascii=False, separators=(",", ":")) if isinstance(v, list) else "[]"
 
 
-def _session_row(session, origin, recorded_at):
+def session_row(session, origin, recorded_at):
     return (
         session_key(session),
-        _text_or_none(session.get("ts")),
-        _text_or_none(session.get("date")),
-        _text_or_none(session.get("mode")),
-        _text_or_none(session.get("project_slug")),
+        text_or_none(session.get("ts")),
+        text_or_none(session.get("date")),
+        text_or_none(session.get("mode")),
+        text_or_none(session.get("project_slug")),
         _json_array(session.get("signals")),
         _json_array(session.get("resources_shown")),
         _json_array(session.get("topics")),
-        _text_or_none(session.get("design_doc")),
-        _text_or_none(session.get("assignment")),
+        text_or_none(session.get("design_doc")),
+        text_or_none(session.get("assignment")),
         jscompat.stringify(session),
         origin,
         recorded_at,
@@ -321,34 +319,34 @@ class _BuilderSessions:
         return (db.utc_now(),)
 
     def row(self, obj, text, line_no):
-        return _session_row(obj, BUILDER_PROFILE, self.recorded_at)
+        return session_row(obj, BUILDER_PROFILE, self.recorded_at)
 
     @staticmethod
     def flush(conn, rows, annotated, bulk=None):
-        return conn.executemany(_SESSION_SQL, rows).rowcount, 0
+        return conn.executemany(SESSION_SQL, rows).rowcount, 0
 
 
-JSONL_KINDS = {
+HANDLERS = {
     "question-log": _QuestionLog,
     "question-events": _PreferenceEvents,
     "builder-profile": _BuilderSessions,
 }
 
 
-def _prepare(kind, ctx, records):
+def _prepare(handler, records):
     """Rows for a batch of records: ``(rows, marks, skips, annotated)``.
 
     ``records`` are ``(obj, text, line_no, multiline, mark)``; ``obj`` is None when the
-    record crossed a process boundary as text (decoding again is cheaper than pickling a
-    dict). ``mark`` is the (offset, line number) at the end of the record; ``marks`` has
-    the mark of each row, so a part of the batch can be committed with its own offset.
+    line is still undecoded. ``mark`` is the (offset, line number) at the end of the
+    record; ``marks`` has the mark of each row, so a part of the batch can be committed
+    with its own offset.
     """
-    handler = JSONL_KINDS[kind](ctx)
+    annotated = handler.annotated = []
     rows, marks, skips = [], [], []
     for obj, text, line_no, multiline, mark in records:
         if obj is None:
             try:
-                obj = _parse(text)
+                obj = decode_json(text)
             except json_lite.BadValue as e:
                 skips.append((line_no, str(e)))
                 continue
@@ -360,21 +358,21 @@ def _prepare(kind, ctx, records):
                 continue
         try:
             row = handler.row(obj, None if multiline else text, line_no)
-        except _Skip as e:
+        except Skip as e:
             skips.append((line_no, str(e)))
             continue
         except RecursionError:
             skips.append((line_no, "nested too deeply"))
             continue
-        rows.append(_storable(row) if "\\u" in text else row)
+        rows.append(storable(row) if "\\u" in text else row)
         marks.append(mark)
-    return rows, marks, skips, handler.annotated
+    return rows, marks, skips, annotated
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _storable(row):
+def storable(row):
     """The row with unpaired surrogates replaced by U+FFFD, which SQLite can store.
 
     JS strings may hold them and JSON.stringify writes them as ``\\udXXX`` escapes (gstack
@@ -382,99 +380,54 @@ def _storable(row):
     keep the original.
     """
     return tuple(
-        _LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and _LONE_SURROGATE.search(v) else v
+        LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) and LONE_SURROGATE.search(v) else v
         for v in row
     )
 
 
-def _classify(question_id, skill, category, summary, registry):
-    """``doors.decide`` with the registry given as ``{id: door_type}`` (import workers)."""
-    from toolkit.core import doors
+# Verdicts a DoorCache keeps at most; then it starts again (memory stays bounded when
+# every question of a large log is worded differently).
+DOOR_CACHE_ENTRIES = 20_000
 
-    return doors.decide(question_id, skill, category, summary, registry)
+
+class DoorCache:
+    """``doors.decide`` (same signature) that keeps its verdicts for one import, keyed by
+    exactly what it was asked: a question asked again with the same id, skill, category
+    and text gets the verdict the same rules gave it the first time. The registry is the
+    one the import loaded, the same for every call."""
+
+    def __init__(self):
+        from toolkit.core import doors
+
+        self.decide = doors.decide
+        self.seen = {}
+
+    def __call__(self, question_id, skill, category, summary, registry):
+        key = (question_id, skill, category, summary)
+        if not all(v is None or type(v) is str for v in key):
+            return self.decide(question_id, skill, category, summary, registry)
+        verdict = self.seen.get(key)
+        if verdict is None:
+            if len(self.seen) >= DOOR_CACHE_ENTRIES:
+                self.seen.clear()
+            verdict = self.seen[key] = self.decide(question_id, skill, category, summary, registry)
+        return verdict
 
 
 # ---------------------------------------------------------------------------
 # JSONL reader
 
 # Inputs at least this large are read with a larger page cache.
-PARALLEL_MIN_BYTES = 8 << 20
+LARGE_READ_BYTES = 8 << 20
 # Page cache for a large read (KiB). Event keys are random, so each insert lands on a
 # random leaf of the unique index; SQLite's default 2 MB cache turns that into a read
 # syscall per row once the table passes a few hundred thousand rows.
 LARGE_READ_CACHE_KIB = 32 << 10
 
 
-def _worker_count(parallel=True):
-    """Worker processes for a read (0: prepare in this process).
-
-    One process unless ``PLANTUNE_INGEST_WORKERS=N`` asks for N workers, whatever the
-    size: measured side by side, the pool imported no faster than one process (3.46x
-    against 3.53x sqlite-utils' wall time, 100,000 lines) while it needed twice the memory
-    and held the write lock longer (benchmarks/RESULTS.md, issue 28).
-    """
-    setting = os.environ.get("PLANTUNE_INGEST_WORKERS", "")
-    if not parallel or not setting.strip().isdigit() or not hasattr(os, "fork"):
-        return 0
-    return int(setting)
-
-
-def _worker_init(parent):
-    import signal
-    import threading
-    import time
-
-    # Ctrl-C is the parent's to handle; a worker printing a traceback helps no one.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watch():
-        # A parent killed with SIGKILL cannot stop its pool: leave when orphaned.
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-class _Preparer:
-    """Prepares batches in this process, or in a pool of workers, results in order."""
-
-    def __init__(self, kind, ctx, workers):
-        self.kind, self.ctx = kind, ctx
-        self.pool = None
-        self.limit = 1
-        if workers > 0:
-            import multiprocessing
-
-            # Forked while this process holds the database open: the workers never touch
-            # it (they only turn text into tuples) and end with os._exit or SIGTERM, so
-            # no SQLite state is used or finalised on their side.
-            self.pool = multiprocessing.get_context("fork").Pool(
-                workers, initializer=_worker_init, initargs=(os.getpid(),)
-            )
-            self.limit = workers + 1  # batches in flight: bounded memory
-
-    def submit(self, records):
-        if self.pool is None:
-            return _prepare(self.kind, self.ctx, records)
-        # Decoded objects stay here; the text travels and is decoded again over there.
-        slim = [(None, t, n, m, k) for _, t, n, m, k in records]
-        return self.pool.apply_async(_prepare, (self.kind, self.ctx, slim))
-
-    @staticmethod
-    def result(job):
-        return job if isinstance(job, tuple) else job.get()
-
-    def close(self):
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-            self.pool = None
-
-
 def _resume_point(fd, state, st, report):
-    """``(offset, line_no)`` to read from (see :func:`ingest_state.resume_point`)."""
-    offset, line_no = ingest_state.resume_point(fd, state, st)
+    """``(offset, line_no)`` to read from (see :func:`file_state.resume_point`)."""
+    offset, line_no = file_state.resume_point(fd, state, st)
     if state is not None:
         if offset == 0 and state.offset > 0:
             report.rescanned = True
@@ -514,7 +467,7 @@ def _read_lines(fh, offset, line_no, st, joiner, check_strict, cut, deadline):
         joiner.feed(line_no, text, start, offset)
         check_strict()
         batch += 1
-        if batch >= ingest_state.BATCH_LINES:
+        if batch >= ingest_tx.BATCH_LINES:
             cut(offset)
             batch = 0
         if offset >= st.st_size:
@@ -538,26 +491,11 @@ class _BatchWriter:
     run.
     """
 
-    def __init__(
-        self,
-        conn,
-        path,
-        kind,
-        st,
-        fd,
-        report,
-        tx,
-        strict,
-        handler,
-        preparer,
-        bulk,
-        progress,
-        offset,
-    ):
+    def __init__(self, conn, path, kind, st, fd, report, tx, strict, bulk, progress, offset):
         self.conn, self.path, self.kind, self.st, self.fd = conn, path, kind, st, fd
-        self.report, self.tx, self.strict, self.handler = report, tx, strict, handler
-        self.preparer, self.bulk, self.progress = preparer, bulk, progress
-        self.chunk = min(ingest_state.BATCH_LINES, 1000)
+        self.report, self.tx, self.strict = report, tx, strict
+        self.bulk, self.progress = bulk, progress
+        self.chunk = min(ingest_tx.BATCH_LINES, 1000)
         self.reported = offset
 
     def check_strict(self):
@@ -566,9 +504,9 @@ class _BatchWriter:
             bad = min((i for i in report.issues if i.skip), key=lambda i: i.line or 0)
             raise StrictError(report, bad.line, bad.message)
 
-    def land(self, job, safe_offset, safe_line, end, last):
+    def land(self, handler, prepared, safe_offset, safe_line, end, last):
         conn, report, tx, strict = self.conn, self.report, self.tx, self.strict
-        rows, marks, skips, annotated = self.preparer.result(job)
+        rows, marks, skips, annotated = prepared
         for line, reason in skips:
             report.skip(line, reason)
         self.check_strict()
@@ -578,17 +516,17 @@ class _BatchWriter:
             i += len(part)
             done = i >= len(rows)
             at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
-            head, tail = _fingerprints(self.fd, at)
+            head, tail = file_state.fingerprints(self.fd, at)
             # Annotations of rows already stored go with the first part (a kill after
             # it keeps them), and again with the last (rows of this very batch).
             notes = annotated if done or i == len(part) else ()
             tx.begin()
             if part or notes:
-                inserted, updated = self.handler.flush(conn, part, notes, self.bulk)
+                inserted, updated = handler.flush(conn, part, notes, self.bulk)
                 report.imported += inserted
                 report.duplicate += len(part) - inserted
                 report.updated += updated
-            ingest_state._save_state(
+            file_state.save(
                 conn,
                 self.path,
                 self.kind,
@@ -602,7 +540,7 @@ class _BatchWriter:
             if not strict:
                 tx.commit()
                 if tx.holds:
-                    self.chunk = _next_chunk(self.chunk, len(part), tx.holds[-1])
+                    self.chunk = ingest_tx.next_chunk(self.chunk, len(part), tx.holds[-1])
             if done:
                 break
         if self.progress and end > self.reported:
@@ -610,48 +548,41 @@ class _BatchWriter:
             self.reported = end
 
 
-def _ingest_jsonl(
-    conn,
-    path,
-    kind,
-    project,
-    report,
-    state,
-    st,
-    *,
-    strict,
-    final,
-    progress,
-    parallel=True,
-    fh,
-    deadline=None,
-):
-    handler = JSONL_KINDS[kind]
-    tx = _Tx(conn)
-    preparer = cache_size = bulk = None
+def read_jsonl(job):
+    """Import the complete lines of ``job`` (a :class:`FileRead`) from where the last
+    import stopped; returns the job's report."""
+    conn, path, kind, project, report, st = (
+        job.conn,
+        job.path,
+        job.kind,
+        job.project,
+        job.report,
+        job.st,
+    )
+    state, strict, final, progress, fh = job.state, job.strict, job.final, job.progress, job.fh
+    deadline = job.deadline
+    tx = ingest_tx.Tx(conn)
+    cache_size = bulk = None
     try:
         fd = fh.fileno()
         if tx.own:
             # Another process may have moved the state on since the caller looked. Rows
             # are keyed, so two imports of the same lines at once only add them once.
-            state = _load_states(conn, [path]).get(path)
+            state = file_state.load(conn, [path]).get(path)
             if state is not None and state.unchanged(st):
                 report.status = "unchanged"
-                return _report_partial(report, state, st, final, strict)
+                return report_partial(report, state, st, final, strict)
         if strict:
             tx.begin()  # --strict: one transaction, so a bad line undoes the whole file
         else:
             tx.checkpoint_between()
         offset, line_no = _resume_point(fd, state, st, report)
 
-        if st.st_size - offset >= PARALLEL_MIN_BYTES:
+        if st.st_size - offset >= LARGE_READ_BYTES:
             cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
             conn.execute(f"PRAGMA cache_size = -{LARGE_READ_CACHE_KIB}")
-        preparer = _Preparer(
-            kind,
-            handler.context(conn, path, project, st),
-            _worker_count(parallel),
-        )
+        kind_class = HANDLERS[kind]
+        handler = kind_class(kind_class.context(conn, path, project, st))
         records = []
         joiner = _LineJoiner(
             lambda obj, text, first, last: records.append(
@@ -661,22 +592,17 @@ def _ingest_jsonl(
             line_no,
             offset,
         )
-        in_flight = []  # (job, safe_offset, safe_line, end_offset, last)
 
         # A large read adds the analysis rollups set-based instead of row by row.
         if kind == "question-log" and st.st_size - offset >= rollups.BULK_MIN_BYTES:
             bulk = rollups.Bulk(conn)
-        writer = _BatchWriter(
-            conn, path, kind, st, fd, report, tx, strict, handler, preparer, bulk, progress, offset
-        )
-        check_strict, land = writer.check_strict, writer.land
+        writer = _BatchWriter(conn, path, kind, st, fd, report, tx, strict, bulk, progress, offset)
+        check_strict = writer.check_strict
 
         def cut(end, last=False):
-            batch = records[:]
+            prepared = _prepare(handler, records)
             records.clear()
-            in_flight.append((preparer.submit(batch), *joiner.safe(), end, last))
-            while len(in_flight) >= preparer.limit:
-                land(*in_flight.pop(0))
+            writer.land(handler, prepared, *joiner.safe(), end, last)
 
         start_offset = offset
         offset, line_no, stopped = _read_lines(
@@ -686,8 +612,6 @@ def _ingest_jsonl(
             joiner.finish()
             check_strict()
         cut(offset, last=not stopped)
-        while in_flight:
-            land(*in_flight.pop(0))
         report.bytes_read = offset - start_offset
         safe_offset, safe_line = joiner.safe()
         report.pending = st.st_size - safe_offset if stopped else 0
@@ -701,8 +625,6 @@ def _ingest_jsonl(
     finally:
         report.add_holds(tx.holds)
         tx.restore()
-        if preparer is not None:
-            preparer.close()
         if cache_size is not None:
             conn.execute(f"PRAGMA cache_size = {cache_size}")
         report.issues.sort(key=lambda i: i.line or 0)
@@ -723,7 +645,7 @@ def _skip_long_line(readline, size):
 _PARTIAL = "truncated last line (no newline at end of file); left for the next run"
 
 
-def _report_partial(report, state, st, final, strict):
+def report_partial(report, state, st, final, strict):
     if final and state.offset < st.st_size:
         report.skip(state.line_no + 1, _PARTIAL)
         if strict:

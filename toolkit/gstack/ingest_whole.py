@@ -10,17 +10,17 @@ import re
 from toolkit.core import identity
 from toolkit.core.vocabulary import DIMENSIONS
 from toolkit.core.vocabulary import PREFERENCES as PREFERENCE_VALUES
-from toolkit.gstack import ingest_state
+from toolkit.gstack import file_state
+from toolkit.gstack.file_state import DEVELOPER_PROFILE
 from toolkit.gstack.ingest_base import (
-    DEVELOPER_PROFILE,
     PREFERENCE_FILE_SOURCE,
     PROFILE_SOURCE,
     StrictError,
-    _mtime_ts,
-    _parse,
+    decode_json,
+    mtime_ts,
 )
-from toolkit.gstack.ingest_jsonl import _LONE_SURROGATE, _SESSION_SQL, _session_row, _storable
-from toolkit.gstack.ingest_state import _load_states, _Tx
+from toolkit.gstack.ingest_jsonl import LONE_SURROGATE, SESSION_SQL, session_row, storable
+from toolkit.gstack.ingest_tx import Tx
 from toolkit.store import db, json_lite
 from toolkit.store.digest import sha1 as _sha1
 
@@ -50,7 +50,7 @@ def _load_object(report, data):
         report.skip(1, "not valid UTF-8")
         return None, None
     try:
-        obj = _parse(text)
+        obj = decode_json(text)
     except json_lite.BadValue as e:
         report.skip(_line_of_bad_value(text), str(e))
         return None, text
@@ -80,12 +80,12 @@ def _apply_preferences(conn, report, obj, text, scope, st):
             (scope,),
         )
     }
-    file_ts = _mtime_ts(st)
+    file_ts = mtime_ts(st)
     seen = set()
     for qid, value in obj.items():
-        qid = _LONE_SURROGATE.sub("\ufffd", qid)
+        qid = LONE_SURROGATE.sub("\ufffd", qid)
         if isinstance(value, str):
-            value = _LONE_SURROGATE.sub("\ufffd", value)
+            value = LONE_SURROGATE.sub("\ufffd", value)
         if not qid:
             report.skip(_line_of(text, '""'), "empty question id")
             continue
@@ -113,7 +113,7 @@ def _apply_preferences(conn, report, obj, text, scope, st):
             " raw_value = excluded.raw_value, source = excluded.source,"
             " free_text = excluded.free_text, synthetic = 0, updated_at = excluded.updated_at,"
             " developer = excluded.developer",
-            _storable(
+            storable(
                 (
                     scope,
                     qid,
@@ -146,7 +146,7 @@ def _apply_profile(conn, report, obj, text, st):
         report.skip(_line_of(text, '"declared"'), "declared must be an object")
     elif isinstance(declared, dict):
         at = obj.get("declared_at")
-        at = at if isinstance(at, str) and at else _mtime_ts(st)
+        at = at if isinstance(at, str) and at else mtime_ts(st)
         start = text.find('"declared"')
         current = {
             r[0]: r[1]
@@ -200,39 +200,41 @@ def _apply_profile(conn, report, obj, text, st):
         if not isinstance(session, dict):
             report.skip(_line_of(text, '"sessions"'), f"sessions[{i}]: not a JSON object")
             continue
-        rows.append(_storable(_session_row(session, DEVELOPER_PROFILE, recorded_at)))
-    inserted = conn.executemany(_SESSION_SQL, rows).rowcount if rows else 0
+        rows.append(storable(session_row(session, DEVELOPER_PROFILE, recorded_at)))
+    inserted = conn.executemany(SESSION_SQL, rows).rowcount if rows else 0
     report.imported += inserted
     report.duplicate += len(rows) - inserted
 
 
-def _ingest_whole(
-    conn, path, kind, project, report, state, st, *, strict, final, progress, parallel=False, fh
-):
-    tx = _Tx(conn)
+def read_whole(job):
+    """Make the store match the whole file of ``job`` (a :class:`FileRead`) when it changed;
+    returns the job's report."""
+    conn, path, kind, report, st = job.conn, job.path, job.kind, job.report, job.st
+    state, strict, progress = job.state, job.strict, job.progress
+    tx = Tx(conn)
     tx.begin()
     try:
         if tx.own:
-            state = _load_states(conn, [path]).get(path)
+            state = file_state.load(conn, [path]).get(path)
             if state is not None and state.unchanged(st):
                 report.status = "unchanged"
                 tx.commit()
                 return report
         # Read under the write lock (see the module docstring).
-        data = fh.read()
+        data = job.fh.read()
         digest = _sha1(data).hexdigest()
         report.bytes_read = len(data)
         if progress:
             progress(len(data))
         if state is not None and state.head == digest:
             # Touched but identical: remember the new stat so the next run is a stat again.
-            ingest_state._save_state(conn, path, kind, st, len(data), 0, digest, digest)
+            file_state.save(conn, path, kind, st, len(data), 0, digest, digest)
             tx.commit()
             return report
         obj, text = _load_object(report, data)
         if obj is not None:
             if kind == "question-preferences":
-                _apply_preferences(conn, report, obj, text, project, st)
+                _apply_preferences(conn, report, obj, text, job.project, st)
             else:
                 _apply_profile(conn, report, obj, text, st)
         if strict and report.skipped:
@@ -241,7 +243,7 @@ def _ingest_whole(
         if obj is not None:
             # A file we could not parse keeps no state: it is read (and reported) again next
             # time, and a half-written file is picked up once its writer finishes.
-            ingest_state._save_state(conn, path, kind, st, len(data), 0, digest, digest)
+            file_state.save(conn, path, kind, st, len(data), 0, digest, digest)
         tx.commit()
     except BaseException:
         tx.rollback()
@@ -249,6 +251,3 @@ def _ingest_whole(
     finally:
         report.add_holds(tx.holds)
     return report
-
-
-WHOLE_KINDS = ("question-preferences", "developer-profile")

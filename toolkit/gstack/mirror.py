@@ -36,11 +36,10 @@ command, it is reported on stderr (or in hook-errors.log) by the caller.
 import errno
 import os
 
+from toolkit.gstack import file_state
+from toolkit.gstack.file_state import EVENTS, PREFERENCES, QUESTION_LOG
 from toolkit.store import paths, safe_io
-
-QUESTION_LOG = "question-log.jsonl"
-PREFERENCES = "question-preferences.json"
-EVENTS = "question-events.jsonl"
+from toolkit.store.digest import sha1_hex
 
 
 def enabled(env=None):
@@ -142,8 +141,8 @@ def ensure_preferences_file(conn, slug, env=None):
         text = preferences.render(prefs) if prefs else EMPTY_PREFERENCES
         if safe_io.create_exclusive(path, text, root=paths.state_root(env)):
             st = os.stat(path)
-            digest = _sha1_hex(text.encode("utf-8"))
-            _save_state(conn, path, "question-preferences", st, 0, digest, digest)
+            digest = sha1_hex(text.encode("utf-8"))
+            file_state.save(conn, path, "question-preferences", st, st.st_size, 0, digest, digest)
     return path
 
 
@@ -154,41 +153,6 @@ def failure(path, err):
     else:
         reason = getattr(err, "strerror", None) or " ".join(str(err).split())
     return f"warning: recorded in the database, but could not update {path}: {reason}"
-
-
-# --------------------------------------------------------------------------
-# Pickup: other writers' changes come in through the incremental importer
-# (toolkit.gstack.ingest). Two shortcuts keep it off the hot path when it has nothing to do:
-# a stat of each file against ingest_state before the importer is even imported, and,
-# after our own write, moving ingest_state past the bytes we wrote ourselves, so the next
-# call does not read back its own line. Both follow the importer's rules exactly
-# (same unchanged test, same fingerprints); tests compare them with the importer's own.
-
-# (file name, ingest kind), in the importer's order.
-PROJECT_FILES = (
-    (EVENTS, "question-events"),
-    (PREFERENCES, "question-preferences"),
-    (QUESTION_LOG, "question-log"),
-)
-FINGERPRINT_BYTES = 4096
-
-
-def _sha1_hex(data):
-    from toolkit.store.digest import sha1_hex
-
-    return sha1_hex(data)
-
-
-def _states(conn, paths_):
-    marks = ",".join("?" * len(paths_))
-    return {
-        r[0]: tuple(r)[1:]
-        for r in conn.execute(
-            "SELECT path, inode, size, offset, line_no, mtime_ns FROM ingest_state"
-            f" WHERE path IN ({marks})",
-            list(paths_),
-        )
-    }
 
 
 def _stat(path):
@@ -202,193 +166,22 @@ def _stat(path):
         raise
 
 
-def _unchanged(state, st):
-    return (
-        state is not None
-        and st is not None
-        and (state[0], state[1], state[4]) == (st.st_ino, st.st_size, st.st_mtime_ns)
-    )
-
-
-# A hook or compat call imports at most this much of other writers' lines itself; a larger
-# backlog (say, a million lines gstack wrote before the switch) goes to a background
-# ingest (toolkit.gstack.backlog) and the call answers from what is imported. The time budget
-# bounds the inline part whatever the size.
-INLINE_MAX_BYTES = 64 << 10
-INLINE_BUDGET_SECONDS = 0.02
-JSONL_KINDS = ("question-events", "question-log")
-
-
-def _changed(conn, slug, env):
-    """``(changed, unread JSONL bytes)`` for the project's files, or None when unknown."""
-    files = [(project_file(slug, name, env), kind) for name, kind in PROJECT_FILES]
-    try:
-        states = _states(conn, [p for p, _ in files])
-    except Exception:  # noqa: BLE001 - no ingest_state table yet: let the importer decide
-        return None
-    changed, unread = False, 0
-    for path, kind in files:
-        st = _stat(path)
-        if st is None and path not in states:
-            continue  # the importer skips a file it never saw that does not exist
-        state = states.get(path)
-        if _unchanged(state, st):
-            continue
-        changed = True
-        if kind in JSONL_KINDS and st is not None:
-            same = state is not None and state[0] == st.st_ino and state[2] <= st.st_size
-            unread += st.st_size - (state[2] if same else 0)
-    return changed, unread
-
-
-def _database_file(conn):
-    row = conn.execute("PRAGMA database_list").fetchone()
-    return row[2] if row and row[2] else None
-
-
-def pickup(conn, slug, env=None):
-    """Bring in what other writers changed in gstack's files since plantune last looked.
-
-    gstack's own bins (during a switch-over) and hand edits of question-preferences.json
-    write the files directly; the incremental importer reads only what changed. Returns a
-    warning line or None; never raises, never blocks the answer. Inside the caller's
-    transaction the import joins it (a savepoint undoes just the import if it fails).
-
-    A backlog of lines beyond INLINE_MAX_BYTES, or what is left when the inline budget
-    runs out, is handed to the background ingest; while that runs, calls leave the JSONL
-    files to it and only make the whole-file stores (preferences) current.
-    """
-    from toolkit.store.db import GLOBAL_SCOPE
-
-    if slug == GLOBAL_SCOPE:
-        return None
-    seen = _changed(conn, slug, env)
-    if seen is not None and not seen[0]:
-        return None
-    unread = seen[1] if seen is not None else 0
-    db_file = _database_file(conn) if unread else None
-    defer = False
-    if db_file:
-        from toolkit.gstack import backlog
-
-        defer = unread > INLINE_MAX_BYTES or backlog.running(db_file)
-    import time
-
-    from toolkit.gstack import ingest
-
-    root = paths.state_root(env)
-    nested = conn.in_transaction
-    if nested:
-        conn.execute("SAVEPOINT plantune_pickup")
-    try:
-        summary = ingest.sync_project(
-            conn, root, slug, skip_jsonl=defer, deadline=time.monotonic() + INLINE_BUDGET_SECONDS
-        )
-    except Exception as e:  # noqa: BLE001 - the answer must not depend on the import
-        if nested:
-            conn.execute("ROLLBACK TO plantune_pickup")
-            conn.execute("RELEASE plantune_pickup")
-        elif conn.in_transaction:
-            conn.execute("ROLLBACK")
-        return f"warning: could not pick up changes to gstack's files: {e}"
-    if nested:
-        conn.execute("RELEASE plantune_pickup")
-    if summary.get("pending"):
-        db_file = db_file or _database_file(conn)
-        if db_file:
-            from toolkit.gstack import backlog
-
-            backlog.start(db_file, root, slug, env)
-    failed = [f for f in summary.get("files", ()) if f.get("error")]
-    if failed:
-        return f"warning: could not pick up {failed[0]['path']}: {failed[0]['error']}"
-    skipped = summary.get("skipped") if isinstance(summary, dict) else 0
-    if skipped:
-        # Named here: once read, the file is unchanged for the next `plantune ingest`.
-        first = next(f for f in summary.get("files", ()) if f.get("skipped"))
-        issue = next(i for i in first["issues"] if i["skipped"])
-        entries = "1 unreadable entry" if skipped == 1 else f"{skipped} unreadable entries"
-        return (
-            f"warning: skipped {entries}, first {first['path']}:{issue['line']}: {issue['message']}"
-        )
-    return None
-
-
-def backlog_note(conn, slug, env=None):
-    """A stderr line while gstack lines of ``slug`` still wait for import, else None.
-
-    For answers that depend on the whole history (``--derive``, ``--profile``): they
-    answer from what is imported and say so.
-    """
-    files = [project_file(slug, name, env) for name, kind in PROJECT_FILES if kind in JSONL_KINDS]
-    try:
-        states = _states(conn, files)
-    except Exception:  # noqa: BLE001 - no ingest_state table: nothing imported yet either
-        return None
-    unread = total = 0
-    for path in files:
-        st = _stat(path)
-        if st is None:
-            continue
-        total += st.st_size
-        state = states.get(path)
-        unread += unread_bytes(_OffsetState(state) if state else None, path)
-    if not unread:
-        return None
-    done = 100 * (total - unread) // total if total else 0
-    return (
-        f"note: gstack's history is still being imported in the background ({done}% done,"
-        f" {unread / 1048576:.1f} MiB left); this answer covers what is imported so far"
-    )
-
-
-def unread_bytes(state, path):
-    """Bytes of a JSONL file the importer has not read yet (0 when it is current).
-
-    Here rather than in the importer: ``--derive`` and ``--profile`` ask it on every call,
-    and the importer's module (json, re and the record rules) is not otherwise needed.
-    """
-    try:
-        st = os.stat(path)
-    except OSError:
-        return 0
-    if state is None or state.inode != st.st_ino or state.offset > st.st_size:
-        return st.st_size
-    return st.st_size - state.offset
-
-
-class _OffsetState:
-    """The inode and offset of a mirror state row, as ``unread_bytes`` reads them."""
-
-    __slots__ = ("inode", "offset")
-
-    def __init__(self, row):
-        self.inode, self.offset = row[0], row[2]
-
-
-def _save_state(conn, path, kind, st, line_no, head, tail):
-    from toolkit.store.db import save_ingest_state
-
-    save_ingest_state(conn, path, kind, st, st.st_size, line_no, head, tail)
-
-
 # How long the follow-up write that marks our own line as read may wait for the lock:
 # skipping it only means the importer reads that line once more (and finds its key).
 _STATE_WAIT_MS = 200
 
 
 def _fingerprints(path, st, env):
+    """The file's fingerprints at size ``st.st_size``, or None when it is no longer that
+    file at that size."""
     fd = safe_io.open_regular(path, root=paths.state_root(env))
     try:
         now = os.fstat(fd)
         if (now.st_ino, now.st_size) != (st.st_ino, st.st_size):
             return None
-        n = min(st.st_size, FINGERPRINT_BYTES)
-        head = os.pread(fd, n, 0)
-        tail = head if st.st_size <= FINGERPRINT_BYTES else os.pread(fd, n, st.st_size - n)
+        return file_state.fingerprints(fd, st.st_size)
     finally:
         os.close(fd)
-    return _sha1_hex(head), _sha1_hex(tail)
 
 
 def append_committed(conn, path, kind, line, env=None):
@@ -403,11 +196,11 @@ def append_committed(conn, path, kind, line, env=None):
     Raises OSError (an :class:`~toolkit.safe_io.UnsafeFile` for a FIFO, a symlink out of
     the state root...) when the line could not be appended.
     """
-    state = _states(conn, [path]).get(path)
+    state = file_state.load(conn, [path]).get(path)
     done = safe_io.append_line(path, line, root=paths.state_root(env))
     before = done.before
     caught_up = (state is None and before.st_size == 0) or (
-        _unchanged(state, before) and state[2] == before.st_size
+        file_state.unchanged(state, before) and state.offset == before.st_size
     )
     if not (caught_up and done.alone and not done.completed):
         return
@@ -416,7 +209,9 @@ def append_committed(conn, path, kind, line, env=None):
     except OSError:
         return
     if marks is not None:
-        _advance_state(conn, path, kind, state, done.after, (state[3] if state else 0) + 1, *marks)
+        _advance_state(
+            conn, path, kind, state, done.after, (state.line_no if state else 0) + 1, *marks
+        )
 
 
 def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
@@ -442,7 +237,7 @@ def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
                 " line_no = ?, mtime_ns = ?, head_sha1 = ?, tail_sha1 = ?, updated_at = ?"
                 " WHERE path = ? AND inode = ? AND size = ? AND offset = ? AND line_no = ?"
                 " AND mtime_ns = ?",
-                (*new, path, *expected),
+                (*new, path, *expected.seen()),
             )
     except sqlite3.Error:
         pass
@@ -460,6 +255,7 @@ def log_question(conn, record, project, *, enabled=True, env=None, question_inde
     Returns ``(Recorded, warning or None)``.
     """
     from toolkit.core import questions
+    from toolkit.gstack.pickup import pickup
     from toolkit.store import db
 
     picked, warnings = None, []
@@ -503,12 +299,12 @@ def backlog_twin(project, env=None, mirrored=True):
 
         event = (source, tool_use_id, question_index)
         st = _stat(path)
-        state = _states(conn, [path]).get(path) if st else None
+        state = file_state.load(conn, [path]).get(path) if st else None
         # Read to its end: the file as the importer last saw it, and its offset at the end.
-        if st is None or (_unchanged(state, st) and state[2] == st.st_size):
+        if st is None or (file_state.unchanged(state, st) and state.offset == st.st_size):
             kept = f"{path}:" if mirrored and st else None
             twin, out_of_order = window_twin(
-                conn, project, *event, DEDUP_WINDOW, kept, state[3] if state else 0
+                conn, project, *event, DEDUP_WINDOW, kept, state.line_no if state else 0
             )
             if not out_of_order:
                 return twin
@@ -523,18 +319,18 @@ def backlog_twin(project, env=None, mirrored=True):
 
 
 def _file_window(conn, path, project, event, env, whole=False):
-    """:func:`backlog.unimported_twin` over the file, opened as the importer opens it: a
+    """:func:`log_tail.unimported_twin` over the file, opened as the importer opens it: a
     FIFO, a device or a symlink out of the state root is never read (the importer will not
     import it either)."""
     from toolkit.core.questions import DEDUP_WINDOW
-    from toolkit.gstack import backlog
+    from toolkit.gstack import log_tail
 
     try:
         fd = safe_io.open_regular(path, root=paths.state_root(env))
     except OSError:
         return False, 0
     try:
-        return backlog.unimported_twin(conn, fd, path, project, event, DEDUP_WINDOW, whole)
+        return log_tail.unimported_twin(conn, fd, path, project, event, DEDUP_WINDOW, whole)
     finally:
         os.close(fd)
 
@@ -630,7 +426,9 @@ def _rewrite_preferences(conn, scope, env):
             project = scope != GLOBAL_SCOPE
             if project:
                 st = _stat(path)
-                if st is not None and not _unchanged(_states(conn, [path]).get(path), st):
+                if st is not None and not file_state.unchanged(
+                    file_state.load(conn, [path]).get(path), st
+                ):
                     kind = safe_io.kind_of(st.st_mode)
                     reason = (
                         f"is {kind}, not a regular file; refused"
@@ -644,8 +442,10 @@ def _rewrite_preferences(conn, scope, env):
             new = write_atomic(path, text, env)
             data = text.encode("utf-8")
             if project and new.st_size == len(data):
-                digest = _sha1_hex(data)
-                _save_state(conn, path, "question-preferences", new, 0, digest, digest)
+                digest = sha1_hex(data)
+                file_state.save(
+                    conn, path, "question-preferences", new, new.st_size, 0, digest, digest
+                )
     except (OSError, ValueError, sqlite3.Error) as e:
         return failure(path, e)
     return None
@@ -663,6 +463,7 @@ def set_preference(
     hook reads.
     """
     from toolkit.core import preferences
+    from toolkit.gstack.pickup import pickup
     from toolkit.store import db
 
     picked, warnings = None, []
@@ -680,6 +481,7 @@ def clear_preferences(conn, scope, question_id=None, *, enabled=True, env=None):
     changed. Returns ``(removed ids, warning or None)``.
     """
     from toolkit.core import preferences
+    from toolkit.gstack.pickup import pickup
     from toolkit.store import db
 
     picked, warnings = None, []
@@ -735,10 +537,7 @@ def rewrite_without(conn, path, kind, project, drop, env=None):
     db.tombstone(conn, keys, kind)
     text = b"".join(line + b"\n" for line in keep)
     st = safe_io.write_atomic(path, text, root=root)
-    n = min(len(text), FINGERPRINT_BYTES)
-    _save_state(
-        conn, path, kind, st, len(keep), _sha1_hex(text[:n]), _sha1_hex(text[len(text) - n :])
-    )
+    file_state.save(conn, path, kind, st, st.st_size, len(keep), *file_state.fingerprints_of(text))
     return removed
 
 

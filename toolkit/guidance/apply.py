@@ -11,7 +11,7 @@ import json
 import os
 import re
 
-from toolkit.gstack import mirror
+from toolkit.gstack import mirror, pickup
 from toolkit.guidance.files import (
     GUIDANCE_DIRNAME,
     LOCAL_FILENAME,
@@ -227,7 +227,7 @@ def apply_proposal(conn, ref, now=None, env=None) -> dict:
         if mirroring:
             # A hand edit of gstack's preferences file made a moment ago counts as a change
             # of the affected preferences (and is kept): picked up before the checks.
-            mirror.pickup(conn, p["project"], env)
+            pickup.pickup(conn, p["project"], env)
         current = file_hash(layout.local_file)
         if current != p["guidance_hash"]:
             raise GuidanceError(

@@ -1,16 +1,12 @@
-"""How far each gstack file has been read (``ingest_state``), and the import's write
-transaction: rows and the offset that covers them commit together, in batches that let
-waiting writers in.
+"""The importer's write transactions: rows and the offset that covers them commit
+together, in batches sized to hold the write lock briefly and let waiting writers in.
 """
 
 from __future__ import annotations
 
-import os
 import time
 
-from toolkit.gstack.ingest_base import FINGERPRINT_BYTES
 from toolkit.store import db
-from toolkit.store.digest import sha1 as _sha1
 
 # Lines per transaction: large enough that commits cost little, small enough that memory
 # stays bounded and a hook waiting for the write lock waits about a second at most. Event
@@ -19,57 +15,7 @@ from toolkit.store.digest import sha1 as _sha1
 BATCH_LINES = 10000
 
 
-# ---------------------------------------------------------------------------
-# ingest_state
-
-
-class _State:
-    __slots__ = ("inode", "size", "offset", "line_no", "mtime_ns", "head", "tail")
-
-    def __init__(self, row):
-        (self.inode, self.size, self.offset, self.line_no, self.mtime_ns, self.head, self.tail) = (
-            row
-        )
-
-    def unchanged(self, st):
-        return (
-            self.inode == st.st_ino and self.size == st.st_size and self.mtime_ns == st.st_mtime_ns
-        )
-
-
-def _load_states(conn, paths):
-    marks = ",".join("?" * len(paths))
-    rows = conn.execute(
-        "SELECT path, inode, size, offset, line_no, mtime_ns, head_sha1, tail_sha1"
-        f" FROM ingest_state WHERE path IN ({marks})",
-        list(paths),
-    ).fetchall()
-    return {r[0]: _State(tuple(r)[1:]) for r in rows}
-
-
-_save_state = db.save_ingest_state
-
-
-def _fingerprints(fd, offset):
-    """sha1 of the first and of the last (up to 4 KiB) bytes before ``offset``."""
-    n = min(offset, FINGERPRINT_BYTES)
-    head = os.pread(fd, n, 0)
-    tail = head if offset <= FINGERPRINT_BYTES else os.pread(fd, n, offset - n)
-    return _sha1(head).hexdigest(), _sha1(tail).hexdigest()
-
-
-def resume_point(fd, state, st):
-    """``(offset, line_no)`` the importer reads from: where the last import stopped when the
-    file is still the one it read (same inode, not shorter, same fingerprints), else the
-    start (the file was replaced, or truncated and written again)."""
-    if state is not None and state.inode == st.st_ino and st.st_size >= state.offset:
-        head, tail = _fingerprints(fd, state.offset)
-        if head == state.head and tail == state.tail:
-            return state.offset, state.line_no
-    return 0, 0
-
-
-class _Tx:
+class Tx:
     """Batch transactions that also work inside a caller's open transaction.
 
     When the caller already holds a transaction we never commit or roll it back: the
@@ -108,7 +54,7 @@ class _Tx:
     def begin(self):
         if self.own and not self.conn.in_transaction:
             if self.db_file:
-                _let_waiters_in(self.db_file)
+                let_waiters_in(self.db_file)
             # A wait is announced (db.begin_immediate), as every other writer's is.
             db.begin_immediate(self.conn)
             self.started = time.perf_counter()
@@ -151,13 +97,13 @@ MIN_WRITE_ROWS = 50
 MAX_YIELD_SECONDS = 0.5
 
 
-def _let_waiters_in(db_file):
+def let_waiters_in(db_file):
     deadline = time.monotonic() + MAX_YIELD_SECONDS
     while db.writers_waiting(db_file) and time.monotonic() < deadline:
         time.sleep(0.005)
 
 
-def _next_chunk(current, rows, seconds):
+def next_chunk(current, rows, seconds):
     """Rows for the next transaction, from how long ``rows`` rows took (``seconds``)."""
     if rows <= 0 or seconds <= 0:
         return current

@@ -1,0 +1,123 @@
+"""Which gstack files plantune reads, and how far it has read each (``ingest_state``).
+
+The one copy of the rules the importer, the writer (which marks its own appended line as
+read) and pickup (which decides from a stat whether there is anything to import) all
+follow: the files and their kinds, when a file is unchanged, the two fingerprints that
+tell a grown file from a replaced one, where a read resumes, and how many bytes are
+still unread. Light on purpose: the hot path asks it on every call, before (and usually
+instead of) importing the importer.
+"""
+
+from __future__ import annotations
+
+import os
+
+from toolkit.store.digest import sha1_hex
+
+QUESTION_LOG = "question-log.jsonl"
+PREFERENCES = "question-preferences.json"
+EVENTS = "question-events.jsonl"
+DEVELOPER_PROFILE = "developer-profile.json"
+BUILDER_PROFILE = "builder-profile.jsonl"
+
+# Per project, in this order: events first, so a preference imported from the JSON file
+# can take its source from the event that set it.
+PROJECT_FILES = (
+    (EVENTS, "question-events"),
+    (PREFERENCES, "question-preferences"),
+    (QUESTION_LOG, "question-log"),
+)
+ROOT_FILES = (
+    (DEVELOPER_PROFILE, "developer-profile"),
+    (BUILDER_PROFILE, "builder-profile"),
+)
+# Kinds read line by line from a byte offset; the others are read whole when they change.
+JSONL_KINDS = ("question-events", "question-log", "builder-profile")
+
+FINGERPRINT_BYTES = 4096
+
+
+class State:
+    """One file's row of ``ingest_state``: what the last read saw and where it stopped."""
+
+    __slots__ = ("inode", "size", "offset", "line_no", "mtime_ns", "head", "tail")
+
+    def __init__(self, row):
+        (self.inode, self.size, self.offset, self.line_no, self.mtime_ns, self.head, self.tail) = (
+            row
+        )
+
+    def unchanged(self, st):
+        """True when ``st`` (an ``os.stat`` result) shows the file as the last read left it."""
+        return (
+            self.inode == st.st_ino and self.size == st.st_size and self.mtime_ns == st.st_mtime_ns
+        )
+
+    def seen(self):
+        """``(inode, size, offset, line_no, mtime_ns)``: what a compare-and-set expects."""
+        return (self.inode, self.size, self.offset, self.line_no, self.mtime_ns)
+
+
+def load(conn, paths):
+    """``{path: State}`` for the files of ``paths`` that were read before."""
+    marks = ",".join("?" * len(paths))
+    rows = conn.execute(
+        "SELECT path, inode, size, offset, line_no, mtime_ns, head_sha1, tail_sha1"
+        f" FROM ingest_state WHERE path IN ({marks})",
+        list(paths),
+    ).fetchall()
+    return {r[0]: State(tuple(r)[1:]) for r in rows}
+
+
+def unchanged(state, st):
+    """True when there is a state and a stat and they agree (None for either: changed)."""
+    return state is not None and st is not None and state.unchanged(st)
+
+
+def fingerprints(fd, offset):
+    """sha1 (hex) of the first and of the last (up to 4 KiB) bytes before ``offset``."""
+    n = min(offset, FINGERPRINT_BYTES)
+    head = os.pread(fd, n, 0)
+    tail = head if offset <= FINGERPRINT_BYTES else os.pread(fd, n, offset - n)
+    return sha1_hex(head), sha1_hex(tail)
+
+
+def fingerprints_of(data):
+    """:func:`fingerprints` of a file whose bytes are ``data``, read to its end."""
+    n = min(len(data), FINGERPRINT_BYTES)
+    return sha1_hex(data[:n]), sha1_hex(data[len(data) - n :])
+
+
+def resume_point(fd, state, st):
+    """``(offset, line_no)`` a read starts from: where the last import stopped when the
+    file is still the one it read (same inode, not shorter, same fingerprints), else the
+    start (the file was replaced, or truncated and written again)."""
+    if state is not None and state.inode == st.st_ino and st.st_size >= state.offset:
+        head, tail = fingerprints(fd, state.offset)
+        if head == state.head and tail == state.tail:
+            return state.offset, state.line_no
+    return 0, 0
+
+
+def unread(state, st):
+    """Bytes of a JSONL file (stat ``st``) not read yet: all of it when it was never read
+    or is another file now."""
+    if state is None or state.inode != st.st_ino or state.offset > st.st_size:
+        return st.st_size
+    return st.st_size - state.offset
+
+
+def unread_bytes(state, path):
+    """:func:`unread` of the file at ``path`` (0 when it cannot be stat'ed)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0
+    return unread(state, st)
+
+
+def save(conn, path, kind, st, offset, line_no, head, tail, size=None):
+    """Record how far ``path`` was read (see :func:`toolkit.store.db.save_ingest_state`)."""
+    from toolkit.store.db import save_ingest_state
+
+    save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=size)
