@@ -12,7 +12,9 @@ The modules that read them record their own files as they start (``record_source
 the version also names the code that applies the rules.
 """
 
+import marshal
 import os
+import sys
 
 from toolkit.core import DOOR_RULE_SOURCES, DOOR_SOURCES_BEFORE, source_stat
 
@@ -21,6 +23,7 @@ __all__ = [
     "LANGUAGES",
     "WORD_FILES",
     "as_read",
+    "compile_all",
     "data_files",
     "load",
     "held",
@@ -37,9 +40,12 @@ DATA_DIR = os.path.join(
 LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 # The languages whose rules are also read word by word (``door_reader``): ``<code>-words.toml``.
 WORD_FILES = ("en",)
+# The shape of a parsed file's cache (``load``): raise it when that shape changes.
+_CACHE_FORMAT = 1
 
 _AS_READ = {}
 _HELD = {}  # data file name -> the bytes this process read
+_CODE = None  # this file's text, once read (``_reader_text``)
 
 
 def record_source(path):
@@ -124,14 +130,90 @@ def read_data(text, where="data"):
     return data
 
 
+def _cache_path(name):
+    return os.path.join(DATA_DIR, "__pycache__", f"{name}.{sys.implementation.cache_tag}.marshal")
+
+
+def _reader_text():
+    """This file's text as the running reader was read from, or None when that is not
+    known (the file replaced since Python read it): then no cache is used or written."""
+    global _CODE
+    if _CODE is None:
+        _CODE = False
+        name = os.path.basename(__file__)
+        try:
+            with open(__file__, "rb") as f:
+                text = f.read()
+        except OSError:
+            return None
+        stat = source_stat(__file__)
+        if stat is not None and stat == _AS_READ.get(name) == DOOR_SOURCES_BEFORE.get(name):
+            _CODE = text
+    return _CODE or None
+
+
+def _cached(name, raw, code):
+    """The dict the cache of ``name`` holds, if it was read from exactly ``raw`` by exactly
+    this reader (``code``); else None (missing, unreadable, corrupted or stale)."""
+    try:
+        with open(_cache_path(name), "rb") as f:
+            held = marshal.loads(f.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if (
+        type(held) is tuple
+        and len(held) == 4
+        and held[0] == _CACHE_FORMAT
+        and held[1] == code
+        and held[2] == raw
+        and type(held[3]) is dict
+    ):
+        return held[3]
+    return None
+
+
+def _store(name, raw, code, data):
+    """Write the cache of ``name`` (whole or not at all); a folder that cannot be written
+    leaves the file to be parsed on every read."""
+    path = _cache_path(name)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(marshal.dumps((_CACHE_FORMAT, code, raw, data)))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 def load(name):
     """The dict data file ``name`` holds (read now; the bytes read are kept: hashing them
-    here would import ``hashlib``, which costs more than reading the file)."""
+    here would import ``hashlib``, which costs more than reading the file).
+
+    The dict parsed is kept beside the data (``__pycache__/<name>.<tag>.marshal``) with the
+    very bytes it was parsed from and the text of this reader: it is used only when both
+    equal the file and the reader read now, so an edited file is always parsed again (no
+    size or time stamp is trusted). Loading it costs about a third of parsing."""
     path = os.path.join(DATA_DIR, name)
     with open(path, "rb") as f:
         raw = f.read()
     _HELD[name] = raw
-    return read_data(raw.decode("utf-8"), path)
+    code = _reader_text()
+    data = _cached(name, raw, code) if code else None
+    if data is None:
+        data = read_data(raw.decode("utf-8"), path)
+        if code:
+            _store(name, raw, code, data)
+    return data
+
+
+def compile_all():
+    """Parse every data file and write its cache (``make venv`` runs this)."""
+    for path in data_files():
+        load(os.path.basename(path))
 
 
 def held(name):
