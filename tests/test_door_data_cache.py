@@ -101,3 +101,52 @@ def test_a_reader_replaced_since_it_was_read_neither_uses_nor_writes_a_cache(dat
     monkeypatch.setitem(door_data._AS_READ, "door_data.py", ("another", "file"))
     assert door_data.load(NAME) == parsed(data_dir)
     assert not os.path.exists(door_data._cache_path(NAME))
+
+
+def every_lookup(index, families):
+    """What the index says of every entry of every family, and of words of none."""
+    entries = sorted({e for es in families.values() for e in es}) + ["zzz-none", "dro", "d"]
+    return {e: index.get(e) for e in entries}
+
+
+def expected_lookup(families):
+    out = {}
+    for k, entries in enumerate(families.values()):
+        for e in entries:
+            out[e] = out.get(e, ()) + (() if k in out.get(e, ()) else (k,))
+    return out
+
+
+def test_the_cached_word_index_names_exactly_the_families_of_each_entry(data_dir):
+    door_data.load(NAME)  # writes the cache
+    data = door_data.load(NAME)  # reads it
+    cached = door_data.word_index(NAME, data)
+    built = door_data.WordIndex(data)
+    want = expected_lookup(data["families"])
+    got = every_lookup(cached, data["families"])
+    assert got == every_lookup(built, data["families"])
+    assert {e: ids for e, ids in got.items() if ids} == want
+
+
+def test_a_damaged_bucket_falls_back_to_the_files_own_families(data_dir):
+    door_data.load(NAME)
+    data = door_data.load(NAME)
+    index = door_data.word_index(NAME, data)
+    index._buckets["dro"] = b"\x00damaged"
+    assert index.get("drop") == door_data.WordIndex(data).get("drop") != None  # noqa: E711
+
+
+def test_a_one_way_word_added_by_hand_is_one_way_at_once(data_dir, monkeypatch):
+    from toolkit.core.door_reader import WordRules
+
+    data = door_data.load(NAME)
+    rules = WordRules(data, door_data.word_index(NAME, data))
+    assert rules.match("will the migration be zorgify?") is None
+    path = data_dir / NAME
+    path.write_text(
+        path.read_text("utf-8").replace('"destructive", ', '"destructive", "zorgify", ', 1),
+        "utf-8",
+    )
+    data = door_data.load(NAME)
+    rules = WordRules(data, door_data.word_index(NAME, data))
+    assert rules.match("will the migration be zorgify?") == "irreversible-wording"

@@ -22,6 +22,7 @@ __all__ = [
     "DATA_DIR",
     "LANGUAGES",
     "WORD_FILES",
+    "WordIndex",
     "as_read",
     "compile_all",
     "data_files",
@@ -31,6 +32,7 @@ __all__ = [
     "record_source",
     "rule_files",
     "still_as_read",
+    "word_index",
 ]
 
 DATA_DIR = os.path.join(
@@ -41,10 +43,11 @@ LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 # The languages whose rules are also read word by word (``door_reader``): ``<code>-words.toml``.
 WORD_FILES = ("en",)
 # The shape of a parsed file's cache (``load``): raise it when that shape changes.
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 _AS_READ = {}
 _HELD = {}  # data file name -> the bytes this process read
+_BUCKETS = {}  # data file name -> its families' index as cached (``word_index``)
 _CODE = None  # this file's text, once read (``_reader_text``)
 
 
@@ -153,7 +156,7 @@ def _reader_text():
 
 
 def _cached(name, raw, code):
-    """The dict the cache of ``name`` holds, if it was read from exactly ``raw`` by exactly
+    """The dict the cache of ``name`` holds and its families' index (``word_index``), if it was read from exactly ``raw`` by exactly
     this reader (``code``); else None (missing, unreadable, corrupted or stale)."""
     try:
         with open(_cache_path(name), "rb") as f:
@@ -162,17 +165,18 @@ def _cached(name, raw, code):
         return None
     if (
         type(held) is tuple
-        and len(held) == 4
+        and len(held) == 5
         and held[0] == _CACHE_FORMAT
         and held[1] == code
         and held[2] == raw
         and type(held[3]) is dict
+        and type(held[4]) is dict
     ):
-        return held[3]
+        return held[3], held[4]
     return None
 
 
-def _store(name, raw, code, data):
+def _store(name, raw, code, data, buckets):
     """Write the cache of ``name`` (whole or not at all); a folder that cannot be written
     leaves the file to be parsed on every read."""
     path = _cache_path(name)
@@ -180,7 +184,7 @@ def _store(name, raw, code, data):
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as f:
-            f.write(marshal.dumps((_CACHE_FORMAT, code, raw, data)))
+            f.write(marshal.dumps((_CACHE_FORMAT, code, raw, data, buckets)))
         os.replace(tmp, path)
     except OSError:
         try:
@@ -202,12 +206,72 @@ def load(name):
         raw = f.read()
     _HELD[name] = raw
     code = _reader_text()
-    data = _cached(name, raw, code) if code else None
-    if data is None:
-        data = read_data(raw.decode("utf-8"), path)
-        if code:
-            _store(name, raw, code, data)
+    held = _cached(name, raw, code) if code else None
+    if held is not None:
+        data, _BUCKETS[name] = held
+        return data
+    data = read_data(raw.decode("utf-8"), path)
+    _BUCKETS.pop(name, None)
+    if code:
+        buckets = {key: marshal.dumps(part) for key, part in _invert(data).items()}
+        _store(name, raw, code, data, buckets)
     return data
+
+
+def _invert(data):
+    """``{bucket: {entry: (family position, ...)}}`` for the ``[families]`` table: each
+    entry under the first three characters of it (``_bucket``)."""
+    buckets = {}
+    for k, entries in enumerate(data.get("families", {}).values()):
+        for entry in entries:
+            part = buckets.setdefault(entry[:3], {})
+            found = part.get(entry, ())
+            if k not in found:
+                part[entry] = found + (k,)
+    return buckets
+
+
+class WordIndex:
+    """Which families (by position in ``[families]``) hold an entry. From a cache, read a
+    bucket (the entries sharing their first three characters) at a time, so a text loads
+    the buckets of its own words only; else every family made a set (in C) at once."""
+
+    __slots__ = ("_buckets", "_data", "_sets", "_all")
+
+    def __init__(self, data, buckets=None):
+        self._data, self._buckets = data, buckets
+        if buckets is None:
+            self._make_sets()
+
+    def _make_sets(self):
+        self._buckets = None
+        self._sets = [frozenset(entries) for entries in self._data.get("families", {}).values()]
+        self._all = frozenset().union(*self._sets)
+
+    def get(self, entry):
+        """The positions of the families holding ``entry`` (a tuple), or None."""
+        if self._buckets is not None:
+            part = self._buckets.get(entry[:3])
+            if part is None:
+                return None
+            if type(part) is bytes:
+                try:
+                    part = marshal.loads(part)
+                except (EOFError, ValueError, TypeError):
+                    part = None
+                self._buckets[entry[:3]] = part
+            if type(part) is dict:
+                return part.get(entry)
+            self._make_sets()  # a damaged cache: the file's own families
+        if entry not in self._all:
+            return None
+        return tuple(k for k, entries in enumerate(self._sets) if entry in entries)
+
+
+def word_index(name, data):
+    """The ``WordIndex`` of the families of data file ``name`` (``data``, from ``load``):
+    from its cache when ``load`` read that, else built now."""
+    return WordIndex(data, _BUCKETS.get(name))
 
 
 def compile_all():
