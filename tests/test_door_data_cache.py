@@ -72,8 +72,13 @@ def test_a_cache_of_another_shape_is_not_used(data_dir):
 
     os.makedirs(os.path.dirname(door_data._cache_path(NAME)))
     raw = (data_dir / NAME).read_bytes()
-    lying = (door_data._CACHE_FORMAT, door_data._reader_text(), raw, {"families": {}})
-    for held in [lying[:3], ("old",) + lying[1:], lying[:2] + (b"other",) + lying[3:]]:
+    lying = (door_data._CACHE_FORMAT, door_data._reader_text(), raw, {}, {}, {})
+    for held in [
+        lying[:5],
+        ("old",) + lying[1:],
+        lying[:2] + (b"other",) + lying[3:],
+        lying[:5] + ([],),
+    ]:
         with open(door_data._cache_path(NAME), "wb") as f:
             f.write(marshal.dumps(held))
         assert door_data.load(NAME) == parsed(data_dir)
@@ -119,8 +124,13 @@ def expected_lookup(families):
 
 def test_the_cached_word_index_names_exactly_the_families_of_each_entry(data_dir):
     door_data.load(NAME)  # writes the cache
-    data = door_data.load(NAME)  # reads it
-    cached = door_data.word_index(NAME, data)
+    lazy, cached = door_data.word_data(NAME)  # reads it
+    assert isinstance(lazy["families"], door_data.Families)
+    data = door_data.load(NAME)
+    assert dict(lazy["families"].items()) == data["families"]
+    assert {k: v for k, v in lazy.items() if k != "families"} == {
+        k: v for k, v in data.items() if k != "families"
+    }
     built = door_data.WordIndex(data)
     want = expected_lookup(data["families"])
     got = every_lookup(cached, data["families"])
@@ -130,23 +140,31 @@ def test_the_cached_word_index_names_exactly_the_families_of_each_entry(data_dir
 
 def test_a_damaged_bucket_falls_back_to_the_files_own_families(data_dir):
     door_data.load(NAME)
-    data = door_data.load(NAME)
-    index = door_data.word_index(NAME, data)
+    data, index = door_data.word_data(NAME)
     index._buckets["dro"] = b"\x00damaged"
-    assert index.get("drop") == door_data.WordIndex(data).get("drop") != None  # noqa: E711
+    assert index.get("drop") == door_data.WordIndex(door_data.load(NAME)).get("drop") != None  # noqa: E711
+
+
+def test_a_damaged_family_is_read_from_the_files_own_bytes(data_dir):
+    door_data.load(NAME)
+    data, _ = door_data.word_data(NAME)
+    families = data["families"]
+    families._lists["sql-destructive-2"] = b"\x00damaged"
+    assert families["sql-destructive-2"] == parsed(data_dir)["families"]["sql-destructive-2"]
 
 
 def test_a_one_way_word_added_by_hand_is_one_way_at_once(data_dir, monkeypatch):
     from toolkit.core.door_reader import WordRules
 
-    data = door_data.load(NAME)
-    rules = WordRules(data, door_data.word_index(NAME, data))
+    door_data.load(NAME)
+    rules = WordRules(*door_data.word_data(NAME))  # from the cache
     assert rules.match("will the migration be zorgify?") is None
     path = data_dir / NAME
     path.write_text(
         path.read_text("utf-8").replace('"destructive", ', '"destructive", "zorgify", ', 1),
         "utf-8",
     )
-    data = door_data.load(NAME)
-    rules = WordRules(data, door_data.word_index(NAME, data))
+    rules = WordRules(*door_data.word_data(NAME))
+    assert rules.match("will the migration be zorgify?") == "irreversible-wording"
+    rules = WordRules(*door_data.word_data(NAME))  # and from the cache rewritten
     assert rules.match("will the migration be zorgify?") == "irreversible-wording"

@@ -22,6 +22,7 @@ __all__ = [
     "DATA_DIR",
     "LANGUAGES",
     "WORD_FILES",
+    "Families",
     "WordIndex",
     "as_read",
     "compile_all",
@@ -32,7 +33,7 @@ __all__ = [
     "record_source",
     "rule_files",
     "still_as_read",
-    "word_index",
+    "word_data",
 ]
 
 DATA_DIR = os.path.join(
@@ -43,11 +44,10 @@ LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "ru", "zh", "ja", "ko")
 # The languages whose rules are also read word by word (``door_reader``): ``<code>-words.toml``.
 WORD_FILES = ("en",)
 # The shape of a parsed file's cache (``load``): raise it when that shape changes.
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 
 _AS_READ = {}
 _HELD = {}  # data file name -> the bytes this process read
-_BUCKETS = {}  # data file name -> its families' index as cached (``word_index``)
 _CODE = None  # this file's text, once read (``_reader_text``)
 
 
@@ -156,8 +156,8 @@ def _reader_text():
 
 
 def _cached(name, raw, code):
-    """The dict the cache of ``name`` holds and its families' index (``word_index``), if it was read from exactly ``raw`` by exactly
-    this reader (``code``); else None (missing, unreadable, corrupted or stale)."""
+    """What the cache of ``name`` holds (``_store``) if it was made from exactly ``raw``
+    by exactly this reader (``code``); else None (missing, unreadable, corrupted, stale)."""
     try:
         with open(_cache_path(name), "rb") as f:
             held = marshal.loads(f.read())
@@ -165,26 +165,29 @@ def _cached(name, raw, code):
         return None
     if (
         type(held) is tuple
-        and len(held) == 5
+        and len(held) == 6
         and held[0] == _CACHE_FORMAT
         and held[1] == code
         and held[2] == raw
-        and type(held[3]) is dict
-        and type(held[4]) is dict
+        and all(type(part) is dict for part in held[3:])
     ):
-        return held[3], held[4]
+        return held[3:]
     return None
 
 
-def _store(name, raw, code, data, buckets):
-    """Write the cache of ``name`` (whole or not at all); a folder that cannot be written
-    leaves the file to be parsed on every read."""
+def _store(name, raw, code, data):
+    """Write the cache of ``name`` (whole or not at all): the file's tables but
+    ``[families]``, each family's list, and the families' index (``WordIndex``). A
+    folder that cannot be written leaves the file to be parsed on every read."""
+    rest = {key: value for key, value in data.items() if key != "families"}
+    lists = {key: marshal.dumps(entries) for key, entries in data.get("families", {}).items()}
+    buckets = {key: marshal.dumps(part) for key, part in _invert(data).items()}
     path = _cache_path(name)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as f:
-            f.write(marshal.dumps((_CACHE_FORMAT, code, raw, data, buckets)))
+            f.write(marshal.dumps((_CACHE_FORMAT, code, raw, rest, lists, buckets)))
         os.replace(tmp, path)
     except OSError:
         try:
@@ -193,14 +196,9 @@ def _store(name, raw, code, data, buckets):
             pass
 
 
-def load(name):
-    """The dict data file ``name`` holds (read now; the bytes read are kept: hashing them
-    here would import ``hashlib``, which costs more than reading the file).
-
-    The dict parsed is kept beside the data (``__pycache__/<name>.<tag>.marshal``) with the
-    very bytes it was parsed from and the text of this reader: it is used only when both
-    equal the file and the reader read now, so an edited file is always parsed again (no
-    size or time stamp is trusted). Loading it costs about a third of parsing."""
+def _read(name):
+    """``(data, None, None)`` parsed now, or ``(tables but [families], families' lists,
+    index buckets)`` from the cache (``load``)."""
     path = os.path.join(DATA_DIR, name)
     with open(path, "rb") as f:
         raw = f.read()
@@ -208,19 +206,83 @@ def load(name):
     code = _reader_text()
     held = _cached(name, raw, code) if code else None
     if held is not None:
-        data, _BUCKETS[name] = held
-        return data
+        return held
     data = read_data(raw.decode("utf-8"), path)
-    _BUCKETS.pop(name, None)
     if code:
-        buckets = {key: marshal.dumps(part) for key, part in _invert(data).items()}
-        _store(name, raw, code, data, buckets)
+        _store(name, raw, code, data)
+    return data, None, None
+
+
+def load(name):
+    """The dict data file ``name`` holds (read now; the bytes read are kept: hashing them
+    here would import ``hashlib``, which costs more than reading the file).
+
+    The parse is kept beside the data (``__pycache__/<name>.<tag>.marshal``) with the very
+    bytes it was parsed from and the text of this reader: it is used only when both equal
+    the file and the reader read now, so an edited file is always parsed again (no size
+    or time stamp is trusted). Loading it costs about a third of parsing."""
+    data, lists, _ = _read(name)
+    if lists is not None:
+        data = dict(data, families=dict(Families(name, lists).items()))
     return data
+
+
+def word_data(name):
+    """Data file ``name`` (as ``load``) and the ``WordIndex`` of its families; from the
+    cache, ``[families]`` is a ``Families`` (each family's list read when asked)."""
+    data, lists, buckets = _read(name)
+    if lists is None:
+        return data, WordIndex(data)
+    data = dict(data, families=Families(name, lists))
+    return data, WordIndex(data, buckets)
+
+
+class Families:
+    """``[families]`` from the cache: the names at once, a family's list when asked (a
+    damaged one read from the file's own bytes)."""
+
+    __slots__ = ("_name", "_lists")
+
+    def __init__(self, name, lists):
+        self._name, self._lists = name, lists
+
+    def __iter__(self):
+        return iter(self._lists)
+
+    def __len__(self):
+        return len(self._lists)
+
+    def __contains__(self, family):
+        return family in self._lists
+
+    def __getitem__(self, family):
+        found = self._lists[family]
+        if type(found) is bytes:
+            try:
+                found = marshal.loads(found)
+            except (EOFError, ValueError, TypeError):
+                found = None
+            if type(found) is not list:
+                found = read_data(_HELD[self._name].decode("utf-8"))["families"][family]
+            self._lists[family] = found
+        return found
+
+    def get(self, family, default=None):
+        return self[family] if family in self._lists else default
+
+    def keys(self):
+        return self._lists.keys()
+
+    def values(self):
+        return [self[family] for family in self._lists]
+
+    def items(self):
+        return [(family, self[family]) for family in self._lists]
 
 
 def _invert(data):
     """``{bucket: {entry: (family position, ...)}}`` for the ``[families]`` table: each
-    entry under the first three characters of it (``_bucket``)."""
+    entry under its first three characters."""
     buckets = {}
     for k, entries in enumerate(data.get("families", {}).values()):
         for entry in entries:
@@ -266,12 +328,6 @@ class WordIndex:
         if entry not in self._all:
             return None
         return tuple(k for k, entries in enumerate(self._sets) if entry in entries)
-
-
-def word_index(name, data):
-    """The ``WordIndex`` of the families of data file ``name`` (``data``, from ``load``):
-    from its cache when ``load`` read that, else built now."""
-    return WordIndex(data, _BUCKETS.get(name))
 
 
 def compile_all():
