@@ -168,3 +168,15 @@ def test_a_one_way_word_added_by_hand_is_one_way_at_once(data_dir, monkeypatch):
     assert rules.match("will the migration be zorgify?") == "irreversible-wording"
     rules = WordRules(*door_data.word_data(NAME))  # and from the cache rewritten
     assert rules.match("will the migration be zorgify?") == "irreversible-wording"
+
+
+def test_every_rules_file_is_compiled_and_nothing_else(data_dir, monkeypatch):
+    (data_dir / "words").mkdir()
+    (data_dir / "words" / "en.txt").write_text("word\n")
+    monkeypatch.setattr(
+        door_data,
+        "data_files",
+        lambda: [str(data_dir / NAME), str(data_dir / "words" / "en.txt")],
+    )
+    door_data.compile_all()
+    assert os.listdir(data_dir / "__pycache__") == [os.path.basename(door_data._cache_path(NAME))]

@@ -331,9 +331,10 @@ class WordIndex:
 
 
 def compile_all():
-    """Parse every data file and write its cache (``make venv`` runs this)."""
+    """Parse every rules file (``*.toml``) and write its cache (``make venv`` runs this)."""
     for path in data_files():
-        load(os.path.basename(path))
+        if os.path.dirname(path) == DATA_DIR and path.endswith(".toml"):
+            load(os.path.basename(path))
 
 
 def held(name):
