@@ -42,7 +42,9 @@ HOLDOUT_RECALL_FLOOR = {
     "it": 0.96,
 }
 # False alarms above the 10% target on the holdout halves, as recorded.
-HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12}
+# Russian: 3 of 25 once text must be mostly known words to be readable (slang the word
+# list lacks reads unreadable: asked, never auto-decided).
+HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12, "ru": 0.12}
 
 
 def _load(lang, half):

@@ -187,3 +187,82 @@ def test_a_hook_pinned_with_db_writes_no_state_root_gstack_files(repo, state_roo
     # So ingesting the state root later brings nothing into its own database.
     subprocess.run([script("plantune"), "ingest"], check=True, capture_output=True)
     assert events() == []
+
+
+def test_concurrent_hooks_for_one_session_record_each_call_once(repo, state_root):
+    """Four copies of one call and four other calls of the same session, all at once."""
+    q = question("Which cache?", ["Redis", "Memcached"])
+    same = json.dumps(payload([q], {"answers": {q["question"]: "Redis"}}, cwd=repo)).encode()
+    others = [
+        json.dumps(
+            payload([q], {"answers": {q["question"]: "Redis"}}, cwd=repo, tool_use_id=f"tu-{i}")
+        ).encode()
+        for i in range(2, 6)
+    ]
+    procs = [
+        subprocess.Popen(
+            [script("plantune"), "hook", "post-tool-use"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(8)
+    ]
+    for proc, data in zip(procs, [same] * 4 + others):
+        proc.stdin.write(data)
+        proc.stdin.close()
+    for proc in procs:
+        assert proc.wait(timeout=60) == 0
+        assert proc.stdout.read() == b"" and proc.stderr.read() == b""
+        proc.stdout.close()
+        proc.stderr.close()
+    assert sorted(e["tool_use_id"] for e in events()) == ["tu-1", "tu-2", "tu-3", "tu-4", "tu-5"]
+    lines = [p for p in state_root.glob("projects/*/question-log.jsonl")]
+    assert lines and len(lines[0].read_text().splitlines()) == 5
+    assert error_log(state_root) == ""
+
+
+@pytest.mark.parametrize("which", ["pre-tool-use", "post-tool-use", "permission-request"])
+def test_a_closed_stdin_exits_0_silently(which, state_root):
+    r = subprocess.run(
+        ["sh", "-c", f'"$0" hook {which} <&-', script("plantune")],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
+
+
+def test_a_payload_of_megabytes_through_the_pipe_is_recorded(repo, state_root):
+    q = question("Which cache? " + "context " * 400_000, ["Redis", "Memcached"])  # 3 MB
+    data = payload([q], {"answers": {q["question"]: "Redis"}}, cwd=repo)
+    data["tool_input"]["padding"] = ["x" * 1000] * 2000  # and 2 MB of fields nobody reads
+    run("post-tool-use", data)
+    [ev] = events()
+    assert ev["user_choice"] == "Redis"
+    assert error_log(state_root) == ""
+
+
+@pytest.mark.parametrize("which", ["session-start", "post-tool-use"])
+def test_a_stdin_the_host_never_closes_does_not_hang_the_hook(repo, which):
+    q = question("Which cache?", ["Redis", "Memcached"])
+    data = payload([q], {"answers": {q["question"]: "Redis"}}, cwd=repo)
+    proc = subprocess.Popen(
+        [script("plantune"), "hook", which],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdin.write(json.dumps(data).encode())
+    proc.stdin.flush()  # and left open, as a host that forgets to close it
+    try:
+        code = proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.stdin.close()
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert (code, err) == (0, b"")
+    if which == "post-tool-use":
+        assert out == b"" and [e["user_choice"] for e in events()] == ["Redis"]

@@ -27,6 +27,10 @@ from toolkit.core.whole_question import of_question
 from toolkit.store import json_lite, paths
 
 AUTO_DECIDE_PREFERENCES = SILENCING_PREFERENCES
+# Unicode's bidirectional embeddings, overrides, isolates and marks.
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
 
 def effective_preference(conn, project, question_id):
@@ -88,12 +92,22 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
     if not qid:
         v.reason = "no marker"
         return v
+    if extract_marker(summary)[0] is not None:
+        # A second marker: which question this is cannot be told, so it is not decided.
+        v.reason = "several markers"
+        return v
     v.recommended = extract_recommendation(summary, labels, strict=True)
     v.preference, _ = effective_preference(conn, project, qid)
     if v.one_way is None and v.preference in AUTO_DECIDE_PREFERENCES:
         v.one_way = _one_way(conn, qid, whole, registry)
     if v.one_way:
         v.reason = "one-way door"
+    elif not whole.isascii() and not _BIDI_CONTROLS.isdisjoint(whole):
+        # Shown in another order than it is read: the door rules may read another text.
+        v.reason = "direction controls in the text"
+    elif extract_marker(summary)[0] not in (None, qid):
+        # Two ids name two questions: which one is asked is not ours to guess.
+        v.reason = "several question ids"
     elif "-split-" in qid:
         v.reason = "split-chain option"
     elif v.preference not in AUTO_DECIDE_PREFERENCES:

@@ -64,16 +64,37 @@ class HookInputError(ValueError):
 
 
 def parse_payload(text: str):
-    """The hook JSON object, or None for empty stdin; HookInputError when unparseable."""
+    """The hook JSON object, or None for empty stdin; HookInputError when unparseable.
+
+    A leading byte-order mark is dropped, and a lone surrogate (``"\\ud800"``: JSON, but
+    no text SQLite or a file can hold) becomes U+FFFD, so such an answer is still kept.
+    """
+    text = text.removeprefix("\ufeff")
     if not text.strip():
         return None
     try:
         payload = json_lite.loads(text)
+        if "\\ud" in text or "\\uD" in text:
+            payload = _without_lone_surrogates(payload)
     except (ValueError, RecursionError) as e:
         raise HookInputError(f"stdin parse failed: {e}") from None
     if not isinstance(payload, dict):
         raise HookInputError("stdin parse failed: not a JSON object")
     return payload
+
+
+def _without_lone_surrogates(value):
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")  # at C speed: most strings have none
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+        return value
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def is_ask_tool(name) -> bool:

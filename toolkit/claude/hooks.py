@@ -58,11 +58,23 @@ def post_tool_use(payload, db_path=None, env=None) -> list:
     if not qs:
         return []
     from toolkit.claude.payload import extract_answers
+    from toolkit.core.questions import UNKNOWN_CHOICE
 
     answers, diagnostic = extract_answers(payload.get("tool_response"), qs)
+    tool_input = payload["tool_input"]
+    if tool_input.get("answers") and all(a.choice == UNKNOWN_CHOICE for a in answers):
+        # A host that keeps the answers in the input only (as a permission request does).
+        answers, diagnostic = extract_answers(tool_input, qs)
     if diagnostic:
         log_error(HOOK_POST, diagnostic, env)
-    return _record_call(HOOK_POST, payload, qs, answers, payload.get("tool_use_id"), db_path, env)
+    call_id = _tool_use_id(payload) or call_key(payload, qs, answers)
+    return _record_call(HOOK_POST, payload, qs, answers, call_id, db_path, env)
+
+
+def _tool_use_id(payload):
+    """The payload's ``tool_use_id`` when it is one (a non-empty string), else None."""
+    tool_use_id = payload.get("tool_use_id")
+    return tool_use_id if isinstance(tool_use_id, str) and tool_use_id else None
 
 
 # Words of the error Claude Code reports when the user turned the question down rather
@@ -101,9 +113,8 @@ def post_tool_use_failure(payload, db_path=None, env=None) -> list:
     from toolkit.core.questions import CANCELLED_CHOICE
 
     answers = [Answer(choice=CANCELLED_CHOICE) for _ in qs]
-    return _record_call(
-        HOOK_FAILURE, payload, qs, answers, payload.get("tool_use_id"), db_path, env
-    )
+    call_id = _tool_use_id(payload) or call_key(payload, qs, answers)
+    return _record_call(HOOK_FAILURE, payload, qs, answers, call_id, db_path, env)
 
 
 def permission_request(payload, db_path=None, env=None):
@@ -125,34 +136,41 @@ def permission_request(payload, db_path=None, env=None):
     answers, diagnostic = extract_answers(tool_input, qs)
     if diagnostic:
         log_error(HOOK_PERMISSION, diagnostic, env)
-    _record_call(HOOK_PERMISSION, payload, qs, answers, answered_call_key(payload), db_path, env)
+    _record_call(
+        HOOK_PERMISSION, payload, qs, answers, call_key(payload, qs, answers), db_path, env
+    )
     return None
 
 
-def answered_call_key(payload):
-    """The stand-in ``tool_use_id`` of a call whose answers travel in its input: a hash of
-    its session, questions and answers (the same for the request and its PostToolUse)."""
-    import hashlib
+def call_key(payload, qs, answers):
+    """The stand-in ``tool_use_id`` of a call that has none (a permission request, a host
+    that leaves it out): a hash of its session, question texts and answers as read, so the
+    request and its PostToolUse, and a re-delivery, get the same one whatever the order
+    of their fields, extra fields, or where the answers travel."""
+    from toolkit.claude.payload import question_text
+    from toolkit.store.digest import sha1_hex
 
-    tool_input = payload.get("tool_input") or {}
+    session = payload.get("session_id")
     canonical = json_lite.dumps(
-        [payload.get("session_id"), tool_input.get("questions"), tool_input.get("answers")],
-        sort_keys=True,
+        [
+            session if isinstance(session, str) else None,
+            [question_text(q) for q in qs],
+            [[a.choice, a.free_text, a.multi] for a in answers],
+        ],
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return "answers-" + hashlib.sha256(canonical.encode("utf-8", "replace")).hexdigest()[:40]
+    return "answers-" + sha1_hex(canonical.encode("utf-8", "replace"))
 
 
-def _recorded_from_request(writer, payload, project) -> bool:
+def _recorded_from_request(writer, project, key) -> bool:
     """Whether the permission-request hook already recorded this call's answers."""
-    tool_input = payload.get("tool_input")
-    if writer.conn is None or not isinstance(tool_input, dict) or not tool_input.get("answers"):
+    if writer.conn is None:
         return False
     row = writer.conn.execute(
         "SELECT 1 FROM question_log WHERE project = ? AND source IN ('hook', 'auq-other')"
         " AND tool_use_id = ? LIMIT 1",
-        (project, answered_call_key(payload)),
+        (project, key),
     ).fetchone()
     return row is not None
 
@@ -166,7 +184,11 @@ def _record_call(hook, payload, qs, answers, tool_use_id, db_path, env) -> list:
     try:
         registry = recorder.registry()
         project = project_of(payload, env)
-        if hook == HOOK_POST and _recorded_from_request(recorder, payload, project):
+        if (
+            hook == HOOK_POST
+            and tool_use_id != (key := call_key(payload, qs, answers))
+            and _recorded_from_request(recorder, project, key)
+        ):
             return ["duplicate"] * len(qs)
         items = call_records(
             qs,

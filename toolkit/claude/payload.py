@@ -204,13 +204,15 @@ class Answer:
         self.choice, self.free_text, self.multi = choice, free_text, multi
 
 
-def extract_answers(response, questions) -> tuple:
+def extract_answers(response, questions, _nested=False) -> tuple:
     """``([Answer per question], diagnostic or None)`` for a tool_response (every answer
-    shape gstack's question-log-hook.ts reads).
+    shape gstack's question-log-hook.ts reads, and those other hosts send).
 
-    Shape D (native ``answers`` object keyed by question text), shape A (``answers``
-    array), shape B (``questions`` array), and the ``User has answered your questions:``
-    text Claude Code returns to the model; anything else gives ``__unknown__`` for all.
+    Shape D (native ``answers`` object keyed by question text, or by position), shape A
+    (``answers`` array of objects, or of the chosen labels), shape B (``questions``
+    array), and the ``User has answered your questions:`` text Claude Code returns to the
+    model, alone, as JSON text, or in a list of content blocks (an MCP tool's result);
+    anything else gives ``__unknown__`` for all.
     """
     n = len(questions)
     if not _truthy(response):
@@ -218,17 +220,33 @@ def extract_answers(response, questions) -> tuple:
     if isinstance(response, dict):
         answers = response.get("answers")
         if isinstance(answers, dict):
+            answers = _by_text(answers, questions)
             return _answers_object(answers, response.get("annotations"), questions), None
         if isinstance(answers, list):
+            if answers and all(isinstance(a, (str, list)) for a in answers):
+                by_text = {question_text(q): a for q, a in zip(questions, answers)}
+                return _answers_object(by_text, None, questions), None
             return _answers_array(answers, n, ("option_label", "label", "choice", "answer")), None
         if isinstance(response.get("questions"), list):
             return _answers_array(
                 response["questions"], n, ("user_answer", "answer", "choice")
             ), None
+    if isinstance(response, list) and not _nested:
+        blocks = [b.get("text") if isinstance(b, dict) else b for b in response]
+        texts = [t for t in blocks if isinstance(t, str)]
+        if texts:
+            return extract_answers("\n".join(texts), questions, _nested=True)
     if isinstance(response, str):
         parsed = parse_answer_text(response, questions)
         if parsed:
             return _answers_object(parsed, None, questions), None
+        if not _nested and response.lstrip()[:1] in ("{", "["):
+            try:
+                decoded = json_lite.loads(response)
+            except (ValueError, RecursionError):
+                decoded = None
+            if isinstance(decoded, (dict, list)):
+                return extract_answers(decoded, questions, _nested=True)
     diagnostic = (
         json_lite.dumps(response, ensure_ascii=False)[:300]
         if not isinstance(response, str)
@@ -249,6 +267,25 @@ def _answers_array(items, n, keys):
     while len(out) < n:
         out.append(Answer())
     return out
+
+
+def _by_text(answers, questions):
+    """Answers keyed by position (``{"0": …}``) as keyed by question text; others as given."""
+    texts = [question_text(q) for q in questions]
+    if any(t in answers for t in texts) or not all(str(i) in answers for i in range(len(texts))):
+        return answers
+    return {t: answers[str(i)] for i, t in enumerate(texts)}
+
+
+def _choice_of(value):
+    """An answer value's text: a mapping's label (or answer, choice), else the value."""
+    if isinstance(value, dict):
+        for key in ("label", "option_label", "answer", "choice"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    if isinstance(value, list):
+        return [_choice_of(v) for v in value]
+    return value
 
 
 def _answers_object(answers, annotations, questions):
@@ -272,7 +309,7 @@ def _answers_object(answers, annotations, questions):
         else:
             out.append(Answer())
             continue
-        value = answers[key]
+        value = _choice_of(answers[key])
         multi = isinstance(value, list)
         raw = ", ".join(value_string(v) for v in value) if multi else value_string(value)
         choice = normalize_choice(raw) or UNKNOWN_CHOICE
@@ -281,20 +318,28 @@ def _answers_object(answers, annotations, questions):
         notes = note.get("notes") if isinstance(note, dict) else None
         if isinstance(notes, str) and notes:
             free = notes
-        elif not multi:
+        else:
             shown = {normalize_choice(lab).lower() for lab in labels_of(q)}
-            if shown and choice.lower() not in shown:
-                parts = [normalize_choice(p).lower() for p in raw.split(", ")]
-                if (
-                    q.get("multiSelect") is True
-                    and len(parts) > 1
-                    and all(p in shown for p in parts)
-                ):
+            if multi:
+                picked = [normalize_choice(value_string(v)).lower() for v in value]
+                if shown and any(p not in shown for p in picked):
+                    free = raw  # an "Other" answer among the options, as in the joined text
+            elif shown and choice.lower() not in shown:
+                if q.get("multiSelect") is True and _all_shown(raw, shown):
                     multi = True  # several options, already joined (transcript text)
                 else:
                     free = raw  # the user typed an "Other" answer
         out.append(Answer(choice, free, multi))
     return out
+
+
+def _all_shown(raw, shown) -> bool:
+    """Whether ``raw`` is several shown options joined by ", " (or by "," alone)."""
+    for sep in (", ", ","):
+        parts = [normalize_choice(p).lower() for p in raw.split(sep)]
+        if len(parts) > 1 and all(p in shown for p in parts):
+            return True
+    return False
 
 
 def parse_answer_text(text: str, questions) -> dict | None:

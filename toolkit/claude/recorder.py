@@ -30,7 +30,7 @@ def open_db(create: bool, db_path=None, env=None):
 def project_of(payload, env=None) -> str:
     """The payload's project slug, from its ``cwd`` as the CLI reads it (``paths.resolve_slug``)."""
     cwd = payload.get("cwd")
-    cwd = cwd if isinstance(cwd, str) and cwd else None
+    cwd = cwd if isinstance(cwd, str) and cwd and "\x00" not in cwd else None  # no path has NUL
     return paths.resolve_slug(cwd=cwd, env=env)
 
 

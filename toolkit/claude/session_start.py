@@ -82,11 +82,13 @@ def run(env=None):
     """The hook's process: read (and ignore) Claude Code's payload, re-link, print what
     ``session_start`` returns. Never raises, always exits 0; a crash goes to
     hook-errors.log. Imports only what re-linking needs (not the question hooks)."""
+    from toolkit.claude.hook_input import read_stdin
     from toolkit.core.errors import run_script
-    from toolkit.store import safe_io
 
     def hook(_args):
-        safe_io.stdin_bytes()  # nothing in the payload changes what to re-link
+        # Nothing in the payload changes what to re-link; read it as every hook does, so
+        # a host that leaves stdin open does not hang the session's start.
+        read_stdin()
         out = session_start(None, env)
         if out:
             sys.stdout.write(out + "\n")

@@ -449,7 +449,8 @@ def restore(backup_path, yes, db_path):
     The backup must pass SQLite's integrity check and hold a plantune schema. It is
     written in under the database's write lock, as one transaction: running hooks wait
     for it, and readers such as `plantune serve` see the restored data on their next
-    read. The database it replaces is kept as <db>.before-restore. Never copy a backup
+    read. The database it replaces is kept as <db>.before-restore, and what it had
+    learned about one-way doors is kept in the restored one. Never copy a backup
     over the database file by hand while its -wal file holds data.
 
     \b
@@ -472,6 +473,7 @@ def restore(backup_path, yes, db_path):
     try:
         done = restoring.restore(path, backup_path)
         seeded_db.connect(path).close()  # brought up to this version's schema
+        kept = restoring.keep_one_way_facts(path, done["kept_as"])
     except db.DatabaseError as e:
         fail(str(e))
     click.echo(f"Restored {path} from {backup_path} ({_held(done['restored'])})")
@@ -479,6 +481,8 @@ def restore(backup_path, yes, db_path):
         click.echo(
             f"The database it replaced ({_held(done['replaced'])}) is kept as {done['kept_as']}"
         )
+    if kept:
+        click.echo(f"Kept {kept} one-way door facts the replaced database had learned")
 
 
 def main(argv=None):

@@ -14,6 +14,7 @@ DOOR_RULE_SOURCES = (
     "door_shell.py",
     "door_reader.py",
     "door_engine.py",
+    "door_readable.py",
 )
 
 

@@ -232,7 +232,7 @@ def one_way_facts(conn, question_id) -> list:
         if source == "classified" and not allowable:
             what = "a recorded event of it is one-way by the registry or an approval gate"
         facts.append((f"{what} ({evidence})", allowable))
-    words = doors.classify(doors.id_text(question_id))
+    words = doors.classify(doors.id_text(question_id), prose=False)
     if words.door == doors.ONE_WAY:
         facts.append((f"the id's own words read as one-way ({words.reason})", True))
     return facts

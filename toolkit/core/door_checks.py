@@ -58,7 +58,7 @@ def before_auto_decide(conn, question_id, door):
     if not isinstance(question_id, str) or not question_id:
         return None
     if door is None or door.reason not in ("registry", "allowed"):
-        verdict = doors.classify(doors.id_text(question_id))
+        verdict = doors.classify(doors.id_text(question_id), prose=False)  # a name, not prose
         if verdict.door == doors.ONE_WAY:
             rule = verdict.reason.partition(":")[2] or None
             found = doors.Classification(True, "id-words:" + (rule or verdict.reason), rule)

@@ -421,7 +421,7 @@ def _spellings(text):
     return [text] + decoded(text)
 
 
-def _judge(text):
+def _judge(text, prose=True):
     """``{"rule", "language", "normalised", "unreadable"}`` for one text; raises
     ValueError when it cannot be read at all.
 
@@ -431,6 +431,7 @@ def _judge(text):
     spellings = _spellings(text)
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core import door_engine
+    from toolkit.core.door_readable import unknown_language
 
     match = door_engine.word_match
 
@@ -456,21 +457,26 @@ def _judge(text):
         if found:
             norm = door_engine.fold(spelling).strip()
             return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
-        why = why or door_engine.unreadable(spelling, counts)
+        why = (
+            why
+            or door_engine.unreadable(spelling, counts)
+            or (prose and unknown_language(spelling))
+        )
     return {"rule": None, "language": None, "normalised": first[0], "unreadable": why}
 
 
-def classify(text) -> Verdict:
+def classify(text, prose=True) -> Verdict:
     """``Verdict(door, reason)`` for one question's text (str, or UTF-8 bytes); the text
     may be long (a question, its header and options joined by newlines).
 
     One-way: ``("one-way", "keyword:<rule>")``; text the rules cannot read (lone
     surrogates, NUL, invalid UTF-8, not text at all): ``("one-way", "unreadable")``;
-    text mostly in a language or script without rules: ``("one-way",
+    text mostly in a language or script without rules, or (``prose``, all but an id's
+    words) mostly of words no language with rules has (``door_readable``): ``("one-way",
     "unreadable-language")``; otherwise ``("two-way", "no-match")``. Never raises.
     """
     try:
-        found = _judge(text)
+        found = _judge(text, prose)
     except ValueError:
         return Verdict(ONE_WAY, UNREADABLE)
     if found["rule"]:
@@ -508,11 +514,10 @@ def explain(text) -> dict:
         "normalised": found["normalised"],
     }
     if found["unreadable"]:
-        out["problem"] = (
-            "mostly letters of a script no rules read"
-            if found["unreadable"] == "script"
-            else "mostly words of a language without rules"
-        )
+        out["problem"] = {
+            "script": "mostly letters of a script no rules read",
+            "words": "mostly words no language with rules has (toolkit/data/doors/words)",
+        }.get(found["unreadable"], "mostly words of a language without rules")
     return out
 
 
@@ -657,7 +662,7 @@ def rules_version() -> str:
     """
     import hashlib
 
-    from toolkit.core import door_data, door_decode, door_engine, door_shell  # noqa: F401  (every module read)
+    from toolkit.core import door_data, door_decode, door_engine, door_readable, door_shell  # noqa: F401  (every module read)
 
     read = door_data.as_read()
     digest = hashlib.sha1()

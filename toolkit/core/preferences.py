@@ -80,6 +80,16 @@ def classify(conn, question_id, summary=None):
     return door_checks.door_for(conn, question_id, summary)
 
 
+def _never_decided(conn, question_id) -> bool:
+    """Whether ``check`` would ask this question whatever its text: one-way by a source,
+    or by the second look every auto-decision takes (``door_checks.before_auto_decide``:
+    the id's own words, a fact under a look-alike spelling)."""
+    from toolkit.core import door_checks
+
+    door = classify(conn, question_id)
+    return door.one_way or door_checks.before_auto_decide(conn, question_id, door) is not None
+
+
 def check_source(source):
     """The user-origin gate (``vocabulary.source_refusal``) as a PreferenceError: exit 1
     when missing, exit 2 for any other source than the user's."""
@@ -105,7 +115,7 @@ def validate_write(conn, obj):
         )
     check_source(obj.get("source"))
     source = obj["source"]
-    if pref in SILENCING and classify(conn, qid).one_way:
+    if pref in SILENCING and _never_decided(conn, qid):
         from toolkit.core.allows import why_one_way
 
         raise PreferenceError(
@@ -260,7 +270,8 @@ def check(conn, project, question_id, summary=None, include_synthetic=False):
 
 
 def stats(conn, scope):
-    """gstack's --stats counters for one scope; silencing values on one-way ids are inert."""
+    """gstack's --stats counters for one scope; silencing values on ids no check would
+    ever auto-decide (``_never_decided``) are inert."""
     counts = {
         "TOTAL": 0,
         "ALWAYS_ASK": 0,
@@ -276,7 +287,7 @@ def stats(conn, scope):
     }
     for qid, value in read(conn, scope).items():
         counts["TOTAL"] += 1
-        if value in SILENCING and classify(conn, qid).one_way:
+        if value in SILENCING and _never_decided(conn, qid):
             counts["INERT_ONE_WAY"] += 1
         else:
             counts[labels.get(value, "OTHER")] += 1

@@ -11,6 +11,8 @@ Hot path: nothing imported.
 
 __all__ = ["door_text", "logged_text", "of_question"]
 
+# What a door reads of an option given as a mapping.
+_OPTION_PARTS = ("label", "description", "preview", "markdown")
 # Logged parts besides the summary that a door reads.
 # An event's parts besides its summary that a door reads.
 WHOLE_PARTS = ("options", "header", "recommended", "recommendation")
@@ -22,11 +24,24 @@ def _add(parts, value):
         parts.append(value)
 
 
+def _add_all(parts, value):
+    """Every string inside ``value`` (a string, or lists and mappings of them), in order."""
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, (list, tuple)):
+        _add(parts, value)
+        return
+    for item in value:
+        _add_all(parts, item)
+
+
 def door_text(question=None, header=None, options=None, recommendation=None) -> str:
-    """The question, the header, every option's label and description and the
+    """The question, the header, every option's label, description and preview and the
     recommendation, joined with newlines (parts that are not text, or empty, left out).
 
-    An option is a string or a mapping with ``label`` and ``description``.
+    An option is a string or a mapping with ``label`` and ``description``; any other
+    text an option carries (its ``preview`` or ``markdown``, the content the user sees when
+    the option is focused; a description given as a list) is read after them.
     """
     parts = []
     _add(parts, question)
@@ -36,8 +51,11 @@ def door_text(question=None, header=None, options=None, recommendation=None) -> 
             if isinstance(option, dict):
                 _add(parts, option.get("label"))
                 _add(parts, option.get("description"))
+                _add_all(parts, [v for k, v in option.items() if k not in ("label", "description")])
+                if not isinstance(option.get("description"), str):
+                    _add_all(parts, option.get("description"))
             else:
-                _add(parts, option)
+                _add_all(parts, option)
     _add(parts, recommendation)
     return "\n".join(parts)
 
@@ -76,14 +94,25 @@ def from_json(data) -> str:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError("question on stdin is not valid UTF-8") from None
+    every = []
+
+    def pairs(items):
+        # Each value as it comes, a duplicated key's too (a mapping keeps only the last).
+        _add_all(every, [v for _, v in items if not isinstance(v, dict)])
+        return dict(items)
+
     try:
-        obj = json_lite.loads(data)
+        obj = json_lite.loads(data, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
         obj = None
     text = of_question(obj) if isinstance(obj, dict) else ""
     if not text:
         raise ValueError(f"stdin must be {QUESTION_JSON_HELP}")
-    return text
+    # Any other text in the object (another key, an unknown field, a duplicated key) is
+    # read too, after the question's own parts: the agent may show the user any of it.
+    read = set(text.split("\n"))
+    extra = [s for s in dict.fromkeys(every) if s not in read and not ("\n" in s and s in text)]
+    return "\n".join([text] + extra) if extra else text
 
 
 def logged_text(summary, raw_json, extra_json=None) -> str:

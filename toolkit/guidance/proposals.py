@@ -62,15 +62,15 @@ def unsafe_ids(conn, candidates, registry=None):
 
     ``door_checks.door_for`` on each id (the registry and every recorded fact, in canonical form:
     a logged door_type or door_class, a one-way pacing finding), plus the classifier over
-    the summaries of events logged without a door_class (older or foreign writers). One
+    the summaries of events logged without a door_class (older or foreign writers), and
+    ``door_checks.before_auto_decide`` (the id's own words, a look-alike spelling). One
     signal is enough: suppression is never proposed or applied on a doubtful id.
     ``registry`` (id -> door type) is consulted too when given.
     """
     candidates = sorted({c for c in candidates if isinstance(c, str)})
     unsafe = {c for c in candidates if registry and doors.decide(c, registry=registry).one_way}
-    unsafe.update(
-        c for c in candidates if c not in unsafe and door_checks.door_for(conn, c).one_way
-    )
+    verdicts = {c: door_checks.door_for(conn, c) for c in candidates if c not in unsafe}
+    unsafe.update(c for c, verdict in verdicts.items() if verdict.one_way)
     for i in range(0, len(candidates), 500):
         chunk = [c for c in candidates[i : i + 500] if c not in unsafe]
         if not chunk:
@@ -83,6 +83,13 @@ def unsafe_ids(conn, candidates, registry=None):
         ):
             if qid not in unsafe and doors.decide(qid, skill, category, summary, {}).one_way:
                 unsafe.add(qid)
+    # The second look every auto-decision takes (the id's own words, facts under a
+    # look-alike spelling): a registration or a never-ask must not outlive it.
+    unsafe.update(
+        c
+        for c, verdict in verdicts.items()
+        if c not in unsafe and door_checks.before_auto_decide(conn, c, verdict)
+    )
     return unsafe
 
 

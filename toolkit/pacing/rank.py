@@ -192,6 +192,39 @@ def _replay(conn, project, req, key):
     return None
 
 
+def _surface_late_one_way(conn, req, replayed):
+    """A replayed answer with every Silent Decision whose question is one-way by now (a
+    fact learned since the first call) moved to the surface: a retry never silences a
+    one-way door. The stored answer and its records stay as they were (the audit lists
+    the first call's decision)."""
+    output = replayed.output
+    silent = {s["id"]: s for s in output["silent_decisions"]}
+    late = []
+    for f in req["findings"]:
+        if f["id"] in silent:
+            door, reason = _door(conn, f)
+            if door == "one-way":
+                late.append((f, reason))
+    if not late:
+        return replayed
+    moved = {f["id"] for f, _ in late}
+    surface = []
+    for f, reason in late:
+        item = {
+            "id": f["id"],
+            "reason": "one-way",
+            "score": silent[f["id"]]["score"],
+            "door_reason": reason,
+        }
+        if f["question_id"] != f["id"]:
+            item["question_id"] = f["question_id"]
+        surface.append(item)
+    output["surface"] = surface + output["surface"]
+    output["silent_decisions"] = [s for s in output["silent_decisions"] if s["id"] not in moved]
+    replayed.notes.append("one-way since the first call, now surfaced: " + ", ".join(sorted(moved)))
+    return replayed
+
+
 def _chain_budget(conn, project, chain_id, asked, now, notes):
     """The chain's budget: fixed by its first call, which creates the chain row."""
     chain = conn.execute(
@@ -379,7 +412,7 @@ def rank(conn, request, project, *, now=None, registry=None):
             )
         replayed = _replay(conn, project, req, key)
         if replayed is not None:
-            return replayed
+            return _surface_late_one_way(conn, req, replayed)
         cal = active_calibration(conn, project)
         if registry is None:
             registry = dict(conn.execute("SELECT id, door_type FROM registry_questions").fetchall())

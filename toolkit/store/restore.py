@@ -143,3 +143,79 @@ def restore(path, backup):
         "replaced": replaced,
         "kept_as": copied[0] if copied else None,
     }
+
+
+def keep_one_way_facts(path, replaced):
+    """Copy the one-way facts (``door_knowledge``) of the database a restore replaced
+    (kept at ``replaced``) into the restored one, whose schema is current: what was known
+    to be a one-way door stays one, as facts are only ever added; an allow taken back
+    since the backup stays taken back. Returns how many facts were new; 0 when the
+    replaced database had none to give."""
+    if not replaced or not os.path.isfile(replaced):
+        return 0
+    conn = sqlite3.connect(path, isolation_level=None, timeout=db.BUSY_TIMEOUT_SECONDS)
+    try:
+        conn.execute("ATTACH DATABASE ? AS replaced", (replaced,))
+    except sqlite3.Error:
+        conn.close()
+        return 0
+    try:
+        found = conn.execute(
+            "SELECT 1 FROM replaced.sqlite_master WHERE type = 'table' AND name = 'door_knowledge'"
+        ).fetchone()
+        if found is None:
+            return 0
+        conn.execute("BEGIN IMMEDIATE")
+        before = conn.execute("SELECT count(*) FROM main.door_knowledge").fetchone()[0]
+        # The evidence names a row of the replaced database; when the restored one holds
+        # no such row with the same door reason it is marked as carried, so an allow
+        # never reads another question's row (a carried fact then is not allowable).
+        try:
+            conn.execute(_CARRY.format(evidence=_EVIDENCE_KEPT))
+        except sqlite3.Error:  # a replaced database of another shape: every fact marked
+            conn.execute(_CARRY.format(evidence="'restored:' || k.evidence"))
+        added = conn.execute("SELECT count(*) FROM main.door_knowledge").fetchone()[0] - before
+        _keep_undone_allows(conn)
+        conn.execute("COMMIT")
+        return added
+    finally:
+        conn.close()
+
+
+def _keep_undone_allows(conn):
+    """An allow of the backup that the replaced database no longer holds was taken back
+    since (``doors allow --undo``): it is taken back in the restored one too, with an
+    ``undo`` event, so a restore never turns a question two-way again."""
+    found = conn.execute(
+        "SELECT 1 FROM replaced.sqlite_master WHERE type = 'table' AND name = 'door_allows'"
+    ).fetchone()
+    if found is None:
+        return
+    gone = conn.execute(
+        "SELECT canonical_id, question_id FROM main.door_allows WHERE canonical_id NOT IN"
+        " (SELECT canonical_id FROM replaced.door_allows)"
+    ).fetchall()
+    for key, question_id in gone:
+        conn.execute("DELETE FROM main.door_allows WHERE canonical_id = ?", (key,))
+        conn.execute(
+            "INSERT INTO main.door_allow_events (ts, action, canonical_id, question_id, source)"
+            " VALUES (?, 'undo', ?, ?, 'restore')",
+            (db.utc_now(), key, question_id),
+        )
+
+
+_CARRY = (
+    "INSERT OR IGNORE INTO main.door_knowledge"
+    " (canonical_id, source, question_id, evidence, learned_at)"
+    " SELECT k.canonical_id, k.source, k.question_id, {evidence}, k.learned_at"
+    " FROM replaced.door_knowledge k"
+)
+_EVIDENCE_KEPT = (
+    "CASE WHEN EXISTS (SELECT 1 FROM main.question_log m JOIN replaced.question_log r"
+    " ON r.id = m.id WHERE 'question_log:' || m.id = k.evidence"
+    " AND m.question_id = r.question_id AND m.door_reason IS r.door_reason)"
+    " OR EXISTS (SELECT 1 FROM main.findings m JOIN replaced.findings r"
+    " ON r.id = m.id WHERE 'findings:' || m.id = k.evidence"
+    " AND m.finding_id = r.finding_id AND m.door_reason IS r.door_reason)"
+    " THEN k.evidence ELSE 'restored:' || k.evidence END"
+)
