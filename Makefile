@@ -52,6 +52,8 @@ $(STAMP): pyproject.toml
 	@# Hooks start a fresh interpreter per call: ship bytecode so no call compiles
 	@# (environments with PYTHONDONTWRITEBYTECODE never cache it themselves).
 	$(BIN)/python -m compileall -q toolkit
+	@# ... and the door rules parsed (toolkit/core/door_data.py: load).
+	$(BIN)/python -c "from toolkit.core import door_data; door_data.compile_all()"
 	touch $(STAMP)
 
 demo: $(STAMP)

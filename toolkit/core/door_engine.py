@@ -30,7 +30,7 @@ process more than the rules a text needs), each when a text first needs it. The 
 The data files' hash is ``doors.rules_version`` (with the modules that apply them).
 """
 
-from toolkit.core.door_data import load, record_source
+from toolkit.core.door_data import load, record_source, word_data
 from toolkit.core.door_reader import WordRules
 
 record_source(__file__)  # the file as read: ``doors.rules_version`` names it
@@ -205,7 +205,7 @@ def word_rules(code="en"):
     """``code``'s word-by-word rules (``door_reader.WordRules``), read on first use."""
     rules = _loaded.get(code + "-words")
     if rules is None:
-        rules = _loaded[code + "-words"] = WordRules(load(f"{code}-words.toml"))
+        rules = _loaded[code + "-words"] = WordRules(*word_data(f"{code}-words.toml"))
     return rules
 
 

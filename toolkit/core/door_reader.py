@@ -28,7 +28,7 @@ lines read from the text itself. When the words fire no rule, shell lines, metho
 (``db.users.drop()``) and disguised spellings (``dr0p``, ``d r o p``) are read too.
 """
 
-from toolkit.core.door_data import record_source
+from toolkit.core.door_data import WordIndex, record_source
 
 record_source(__file__)  # the file as read: ``doors.rules_version`` names it
 
@@ -421,7 +421,8 @@ _SHAPES = (
 class WordRules:
     """A ``match = "words"`` language file, ready to read texts (``match``)."""
 
-    def __init__(self, data):
+    def __init__(self, data, index=None):
+        """``index``: the families' ``door_data.WordIndex`` (built from ``data`` if None)."""
         families = data.get("families", {})
         self._ids = {name: k for k, name in enumerate(families)}
         named = data.get("sets", {})
@@ -448,7 +449,10 @@ class WordRules:
             shape = next(cls for key, cls in _SHAPES if key in rule)
             self.rules.append((rule["rule"], shape(rule, self._ids.__getitem__, sets, common)))
         self.rule_names = tuple(dict.fromkeys(name for name, _ in self.rules))
-        self._index(families, plain.get("longest", 1))
+        self._families = families
+        self._find = (index if index is not None else WordIndex(data)).get
+        self._versions = self._find("#version") or ()  # the families taking any version
+        self._longest = plain.get("longest", 1)  # the most words in an entry
         rename = data.get("rename", {})
         self._rename = (
             frozenset(rename.get("first", ())),
@@ -474,48 +478,41 @@ class WordRules:
             )
         return self._readers
 
-    def _index(self, families, longest):
-        """Each family as a set of entries (by id), their union, and the families that take
-        any version word (``#version``). Sets are made in C: loading costs a few hundred
-        microseconds, no index is built or cached."""
-        self._sets = sets = [frozenset(entries) for entries in families.values()]
-        self._all = frozenset().union(*sets)
-        self._versions = tuple(k for k, entries in enumerate(sets) if "#version" in entries)
-        self._longest = longest  # the most words in an entry
-
     def families(self):
         """``{family name: frozenset of entries}`` (a ``#version`` entry: any version)."""
-        return dict(zip(self._ids, self._sets))
+        return {name: frozenset(entries) for name, entries in self._families.items()}
 
     def known(self, word, families=None):
         """Whether ``word`` is a single word of any family (or of the ids ``families``)."""
-        if word not in self._all:
+        found = self._find(word)
+        if not found:
             return False
-        return families is None or any(word in self._sets[k] for k in families)
+        return families is None or any(k in found for k in families)
 
     def _scan(self, found):
         """``{family id: [(position, length), ...]}`` for every family in ``found``: at
-        each word the phrases starting there (longest last), then the word itself."""
-        every, sets, versions = self._all, self._sets, self._versions
+        each word the phrases starting there (longest last), then the word itself. The
+        index is asked only for the entries the text holds (``door_data.WordIndex``)."""
+        find, versions = self._find, self._versions
         hits = {}
         size = len(found)
         for i, w in enumerate(found):
             keys = []
             for n in range(2, min(self._longest, size - i) + 1):
-                key = " ".join(found[i : i + n])
-                if key in every:
-                    keys.append((key, n))
-            if w in every:
-                keys.append((w, 1))
+                ids = find(" ".join(found[i : i + n]))
+                if ids:
+                    keys.append((ids, n))
+            ids = find(w)
+            if ids:
+                keys.append((ids, 1))
             elif versions and "." in w and _version(w):
-                keys.append(("#version", 1))  # any version word: "v2.0.1"
-            for key, n in keys:
-                for fid, entries in enumerate(sets):
-                    if key in entries:
-                        if fid in hits:
-                            hits[fid].append((i, n))
-                        else:
-                            hits[fid] = [(i, n)]
+                keys.append((versions, 1))  # any version word: "v2.0.1"
+            for ids, n in keys:
+                for fid in ids:
+                    if fid in hits:
+                        hits[fid].append((i, n))
+                    else:
+                        hits[fid] = [(i, n)]
         return hits
 
     def match_words(self, found):
