@@ -35,6 +35,7 @@ SELECT q.key, q.synthetic, m.dimension, sum(CAST(round(m.delta * 1000000) AS INT
 FROM {KEYED} AS q
 JOIN registry_questions AS r ON r.id = q.question_id
 JOIN signal_map AS m ON m.signal_key = r.signal_key AND m.user_choice = q.user_choice
+WHERE q.source IS NOT 'auto-decided'
 GROUP BY q.key, q.synthetic, m.dimension
 """
 
@@ -81,6 +82,8 @@ def assert_exact(conn):
 
 PROJECTS = ["alpha", "beta"]
 DAYS = ["2026-03-01", "2026-03-02", "2026-04-09", ""]
+# An auto-decided event counts but never moves a dimension, whatever it stores.
+SOURCES = ["agent", "agent", "auto-decided"]
 
 
 def _signal_questions(conn):
@@ -104,14 +107,14 @@ def _choices(conn):
 _seq = [0]
 
 
-def _insert(conn, project, synthetic, qid, choice, day, skill):
+def _insert(conn, project, synthetic, qid, choice, day, skill, source="agent"):
     _seq[0] += 1
     ts = f"{day}T10:00:{_seq[0] % 60:02d}.000Z" if day else ""
     conn.execute(
         "INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary,"
         " user_choice, source, raw_json, synthetic, recorded_at)"
-        " VALUES (?, ?, ?, ?, ?, 'q', ?, 'agent', '{}', ?, ?)",
-        (f"k{_seq[0]}", project, ts, skill, qid, choice, synthetic, db.utc_now()),
+        " VALUES (?, ?, ?, ?, ?, 'q', ?, ?, '{}', ?, ?)",
+        (f"k{_seq[0]}", project, ts, skill, qid, choice, source, synthetic, db.utc_now()),
     )
 
 
@@ -119,11 +122,12 @@ def _import(conn, root, project, lines):
     path = root / "projects" / project / "question-log.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:
-        for qid, choice, day in lines:
+        for qid, choice, day, source in lines:
             _seq[0] += 1
             f.write(
                 json.dumps(
                     {
+                        "source": source,
                         "skill": "ship",
                         "question_id": qid,
                         "question_summary": "q",
@@ -146,6 +150,7 @@ step = st.one_of(
         st.integers(0, 7),
         st.sampled_from(DAYS),
         st.sampled_from(["ship", "review", "qa"]),
+        st.sampled_from(SOURCES),
     ),
     st.tuples(st.just("delete"), st.integers(0, 1000)),
     st.tuples(
@@ -154,12 +159,18 @@ step = st.one_of(
         st.integers(0, 7),
         st.sampled_from(PROJECTS),
         st.sampled_from(DAYS),
+        st.sampled_from(SOURCES),
     ),
     st.tuples(
         st.just("import"),
         st.sampled_from(PROJECTS),
         st.lists(
-            st.tuples(st.integers(0, 7), st.integers(0, 7), st.sampled_from(DAYS)),
+            st.tuples(
+                st.integers(0, 7),
+                st.integers(0, 7),
+                st.sampled_from(DAYS),
+                st.sampled_from(SOURCES),
+            ),
             min_size=1,
             max_size=5,
         ),
@@ -196,12 +207,15 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
                 conn,
                 state_root,
                 s[1],
-                [(qids[q % len(qids)], choices[c % len(choices)] or "x", d) for q, c, d in s[2]],
+                [
+                    (qids[q % len(qids)], choices[c % len(choices)] or "x", d, src)
+                    for q, c, d, src in s[2]
+                ],
             )
         else:
             with db.transaction(conn):
                 if kind == "insert":
-                    _, project, synthetic, q, c, day, skill = s
+                    _, project, synthetic, q, c, day, skill, source = s
                     _insert(
                         conn,
                         project,
@@ -210,6 +224,7 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
                         choices[c % len(choices)],
                         day,
                         skill,
+                        source,
                     )
                 elif kind == "delete":
                     row = _pick(conn, s[1])
@@ -220,9 +235,9 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
                     if row is not None:
                         ts = f"{s[4]}T11:00:00.000Z" if s[4] else ""
                         conn.execute(
-                            "UPDATE question_log SET user_choice = ?, project = ?, ts = ?"
-                            " WHERE id = ?",
-                            (choices[s[2] % len(choices)], s[3], ts, row),
+                            "UPDATE question_log SET user_choice = ?, project = ?, ts = ?,"
+                            " source = ? WHERE id = ?",
+                            (choices[s[2] % len(choices)], s[3], ts, s[5], row),
                         )
                 elif kind == "registry":
                     qid = qids[s[1] % len(qids)]
