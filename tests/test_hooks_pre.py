@@ -294,6 +294,50 @@ def test_an_auto_decided_choice_that_names_no_option_gets_no_key(repo, prefs):
     assert events()[0]["user_choice"] == "A) Something else entirely"
 
 
+def test_an_auto_decided_label_that_is_another_options_key_still_moves_nothing(
+    repo, prefs, db_file, state_root
+):
+    """Hostile labels: the recommended label is literally the key of an option that moves
+    scope_appetite ('expand'), another shown label spells a second key. The row stores
+    the key the recommended label names, and an auto-decision moves no dimension."""
+    from tests.helpers.hotpath import db_rows
+
+    prefs("plan-ceo-review-mode", "never-ask")
+    labels = ["expand (recommended)", "reduce"]
+    assert "auto-decide" in pre(
+        payload([question(SCOPE_TEXT, labels)], cwd=repo, event="PreToolUse")
+    )
+    [ev] = auto_decided()
+    assert ev["user_choice"] == ev["recommended"] == "expand"
+    assert json.loads(ev["extra_json"])["user_choice_label"] == "expand"
+    assert _profile(db_file) == (1, 0.5)
+    assert db_rows("SELECT count(*) AS n FROM dimension_trace")[0]["n"] == 0
+    line = json.loads(
+        (state_root / "projects" / "acme-web" / "question-log.jsonl").read_text().splitlines()[0]
+    )
+    assert line["user_choice"] == "expand" and line["source"] == "auto-decided"
+
+
+def test_a_multi_question_auto_decision_stores_each_questions_key(repo, prefs, db_file, state_root):
+    prefs("plan-ceo-review-mode", "never-ask")
+    prefs("ship-pre-landing-review-fix", "never-ask")
+    qs = [question(SCOPE_TEXT, SCOPE_LABELS), question(FIX_TEXT, FIX_LABELS)]
+    assert "auto-decide" in pre(payload(qs, cwd=repo, event="PreToolUse", tool_use_id="tu-m"))
+    rows = auto_decided()
+    assert [(r["question_index"], r["user_choice"], r["recommended"]) for r in rows] == [
+        (0, "reduce", "reduce"),
+        (1, "fix-now", "fix-now"),
+    ]
+    assert [json.loads(r["extra_json"])["user_choice_label"] for r in rows] == [
+        "D) Reduce",
+        "A) Fix now",
+    ]
+    mirror = (state_root / "projects" / "acme-web" / "question-log.jsonl").read_text()
+    lines = [json.loads(l) for l in mirror.splitlines()]
+    assert [l["user_choice"] for l in lines] == ["D) Reduce", "A) Fix now"]
+    assert _profile(db_file) == (2, 0.5)
+
+
 def test_182_auto_decide_writes_the_session_marker(repo, prefs, state_root):
     prefs("ship-pre-landing-review-fix", "never-ask")
     pre(fix_payload(repo, tool_use_id="tu-14", session_id="s14"))
