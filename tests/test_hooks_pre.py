@@ -216,15 +216,18 @@ def test_181_auto_decide_logs_exactly_one_event(repo, prefs, state_root):
     [ev] = auto_decided()
     assert ev["question_id"] == "ship-pre-landing-review-fix"
     assert ev["tool_use_id"] == "tu-13" and ev["project"] == "acme-web"
-    # An auto-decision is not the user's answer: the label is kept (it never moves the profile).
-    assert "Fix" in ev["user_choice"] and ev["user_choice"] == ev["recommended"] == "A) Fix now"
+    # The row stores the option key, as an answered row does; the label goes beside it.
+    assert ev["user_choice"] == ev["recommended"] == "fix-now"
     assert ev["followed_recommendation"] == 1 and ev["skill"] == "ship"
+    extra = json.loads(ev["extra_json"])
+    assert (extra["user_choice_label"], extra["recommended_label"]) == ("A) Fix now",) * 2
+    assert "user_choice_key" not in extra and "recommended_key" not in extra
+    # gstack's line keeps the label gstack's own hook logs, the key beside it.
     mirror = (state_root / "projects" / "acme-web" / "question-log.jsonl").read_text().splitlines()
     assert [json.loads(l)["source"] for l in mirror] == ["auto-decided"]
-    # The option key goes beside the label, in the row and in gstack's line alike.
-    extra = json.loads(ev["extra_json"])
-    assert (extra["user_choice_key"], extra["recommended_key"]) == ("fix-now", "fix-now")
-    assert json.loads(mirror[0])["user_choice"] == "A) Fix now"
+    line = json.loads(mirror[0])
+    assert line["user_choice"] == line["recommended"] == "A) Fix now"
+    assert (line["user_choice_key"], line["recommended_key"]) == ("fix-now", "fix-now")
 
 
 SCOPE_TEXT = "How big should this plan be? <gstack-qid:plan-ceo-review-mode>"
@@ -243,7 +246,7 @@ def _profile(db_file, project="acme-web"):
         conn.close()
 
 
-def test_an_auto_decided_row_keeps_the_key_beside_the_label_and_never_moves_the_profile(
+def test_an_auto_decided_row_stores_the_key_and_never_moves_the_profile(
     repo, prefs, db_file, state_root
 ):
     from tests.helpers.hotpath import db_rows
@@ -255,8 +258,8 @@ def test_an_auto_decided_row_keeps_the_key_beside_the_label_and_never_moves_the_
         in decision(pre(dict(data, tool_use_id="tu-a1")))["permissionDecisionReason"]
     )
     [ev] = auto_decided()
-    assert ev["user_choice"] == "D) Reduce"  # gstack's label: its --derive moves nothing
-    assert json.loads(ev["extra_json"])["user_choice_key"] == "reduce"
+    assert ev["user_choice"] == "reduce"  # the key, as an answered row stores it
+    assert json.loads(ev["extra_json"])["user_choice_label"] == "D) Reduce"
     # Counted as gstack counts it (one more event), but no dimension moves: the same
     # answer given by the user would.
     assert _profile(db_file) == (1, 0.5)
@@ -286,8 +289,53 @@ def test_an_auto_decided_choice_that_names_no_option_gets_no_key(repo, prefs):
     pre(payload([question(SCOPE_TEXT, labels)], cwd=repo, event="PreToolUse"))
     [ev] = auto_decided()
     assert ev["user_choice"] == "A) Something else entirely"
-    assert "user_choice_key" not in json.loads(ev["extra_json"])
+    extra = json.loads(ev["extra_json"])
+    assert "user_choice_key" not in extra and "user_choice_label" not in extra
     assert events()[0]["user_choice"] == "A) Something else entirely"
+
+
+def test_an_auto_decided_label_that_is_another_options_key_still_moves_nothing(
+    repo, prefs, db_file, state_root
+):
+    """Hostile labels: the recommended label is literally the key of an option that moves
+    scope_appetite ('expand'), another shown label spells a second key. The row stores
+    the key the recommended label names, and an auto-decision moves no dimension."""
+    from tests.helpers.hotpath import db_rows
+
+    prefs("plan-ceo-review-mode", "never-ask")
+    labels = ["expand (recommended)", "reduce"]
+    assert "auto-decide" in pre(
+        payload([question(SCOPE_TEXT, labels)], cwd=repo, event="PreToolUse")
+    )
+    [ev] = auto_decided()
+    assert ev["user_choice"] == ev["recommended"] == "expand"
+    assert json.loads(ev["extra_json"])["user_choice_label"] == "expand"
+    assert _profile(db_file) == (1, 0.5)
+    assert db_rows("SELECT count(*) AS n FROM dimension_trace")[0]["n"] == 0
+    line = json.loads(
+        (state_root / "projects" / "acme-web" / "question-log.jsonl").read_text().splitlines()[0]
+    )
+    assert line["user_choice"] == "expand" and line["source"] == "auto-decided"
+
+
+def test_a_multi_question_auto_decision_stores_each_questions_key(repo, prefs, db_file, state_root):
+    prefs("plan-ceo-review-mode", "never-ask")
+    prefs("ship-pre-landing-review-fix", "never-ask")
+    qs = [question(SCOPE_TEXT, SCOPE_LABELS), question(FIX_TEXT, FIX_LABELS)]
+    assert "auto-decide" in pre(payload(qs, cwd=repo, event="PreToolUse", tool_use_id="tu-m"))
+    rows = auto_decided()
+    assert [(r["question_index"], r["user_choice"], r["recommended"]) for r in rows] == [
+        (0, "reduce", "reduce"),
+        (1, "fix-now", "fix-now"),
+    ]
+    assert [json.loads(r["extra_json"])["user_choice_label"] for r in rows] == [
+        "D) Reduce",
+        "A) Fix now",
+    ]
+    mirror = (state_root / "projects" / "acme-web" / "question-log.jsonl").read_text()
+    lines = [json.loads(l) for l in mirror.splitlines()]
+    assert [l["user_choice"] for l in lines] == ["D) Reduce", "A) Fix now"]
+    assert _profile(db_file) == (2, 0.5)
 
 
 def test_182_auto_decide_writes_the_session_marker(repo, prefs, state_root):

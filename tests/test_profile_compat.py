@@ -255,6 +255,11 @@ def test_derive_counts_unknown_auto_decided_and_hook_events_but_skips_empty_choi
     add_event(conn, "plan-ceo-review-mode", "", source="hook")  # empty choice: not counted
     r = derive_ok(3)
     assert "3 events, 2 skills, 2 questions" in r.stdout
+    # An auto-decided row counts but moves nothing, even when it stores a signal-map key
+    # (gstack's hook logs the label, which its --derive never finds in the map).
+    assert profile_file(state_root)["inferred"]["values"]["scope_appetite"] == 0.5
+    add_event(conn, "plan-ceo-review-mode", "expand", source="hook")  # the user's answer
+    derive_ok(4)
     assert profile_file(state_root)["inferred"]["values"]["scope_appetite"] == 0.545
 
 

@@ -35,6 +35,7 @@ SELECT q.key, q.synthetic, m.dimension, sum(CAST(round(m.delta * 1000000) AS INT
 FROM {KEYED} AS q
 JOIN registry_questions AS r ON r.id = q.question_id
 JOIN signal_map AS m ON m.signal_key = r.signal_key AND m.user_choice = q.user_choice
+WHERE q.source IS NOT 'auto-decided'
 GROUP BY q.key, q.synthetic, m.dimension
 """
 
@@ -81,6 +82,8 @@ def assert_exact(conn):
 
 PROJECTS = ["alpha", "beta"]
 DAYS = ["2026-03-01", "2026-03-02", "2026-04-09", ""]
+# An auto-decided event counts but never moves a dimension, whatever it stores.
+SOURCES = ["agent", "agent", "auto-decided"]
 
 
 def _signal_questions(conn):
@@ -104,14 +107,14 @@ def _choices(conn):
 _seq = [0]
 
 
-def _insert(conn, project, synthetic, qid, choice, day, skill):
+def _insert(conn, project, synthetic, qid, choice, day, skill, source="agent"):
     _seq[0] += 1
     ts = f"{day}T10:00:{_seq[0] % 60:02d}.000Z" if day else ""
     conn.execute(
         "INSERT INTO question_log (event_key, project, ts, skill, question_id, question_summary,"
         " user_choice, source, raw_json, synthetic, recorded_at)"
-        " VALUES (?, ?, ?, ?, ?, 'q', ?, 'agent', '{}', ?, ?)",
-        (f"k{_seq[0]}", project, ts, skill, qid, choice, synthetic, db.utc_now()),
+        " VALUES (?, ?, ?, ?, ?, 'q', ?, ?, '{}', ?, ?)",
+        (f"k{_seq[0]}", project, ts, skill, qid, choice, source, synthetic, db.utc_now()),
     )
 
 
@@ -119,11 +122,12 @@ def _import(conn, root, project, lines):
     path = root / "projects" / project / "question-log.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:
-        for qid, choice, day in lines:
+        for qid, choice, day, source in lines:
             _seq[0] += 1
             f.write(
                 json.dumps(
                     {
+                        "source": source,
                         "skill": "ship",
                         "question_id": qid,
                         "question_summary": "q",
@@ -146,6 +150,7 @@ step = st.one_of(
         st.integers(0, 7),
         st.sampled_from(DAYS),
         st.sampled_from(["ship", "review", "qa"]),
+        st.sampled_from(SOURCES),
     ),
     st.tuples(st.just("delete"), st.integers(0, 1000)),
     st.tuples(
@@ -154,12 +159,18 @@ step = st.one_of(
         st.integers(0, 7),
         st.sampled_from(PROJECTS),
         st.sampled_from(DAYS),
+        st.sampled_from(SOURCES),
     ),
     st.tuples(
         st.just("import"),
         st.sampled_from(PROJECTS),
         st.lists(
-            st.tuples(st.integers(0, 7), st.integers(0, 7), st.sampled_from(DAYS)),
+            st.tuples(
+                st.integers(0, 7),
+                st.integers(0, 7),
+                st.sampled_from(DAYS),
+                st.sampled_from(SOURCES),
+            ),
             min_size=1,
             max_size=5,
         ),
@@ -196,12 +207,15 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
                 conn,
                 state_root,
                 s[1],
-                [(qids[q % len(qids)], choices[c % len(choices)] or "x", d) for q, c, d in s[2]],
+                [
+                    (qids[q % len(qids)], choices[c % len(choices)] or "x", d, src)
+                    for q, c, d, src in s[2]
+                ],
             )
         else:
             with db.transaction(conn):
                 if kind == "insert":
-                    _, project, synthetic, q, c, day, skill = s
+                    _, project, synthetic, q, c, day, skill, source = s
                     _insert(
                         conn,
                         project,
@@ -210,6 +224,7 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
                         choices[c % len(choices)],
                         day,
                         skill,
+                        source,
                     )
                 elif kind == "delete":
                     row = _pick(conn, s[1])
@@ -220,9 +235,9 @@ def test_maintained_totals_equal_full_recomputation(conn, state_root, steps):
                     if row is not None:
                         ts = f"{s[4]}T11:00:00.000Z" if s[4] else ""
                         conn.execute(
-                            "UPDATE question_log SET user_choice = ?, project = ?, ts = ?"
-                            " WHERE id = ?",
-                            (choices[s[2] % len(choices)], s[3], ts, row),
+                            "UPDATE question_log SET user_choice = ?, project = ?, ts = ?,"
+                            " source = ? WHERE id = ?",
+                            (choices[s[2] % len(choices)], s[3], ts, s[5], row),
                         )
                 elif kind == "registry":
                     qid = qids[s[1] % len(qids)]
@@ -286,9 +301,11 @@ def test_migration_backfills_existing_events(tmp_path):
     with db.transaction(c):
         for i, p in enumerate(["alpha", "beta", "alpha"]):
             _insert(c, p, 0, qid, "accept", DAYS[i], "ship")
+        # auto-decided: counted by the adding statement, moving nothing
+        _insert(c, "beta", 0, qid, "accept", DAYS[0], "ship", source="auto-decided")
     c.close()
     c = seeded_db.connect(path, schema=Schema(MIGRATIONS_DIR, VIEWS_DIR))
-    assert maintained(c)[0][("__all__", 0)][0] == 3
+    assert maintained(c)[0][("__all__", 0)][0] == 4
     assert_exact(c)
 
 
@@ -308,3 +325,81 @@ def test_removing_the_last_days_event_moves_the_day_range_in(conn):
         ).fetchone()
         assert tuple(row[:2]) == expected
         assert_exact(conn)
+
+
+def _auto_line(seq, choice, **extra):
+    return {
+        "skill": "plan-ceo-review",
+        "question_id": "plan-ceo-review-mode",
+        "question_summary": "How big should this plan be?",
+        "user_choice": choice,
+        "recommended": choice,
+        "source": "auto-decided",
+        "session_id": f"auto{seq}",
+        "tool_use_id": f"tu-{seq}",
+        "ts": f"2026-05-0{seq}T09:00:00.000Z",
+        **extra,
+    }
+
+
+def test_ingested_auto_decided_lines_keep_a_label_store_a_text_key_and_move_nothing(
+    conn, state_root
+):
+    """gstack's own hook logs the label only: kept as it is (a label is never guessed
+    into a key without the shown options). plantune's line carries the keys beside the
+    labels: the row stores them. A key that is not text is ignored; a hand-logged
+    auto-decided key counts but moves nothing."""
+    lines = [
+        _auto_line(1, "D) Reduce"),
+        _auto_line(2, "D) Reduce", user_choice_key="reduce", recommended_key="reduce"),
+        _auto_line(3, "D) Reduce", user_choice_key=5, recommended_key=["reduce"]),
+        _auto_line(4, "expand"),
+    ]
+    path = state_root / "projects" / "alpha" / "question-log.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ingest.sync_project(conn, str(state_root), "alpha")
+    rows = conn.execute(
+        "SELECT q.user_choice, q.recommended, q.extra_json, e.choice_key"
+        " FROM question_log q JOIN question_events e USING (id) ORDER BY q.ts"
+    ).fetchall()
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        ("D) Reduce", "D) Reduce", "D) Reduce"),
+        ("reduce", "reduce", "reduce"),
+        ("D) Reduce", "D) Reduce", "D) Reduce"),
+        ("expand", "expand", "expand"),
+    ]
+    assert json.loads(rows[1][2]) == {
+        "user_choice_label": "D) Reduce",
+        "recommended_label": "D) Reduce",
+    }
+    assert json.loads(rows[2][2]) == {"user_choice_key": 5, "recommended_key": ["reduce"]}
+    totals, sums = maintained(conn)
+    assert totals[("alpha", 0)][:2] == (4, 1)  # counted: sample size, skills
+    assert not [k for k in sums if k[0] == "alpha"]
+    assert conn.execute("SELECT count(*) FROM dimension_trace").fetchone()[0] == 0
+    assert_exact(conn)
+
+
+def test_an_auto_decided_row_from_before_keys_reads_its_key_and_moves_nothing(conn):
+    """Rows recorded while auto-decisions stored the label, the key in extra_json: no
+    backfill, the views read both shapes."""
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO question_log (event_key, project, ts, skill, question_id,"
+            " question_summary, user_choice, recommended, source, extra_json, raw_json,"
+            " recorded_at) VALUES ('old', 'alpha', '2026-05-01T09:00:00.000Z',"
+            " 'plan-ceo-review', 'plan-ceo-review-mode', 'q', 'D) Reduce', 'D) Reduce',"
+            " 'auto-decided', '{\"user_choice_key\":\"reduce\"}', '{}', ?)",
+            (db.utc_now(),),
+        )
+        _insert(
+            conn, "alpha", 0, "plan-ceo-review-mode", "reduce", "2026-05-02", "x", "auto-decided"
+        )
+    assert [r[0] for r in conn.execute("SELECT choice_key FROM question_events ORDER BY id")] == [
+        "reduce",
+        "reduce",
+    ]
+    totals, sums = maintained(conn)
+    assert totals[("alpha", 0)][0] == 2 and not [k for k in sums if k[0] == "alpha"]
+    assert_exact(conn)

@@ -2,7 +2,10 @@
 -- inferred_profile and profile_diversity), per (project, synthetic). File layout: see
 -- rollup_day.sql.
 --
--- Counted events: a non-empty question_id and user_choice.
+-- Counted events: a non-empty question_id and user_choice. An auto-decided event counts
+-- (sample size, diversity) but never moves a dimension: it is not the user's answer, and
+-- it stores the option key where gstack's line has the label, which gstack's --derive
+-- never finds in the signal map. Its answers are kept apart (moves = 0).
 --   profile_totals   sample size, the three distinct counts and the first and last day
 --   profile_sums     per dimension: the sum of the moves in integer millionths (exact, so
 --                    independent of row order) and how many events moved it
@@ -63,11 +66,12 @@ CREATE TABLE profile_answers (
     synthetic INTEGER NOT NULL,
     question_id TEXT NOT NULL,
     user_choice TEXT NOT NULL,
+    moves INTEGER NOT NULL,
     events INTEGER NOT NULL,
-    PRIMARY KEY (project, synthetic, question_id, user_choice)
+    PRIMARY KEY (project, synthetic, question_id, user_choice, moves)
 ) STRICT, WITHOUT ROWID;
 -- A registry or signal-map change looks up the answers of one question.
-CREATE INDEX profile_answers_question ON profile_answers (question_id, user_choice);
+CREATE INDEX profile_answers_question ON profile_answers (question_id, user_choice, moves);
 
 CREATE TABLE profile_feed (
     project TEXT NOT NULL,
@@ -75,6 +79,7 @@ CREATE TABLE profile_feed (
     skill TEXT NOT NULL,
     question_id TEXT NOT NULL,
     user_choice TEXT NOT NULL,
+    moves INTEGER NOT NULL,
     day TEXT,
     n INTEGER NOT NULL
 ) STRICT;
@@ -97,9 +102,9 @@ BEGIN
     SELECT NEW.project, NEW.synthetic, NEW.day, NEW.n WHERE NEW.day IS NOT NULL
     ON CONFLICT (project, synthetic, day) DO UPDATE SET events = events + excluded.events;
 
-    INSERT INTO profile_answers (project, synthetic, question_id, user_choice, events)
-    VALUES (NEW.project, NEW.synthetic, NEW.question_id, NEW.user_choice, NEW.n)
-    ON CONFLICT (project, synthetic, question_id, user_choice)
+    INSERT INTO profile_answers (project, synthetic, question_id, user_choice, moves, events)
+    VALUES (NEW.project, NEW.synthetic, NEW.question_id, NEW.user_choice, NEW.moves, NEW.n)
+    ON CONFLICT (project, synthetic, question_id, user_choice, moves)
     DO UPDATE SET events = events + excluded.events;
 
     -- A distinct count moves when a skill, day or question crosses zero events:
@@ -130,7 +135,7 @@ BEGIN
            NEW.n * CAST(round(m.delta * 1000000) AS INTEGER), NEW.n
     FROM registry_questions AS r
     JOIN signal_map AS m ON m.signal_key = r.signal_key AND m.user_choice = NEW.user_choice
-    WHERE r.id = NEW.question_id
+    WHERE r.id = NEW.question_id AND NEW.moves
     ON CONFLICT (project, synthetic, dimension) DO UPDATE SET
         micros = micros + excluded.micros, events = events + excluded.events;
 
@@ -142,7 +147,7 @@ BEGIN
         AND synthetic = NEW.synthetic AND day = NEW.day AND events = 0;
     DELETE FROM profile_answers WHERE NEW.n < 0 AND project = NEW.project
         AND synthetic = NEW.synthetic AND question_id = NEW.question_id
-        AND user_choice = NEW.user_choice AND events = 0;
+        AND user_choice = NEW.user_choice AND moves = NEW.moves AND events = 0;
     DELETE FROM profile_sums WHERE NEW.n < 0 AND project = NEW.project
         AND synthetic = NEW.synthetic AND events = 0;
     DELETE FROM profile_totals WHERE NEW.n < 0 AND project = NEW.project
@@ -165,7 +170,7 @@ BEGIN
            NEW.n * sum(a.events) * CAST(round(NEW.delta * 1000000) AS INTEGER),
            NEW.n * sum(a.events)
     FROM profile_answers AS a
-    WHERE a.question_id = NEW.question_id AND a.user_choice = NEW.user_choice
+    WHERE a.question_id = NEW.question_id AND a.user_choice = NEW.user_choice AND a.moves
     GROUP BY a.project, a.synthetic
     ON CONFLICT (project, synthetic, dimension) DO UPDATE SET
         micros = micros + excluded.micros, events = events + excluded.events;
@@ -178,24 +183,24 @@ CREATE TRIGGER question_log_profile_insert AFTER INSERT ON question_log
 WHEN NEW.question_id != '' AND NEW.user_choice != ''
 BEGIN
     INSERT INTO profile_feed VALUES (NEW.project, NEW.synthetic, NEW.skill, NEW.question_id,
-                                     NEW.user_choice, nullif(substr(NEW.ts, 1, 10), ''), 1);
+        NEW.user_choice, NEW.source IS NOT 'auto-decided', nullif(substr(NEW.ts, 1, 10), ''), 1);
 END;
 
 CREATE TRIGGER question_log_profile_delete AFTER DELETE ON question_log
 WHEN OLD.question_id != '' AND OLD.user_choice != ''
 BEGIN
     INSERT INTO profile_feed VALUES (OLD.project, OLD.synthetic, OLD.skill, OLD.question_id,
-                                     OLD.user_choice, nullif(substr(OLD.ts, 1, 10), ''), -1);
+        OLD.user_choice, OLD.source IS NOT 'auto-decided', nullif(substr(OLD.ts, 1, 10), ''), -1);
 END;
 
 CREATE TRIGGER question_log_profile_update
-AFTER UPDATE OF project, synthetic, skill, question_id, user_choice, ts ON question_log
+AFTER UPDATE OF project, synthetic, skill, question_id, user_choice, source, ts ON question_log
 BEGIN
     INSERT INTO profile_feed SELECT OLD.project, OLD.synthetic, OLD.skill, OLD.question_id,
-        OLD.user_choice, nullif(substr(OLD.ts, 1, 10), ''), -1
+        OLD.user_choice, OLD.source IS NOT 'auto-decided', nullif(substr(OLD.ts, 1, 10), ''), -1
     WHERE OLD.question_id != '' AND OLD.user_choice != '';
     INSERT INTO profile_feed SELECT NEW.project, NEW.synthetic, NEW.skill, NEW.question_id,
-        NEW.user_choice, nullif(substr(NEW.ts, 1, 10), ''), 1
+        NEW.user_choice, NEW.source IS NOT 'auto-decided', nullif(substr(NEW.ts, 1, 10), ''), 1
     WHERE NEW.question_id != '' AND NEW.user_choice != '';
 END;
 
@@ -245,8 +250,9 @@ END;
 -- adds: question_log
 -- One feed row per group of the added events.
 INSERT INTO profile_feed
-SELECT project, synthetic, skill, question_id, user_choice, nullif(substr(ts, 1, 10), ''),
-       count(*)
+SELECT project, synthetic, skill, question_id, user_choice, source IS NOT 'auto-decided',
+       nullif(substr(ts, 1, 10), ''), count(*)
 FROM question_log NOT INDEXED
 WHERE id > :lo AND question_id != '' AND user_choice != ''
-GROUP BY project, synthetic, skill, question_id, user_choice, nullif(substr(ts, 1, 10), '');
+GROUP BY project, synthetic, skill, question_id, user_choice, source IS NOT 'auto-decided',
+         nullif(substr(ts, 1, 10), '');

@@ -5,9 +5,10 @@
 -- for events per day, phase and skill, override rates, door types and the diversity gate.
 -- The registry is looked up per row shown rather than joined, so counting the view or
 -- faceting it on the log's own columns reads only the log (or one of its indexes).
--- choice_key is the registry option key of the choice for every row that has one: an
--- answered hook row stores it as user_choice, an auto-decided one keeps gstack's label
--- there (so it never moves the profile) and the key in extra_json (user_choice_key).
+-- choice_key is the registry option key of the choice for every row that has one: hook
+-- rows, answered or auto-decided, store it as user_choice (the label in extra_json);
+-- auto-decided rows recorded before that kept gstack's label there and the key in
+-- extra_json (user_choice_key).
 CREATE VIEW question_events AS
 SELECT
     q.id,

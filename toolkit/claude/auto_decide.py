@@ -304,8 +304,8 @@ def _log_auto_decided(payload, verdicts, writer, project, registry):
         tool_use_id=payload.get("tool_use_id"),
         source="auto-decided",
         recommended_strict=True,
-        # An auto-decision is not the user's answer in the moment: keep the label
-        # (as gstack does) so it never moves the profile; the key goes beside it.
+        # gstack's line keeps the labels, the keys beside them; the row stores the keys
+        # (questions.prepare_row). An auto-decision never moves the profile.
         map_options=False,
         keys_beside=True,
     )

@@ -128,9 +128,8 @@ def build_record(
     ``map_options``, a choice that is one of the shown labels and names one of the
     registry entry's options is stored as that option key, the label beside it. With
     ``keys_beside`` instead (an auto-decision), the choice and recommendation stay the
-    labels gstack logs and their keys go beside them (``user_choice_key``,
-    ``recommended_key``): the profile moves only on a ``user_choice`` key, as gstack's
-    ``--derive`` does, and an auto-decision is not the user's answer.
+    labels gstack logs in its line and their keys go beside them (``user_choice_key``,
+    ``recommended_key``); the database row stores the keys (``questions.prepare_row``).
     """
     text = question_text(question)
     if not text:

@@ -427,6 +427,9 @@ def prepare_row(
         registry,
     )
     extra = {k: v for k, v in record.items() if k not in _COLUMN_FIELDS}
+    choice, recommended = record["user_choice"], _text_or_none(record.get("recommended"))
+    if record.get("source") == "auto-decided":
+        choice, recommended = _auto_decided_keys(extra, choice, recommended)
     whole = getattr(record, "whole_question", None)
     if whole:
         extra["whole_question"] = whole
@@ -444,8 +447,8 @@ def prepare_row(
         category,
         _text_or_none(record.get("door_type")),
         options_count,
-        record["user_choice"],
-        _text_or_none(record.get("recommended")),
+        choice,
+        recommended,
         followed,
         _text_or_none(record.get("session_id")),
         record.get("source", "agent"),
@@ -462,6 +465,23 @@ def prepare_row(
         recorded_at,
         developer or _developer(),
     )
+
+
+def _auto_decided_keys(extra, choice, recommended):
+    """An auto-decided event's choice and recommendation as stored: the option keys
+    gstack's line carries beside its labels (``user_choice_key``, ``recommended_key``),
+    like an answered row's, the labels kept in ``extra`` (``user_choice_label``,
+    ``recommended_label``). A key that is not non-empty text (or holds a NUL) is ignored, and a line
+    without keys (gstack's own) keeps its labels. Such a row never moves the profile."""
+    key = extra.get("user_choice_key")
+    if isinstance(key, str) and key and "\x00" not in key:
+        del extra["user_choice_key"]
+        extra["user_choice_label"], choice = choice, key
+    key = extra.get("recommended_key")
+    if isinstance(key, str) and key and "\x00" not in key and recommended is not None:
+        del extra["recommended_key"]
+        extra["recommended_label"], recommended = recommended, key
+    return choice, recommended
 
 
 def _developer():
