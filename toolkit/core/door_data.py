@@ -2,10 +2,8 @@
 
 The files are TOML, read by a small reader of the subset they use (``read_data``; a test
 keeps it equal to ``tomllib``): importing ``tomllib`` (and ``re``) would cost every hook
-process more than reading the rules a text needs does. Measured on the 11 files of the
-folded languages (one ``python -I -S`` process, idle machine): importing ``tomllib`` and
-``re`` 15.6 ms, parsing them with it 20.6 ms; this reader parses them all in 2.4 ms. Each file is read once per
-process, when a text first needs it (``load``); the digest of the bytes read is kept, so
+process more than reading the rules a text needs does (measured: docs/performance.md,
+"What the hot path leaves out"). Each file is read once per process, when a text first needs it (``load``); the digest of the bytes read is kept, so
 ``doors.rules_version`` can tell rules this process holds from rules upgraded since.
 
 The modules that read them record their own files as they start (``record_source``), so

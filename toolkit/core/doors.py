@@ -75,11 +75,9 @@ NO_MATCH = "no-match"
 
 
 class _Record(tuple):
-    """A named tuple written out by hand: ``collections.namedtuple`` instead measured +1.9
-    to +3.5 ms of CPU on four of the five hot calls (``benchmarks/hot_path.py`` against a
-    copy of this tree using it, issue 27, 30 alternating rounds on a loaded machine; the
-    pre-tool-use hook within noise); ``typing.NamedTuple`` costs more. Compares, unpacks
-    and prints like the named tuple it replaces."""
+    """A named tuple written out by hand: ``collections.namedtuple`` costs every hot call
+    more (measured: docs/performance.md, "What the hot path leaves out"). Compares,
+    unpacks and prints like the named tuple it replaces."""
 
     __slots__ = ()
     _fields = ()
