@@ -121,3 +121,68 @@ def save(conn, path, kind, st, offset, line_no, head, tail, size=None):
     from toolkit.store.db import save_ingest_state
 
     save_ingest_state(conn, path, kind, st, offset, line_no, head, tail, size=size)
+
+
+# A file read whole (a JSON store such as developer-profile.json): its row holds the stat
+# it was read at and the sha1 of its whole content in head_sha1, offset = size.
+
+
+def whole_read(conn, path):
+    """``(inode, size, mtime_ns, sha1)`` of the last whole read of ``path``, or None."""
+    row = conn.execute(
+        "SELECT inode, size, mtime_ns, head_sha1 FROM ingest_state WHERE path = ?", (path,)
+    ).fetchone()
+    return None if row is None else (row[0], row[1], row[2], row[3])
+
+
+def save_whole_read(conn, path, kind, key, digest):
+    """Record a whole read of ``path``: ``key`` is ``(inode, size, mtime_ns)``."""
+    from toolkit.store.db import utc_now
+
+    conn.execute(
+        "INSERT OR REPLACE INTO ingest_state (path, kind, inode, size, offset, line_no, mtime_ns,"
+        " head_sha1, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
+        (path, kind, key[0], key[1], key[1], key[2], digest, utc_now()),
+    )
+
+
+def forget(conn, paths):
+    """Drop what was recorded of ``paths`` (removed files: a new file of that name is read
+    from the start)."""
+    conn.executemany("DELETE FROM ingest_state WHERE path = ?", [(p,) for p in paths])
+
+
+# How long the follow-up write that marks our own line as read may wait for the lock:
+# skipping it only means the importer reads that line once more (and finds its key).
+STATE_WAIT_MS = 200
+
+
+def advance(conn, path, kind, expected, st, line_no, head, tail):
+    """Move the file's ingest_state past our own line, in one statement of its own, and
+    only if the state is still ``expected`` (a compare-and-set: nobody else read or wrote
+    meanwhile). Gives up quietly on a busy or failing database."""
+    from toolkit.store.db import sqlite3, utc_now
+
+    new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail, utc_now())
+    wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute(f"PRAGMA busy_timeout = {min(wait, STATE_WAIT_MS)}")
+    try:
+        if expected is None:
+            conn.execute(
+                "INSERT OR IGNORE INTO ingest_state (kind, inode, size, offset, line_no,"
+                " mtime_ns, head_sha1, tail_sha1, updated_at, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*new, path),
+            )
+        else:
+            conn.execute(
+                "UPDATE ingest_state SET kind = ?, inode = ?, size = ?, offset = ?,"
+                " line_no = ?, mtime_ns = ?, head_sha1 = ?, tail_sha1 = ?, updated_at = ?"
+                " WHERE path = ? AND inode = ? AND size = ? AND offset = ? AND line_no = ?"
+                " AND mtime_ns = ?",
+                (*new, path, *expected.seen()),
+            )
+    except sqlite3.Error:
+        pass
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {wait}")

@@ -166,11 +166,6 @@ def _stat(path):
         raise
 
 
-# How long the follow-up write that marks our own line as read may wait for the lock:
-# skipping it only means the importer reads that line once more (and finds its key).
-_STATE_WAIT_MS = 200
-
-
 def _fingerprints(path, st, env):
     """The file's fingerprints at size ``st.st_size``, or None when it is no longer that
     file at that size."""
@@ -209,40 +204,9 @@ def append_committed(conn, path, kind, line, env=None):
     except OSError:
         return
     if marks is not None:
-        _advance_state(
+        file_state.advance(
             conn, path, kind, state, done.after, (state.line_no if state else 0) + 1, *marks
         )
-
-
-def _advance_state(conn, path, kind, expected, st, line_no, head, tail):
-    """Move the file's ingest_state past our own line, in one statement of its own, and
-    only if the state is still ``expected`` (a compare-and-set: nobody else read or wrote
-    meanwhile). Gives up quietly on a busy or failing database."""
-    from toolkit.store.db import sqlite3, utc_now
-
-    new = (kind, st.st_ino, st.st_size, st.st_size, line_no, st.st_mtime_ns, head, tail, utc_now())
-    wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-    conn.execute(f"PRAGMA busy_timeout = {min(wait, _STATE_WAIT_MS)}")
-    try:
-        if expected is None:
-            conn.execute(
-                "INSERT OR IGNORE INTO ingest_state (kind, inode, size, offset, line_no,"
-                " mtime_ns, head_sha1, tail_sha1, updated_at, path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*new, path),
-            )
-        else:
-            conn.execute(
-                "UPDATE ingest_state SET kind = ?, inode = ?, size = ?, offset = ?,"
-                " line_no = ?, mtime_ns = ?, head_sha1 = ?, tail_sha1 = ?, updated_at = ?"
-                " WHERE path = ? AND inode = ? AND size = ? AND offset = ? AND line_no = ?"
-                " AND mtime_ns = ?",
-                (*new, path, *expected.seen()),
-            )
-    except sqlite3.Error:
-        pass
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {wait}")
 
 
 def log_question(conn, record, project, *, enabled=True, env=None, question_index=None):

@@ -19,6 +19,7 @@ import sys
 import time
 
 from toolkit.core import jscompat, profile
+from toolkit.gstack import file_state
 from toolkit.store import db, safe_io
 from toolkit.store import json_lite as json
 
@@ -52,21 +53,6 @@ def _stat_key(path):
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _recorded(conn, path):
-    row = conn.execute(
-        "SELECT inode, size, mtime_ns, head_sha1 FROM ingest_state WHERE path = ?", (path,)
-    ).fetchone()
-    return None if row is None else (row[0], row[1], row[2], row[3])
-
-
-def _record(conn, path, kind, key, digest):
-    conn.execute(
-        "INSERT OR REPLACE INTO ingest_state (path, kind, inode, size, offset, line_no, mtime_ns,"
-        " head_sha1, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
-        (path, kind, key[0], key[1], key[1], key[2], digest, db.utc_now()),
-    )
 
 
 # --------------------------------------------------------------------------
@@ -131,7 +117,7 @@ def _pick_up_profile(conn, root):
     key = _stat_key(path)
     if key is None:
         return False
-    rec = _recorded(conn, path)
+    rec = file_state.whole_read(conn, path)
     if rec is not None and rec[:3] == key:
         return False
     try:
@@ -141,7 +127,7 @@ def _pick_up_profile(conn, root):
         return False
     digest = profile.sha1_hex(raw)
     if rec is not None and rec[3] == digest:
-        _record(conn, path, KIND_PROFILE, key, digest)  # touched, not changed
+        file_state.save_whole_read(conn, path, KIND_PROFILE, key, digest)  # touched, not changed
         return False
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -149,10 +135,10 @@ def _pick_up_profile(conn, root):
             raise ValueError("not a JSON object")
     except ValueError as e:
         _warn(f"{PROFILE_FILE} is not valid JSON ({e}); using the database copy")
-        _record(conn, path, KIND_PROFILE, key, digest)
+        file_state.save_whole_read(conn, path, KIND_PROFILE, key, digest)
         return True  # rewrite the file from the database
     changed = import_profile(conn, data)
-    _record(conn, path, KIND_PROFILE, key, digest)
+    file_state.save_whole_read(conn, path, KIND_PROFILE, key, digest)
     return changed
 
 
@@ -210,13 +196,13 @@ def migrate_legacy(conn, root):
         _warn(f"{LEGACY_FILE} line {n}: not a JSON object; skipped")
     key = _stat_key(path) or (None, len(raw), None)
     with db.transaction(conn):
-        rec = _recorded(conn, path)
+        rec = file_state.whole_read(conn, path)
         added = 0
         if rec is None or rec[3] != digest:
             added = profile.add_sessions(conn, session_list, origin=LEGACY_FILE)
             if not profile.get_meta(conn, profile.META_MIGRATED_AT):
                 profile.set_meta(conn, profile.META_MIGRATED_AT, db.utc_now())
-            _record(conn, path, KIND_LEGACY, key, digest)
+            file_state.save_whole_read(conn, path, KIND_LEGACY, key, digest)
     archive = _archive_name(path)
     try:
         os.replace(path, archive)
@@ -251,7 +237,7 @@ def write_mirror(conn, root, project, doc=None):
         return False
     key = _stat_key(path)
     if key is not None:
-        _record(conn, path, KIND_PROFILE, key, profile.sha1_hex(body))
+        file_state.save_whole_read(conn, path, KIND_PROFILE, key, profile.sha1_hex(body))
     return True
 
 
@@ -286,7 +272,7 @@ def sync(conn, root, project, legacy=True, force_mirror=False):
     mirror = mirror_enabled()
     dev = os.path.abspath(profile_path(root))
     key = _stat_key(dev)
-    rec = _recorded(conn, dev) if key is not None else None
+    rec = file_state.whole_read(conn, dev) if key is not None else None
     profile_changed = key is not None and (rec is None or rec[:3] != key)
     missing = key is None and mirror
     has_legacy = legacy and os.path.exists(legacy_path(root))
@@ -341,4 +327,4 @@ def remove_files(root, project=None):
 def forget_files(conn, paths):
     """Drop ingest offsets of removed files so a new file of that name is read from the start."""
     with db.transaction(conn):
-        conn.executemany("DELETE FROM ingest_state WHERE path = ?", [(p,) for p in paths])
+        file_state.forget(conn, paths)
