@@ -77,6 +77,9 @@ def test_check_creates_the_preferences_file(state_root):
         ("ship-test-failure-triage", "ask-only-for-one-way", ["ASK_NORMALLY"]),  # one-way id
         (TWO_WAY, "sometimes", ["ASK_NORMALLY", "NOTE: unknown preference value: sometimes"]),
         (TWO_WAY, None, ["ASK_NORMALLY"]),
+        # no door changes these (the door is not read for them): asked, no note
+        ("ship-test-failure-triage", "always-ask", ["ASK_NORMALLY"]),
+        ("ship-test-failure-triage", None, ["ASK_NORMALLY"]),
     ],
 )
 def test_check_with_planted_preference(state_root, qid, value, expected):

@@ -128,6 +128,16 @@ def test_hot_path_stays_lean(loaded):
         assert not (mods & banned), (name, args[:1], mods & banned)
 
 
+def test_a_check_no_door_can_change_reads_no_door(loaded):
+    # With no preference the answer is ASK_NORMALLY whatever the door (a one-way summary
+    # included), so the rules are not loaded; a silencing preference still reads them.
+    rules = {"toolkit.core.doors", "toolkit.core.door_checks", "toolkit.core.door_engine"}
+    _, _, no_preference = loaded[5]  # --check adhoc-q --summary-stdin "Drop the users table?"
+    _, _, never_ask = loaded[4]  # --check of an id with a never-ask preference
+    assert not (no_preference & rules)
+    assert "toolkit.core.door_checks" in never_ask
+
+
 def test_hot_path_imports_no_functools_collections_enum_or_re(loaded):
     # functools and collections (the sqlite3 C module takes functools.lru_cache; namedtuple),
     # enum and re (a regex tokenizer, git config parsing) cost a hook process 2-5 ms

@@ -173,7 +173,9 @@ def run_check(
     slug = project_slug(project)
     conn = _open(db_path)
     _pickup(conn, slug, result)
-    decision = preferences.check(conn, slug, question_id, summary, include_synthetic)
+    decision = preferences.check(
+        conn, slug, question_id, summary, include_synthetic, need_door=as_json
+    )
     if as_json:
         data = decision.as_dict()
         data["project"] = slug

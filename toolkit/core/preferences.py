@@ -234,14 +234,20 @@ class Decision:
         }
 
 
-def check(conn, project, question_id, summary=None, include_synthetic=False):
+def check(conn, project, question_id, summary=None, include_synthetic=False, need_door=True):
     """Decide whether to ask: one-way first, then the split-chain carve-out, then the preference.
 
     Never returns ``ASK_ONLY_ONE_WAY`` (gstack's --check does not either): by the time the
     preference is consulted the question is known to be two-way. Simulated preferences
     count only with ``include_synthetic`` or in a demo database.
+
+    With ``need_door`` false (a caller printing only the lines) the door is not read when
+    no door can change them: no preference, or ``always-ask``, is a plain ASK_NORMALLY
+    whatever the door, and the decision's ``door`` is then None ("not read").
     """
     pref, scope = effective_preference(conn, project, question_id, include_synthetic)
+    if not need_door and (pref is None or pref == "always-ask"):
+        return Decision(question_id, ASK, [], pref, scope, None)
     door = classify(conn, question_id, summary or None)
     notes = []
     if door.one_way:

@@ -247,7 +247,7 @@ def _pref_check(rest):
     slug, conn, _ = _prepared()
     from toolkit.core import preferences
 
-    decision = preferences.check(conn, slug, question_id, summary)
+    decision = preferences.check(conn, slug, question_id, summary, need_door=False)
     sys.stdout.write("\n".join(decision.lines()) + "\n")
     return 0
 
