@@ -14,6 +14,7 @@ them.
 Only the standard library is imported here: this module is on the hot path.
 """
 
+import gc
 import os
 import sys
 
@@ -26,6 +27,12 @@ COMMANDS = {
     "gstack-builder-profile": ("toolkit.gstack.compat_profile", "builder_profile_main"),
     "gstack-pacing-rank": ("toolkit.pacing.rank", "rank_main"),
 }
+
+# Commands that handle one call and exit: they run without the cyclic garbage collector,
+# whose passes over the freshly imported modules are pure start-up cost here (what it
+# saves: benchmarks/RESULTS.md, "Issue 27 point 3, round 2"). Reference counting still
+# frees everything else; the plantune fast path (check, log, the hooks) is one too.
+SHORT_LIVED = ("gstack-question-log", "gstack-question-preference")
 
 
 def normal_start():
@@ -51,5 +58,8 @@ def main():
 
         if cli_fast.parse(sys.argv[1:]) is None:
             normal_start()
+        gc.disable()
+    elif name in SHORT_LIVED:
+        gc.disable()
     __import__(module)
     sys.exit(getattr(sys.modules[module], function)())

@@ -8,8 +8,6 @@ still unread. Light on purpose: the hot path asks it on every call, before (and 
 instead of) importing the importer.
 """
 
-from __future__ import annotations
-
 import os
 
 from toolkit.store.digest import sha1_hex
