@@ -41,6 +41,7 @@ __all__ = [
     "gate_keys",
     "foreign_words",
     "match",
+    "mixed_match",
     "rule_names",
     "unreadable",
     "scripts",
@@ -436,6 +437,152 @@ def match(text, counts=None):
             if _fires(lang, read, rule, where):
                 return code, rule["rule"]
     return None
+
+
+def mixed_match(text, known, counts=None):
+    """``(verb's language, object's language, rule)`` when a verb of one language and an
+    object of another make a pair ("borrar the users table", "supprimer die
+    Produktionsdatenbank", "本番 database を drop"), or None. Read after ``match``.
+
+    Each verb of a language's pair rules (English: its word rules' pairs) is put, as a
+    verb of the rule of the same name of another language, in the verb's place, and
+    that rule reads the text, when each of the two languages is evident beside the
+    other (``_evident``): its
+    harmless words and windows still count ("我drop掉测试库里的临时表" stays two-way).
+    A verb that is a word of the other language too ("pause" is French) stays that
+    language's. ``known(word, language)``: whether a folded word is a word of that
+    language's list (``door_readable.is_word``)."""
+    if counts is None:
+        counts = scripts(text)
+    folded = fold(text)
+    words = folded.split()
+    stop = _stopwords()[0]
+    codes = [c for c in _candidates(counts) if c != "en"]
+    if text.isascii():
+        codes = [c for c in codes if _worth_reading(c, words, stop)]
+    if not codes:
+        return None
+    # Words in capitals are names, not prose: "TODO" is no Spanish "todo".
+    caps = {fold(w).strip() for w in text.split() if w.isupper() and len(w) > 1}
+    prose = [w for w in words if w not in caps] if caps else words
+    english = word_rules("en")
+    verbs = []  # (language, start, end, rule) in ``folded``
+    starts = [k for k, c in enumerate(folded) if c == " "]
+    for i, rule in english.pair_words(words)[0].items():
+        verbs.append(("en", starts[i] + 1, starts[i + 1], rule))
+    for code in codes:
+        lang = _language(code)
+        read = folded if code != _JAMO else _ud().normalize("NFD", folded)
+        for rule in lang.rules:
+            for fam in _names(rule.get("verbs", ())):
+                for a, b in lang.find(read, fam):
+                    if code == _JAMO:  # back to the composed text's positions
+                        a, b = (len(_ud().normalize("NFC", read[:k])) for k in (a, b))
+                    verbs.append((code, a, b, rule["rule"]))
+    if not verbs:
+        return None
+    langs = ["en"] + codes
+    # Text of a third language is that language's ("Cambio il testo del pulsante
+    # «Elimina account»?" is Italian, not a Spanish verb with a German object).
+    share = {c: _exclusive(c, prose, stop) for c in _LATIN}
+    for a, lo, hi, rule in verbs:
+        word = folded[folded.rfind(" ", 0, lo) + 1 : folded.find(" ", hi)]
+        for b in langs:
+            if b == a or not _evident(b, a, counts, prose, stop, known):
+                continue
+            most = max((n for c, n in share.items() if c != a and c != b), default=0)
+            if most > share.get(a, 0) and most > share.get(b, 0):
+                continue
+            if not _evident(a, b, counts, prose, stop, known, word):
+                continue
+            if _group(a) == _group(b) and known(word, b):
+                continue  # a word of both: "pause" in French text is French
+            for verb in _verbs_of(b, rule, english):
+                read = folded[:lo] + " " + verb + " " + folded[hi:]
+                if b == "en":
+                    if english.match_words(read.split(), pairs_only=True):
+                        return a, b, rule
+                    continue
+                lang = _language(b)
+                if b == _JAMO:
+                    read = _ud().normalize("NFD", read)
+                for own in lang.rules:
+                    if own["rule"] == rule and "verbs" in own:
+                        if _fires(lang, read, own, _one_sentence):
+                            return a, b, rule
+    return None
+
+
+def _verbs_of(code, rule, english):
+    """A verb of each of ``code``'s pair rules named ``rule`` (its first one-word
+    entry), as a word of folded text."""
+    if code == "en":
+        verb = english.verb_for(rule)
+        return (verb,) if verb else ()
+    lang = _language(code)
+    out = []
+    for own in lang.rules:
+        if own["rule"] == rule and "verbs" in own:
+            entries = lang.families.get(_names(own["verbs"])[0], ())
+            verb = next((e for e in entries if " " not in e.strip()), None)
+            if verb:
+                out.append(verb.strip().lstrip("="))
+    return tuple(dict.fromkeys(out))
+
+
+_GROUPS = {"zh": "han", "ja": "kana", "ko": "hangul", "ru": "cyrillic"}
+
+
+def _group(code):
+    """The script a language's words are written in ("latin" for the Latin languages)."""
+    return _GROUPS.get(code, "latin")
+
+
+def _evident(code, other, counts, words, stop, known, verb=None):
+    """Whether the text is written in ``code`` beside ``other``, not only in ``other``.
+    Scripts apart: letters of ``code``'s script (Chinese: and no kana, which make it
+    Japanese; a Latin language giving the objects: and a function word only it has,
+    two for a language but English, as code names are English or look Spanish:
+    "TODO", "node_modules"). One script: the verb's side, its word is a word of
+    ``code``'s list and not of ``other``'s; the objects' side, more function words
+    only ``code`` has than ones only ``other`` has ("Bauen wir das Dashboard ab Montag
+    um?" is German, though "um" is Portuguese), or, neither having one, a word of
+    ``code``'s list ``other``'s lacks."""
+    group = _group(code)
+    if group != _group(other):
+        if code == "zh" and counts.get("kana"):
+            return False
+        if group == "latin" and verb is None:
+            if not counts.get(group):
+                return False
+            return _exclusive(code, words, stop) >= 1 or _listed(code, other, words, known)
+        return bool(counts.get(group))
+    if verb is not None:
+        return known(verb, code) and not known(verb, other)
+    mine, theirs = _exclusive(code, words, stop), _exclusive(other, words, stop)
+    return mine > theirs or not theirs and _listed(code, other, words, known)
+
+
+def _listed(code, other, words, known):
+    """Whether a word of four letters or more is a word of ``code``'s list but not of
+    ``other``'s nor of English's ("datos", "donnees"; not "todo", "bucket", which every
+    language's list borrows). Never for English, whose words every language borrows."""
+    if code == "en":
+        return False
+    return any(
+        len(w) >= 4 and known(w, code) and not known(w, other) and not known(w, "en") for w in words
+    )
+
+
+def _exclusive(code, words, stop):
+    """How many of ``words`` are function words of ``code`` that no other language
+    with rules of its script has."""
+    mine = stop.get(code, frozenset())
+    if _group(code) == "latin":
+        for c in _LATIN:
+            if c != code:
+                mine = mine - stop.get(c, frozenset())
+    return sum(1 for w in words if w in mine)
 
 
 def _worth_reading(code, words, stop):

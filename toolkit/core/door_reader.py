@@ -503,13 +503,41 @@ class WordRules:
                         hits[fid] = [(i, n)]
         return hits
 
-    def match_words(self, found):
-        """The first rule that fires on a list of words (``words``), or None."""
+    def pair_words(self, found):
+        """``({verb position: rule name}, object positions)``: the words of ``found`` (a
+        list of words) where an entry of a pair rule's verbs or objects starts (a verb
+        right after an article is a noun and left out)."""
+        hits = self._scan(found)
+        verbs, objects = {}, set()
+        for name, test in self.rules:
+            if type(test) is _Pair:
+                for i, _ in hits.get(test.verbs, ()):
+                    if not i or found[i - 1] not in test.articles:
+                        verbs.setdefault(i, name)
+                objects.update(i for i, _ in hits.get(test.objects, ()))
+        return verbs, objects
+
+    def verb_for(self, rule):
+        """A verb (the first entry of one word) of the first pair rule named ``rule``, or
+        None."""
+        for name, test in self.rules:
+            if name == rule and type(test) is _Pair:
+                for family, fid in self._ids.items():
+                    if fid == test.verbs:
+                        entries = self._families[family]
+                        return next((e for e in entries if " " not in e), entries[0])
+        return None
+
+    def match_words(self, found, pairs_only=False):
+        """The first rule that fires on a list of words (``words``), or None; with
+        ``pairs_only``, of the rules pairing a verb with an object."""
         hits = self._scan(found)
         if not hits:
             return None
         t = _Text(found, hits, self.breaks)
         for name, test in self.rules:
+            if pairs_only and type(test) is not _Pair:
+                continue
             if test.needs in hits and test(t):
                 return name
         return None

@@ -429,7 +429,7 @@ def _judge(text, prose=True):
     spellings = _spellings(text)
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core import door_engine
-    from toolkit.core.door_readable import unknown_language
+    from toolkit.core.door_readable import is_word, unknown_language
 
     match = door_engine.word_match
 
@@ -452,6 +452,11 @@ def _judge(text, prose=True):
     for spelling in spellings:
         counts = door_engine.scripts(spelling)
         found = door_engine.match(spelling, counts)
+        if not found:
+            # A verb of one language with an object of another: "borrar the users table".
+            mixed = door_engine.mixed_match(spelling, is_word, counts)
+            if mixed:
+                found = (mixed[0] + "+" + mixed[1], mixed[2])
         if found:
             norm = door_engine.fold(spelling).strip()
             return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
