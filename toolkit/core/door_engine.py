@@ -41,7 +41,6 @@ __all__ = [
     "gate_keys",
     "foreign_words",
     "match",
-    "mixed_match",
     "rule_names",
     "unreadable",
     "scripts",
@@ -411,10 +410,12 @@ def _names(value):
     return (value,) if isinstance(value, str) else value
 
 
-def match(text, counts=None):
+def match(text, counts=None, known=None):
     """``(language, rule)`` of the first data rule that fires on ``text``, or None.
 
-    ``text`` is as written (decoded, not yet folded); ``counts`` its ``scripts``.
+    ``text`` is as written (decoded, not yet folded); ``counts`` its ``scripts``. With
+    ``known`` (``_mixed``), a verb of one language with an object of another too:
+    ``("es+en", rule)``.
     """
     if counts is None:
         counts = scripts(text)
@@ -436,13 +437,18 @@ def match(text, counts=None):
         for rule in lang.rules:
             if _fires(lang, read, rule, where):
                 return code, rule["rule"]
+    if known is not None:
+        mixed = _mixed(text, counts, folded, words, stop, [c for c in codes if c != "en"], known)
+        if mixed:
+            return mixed[0] + "+" + mixed[1], mixed[2]
     return None
 
 
-def mixed_match(text, known, counts=None):
+def _mixed(text, counts, folded, words, stop, codes, known):
     """``(verb's language, object's language, rule)`` when a verb of one language and an
     object of another make a pair ("borrar the users table", "supprimer die
-    Produktionsdatenbank", "本番 database を drop"), or None. Read after ``match``.
+    Produktionsdatenbank", "本番 database を drop"), or None. ``codes``: the languages
+    other than English worth reading (``match``).
 
     Each verb of a language's pair rules (English: its word rules' pairs) is put, as a
     verb of the rule of the same name of another language, in the verb's place, and
@@ -452,14 +458,6 @@ def mixed_match(text, known, counts=None):
     A verb that is a word of the other language too ("pause" is French) stays that
     language's. ``known(word, language)``: whether a folded word is a word of that
     language's list (``door_readable.is_word``)."""
-    if counts is None:
-        counts = scripts(text)
-    folded = fold(text)
-    words = folded.split()
-    stop = _stopwords()[0]
-    codes = [c for c in _candidates(counts) if c != "en"]
-    if text.isascii():
-        codes = [c for c in codes if _worth_reading(c, words, stop)]
     if not codes:
         return None
     # Words in capitals are names, not prose: "TODO" is no Spanish "todo".
@@ -468,27 +466,37 @@ def mixed_match(text, known, counts=None):
     english = word_rules("en")
     verbs = []  # (language, start, end, rule) in ``folded``
     starts = [k for k, c in enumerate(folded) if c == " "]
-    for i, rule in english.pair_words(words)[0].items():
+    found, objects = english.pair_words(words)
+    objects = {"en": objects}  # {language: names of the rules whose objects are there}
+    for i, rule in found.items():
         verbs.append(("en", starts[i] + 1, starts[i + 1], rule))
     for code in codes:
         lang = _language(code)
         read = folded if code != _JAMO else _ud().normalize("NFD", folded)
+        named = objects[code] = set()
         for rule in lang.rules:
-            for fam in _names(rule.get("verbs", ())):
+            if "verbs" not in rule:
+                continue
+            for fam in _names(rule["verbs"]):
                 for a, b in lang.find(read, fam):
                     if code == _JAMO:  # back to the composed text's positions
                         a, b = (len(_ud().normalize("NFC", read[:k])) for k in (a, b))
                     verbs.append((code, a, b, rule["rule"]))
+            kinds = (*_names(rule.get("objects", ())), *_names(rule.get("weak", ())))
+            if any(lang.find(read, fam) for fam in kinds):
+                named.add(rule["rule"])
     if not verbs:
         return None
-    langs = ["en"] + codes
+    langs = [code for code in ["en"] + codes if objects[code]]
     # Text of a third language is that language's ("Cambio il testo del pulsante
     # «Elimina account»?" is Italian, not a Spanish verb with a German object).
     share = {c: _exclusive(c, prose, stop) for c in _LATIN}
     for a, lo, hi, rule in verbs:
         word = folded[folded.rfind(" ", 0, lo) + 1 : folded.find(" ", hi)]
         for b in langs:
-            if b == a or not _evident(b, a, counts, prose, stop, known):
+            if b == a or rule not in objects[b]:
+                continue
+            if not _evident(b, a, counts, prose, stop, known):
                 continue
             most = max((n for c, n in share.items() if c != a and c != b), default=0)
             if most > share.get(a, 0) and most > share.get(b, 0):
@@ -603,13 +611,13 @@ def _worth_reading(code, words, stop):
     keys = _gates().get(code)
     if keys is None:
         return True  # no gate listed: read it
-    start, within = keys
+    start, within, start_sizes, within_sizes = keys
     for w in words:
         if w in function or english.known(w):
             continue
-        if any(w[:n] in start for n in _sizes(start)):
+        if any(w[:n] in start for n in start_sizes):
             return True
-        if any(w[i : i + n] in within for n in _sizes(within) for i in range(len(w))):
+        if any(w[i : i + n] in within for n in within_sizes for i in range(len(w))):
             return True
     return False
 
@@ -641,16 +649,15 @@ def gate_keys(data):
 
 
 def _gates():
-    """``{language: (keys found at a word's start, keys found anywhere in a word)}``."""
+    """``{language: (keys found at a word's start, keys found anywhere in a word, and
+    the lengths of each)}``."""
     gates = _loaded.get("gates")
     if gates is None:
-        gates = _loaded["gates"] = {
-            code: (
-                frozenset(k for k in keys if k[:1] != "~"),
-                frozenset(k[1:] for k in keys if k[:1] == "~"),
-            )
-            for code, keys in _stopwords()[2].items()
-        }
+        gates = _loaded["gates"] = {}
+        for code, keys in _stopwords()[2].items():
+            start = frozenset(k for k in keys if k[:1] != "~")
+            within = frozenset(k[1:] for k in keys if k[:1] == "~")
+            gates[code] = (start, within, _sizes(start), _sizes(within))
     return gates
 
 

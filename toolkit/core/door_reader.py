@@ -504,9 +504,9 @@ class WordRules:
         return hits
 
     def pair_words(self, found):
-        """``({verb position: rule name}, object positions)``: the words of ``found`` (a
-        list of words) where an entry of a pair rule's verbs or objects starts (a verb
-        right after an article is a noun and left out)."""
+        """``({verb position: rule name}, names of the rules whose objects are there)``
+        over the words of ``found`` (a list of words), for the rules pairing a verb with
+        an object (a verb right after an article is a noun and left out)."""
         hits = self._scan(found)
         verbs, objects = {}, set()
         for name, test in self.rules:
@@ -514,7 +514,8 @@ class WordRules:
                 for i, _ in hits.get(test.verbs, ()):
                     if not i or found[i - 1] not in test.articles:
                         verbs.setdefault(i, name)
-                objects.update(i for i, _ in hits.get(test.objects, ()))
+                if test.objects in hits:
+                    objects.add(name)
         return verbs, objects
 
     def verb_for(self, rule):

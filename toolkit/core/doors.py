@@ -451,12 +451,9 @@ def _judge(text, prose=True):
     why = None
     for spelling in spellings:
         counts = door_engine.scripts(spelling)
-        found = door_engine.match(spelling, counts)
-        if not found:
-            # A verb of one language with an object of another: "borrar the users table".
-            mixed = door_engine.mixed_match(spelling, is_word, counts)
-            if mixed:
-                found = (mixed[0] + "+" + mixed[1], mixed[2])
+        # ``is_word``: a verb of one language with an object of another too ("borrar
+        # the users table" reads language "es+en").
+        found = door_engine.match(spelling, counts, is_word)
         if found:
             norm = door_engine.fold(spelling).strip()
             return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
