@@ -563,22 +563,23 @@ def _evident(code, other, counts, words, stop, known, verb=None):
         if group == "latin" and verb is None:
             if not counts.get(group):
                 return False
-            return _exclusive(code, words, stop) >= 1 or _listed(code, other, words, known)
+            return _exclusive(code, words, stop) >= 1 or _listed(code, words, known)
         return bool(counts.get(group))
     if verb is not None:
         return known(verb, code) and not known(verb, other)
     mine, theirs = _exclusive(code, words, stop), _exclusive(other, words, stop)
-    return mine > theirs or not theirs and _listed(code, other, words, known)
+    return mine > theirs or not theirs and _listed(code, words, known)
 
 
-def _listed(code, other, words, known):
-    """Whether a word of four letters or more is a word of ``code``'s list but not of
-    ``other``'s nor of English's ("datos", "donnees"; not "todo", "bucket", which every
-    language's list borrows). Never for English, whose words every language borrows."""
+def _listed(code, words, known):
+    """Whether a word of four letters or more is a word of ``code``'s list and of no
+    other Latin language's ("datos", "donnees"; not "todo", "bucket", "testo", which
+    more lists hold). Never for English, whose words every language borrows."""
     if code == "en":
         return False
+    others = [c for c in _LATIN if c != code]
     return any(
-        len(w) >= 4 and known(w, code) and not known(w, other) and not known(w, "en") for w in words
+        len(w) >= 4 and known(w, code) and not any(known(w, c) for c in others) for w in words
     )
 
 
