@@ -26,6 +26,8 @@ process more than the rules a text needs), each when a text first needs it. The 
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
   the folded form. Encodings that hide words are undone before (``door_decode``).
+* pairs a verb of one language with an object of another (``match`` with ``known``,
+  ``_mixed``): "borrar the users table" reads as language ``es+en``.
 
 The data files' hash is ``doors.rules_version`` (with the modules that apply them).
 """
@@ -451,13 +453,13 @@ def _mixed(text, counts, folded, words, stop, codes, known):
     other than English worth reading (``match``).
 
     Each verb of a language's pair rules (English: its word rules' pairs) is put, as a
-    verb of the rule of the same name of another language, in the verb's place, and
-    that rule reads the text, when each of the two languages is evident beside the
-    other (``_evident``): its
-    harmless words and windows still count ("我drop掉测试库里的临时表" stays two-way).
-    A verb that is a word of the other language too ("pause" is French) stays that
-    language's. ``known(word, language)``: whether a folded word is a word of that
-    language's list (``door_readable.is_word``)."""
+    verb of the rule of the same name of another language whose objects of that rule
+    are in the text, in the verb's place, and that rule reads the text, when each of
+    the two languages is evident beside the other (``_evident``) and no third language
+    has more function words of its own: its harmless words and windows still count
+    ("我drop掉测试库里的临时表" stays two-way). A verb that is a word of the other
+    language too ("pause" is French) stays that language's. ``known(word, language)``:
+    whether a folded word is a word of that language's list (``door_readable.is_word``)."""
     if not codes:
         return None
     # Words in capitals are names, not prose: "TODO" is no Spanish "todo".
