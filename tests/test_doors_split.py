@@ -4,7 +4,7 @@ user could be asked; none may read two-way."""
 
 import pytest
 
-from toolkit.core.doors import classify
+from toolkit.core.doors import classify, explain
 
 # Every kind of break, typed between "Drop" and "the users table".
 BREAKS = (". ", "! ", "? ", "; ", ": ", ", ", " — ", " – ", " -- ", "… ", "\n", "\n\n")
@@ -99,6 +99,24 @@ def test_a_verb_of_one_language_pairs_with_an_object_of_another(verb, obj):
 )
 def test_the_mixed_pairs_of_the_issue(text):
     assert classify(text).door == "one-way"
+
+
+def test_explain_names_both_languages_of_a_mixed_pair():
+    shown = explain("borrar the users table in production")
+    assert shown["door"] == "one-way" and shown["language"] == "es+en", shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我drop掉测试库里的临时表",
+        "Cambio il testo del pulsante «Elimina account»?",
+        "Should I pause the database migration tests?",
+        "Quick question: ¿Borro el log viejo de mi máquina?",
+    ],
+)
+def test_mixed_text_keeps_the_harmless_words_of_each_language(text):
+    assert classify(text).door == "two-way"
 
 
 @pytest.mark.parametrize(
