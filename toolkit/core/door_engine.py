@@ -26,6 +26,8 @@ process more than the rules a text needs), each when a text first needs it. The 
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
   the folded form. Encodings that hide words are undone before (``door_decode``).
+* pairs a verb of one language with an object of another (``match`` with ``known``,
+  ``_mixed``): "borrar the users table" reads as language ``es+en``.
 
 The data files' hash is ``doors.rules_version`` (with the modules that apply them).
 """
@@ -410,10 +412,12 @@ def _names(value):
     return (value,) if isinstance(value, str) else value
 
 
-def match(text, counts=None):
+def match(text, counts=None, known=None):
     """``(language, rule)`` of the first data rule that fires on ``text``, or None.
 
-    ``text`` is as written (decoded, not yet folded); ``counts`` its ``scripts``.
+    ``text`` is as written (decoded, not yet folded); ``counts`` its ``scripts``. With
+    ``known`` (``_mixed``), a verb of one language with an object of another too:
+    ``("es+en", rule)``.
     """
     if counts is None:
         counts = scripts(text)
@@ -435,7 +439,161 @@ def match(text, counts=None):
         for rule in lang.rules:
             if _fires(lang, read, rule, where):
                 return code, rule["rule"]
+    if known is not None:
+        mixed = _mixed(text, counts, folded, words, stop, [c for c in codes if c != "en"], known)
+        if mixed:
+            return mixed[0] + "+" + mixed[1], mixed[2]
     return None
+
+
+def _mixed(text, counts, folded, words, stop, codes, known):
+    """``(verb's language, object's language, rule)`` when a verb of one language and an
+    object of another make a pair ("borrar the users table", "supprimer die
+    Produktionsdatenbank", "本番 database を drop"), or None. ``codes``: the languages
+    other than English worth reading (``match``).
+
+    Each verb of a language's pair rules (English: its word rules' pairs) is put, as a
+    verb of the rule of the same name of another language whose objects of that rule
+    are in the text, in the verb's place, and that rule reads the text, when each of
+    the two languages is evident beside the other (``_evident``) and no third language
+    has more function words of its own: its harmless words and windows still count
+    ("我drop掉测试库里的临时表" stays two-way). A verb that is a word of the other
+    language too ("pause" is French) stays that language's. ``known(word, language)``:
+    whether a folded word is a word of that language's list (``door_readable.is_word``)."""
+    if not codes:
+        return None
+    # Words in capitals are names, not prose: "TODO" is no Spanish "todo".
+    caps = {fold(w).strip() for w in text.split() if w.isupper() and len(w) > 1}
+    prose = [w for w in words if w not in caps] if caps else words
+    english = word_rules("en")
+    verbs = []  # (language, start, end, rule) in ``folded``
+    starts = [k for k, c in enumerate(folded) if c == " "]
+    found, objects = english.pair_words(words)
+    objects = {"en": objects}  # {language: names of the rules whose objects are there}
+    for i, rule in found.items():
+        verbs.append(("en", starts[i] + 1, starts[i + 1], rule))
+    for code in codes:
+        lang = _language(code)
+        read = folded if code != _JAMO else _ud().normalize("NFD", folded)
+        named = objects[code] = set()
+        for rule in lang.rules:
+            if "verbs" not in rule:
+                continue
+            for fam in _names(rule["verbs"]):
+                for a, b in lang.find(read, fam):
+                    if code == _JAMO:  # back to the composed text's positions
+                        a, b = (len(_ud().normalize("NFC", read[:k])) for k in (a, b))
+                    verbs.append((code, a, b, rule["rule"]))
+            kinds = (*_names(rule.get("objects", ())), *_names(rule.get("weak", ())))
+            if any(lang.find(read, fam) for fam in kinds):
+                named.add(rule["rule"])
+    if not verbs:
+        return None
+    langs = [code for code in ["en"] + codes if objects[code]]
+    # Text of a third language is that language's ("Cambio il testo del pulsante
+    # «Elimina account»?" is Italian, not a Spanish verb with a German object).
+    share = {c: _exclusive(c, prose, stop) for c in _LATIN}
+    for a, lo, hi, rule in verbs:
+        word = folded[folded.rfind(" ", 0, lo) + 1 : folded.find(" ", hi)]
+        for b in langs:
+            if b == a or rule not in objects[b]:
+                continue
+            if not _evident(b, a, counts, prose, stop, known):
+                continue
+            most = max((n for c, n in share.items() if c != a and c != b), default=0)
+            if most > share.get(a, 0) and most > share.get(b, 0):
+                continue
+            if not _evident(a, b, counts, prose, stop, known, word):
+                continue
+            if _group(a) == _group(b) and known(word, b):
+                continue  # a word of both: "pause" in French text is French
+            for verb in _verbs_of(b, rule, english):
+                read = folded[:lo] + " " + verb + " " + folded[hi:]
+                if b == "en":
+                    if english.match_words(read.split(), pairs_only=True):
+                        return a, b, rule
+                    continue
+                lang = _language(b)
+                if b == _JAMO:
+                    read = _ud().normalize("NFD", read)
+                for own in lang.rules:
+                    if own["rule"] == rule and "verbs" in own:
+                        if _fires(lang, read, own, _one_sentence):
+                            return a, b, rule
+    return None
+
+
+def _verbs_of(code, rule, english):
+    """A verb of each of ``code``'s pair rules named ``rule`` (its first one-word
+    entry), as a word of folded text."""
+    if code == "en":
+        verb = english.verb_for(rule)
+        return (verb,) if verb else ()
+    lang = _language(code)
+    out = []
+    for own in lang.rules:
+        if own["rule"] == rule and "verbs" in own:
+            entries = lang.families.get(_names(own["verbs"])[0], ())
+            verb = next((e for e in entries if " " not in e.strip()), None)
+            if verb:
+                out.append(verb.strip().lstrip("="))
+    return tuple(dict.fromkeys(out))
+
+
+_GROUPS = {"zh": "han", "ja": "kana", "ko": "hangul", "ru": "cyrillic"}
+
+
+def _group(code):
+    """The script a language's words are written in ("latin" for the Latin languages)."""
+    return _GROUPS.get(code, "latin")
+
+
+def _evident(code, other, counts, words, stop, known, verb=None):
+    """Whether the text is written in ``code`` beside ``other``, not only in ``other``.
+    Scripts apart: letters of ``code``'s script (Chinese: and no kana, which make it
+    Japanese; a Latin language giving the objects: and a function word only it has,
+    two for a language but English, as code names are English or look Spanish:
+    "TODO", "node_modules"). One script: the verb's side, its word is a word of
+    ``code``'s list and not of ``other``'s; the objects' side, more function words
+    only ``code`` has than ones only ``other`` has ("Bauen wir das Dashboard ab Montag
+    um?" is German, though "um" is Portuguese), or, neither having one, a word of
+    ``code``'s list ``other``'s lacks."""
+    group = _group(code)
+    if group != _group(other):
+        if code == "zh" and counts.get("kana"):
+            return False
+        if group == "latin" and verb is None:
+            if not counts.get(group):
+                return False
+            return _exclusive(code, words, stop) >= 1 or _listed(code, words, known)
+        return bool(counts.get(group))
+    if verb is not None:
+        return known(verb, code) and not known(verb, other)
+    mine, theirs = _exclusive(code, words, stop), _exclusive(other, words, stop)
+    return mine > theirs or not theirs and _listed(code, words, known)
+
+
+def _listed(code, words, known):
+    """Whether a word of four letters or more is a word of ``code``'s list and of no
+    other Latin language's ("datos", "donnees"; not "todo", "bucket", "testo", which
+    more lists hold). Never for English, whose words every language borrows."""
+    if code == "en":
+        return False
+    others = [c for c in _LATIN if c != code]
+    return any(
+        len(w) >= 4 and known(w, code) and not any(known(w, c) for c in others) for w in words
+    )
+
+
+def _exclusive(code, words, stop):
+    """How many of ``words`` are function words of ``code`` that no other language
+    with rules of its script has."""
+    mine = stop.get(code, frozenset())
+    if _group(code) == "latin":
+        for c in _LATIN:
+            if c != code:
+                mine = mine - stop.get(c, frozenset())
+    return sum(1 for w in words if w in mine)
 
 
 def _worth_reading(code, words, stop):
@@ -456,13 +614,13 @@ def _worth_reading(code, words, stop):
     keys = _gates().get(code)
     if keys is None:
         return True  # no gate listed: read it
-    start, within = keys
+    start, within, start_sizes, within_sizes = keys
     for w in words:
         if w in function or english.known(w):
             continue
-        if any(w[:n] in start for n in _sizes(start)):
+        if any(w[:n] in start for n in start_sizes):
             return True
-        if any(w[i : i + n] in within for n in _sizes(within) for i in range(len(w))):
+        if any(w[i : i + n] in within for n in within_sizes for i in range(len(w))):
             return True
     return False
 
@@ -494,16 +652,15 @@ def gate_keys(data):
 
 
 def _gates():
-    """``{language: (keys found at a word's start, keys found anywhere in a word)}``."""
+    """``{language: (keys found at a word's start, keys found anywhere in a word, and
+    the lengths of each)}``."""
     gates = _loaded.get("gates")
     if gates is None:
-        gates = _loaded["gates"] = {
-            code: (
-                frozenset(k for k in keys if k[:1] != "~"),
-                frozenset(k[1:] for k in keys if k[:1] == "~"),
-            )
-            for code, keys in _stopwords()[2].items()
-        }
+        gates = _loaded["gates"] = {}
+        for code, keys in _stopwords()[2].items():
+            start = frozenset(k for k in keys if k[:1] != "~")
+            within = frozenset(k[1:] for k in keys if k[:1] == "~")
+            gates[code] = (start, within, _sizes(start), _sizes(within))
     return gates
 
 

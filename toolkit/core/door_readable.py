@@ -32,7 +32,7 @@ from toolkit.core.door_engine import fold, scripts
 
 record_source(__file__)
 
-__all__ = ["KNOWN_SHARE", "WORDS_DIR", "unknown_language"]
+__all__ = ["KNOWN_SHARE", "WORDS_DIR", "is_word", "unknown_language"]
 
 WORDS_DIR = os.path.join(DATA_DIR, "words")
 # Readable when at least this share of the counted words is known.
@@ -66,6 +66,7 @@ _OPENING = "¿¡([{\"'«“„‘—–"
 _CJK = frozenset(("han", "kana", "hangul"))
 _VOWELS = frozenset("aeiouy")
 _lists = {}
+_LISTED = frozenset(("en", "ru") + _LATIN)
 
 
 def _read(name):
@@ -199,6 +200,14 @@ def _readable(words, russian=False):
         if total - sum(1 for w in rest if not _listed(w, lang, ending)) >= need:
             return True
     return False
+
+
+def is_word(word, lang):
+    """Whether a folded word is in ``lang``'s list of words (False for a language
+    without one: Chinese, Japanese, Korean)."""
+    if lang not in _LISTED:
+        return False
+    return _in_list(word, lang)
 
 
 def unknown_language(text):

@@ -6,8 +6,9 @@ words (flags such as ``-rf`` and versions such as ``2.0.0`` stay whole; ``?``, `
 of words) is looked up in an index of the file's families, built when the file is first
 read. A rule takes one of these shapes (the first that fires names the decision):
 
-* ``verbs`` + ``objects``: a verb, then its object within ``window`` words in the same
-  sentence; with ``passive``, the object then a passive verb (``passive_window``).
+* ``verbs`` + ``objects``: a verb, then its object within ``window`` words, across a
+  sentence break too (a full stop typed between them must not hide the pair: "Drop. the
+  users table?"); with ``passive``, the object then a passive verb (``passive_window``).
   ``unless_after`` / ``unless_before`` (the word after or before the object),
   ``unless_between``, ``verb_unless_after`` (the word after the verb names a thing:
   "delete button"), ``located`` (an object after "from"/"in" is where, not what) and
@@ -161,24 +162,13 @@ def _version(word):
 class _Text:
     """One text's words, family hits and sentence breaks, shared by every rule."""
 
-    __slots__ = ("words", "hits", "breaks", "_count")
+    __slots__ = ("words", "hits", "breaks")
 
     def __init__(self, found, hits, breaks):
-        self.words, self.hits, self.breaks, self._count = found, hits, breaks, None
+        self.words, self.hits, self.breaks = found, hits, breaks
 
     def at(self, family):
         return self.hits.get(family, ())
-
-    def same_sentence(self, a, b):
-        """No break among words[a:b]."""
-        count = self._count
-        if count is None:
-            count, n = [0], 0
-            for w in self.words:
-                n += w in self.breaks
-                count.append(n)
-            self._count = count
-        return count[b] == count[a]
 
 
 class _Pair:
@@ -241,7 +231,6 @@ class _Pair:
             for j, m in objects:
                 if (
                     first <= j < start + self.window
-                    and t.same_sentence(start, j)
                     and self._object_ok(words, j, m)
                     and not (
                         self.unless_between
@@ -256,7 +245,6 @@ class _Pair:
                 for j, k in passive:
                     if (
                         start <= j < start + self.passive_window
-                        and t.same_sentence(start, j)
                         and self._object_ok(words, i, n)
                         and not (
                             self.verb_unless_after
@@ -515,13 +503,42 @@ class WordRules:
                         hits[fid] = [(i, n)]
         return hits
 
-    def match_words(self, found):
-        """The first rule that fires on a list of words (``words``), or None."""
+    def pair_words(self, found):
+        """``({verb position: rule name}, names of the rules whose objects are there)``
+        over the words of ``found`` (a list of words), for the rules pairing a verb with
+        an object (a verb right after an article is a noun and left out)."""
+        hits = self._scan(found)
+        verbs, objects = {}, set()
+        for name, test in self.rules:
+            if type(test) is _Pair:
+                for i, _ in hits.get(test.verbs, ()):
+                    if not i or found[i - 1] not in test.articles:
+                        verbs.setdefault(i, name)
+                if test.objects in hits:
+                    objects.add(name)
+        return verbs, objects
+
+    def verb_for(self, rule):
+        """A verb (the first entry of one word) of the first pair rule named ``rule``, or
+        None."""
+        for name, test in self.rules:
+            if name == rule and type(test) is _Pair:
+                for family, fid in self._ids.items():
+                    if fid == test.verbs:
+                        entries = self._families[family]
+                        return next((e for e in entries if " " not in e), entries[0])
+        return None
+
+    def match_words(self, found, pairs_only=False):
+        """The first rule that fires on a list of words (``words``), or None; with
+        ``pairs_only``, of the rules pairing a verb with an object."""
         hits = self._scan(found)
         if not hits:
             return None
         t = _Text(found, hits, self.breaks)
         for name, test in self.rules:
+            if pairs_only and type(test) is not _Pair:
+                continue
             if test.needs in hits and test(t):
                 return name
         return None

@@ -429,7 +429,7 @@ def _judge(text, prose=True):
     spellings = _spellings(text)
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core import door_engine
-    from toolkit.core.door_readable import unknown_language
+    from toolkit.core.door_readable import is_word, unknown_language
 
     match = door_engine.word_match
 
@@ -451,7 +451,9 @@ def _judge(text, prose=True):
     why = None
     for spelling in spellings:
         counts = door_engine.scripts(spelling)
-        found = door_engine.match(spelling, counts)
+        # ``is_word``: a verb of one language with an object of another too ("borrar
+        # the users table" reads language "es+en").
+        found = door_engine.match(spelling, counts, is_word)
         if found:
             norm = door_engine.fold(spelling).strip()
             return {"rule": found[1], "language": found[0], "normalised": norm, "unreadable": None}
