@@ -550,3 +550,17 @@ def test_stats_count_a_hand_written_never_ask_on_one_way_id_words_as_inert(conn)
     _pref(conn, "proj", "adhoc-notes")
     counts = preferences.stats(conn, "proj")
     assert (counts["NEVER_ASK"], counts["INERT_ONE_WAY"]) == (1, 1)
+
+
+def test_a_text_too_long_to_read_in_time_is_one_way_unread():
+    # A danger after a megabyte of filler is never read in time: the text is one-way
+    # unread, so neither a check nor a hook can auto-decide it; just under the limit is read.
+    from toolkit.core import doors
+
+    filler = "context " * (doors.READ_LIMIT // 8 + 1)
+    assert doors.classify(filler + "Drop the users table?") == ("one-way", "unreadable")
+    assert doors.classify(filler) == ("one-way", "unreadable")
+    assert doors.explain(filler)["reason"] == "unreadable"
+    short = "context " * (doors.READ_LIMIT // 8 - 10)
+    assert doors.classify(short) == ("two-way", "no-match")
+    assert doors.classify(short + "Drop the users table?").door == "one-way"

@@ -72,6 +72,10 @@ ONE_WAY, TWO_WAY = DOOR_TYPES
 UNREADABLE = "unreadable"
 UNREADABLE_LANGUAGE = "unreadable-language"
 NO_MATCH = "no-match"
+# The longest text the rules read. Reading costs about 10 µs a character, so a longer one
+# (a megabyte pasted into a question) would hold a hook past its host's time limit and lose
+# the answer: it is one-way ("unreadable") unread, never auto-decided.
+READ_LIMIT = 65_536
 
 
 class _Record(tuple):
@@ -426,6 +430,8 @@ def _judge(text, prose=True):
     English's word-by-word rules read every spelling first, then every language's rules
     (``door_engine``); with no rule fired, text the rules cannot read is named.
     """
+    if isinstance(text, (str, bytes)) and len(text) > READ_LIMIT:
+        raise ValueError(f"longer than {READ_LIMIT:,} characters: too long to read in time")
     spellings = _spellings(text)
     first = _readings(spellings[0])  # raises for NUL, lone surrogates
     from toolkit.core import door_engine
