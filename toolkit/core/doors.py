@@ -72,7 +72,8 @@ ONE_WAY, TWO_WAY = DOOR_TYPES
 UNREADABLE = "unreadable"
 UNREADABLE_LANGUAGE = "unreadable-language"
 NO_MATCH = "no-match"
-# The longest text the rules read. Reading costs about 10 µs a character, so a longer one
+# The longest text the rules read. Reading time grows with the text (docs/performance.md,
+# "One-way doors"), so a longer one
 # (a megabyte pasted into a question) would hold a hook past its host's time limit and lose
 # the answer: it is one-way ("unreadable") unread, never auto-decided.
 READ_LIMIT = 65_536
