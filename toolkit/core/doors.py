@@ -73,9 +73,9 @@ UNREADABLE = "unreadable"
 UNREADABLE_LANGUAGE = "unreadable-language"
 NO_MATCH = "no-match"
 # The longest text the rules read. Reading time grows with the text (docs/performance.md,
-# "One-way doors"), so a longer one
-# (a megabyte pasted into a question) would hold a hook past its host's time limit and lose
-# the answer: it is one-way ("unreadable") unread, never auto-decided.
+# "One-way doors"), so a longer one (a megabyte pasted into a question) would hold a hook
+# past its host's time limit and lose the answer: it is one-way ("unreadable") unread,
+# never auto-decided.
 READ_LIMIT = 65_536
 
 
