@@ -456,19 +456,16 @@ def _worth_reading(code, words, stop):
     keys = _gates().get(code)
     if keys is None:
         return True  # no gate listed: read it
-    start, within = keys
+    start, within, start_sizes, within_sizes = keys
     for w in words:
         if w in function or english.known(w):
             continue
-        if any(w[:n] in start for n in _sizes(start)):
+        if any(w[:n] in start for n in start_sizes):
             return True
-        if any(w[i : i + n] in within for n in _sizes(within) for i in range(len(w))):
+        # a key as long as the rest of the word from i on is found at i with its own length
+        if any(w[i : i + n] in within for n in within_sizes for i in range(len(w) - n + 1)):
             return True
     return False
-
-
-def _sizes(keys):
-    return {len(k) for k in keys}
 
 
 def gate_keys(data):
@@ -494,17 +491,20 @@ def gate_keys(data):
 
 
 def _gates():
-    """``{language: (keys found at a word's start, keys found anywhere in a word)}``."""
+    """``{language: (keys found at a word's start, keys found anywhere in a word, and the
+    lengths of each)}``."""
     gates = _loaded.get("gates")
     if gates is None:
-        gates = _loaded["gates"] = {
-            code: (
-                frozenset(k for k in keys if k[:1] != "~"),
-                frozenset(k[1:] for k in keys if k[:1] == "~"),
-            )
-            for code, keys in _stopwords()[2].items()
-        }
+        gates = _loaded["gates"] = {}
+        for code, keys in _stopwords()[2].items():
+            start = frozenset(k for k in keys if k[:1] != "~")
+            within = frozenset(k[1:] for k in keys if k[:1] == "~")
+            gates[code] = (start, within, _lengths(start), _lengths(within))
     return gates
+
+
+def _lengths(keys):
+    return tuple(sorted({len(k) for k in keys}))
 
 
 def foreign_words(text, counts=None):
