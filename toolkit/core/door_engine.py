@@ -138,7 +138,7 @@ def _entry(entry):
 class _Language:
     """One language's families (folded entries) and rules, as read from its file."""
 
-    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen")
+    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen", "_keys")
 
     def __init__(self, code, data):
         self.code = code
@@ -147,6 +147,7 @@ class _Language:
         self.families = data.get("families", {})  # lists, made tuples on first use
         self.rules = data.get("rules", [])
         self._seen = (None, {})  # the last text read and what was found in it
+        self._keys = {}  # family -> its entries as _find looks for them
 
     def entries(self, family):
         entries = self.families.get(family, ())
@@ -168,17 +169,27 @@ class _Language:
             found = seen[family] = self._find(text, family)
         return found
 
+    def keys(self, family):
+        """The family's entries as ``(what to find, where the match starts in it, the
+        entry's further words)``, worked out once."""
+        keys = self._keys.get(family)
+        if keys is None:
+            keys = []
+            for entry in self.entries(family):
+                if entry[0] == " ":  # a whole word (or words)
+                    keys.append((entry, 1, ()))
+                elif self.prefix and not self.spaceless:
+                    # each word of the entry starts a word of the text, in order
+                    first, *rest = entry.split(" ")
+                    keys.append((" " + first, 1, tuple(rest)))
+                else:
+                    keys.append((entry, 0, ()))
+            keys = self._keys[family] = tuple(keys)
+        return keys
+
     def _find(self, text, family):
         found = []
-        for entry in self.entries(family):
-            if entry[0] == " ":  # a whole word (or words)
-                key, lead, rest = entry, 1, ()
-            elif self.prefix and not self.spaceless:
-                # each word of the entry starts a word of the text, in order
-                first, *rest = entry.split(" ")
-                key, lead = " " + first, 1
-            else:
-                key, lead, rest = entry, 0, ()
+        for key, lead, rest in self.keys(family):
             at = text.find(key)
             while at >= 0:
                 end = at + len(key)
