@@ -458,11 +458,10 @@ def _worth_reading(code, words, stop):
     judge ("Rebase my branch onto main?" is no Spanish ``rebas`` + ``main``); a language
     none of whose verbs is in the text fires nothing anyway."""
     english, function = word_rules("en"), stop["en"]
-    shared = frozenset().union(*(stop[c] for c in _LATIN[1:]))
-    if not any(w in function and w not in shared for w in words):
+    english_only, own = _own_function_words(stop)
+    if not any(w in english_only for w in words):
         return True  # no function word only English has ("a", "no" are Spanish too)
-    own = stop.get(code, frozenset()) - function
-    if any(w in own for w in words):
+    if any(w in own.get(code, ()) for w in words):
         return True
     keys = _gates().get(code)
     if keys is None:
@@ -499,6 +498,18 @@ def gate_keys(data):
                 else:
                     keys.add("~" + max(parts, key=len))
     return sorted(keys)
+
+
+def _own_function_words(stop):
+    """``stop``'s function words only English has among the Latin languages with rules,
+    and ``{language: its function words English does not have}`` (worked out once)."""
+    seen = _loaded.get("own words")
+    if seen is None or seen[0] is not stop:
+        function = stop["en"]
+        shared = frozenset().union(*(stop[c] for c in _LATIN[1:]))
+        own = {code: words - function for code, words in stop.items()}
+        seen = _loaded["own words"] = (stop, (function - shared, own))
+    return seen[1]
 
 
 def _gates():
