@@ -459,9 +459,9 @@ def _worth_reading(code, words, stop):
     none of whose verbs is in the text fires nothing anyway."""
     english, function = word_rules("en"), stop["en"]
     english_only, own = _own_function_words(stop)
-    if not any(w in english_only for w in words):
+    if english_only.isdisjoint(words):
         return True  # no function word only English has ("a", "no" are Spanish too)
-    if any(w in own.get(code, ()) for w in words):
+    if not own.get(code, frozenset()).isdisjoint(words):
         return True
     keys = _gates().get(code)
     if keys is None:
