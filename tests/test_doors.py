@@ -358,6 +358,19 @@ def test_custom_registry_mapping():
     assert decide("ship-test-failure-triage", registry={}).reason == "default-two-way"
 
 
+def test_a_registry_changed_in_place_is_read_again():
+    reg = {"Y_Entry": "two-way", "y-entry": "one-way"}
+    assert decide("Y-ENTRY.", registry=reg).one_way  # "y-entry" itself, as canonical id
+    reg = {"Y_Entry": "two-way", "Y__ENTRY": "one-way"}
+    assert decide("y entry", registry=reg) == Classification(False, "registry")  # first key wins
+    reg["Y_Entry"] = "one-way"
+    assert decide("y entry", registry=reg).one_way
+    del reg["Y_Entry"], reg["Y__ENTRY"]
+    assert decide("y entry", registry=reg).reason == "default-two-way"
+    reg["yEntry"] = {"door_type": "one-way"}
+    assert decide("Y_ENTRY", registry=reg).one_way
+
+
 def test_bundled_registry():
     entries = load_bundled_registry()
     assert len(entries) == 53 and load_bundled_registry() is entries

@@ -140,7 +140,7 @@ def _entry(entry):
 class _Language:
     """One language's families (folded entries) and rules, as read from its file."""
 
-    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen")
+    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen", "_keys")
 
     def __init__(self, code, data):
         self.code = code
@@ -149,6 +149,7 @@ class _Language:
         self.families = data.get("families", {})  # lists, made tuples on first use
         self.rules = data.get("rules", [])
         self._seen = (None, {})  # the last text read and what was found in it
+        self._keys = {}  # family -> its entries as _find looks for them
 
     def entries(self, family):
         entries = self.families.get(family, ())
@@ -170,17 +171,27 @@ class _Language:
             found = seen[family] = self._find(text, family)
         return found
 
+    def keys(self, family):
+        """The family's entries as ``(what to find, where the match starts in it, the
+        entry's further words)``, worked out once."""
+        keys = self._keys.get(family)
+        if keys is None:
+            keys = []
+            for entry in self.entries(family):
+                if entry[0] == " ":  # a whole word (or words)
+                    keys.append((entry, 1, ()))
+                elif self.prefix and not self.spaceless:
+                    # each word of the entry starts a word of the text, in order
+                    first, *rest = entry.split(" ")
+                    keys.append((" " + first, 1, tuple(rest)))
+                else:
+                    keys.append((entry, 0, ()))
+            keys = self._keys[family] = tuple(keys)
+        return keys
+
     def _find(self, text, family):
         found = []
-        for entry in self.entries(family):
-            if entry[0] == " ":  # a whole word (or words)
-                key, lead, rest = entry, 1, ()
-            elif self.prefix and not self.spaceless:
-                # each word of the entry starts a word of the text, in order
-                first, *rest = entry.split(" ")
-                key, lead = " " + first, 1
-            else:
-                key, lead, rest = entry, 0, ()
+        for key, lead, rest in self.keys(family):
             at = text.find(key)
             while at >= 0:
                 end = at + len(key)
@@ -605,11 +616,10 @@ def _worth_reading(code, words, stop):
     judge ("Rebase my branch onto main?" is no Spanish ``rebas`` + ``main``); a language
     none of whose verbs is in the text fires nothing anyway."""
     english, function = word_rules("en"), stop["en"]
-    shared = frozenset().union(*(stop[c] for c in _LATIN[1:]))
-    if not any(w in function and w not in shared for w in words):
+    english_only, own = _own_function_words(stop)
+    if english_only.isdisjoint(words):
         return True  # no function word only English has ("a", "no" are Spanish too)
-    own = stop.get(code, frozenset()) - function
-    if any(w in own for w in words):
+    if not own.get(code, frozenset()).isdisjoint(words):
         return True
     keys = _gates().get(code)
     if keys is None:
@@ -620,13 +630,10 @@ def _worth_reading(code, words, stop):
             continue
         if any(w[:n] in start for n in start_sizes):
             return True
-        if any(w[i : i + n] in within for n in within_sizes for i in range(len(w))):
+        # a key as long as the rest of the word from i on is found at i with its own length
+        if any(w[i : i + n] in within for n in within_sizes for i in range(len(w) - n + 1)):
             return True
     return False
-
-
-def _sizes(keys):
-    return {len(k) for k in keys}
 
 
 def gate_keys(data):
@@ -651,6 +658,18 @@ def gate_keys(data):
     return sorted(keys)
 
 
+def _own_function_words(stop):
+    """``stop``'s function words only English has among the Latin languages with rules,
+    and ``{language: its function words English does not have}`` (worked out once)."""
+    seen = _loaded.get("own words")
+    if seen is None or seen[0] is not stop:
+        function = stop["en"]
+        shared = frozenset().union(*(stop[c] for c in _LATIN[1:]))
+        own = {code: words - function for code, words in stop.items()}
+        seen = _loaded["own words"] = (stop, (function - shared, own))
+    return seen[1]
+
+
 def _gates():
     """``{language: (keys found at a word's start, keys found anywhere in a word, and
     the lengths of each)}``."""
@@ -660,8 +679,12 @@ def _gates():
         for code, keys in _stopwords()[2].items():
             start = frozenset(k for k in keys if k[:1] != "~")
             within = frozenset(k[1:] for k in keys if k[:1] == "~")
-            gates[code] = (start, within, _sizes(start), _sizes(within))
+            gates[code] = (start, within, _lengths(start), _lengths(within))
     return gates
+
+
+def _lengths(keys):
+    return tuple(sorted({len(k) for k in keys}))
 
 
 def foreign_words(text, counts=None):

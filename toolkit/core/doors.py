@@ -559,16 +559,30 @@ def bundled_one_way_ids() -> frozenset:
     return frozenset(canonical_id(k) for k, v in bundled_door_types().items() if v == ONE_WAY)
 
 
+# The last registry looked up by canonical id: (the mapping, a copy of it, {canonical id:
+# door of the first key with that id}). Used only while the mapping still equals the copy,
+# so a registry changed in place is read again.
+_canonical_doors = (None, None, None)
+
+
+def _by_canonical_id(registry):
+    global _canonical_doors
+    seen, copy, doors = _canonical_doors
+    if seen is not registry or copy != registry:
+        doors = {}
+        for k, v in registry.items():  # a mapping keyed by non-canonical spellings
+            doors.setdefault(canonical_id(k), v)
+        _canonical_doors = (registry, dict(registry), doors)
+    return doors
+
+
 def _door_of(registry, question_id):
     door = registry.get(question_id)
     if door is None:
         key = canonical_id(question_id)
         door = registry.get(key)
         if door is None and registry:
-            for k, v in registry.items():  # a mapping keyed by non-canonical spellings
-                if canonical_id(k) == key:
-                    door = v
-                    break
+            door = _by_canonical_id(registry).get(key)
     if not isinstance(door, str) and hasattr(door, "get"):
         door = door.get("door_type")  # tolerate {id: entry} as well as {id: door_type}
     return door
