@@ -180,8 +180,10 @@ def test_bytes_are_decoded():
 
 
 def test_huge_input_does_not_crash():
-    assert classify("word " * 200_000).door == "two-way"
+    # Longer than the rules read in time (doors.READ_LIMIT): one-way unread, at once.
+    assert classify("word " * 200_000) == ("one-way", "unreadable")
     assert classify("word " * 200_000 + "rm -rf /").door == "one-way"
+    assert classify("word " * 10_000).door == "two-way"
 
 
 # --- rule families generalise (phrasings not in the corpus) -------------------------------
