@@ -11,9 +11,6 @@ Hot path: nothing imported.
 
 __all__ = ["door_text", "logged_text", "of_question"]
 
-# What a door reads of an option given as a mapping.
-_OPTION_PARTS = ("label", "description", "preview", "markdown")
-# Logged parts besides the summary that a door reads.
 # An event's parts besides its summary that a door reads.
 WHOLE_PARTS = ("options", "header", "recommended", "recommendation")
 _PARTS = tuple(f'"{part}"' for part in WHOLE_PARTS)
