@@ -172,6 +172,31 @@ def test_id_words_are_read_before_auto_deciding(conn):
     assert preferences.check(conn, "p", "tidy-imports").decision == "AUTO_DECIDE"
 
 
+@pytest.mark.parametrize("origin", ["synced", "promoted"])
+def test_a_registered_two_way_id_whose_words_are_destructive_is_not_auto_decided(conn, origin):
+    # A registry from another tree, a teammate or a promotion calls it two-way.
+    conn.execute(
+        "INSERT INTO registry_questions (id, skill, category, door_type, signal_key,"
+        " description, origin, updated_at) VALUES ('wipe-production-database', 'ship',"
+        " 'approval', 'two-way', NULL, '', ?, '2026-01-01T00:00:00Z')",
+        (origin,),
+    )
+    conn.execute(
+        "INSERT INTO preferences (scope, question_id, preference, raw_value, source,"
+        " updated_at) VALUES ('p', 'wipe-production-database', 'never-ask', NULL,"
+        " 'plan-tune', '2026-01-01T00:00:00Z')"
+    )
+    d = preferences.check(conn, "p", "wipe-production-database")
+    assert d.decision == "ASK_NORMALLY" and d.door.reason.startswith("id-words:")
+
+
+def test_no_bundled_or_gstack_two_way_id_reads_one_way_by_its_words():
+    # Reading a registered two-way id's words costs no registry question its auto-decision.
+    for entry in doors.load_bundled_registry():
+        if entry["door_type"] == "two-way":
+            assert classify(doors.id_text(entry["id"]), prose=False).door == "two-way", entry
+
+
 def test_check_reads_the_id_without_a_summary():
     plant(os.environ["GSTACK_STATE_ROOT"], {"drop-users-table": "never-ask"})
     r = pref("--check", "drop-users-table")

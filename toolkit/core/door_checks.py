@@ -50,14 +50,18 @@ def before_auto_decide(conn, question_id, door):
     ``doors.Classification`` if it finds one, else None.
 
     Only this path pays for it, so an ordinary check stays as fast as it was:
-    * an unregistered id's own words (``--check drop-users-table``) are read by the rules;
+    * the id's own words (``--check drop-users-table``) are read by the rules, a registered
+      two-way id's too: a registry synced from another tree, a teammate's database or a
+      promotion may call two-way what its own name says is destructive, and one-way wins
+      (the bundled and gstack's registries have no two-way id whose words read one-way);
+      only the user's allow sets them aside;
     * one-way facts recorded under a spelling of the id that only the Unicode fold of
       ``doors.canonical_id`` makes equal (a look-alike letter, a Unicode dash), or its code-name
       split (a finding ``dropUsersTable``), count too.
     """
     if not isinstance(question_id, str) or not question_id:
         return None
-    if door is None or door.reason not in ("registry", "allowed"):
+    if door is None or door.reason != "allowed":
         verdict = doors.classify(doors.id_text(question_id), prose=False)  # a name, not prose
         if verdict.door == doors.ONE_WAY:
             rule = verdict.reason.partition(":")[2] or None
