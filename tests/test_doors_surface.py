@@ -49,6 +49,29 @@ def test_a_destructive_option_makes_the_question_one_way(options):
     assert doors.classify(text).door == "one-way"
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {DROP: {"description": "fast"}, "Skip": {"description": ""}},
+        [{"label": "Plan A", DROP: True}],
+    ],
+    ids=["options-keyed-by-label", "unknown-key"],
+)
+def test_a_danger_in_a_key_makes_the_question_one_way(options):
+    q = {"question": CLEANUP, "options": options, "multiSelect": False}
+    assert doors.classify(whole_question.of_question(q)).door == "one-way"
+    data = json.dumps(q)
+    assert doors.classify(whole_question.from_json(data)).door == "one-way"
+
+
+def test_field_names_are_not_read_as_text():
+    q = {"question": CLEANUP, "header": "Cleanup", "multiSelect": False,
+         "options": [{"label": "A", "description": "keeps it", "preview": "x"}]}  # fmt: skip
+    assert whole_question.from_json(json.dumps(q)).split("\n") == [
+        CLEANUP, "Cleanup", "A", "keeps it", "x"
+    ]  # fmt: skip
+
+
 # --- the pre-tool-use hook -----------------------------------------------------------
 
 
@@ -88,8 +111,14 @@ def _pre(repo, q):
             "header": "Drop the users table",
             "options": [{"label": "Go (Recommended)", "description": ""}, {"label": "Skip"}],
         },
+        {
+            "options": [
+                {"label": "Go (Recommended)", "description": "", DROP: True},
+                {"label": "Skip", "description": ""},
+            ]
+        },
     ],
-    ids=["option-label", "option-description", "header"],
+    ids=["option-label", "option-description", "header", "option-key"],
 )
 def test_the_hook_never_auto_decides_a_question_whose_danger_is_only_in_its_parts(
     repo, db_file, danger

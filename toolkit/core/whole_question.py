@@ -16,6 +16,25 @@ WHOLE_PARTS = ("options", "header", "recommended", "recommendation")
 _PARTS = tuple(f'"{part}"' for part in WHOLE_PARTS)
 
 
+# The names of a question's fields (AskUserQuestion's, a logged event's, the JSON form's).
+# Any other key of a mapping in a question is read as text: an agent may show it (options
+# given as a mapping keyed by their labels, say).
+FIELD_NAMES = frozenset(
+    (
+        "question", "question_summary", "summary", "header", "options", "label",
+        "description", "preview", "markdown", "multiSelect", "multi_select",
+        "recommendation", "recommended", "question_id", "id", "key", "skill", "category",
+        "door_type",
+    )
+)  # fmt: skip
+
+
+def _add_keys(parts, keys):
+    for key in keys:
+        if key not in FIELD_NAMES:
+            _add(parts, key)
+
+
 def _add(parts, value):
     if isinstance(value, str) and value.strip():
         parts.append(value)
@@ -24,6 +43,7 @@ def _add(parts, value):
 def _add_all(parts, value):
     """Every string inside ``value`` (a string, or lists and mappings of them), in order."""
     if isinstance(value, dict):
+        _add_keys(parts, value)
         value = value.values()
     elif not isinstance(value, (list, tuple)):
         _add(parts, value)
@@ -48,11 +68,15 @@ def door_text(question=None, header=None, options=None, recommendation=None) -> 
             if isinstance(option, dict):
                 _add(parts, option.get("label"))
                 _add(parts, option.get("description"))
-                _add_all(parts, [v for k, v in option.items() if k not in ("label", "description")])
+                _add_all(
+                    parts, {k: v for k, v in option.items() if k not in ("label", "description")}
+                )
                 if not isinstance(option.get("description"), str):
                     _add_all(parts, option.get("description"))
             else:
                 _add_all(parts, option)
+    elif isinstance(options, dict):  # options keyed by their labels
+        _add_all(parts, options)
     _add(parts, recommendation)
     return "\n".join(parts)
 
@@ -95,6 +119,7 @@ def from_json(data) -> str:
 
     def pairs(items):
         # Each value as it comes, a duplicated key's too (a mapping keeps only the last).
+        _add_keys(every, [k for k, _ in items])
         _add_all(every, [v for _, v in items if not isinstance(v, dict)])
         return dict(items)
 
