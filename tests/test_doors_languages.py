@@ -143,10 +143,27 @@ def test_the_issue_examples_are_one_way_and_explain_names_the_language(text, lan
         "Dr\\op the users table?",
         "Drоp the users tаble?",  # Cyrillic о and а
         "D&amp;#114;op the users table?",  # an entity written as an entity
+        "RHJvcCB0aGUgdXNlcnMgdGFibGU/",  # base64
+        "Run this: Z2l0IHB1c2ggLS1mb3JjZSBvcmlnaW4gbWFpbg== (ok?)",  # base64 of a command
+        "U3VwcHJpbWVyIGxhIGJhc2UgZGUgZG9ubsOpZXMgZGUgcHJvZHVjdGlvbg",  # URL-safe, no padding
     ],
 )
 def test_encodings_are_decoded_before_reading(text):
     assert classify(text).door == "one-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pin the commit 3f5e2a9c1b7d4e6f8a0b2c4d6e8f0a1b2c3d4e5f in the lockfile?",
+        "Use the test token eyJhbGciOiJIUzI1NiJ9 in the fixture?",
+        "Rename getUserAccountSettingsHandler to handleSettings?",
+        "Add the /api/v1/users/preferences/notifications endpoint?",
+        "Keep the image as data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB in the test?",
+    ],
+)
+def test_long_names_hashes_and_binary_base64_are_not_read_as_text(text):
+    assert classify(text).door == "two-way", explain(text)
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@ r"""Encodings that hide a text's words, undone before any door rule reads it.
 ``decoded(text)`` gives the other spellings of a text a reader would see: HTML character
 references (``D&#114;op``, ``&nbsp;``), tags and comments (``Dr<i></i>op``), markdown
 emphasis, code spans and links, URL escapes, backslash escapes (``Dr\x6fp``,
-``\u0064rop``, ``\*\*``). Look-alike letters from other scripts are folded later, by
+``\u0064rop``, ``\*\*``), base64 (a long word of its alphabet that decodes to
+printable UTF-8 text: ``RHJvcCB0aGUgdXNlcnMgdGFibGU=``). Look-alike letters from other scripts are folded later, by
 ``doors.normalise``. Each step runs only when its mark is in the text, so plain prose
 costs a few ``in`` tests; ``html`` is imported only for text with an "&".
 """
@@ -104,6 +105,50 @@ def _backslashes(text):
     return "".join(out)
 
 
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=")
+_BASE64_MIN = 16  # shorter words of the alphabet are ordinary words and names
+_WRAPPERS = "\"'`()[]{}<>,.;:!?"
+
+
+def _base64_word(word):
+    """The text ``word`` encodes in base64 (standard or URL-safe), or None."""
+    import binascii  # built in: only for a long word of the alphabet
+
+    body = word.rstrip("=")
+    if (
+        "=" in body
+        or not any(c.isdigit() or c in "+/-_" for c in body)
+        and body.isalpha()
+        and (body.islower() or body.isupper())
+    ):
+        return None  # padding inside, or a plain long word ("internationalization")
+    body = body.replace("-", "+").replace("_", "/")
+    try:
+        raw = binascii.a2b_base64(body + "=" * (-len(body) % 4))
+        text = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    visible = "".join(text.split())
+    if len(visible) < 3 or not visible.isprintable() or not any(c.isalpha() for c in text):
+        return None
+    return text
+
+
+def _base64(text):
+    """Each long word of the base64 alphabet that decodes to printable text, read as it."""
+    if len(text) < _BASE64_MIN:
+        return text
+    out, changed = [], False
+    for word in text.split(" "):
+        core = word.strip(_WRAPPERS + "\n\t")
+        if len(core) >= _BASE64_MIN and _BASE64.issuperset(core):
+            plain = _base64_word(core)
+            if plain is not None:
+                word, changed = word.replace(core, " " + plain + " "), True
+        out.append(word)
+    return " ".join(out) if changed else text
+
+
 def _markdown(text):
     """Emphasis marks and code ticks dropped, ``[label](target)`` read as both."""
     if "](" in text:
@@ -133,6 +178,9 @@ def decoded(text):
     """The decoded spellings of ``text`` that differ from it (an empty list for plain
     prose). Tags and comments are read both as nothing (``Dr<i></i>op``) and as a
     space (``Drop<br>the<br>table``)."""
+    plain = _base64(text)
+    if plain != text:  # then the rest as for any text
+        return [plain] + [s for s in decoded(plain) if s != text]
     if not any(m in text for m in "&<%\\*_`~]"):
         return []
     out = []
