@@ -22,6 +22,8 @@ process more than the rules a text needs), each when a text first needs it. The 
   ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans. A
   sentence end (punctuation, a line end, a paragraph or record separator) never splits
   a verb from its object within the window: put between them, it would hide a danger.
+  With ``pronouns`` or ``clitics``, a pronoun by the verb stands for an object named
+  in an earlier sentence ("… le cluster de production. Je le supprime ?").
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
@@ -403,6 +405,36 @@ def _fires(lang, text, rule, sentence):
                 continue  # a harmless word in the sentences the pair spans
             if apart(o, v) and _near(lang, text, v, o, window):
                 return True
+    if strong and ("pronouns" in rule or "clitics" in rule):
+        return _pronoun_object(lang, text, rule, verbs, strong, sentence)
+    return False
+
+
+def _pronoun_object(lang, text, rule, verbs, strong, sentence):
+    """Whether a pronoun by a verb stands for a durable object named in an earlier
+    sentence: "Le cluster de production ne sert plus. Je le supprime ?", "Der
+    Backup-Bucket kostet viel. Soll ich ihn leeren?", "Кластер на проде не нужен. Снести
+    его?". ``pronouns``: words read within ``pronoun_window`` words (3 unless told) of
+    the verb, on either side, in its sentence; ``clitics``: words that are articles too
+    (French "le", "la", "les"), read only right before the verb or as the first word of
+    a verb entry ("la vide"). A pronoun whose sentence names no such object, or only a
+    weak or harmless one ("La branche locale est fusionnée. Je la supprime ?"), stays
+    what its own sentence says."""
+    first = min(sentence(o[0]) for o in strong)
+    near = rule.get("pronoun_window", 3)
+    for kind in ("pronouns", "clitics"):
+        for p in (s for fam in _names(rule.get(kind, ())) for s in lang.find(text, fam)):
+            sp = sentence(p[0])
+            if sp <= first:
+                continue
+            for v in verbs:
+                if sentence(v[0]) != sp:
+                    continue
+                if kind == "pronouns":
+                    if _apart(p, v) and _near(lang, text, v, p, near):
+                        return True
+                elif p[0] == v[0] or (p[1] <= v[0] and not text[p[1] : v[0]].strip()):
+                    return True
     return False
 
 
