@@ -54,6 +54,7 @@ __all__ = [
 
 _SPACELESS = frozenset(("zh", "ja", "ko"))
 _LATIN = ["en", "es", "fr", "de", "pt", "it"]
+_ROMANCE = frozenset(("es", "fr", "pt", "it"))
 # Korean is read letter by letter (jamo, Unicode's canonical decomposition of each
 # syllable), both the text and the entries: a verb stem then matches every ending that
 # adds a final consonant to its last syllable (지우 in 지울, 두 in 둘까요). Windows are
@@ -473,7 +474,14 @@ def match(text, counts=None, known=None):
     if "en" in hits and text.isascii():
         codes = [c for c in codes if c not in _LATIN[1:] or _worth_reading(c, words, stop)]
     # The language whose function words the text uses most is read first (it is named).
-    for code in sorted(codes, key=lambda code: -hits[code]):
+    # A Latin language of another branch none of whose function words there is its own
+    # is not read on its own ("Soll ich die temporäre Tabelle in der lokalen
+    # Testdatenbank droppen?" is German, not Italian with "in"): a verb of it beside an
+    # object of the text's language is still read as a mix (``_mixed``).
+    own = sorted(codes, key=lambda code: -hits[code])
+    if own and own[0] in _LATIN[1:] and hits[own[0]] >= 3:
+        own = [c for c in own if c == own[0] or not _borrowed(c, own[0], words, stop)]
+    for code in own:
         lang = _language(code)
         read, where = folded, sentence
         if code == _JAMO:
@@ -487,6 +495,16 @@ def match(text, counts=None, known=None):
         if mixed:
             return mixed[0] + "+" + mixed[1], mixed[2]
     return None
+
+
+def _borrowed(code, top, words, stop):
+    """Whether ``code`` is a Latin language with rules, of another branch than ``top``
+    (German beside the Romance languages, which read each other's words: Spanish text
+    fires Portuguese rules), whose function words in ``words`` are all ``top``'s too."""
+    if code not in _LATIN[1:] or (code in _ROMANCE) == (top in _ROMANCE):
+        return False
+    mine, theirs = stop.get(code, ()), stop.get(top, ())
+    return all(w in theirs for w in words if w in mine)
 
 
 def _mixed(text, counts, folded, words, stop, codes, known):
