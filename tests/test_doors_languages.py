@@ -35,16 +35,14 @@ HOLDOUT_RECALL_FLOOR = {
     "ja": 0.96,
     "ko": 1.0,
     "es": 0.92,
-    "fr": 0.92,
-    "de": 0.92,
+    "fr": 1.0,
+    "de": 1.0,
     "pt": 0.84,
-    "ru": 0.96,
+    "ru": 1.0,
     "it": 0.96,
 }
 # False alarms above the 10% target on the holdout halves, as recorded.
-# Russian: 3 of 25 once text must be mostly known words to be readable (slang the word
-# list lacks reads unreadable: asked, never auto-decided).
-HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12, "ru": 0.12}
+HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12}
 
 
 def _load(lang, half):
