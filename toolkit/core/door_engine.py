@@ -418,9 +418,9 @@ def _pronoun_object(lang, text, rule, verbs, strong, sentence):
     его?". ``pronouns``: words read within ``pronoun_window`` words (3 unless told) of
     the verb, on either side, in its sentence; ``clitics``: words that are articles too
     (French "le", "la", "les"), read only right before the verb or as the first word of
-    a verb entry ("la vide"). A pronoun whose sentence names no such object, or only a
-    weak or harmless one ("La branche locale est fusionnée. Je la supprime ?"), stays
-    what its own sentence says."""
+    a verb entry ("la vide"). A pronoun after sentences naming no such object, or only a
+    weak or harmless one ("La branche locale est fusionnée. Je la supprime ?"), stands
+    for nothing."""
     first = min(sentence(o[0]) for o in strong)
     near = rule.get("pronoun_window", 3)
     for kind in ("pronouns", "clitics"):
