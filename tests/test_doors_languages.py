@@ -35,16 +35,14 @@ HOLDOUT_RECALL_FLOOR = {
     "ja": 0.96,
     "ko": 1.0,
     "es": 0.92,
-    "fr": 0.92,
-    "de": 0.92,
+    "fr": 1.0,
+    "de": 1.0,
     "pt": 0.84,
-    "ru": 0.96,
+    "ru": 1.0,
     "it": 0.96,
 }
 # False alarms above the 10% target on the holdout halves, as recorded.
-# Russian: 3 of 25 once text must be mostly known words to be readable (slang the word
-# list lacks reads unreadable: asked, never auto-decided).
-HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12, "ru": 0.12}
+HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12}
 
 
 def _load(lang, half):
@@ -477,3 +475,47 @@ def test_the_english_word_rules_know_their_longest_entry():
     data = load("en-words.toml")
     longest = max(e.count(" ") + 1 for f in data["families"].values() for e in f)
     assert data["words"]["longest"] == longest
+
+
+# --- pronoun objects and the text's own language ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Le cluster Kubernetes de production ne sert plus. Je le supprime ?",
+        "Le bucket des sauvegardes hors site coûte cher. Je le vide ?",
+        "Les instances EC2 de prod tournent depuis 2018. Tu veux que je les arrête ?",
+        "Die Produktionsdatenbank ist voll. Soll ich sie leeren?",
+        "Im Compliance-Bucket liegen noch Audit-Logs. Werfen wir die weg?",
+        "Продовый кластер Kubernetes обслуживает один сервис. Снести его?",
+        "Ежедневные выгрузки базы в S3 никому не нужны. Остановить их?",
+    ],
+)
+def test_a_pronoun_stands_for_the_durable_object_named_before(text):
+    assert classify(text).door == "one-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Je le supprime ?",
+        "La branche locale `feature/login` est déjà fusionnée. Je la supprime ?",
+        "La fonction `old_parse` n'est plus appelée. Je la supprime ?",
+        "Der Ordner `dist/` wird bei jedem Build neu erzeugt. Soll ich ihn löschen?",
+        "Die Funktion `old_parse` wird nicht mehr aufgerufen. Soll ich sie entfernen?",
+        "Папка `dist/` пересоздаётся при каждой сборке. Удалить её?",
+        "Комментарий над классом устарел. Убрать его?",
+    ],
+)
+def test_a_pronoun_for_a_weak_or_harmless_object_stays_two_way(text):
+    assert classify(text).door == "two-way", explain(text)
+
+
+def test_german_text_is_not_read_by_romance_rules_on_shared_function_words():
+    # "in" is Italian too: the text is German, and German's rules find it harmless.
+    text = "Soll ich die temporäre Tabelle in der lokalen SQLite-Testdatenbank droppen?"
+    assert classify(text).door == "two-way", explain(text)
+    # A Romance verb beside a German object is still read, as a mix.
+    shown = explain("Soll ich eliminare die Produktionsdatenbank?")
+    assert shown["door"] == "one-way" and shown["language"] == "it+de", shown

@@ -22,6 +22,8 @@ process more than the rules a text needs), each when a text first needs it. The 
   ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans. A
   sentence end (punctuation, a line end, a paragraph or record separator) never splits
   a verb from its object within the window: put between them, it would hide a danger.
+  With ``pronouns`` or ``clitics``, a pronoun by the verb stands for an object named
+  in an earlier sentence ("… le cluster de production. Je le supprime ?").
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
@@ -52,6 +54,7 @@ __all__ = [
 
 _SPACELESS = frozenset(("zh", "ja", "ko"))
 _LATIN = ["en", "es", "fr", "de", "pt", "it"]
+_ROMANCE = frozenset(("es", "fr", "pt", "it"))
 # Korean is read letter by letter (jamo, Unicode's canonical decomposition of each
 # syllable), both the text and the entries: a verb stem then matches every ending that
 # adds a final consonant to its last syllable (지우 in 지울, 두 in 둘까요). Windows are
@@ -403,6 +406,36 @@ def _fires(lang, text, rule, sentence):
                 continue  # a harmless word in the sentences the pair spans
             if apart(o, v) and _near(lang, text, v, o, window):
                 return True
+    if strong and ("pronouns" in rule or "clitics" in rule):
+        return _pronoun_object(lang, text, rule, verbs, strong, sentence)
+    return False
+
+
+def _pronoun_object(lang, text, rule, verbs, strong, sentence):
+    """Whether a pronoun by a verb stands for a durable object named in an earlier
+    sentence: "Le cluster de production ne sert plus. Je le supprime ?", "Der
+    Backup-Bucket kostet viel. Soll ich ihn leeren?", "Кластер на проде не нужен. Снести
+    его?". ``pronouns``: words read within ``pronoun_window`` words (3 unless told) of
+    the verb, on either side, in its sentence; ``clitics``: words that are articles too
+    (French "le", "la", "les"), read only right before the verb or as the first word of
+    a verb entry ("la vide"). A pronoun after sentences naming no such object, or only a
+    weak or harmless one ("La branche locale est fusionnée. Je la supprime ?"), stands
+    for nothing."""
+    first = min(sentence(o[0]) for o in strong)
+    near = rule.get("pronoun_window", 3)
+    for kind in ("pronouns", "clitics"):
+        for p in (s for fam in _names(rule.get(kind, ())) for s in lang.find(text, fam)):
+            sp = sentence(p[0])
+            if sp <= first:
+                continue
+            for v in verbs:
+                if sentence(v[0]) != sp:
+                    continue
+                if kind == "pronouns":
+                    if _apart(p, v) and _near(lang, text, v, p, near):
+                        return True
+                elif p[0] == v[0] or (p[1] <= v[0] and not text[p[1] : v[0]].strip()):
+                    return True
     return False
 
 
@@ -441,7 +474,14 @@ def match(text, counts=None, known=None):
     if "en" in hits and text.isascii():
         codes = [c for c in codes if c not in _LATIN[1:] or _worth_reading(c, words, stop)]
     # The language whose function words the text uses most is read first (it is named).
-    for code in sorted(codes, key=lambda code: -hits[code]):
+    # A Latin language of another branch none of whose function words there is its own
+    # is not read on its own ("Soll ich die temporäre Tabelle in der lokalen
+    # Testdatenbank droppen?" is German, not Italian with "in"): a verb of it beside an
+    # object of the text's language is still read as a mix (``_mixed``).
+    own = sorted(codes, key=lambda code: -hits[code])
+    if own and own[0] in _LATIN[1:] and hits[own[0]] >= 3:
+        own = [c for c in own if c == own[0] or not _borrowed(c, own[0], words, stop)]
+    for code in own:
         lang = _language(code)
         read, where = folded, sentence
         if code == _JAMO:
@@ -455,6 +495,16 @@ def match(text, counts=None, known=None):
         if mixed:
             return mixed[0] + "+" + mixed[1], mixed[2]
     return None
+
+
+def _borrowed(code, top, words, stop):
+    """Whether ``code`` is a Latin language with rules, of another branch than ``top``
+    (German beside the Romance languages, which read each other's words: Spanish text
+    fires Portuguese rules), whose function words in ``words`` are all ``top``'s too."""
+    if code not in _LATIN[1:] or (code in _ROMANCE) == (top in _ROMANCE):
+        return False
+    mine, theirs = stop.get(code, ()), stop.get(top, ())
+    return all(w in theirs for w in words if w in mine)
 
 
 def _mixed(text, counts, folded, words, stop, codes, known):

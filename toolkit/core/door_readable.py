@@ -11,7 +11,8 @@ on first sight, whatever function words it uses; the user can still allow it.
 What counts: words of three letters or more made of letters, folded as the door engine
 folds text. Neutral (left out): shorter words; anything that looks like code (digits,
 ``_``, ``.``, ``/``, ``@``, ``=`` ..., camelCase, a flag and the command before it, text in
-backticks, URLs, paths, file names, globs); ASCII words without a vowel (``npm``); words
+backticks, URLs, paths, file names, globs); ASCII words without a vowel (``npm``); a unit
+after its number (``1,5 rem``); words
 in all capitals in a line that also has other words (``AWS``, ``README``); lines with
 Chinese, Japanese or Korean letters (their script rule reads them). A hyphenated word
 counts by its parts.
@@ -63,6 +64,8 @@ _AGAIN = {
 _CODE_MARKS = frozenset("0123456789_./\\@:=<>#$%&+~|^*{}[]()")
 _STRIP = ".,;:!?¿¡()[]{}\"'«»“”„‘’…—–*"
 _OPENING = "¿¡([{\"'«“„‘—–"
+# Units written after a number apart from it (the ones with a vowel: others are not counted).
+_UNITS = frozenset(("rem", "dpi", "ppi", "sec", "secs", "min", "mins"))
 _CJK = frozenset(("han", "kana", "hangul"))
 _VOWELS = frozenset("aeiouy")
 _lists = {}
@@ -158,6 +161,12 @@ def _counted(line):
             continue
         if _flag(chunks, i + 1) or (i == 0 and _flag(chunks, 2)):
             continue  # a command before its flags: "rsync -a", "git restore --staged"
+        if (
+            chunk.lower() in _UNITS
+            and i
+            and chunks[i - 1].replace(",", ".").replace(".", "").isdigit()
+        ):
+            continue  # a unit after its number: "1,5 rem", "300 dpi"
         for part in chunk.replace("’", "-").replace("'", "-").split("-"):
             if len(part) < 3 or not part.isalpha():
                 continue
