@@ -185,6 +185,12 @@ class _Text:
         return self.hits.get(family, ())
 
 
+def _qualified(t, j, qualifiers):
+    """Whether one of the two words before the object at ``j`` is a qualifier ("the local
+    database", "the local Postgres database") in a text pointing at nothing shared."""
+    return not t.pointing and any(w in qualifiers for w in t.words[max(0, j - 2) : j])
+
+
 class _Pair:
     __slots__ = (
         "verbs", "objects", "window", "passive", "passive_window", "unless_after",
@@ -214,7 +220,7 @@ class _Pair:
             return False
         if self.unless_after and j + n < len(words) and words[j + n] in self.unless_after:
             return False
-        if self.unless_before and j > 0 and words[j - 1] in self.unless_before and not t.pointing:
+        if self.unless_before and _qualified(t, j, self.unless_before):
             return False
         if self.located and any(w in self.locating for w in words[max(0, j - 3) : j]):
             return False
@@ -374,7 +380,7 @@ class _Referent:
             return True
         if j in harmless:
             return False
-        if j and words[j - 1] in self.before:
+        if _qualified(t, j, self.before):
             return False
         return not (j + n < len(words) and words[j + n] in self.after)
 
