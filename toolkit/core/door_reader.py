@@ -239,7 +239,7 @@ class _Pair:
             if i and words[i - 1] in self.verb_unless_before:
                 continue  # a state, not an act: "it is already merged"
             first = start  # where the verb's objects may start
-            if direct:
+            if direct and not t.pointing:
                 k = start
                 while k < len(words) and words[k] in self.skip:
                     k += 1
@@ -502,7 +502,11 @@ class WordRules:
         )
         self._pointing = frozenset(plain.get("pointing", ()))
         settled = plain.get("settled")
-        self._settled = (self._ids.get(settled), frozenset(plain.get("settled_by", ())))
+        self._settled = (
+            self._ids.get(settled),
+            frozenset(plain.get("settled_by", ())),
+            frozenset(plain.get("negations", ())),
+        )
         self._readers = None
         self._reading = (data.get("shell", {}), plain)
 
@@ -602,8 +606,12 @@ class WordRules:
     def _settled_at(self, found, hits, pointing):
         """The positions of the words of the things the text shows safe to lose (a local
         branch it says is merged), when nothing in it points at shared things."""
-        family, by = self._settled
-        if pointing or family not in hits or not any(w in by for w in found):
+        family, by, negations = self._settled
+        shown = any(
+            w in by and not any(v in negations for v in found[max(0, i - 3) : i])
+            for i, w in enumerate(found)
+        )  # "it is merged", not "it was never merged"
+        if pointing or family not in hits or not shown:
             return frozenset()
         return frozenset(k for i, n in hits[family] for k in range(i, i + n))
 
