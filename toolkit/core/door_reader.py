@@ -402,13 +402,16 @@ class _Free:
 
     __slots__ = (
         "strong", "harmless", "durable", "naming_next", "naming_prev", "easy",
-        "determiners", "pronouns", "sandbox", "needs",
+        "determiners", "pronouns", "sandbox", "qualifiers", "needs",
     )  # fmt: skip
 
     def __init__(self, rule, fam, sets, common):
         self.strong = self.needs = fam(rule["free"])
         self.harmless, self.durable = fam(rule["harmless"]), fam(rule["objects"])
-        for key in ("naming_next", "naming_prev", "easy", "determiners", "pronouns", "sandbox"):
+        for key in (
+            "naming_next", "naming_prev", "easy", "determiners", "pronouns", "sandbox",
+            "qualifiers",
+        ):  # fmt: skip
             setattr(self, key, sets(rule.get(key)))
 
     def __call__(self, t):
@@ -434,6 +437,9 @@ class _Free:
                 t.pointing and any(k in durable for k in ahead)
             ):
                 continue  # "the unused import", not "the shared test database"
+            first = next((k for k in ahead if k in durable), None)
+            if first is not None and _qualified(t, first, self.qualifiers):
+                continue  # "the local Redis container", "the throwaway SQLite database"
             if j < size and words[j] in self.pronouns and i:
                 # "There's a trailing blank line at the bottom. Delete it?": "it" is the
                 # harmless thing named before, when nothing durable is named there too.
