@@ -506,7 +506,7 @@ class WordRules:
             frozenset(rename.get("more", ())) | frozenset(rename.get("stores", ())),
             frozenset(rename.get("determiners", ())),
         )
-        self._pointing = frozenset(plain.get("pointing", ()))
+        self._pointing = self._ids.get(plain.get("pointing"))
         settled = plain.get("settled")
         self._settled = (
             self._ids.get(settled),
@@ -600,7 +600,7 @@ class WordRules:
         hits = self._scan(found)
         if not hits:
             return None
-        pointing = any(w in self._pointing for w in found)
+        pointing = self._pointing in hits
         t = _Text(found, hits, self.breaks, pointing, self._settled_at(found, hits, pointing))
         for name, test in self.rules:
             if pairs_only and type(test) is not _Pair:
