@@ -488,8 +488,8 @@ def test_the_audit_catches_an_old_french_auto_decision(state_root):
 def test_the_hook_auto_decides_a_false_alarm_only_once_the_user_allowed_it(repo, db_file):
     _never_ask(db_file, "adhoc-snapshot")
     q = question(
-        "Overwrite the snapshot file for the updated test? <gstack-qid:adhoc-snapshot>",
-        ["Overwrite it (Recommended)", "Keep it"],
+        "Nuke the local Docker container I spun up for tests? <gstack-qid:adhoc-snapshot>",
+        ["Nuke it (Recommended)", "Keep it"],
     )
     assert _pre(repo, q) == ""
     # The user answers it (the post hook records what they were shown), then allows it.

@@ -11,16 +11,24 @@ read. A rule takes one of these shapes (the first that fires names the decision)
   users table?"); with ``passive``, the object then a passive verb (``passive_window``).
   ``unless_after`` / ``unless_before`` (the word after or before the object),
   ``unless_between``, ``verb_unless_after`` (the word after the verb names a thing:
-  "delete button"), ``located`` (an object after "from"/"in" is where, not what) and
+  "delete button"), ``verb_unless_before`` (the word before makes the verb a state:
+  "already merged"), ``located`` (an object after "from"/"in" is where, not what) and
   ``direct_unless`` (a verb whose direct object is of that family aims at it) keep
-  harmless uses two-way. A verb right after an article is a noun ("the post").
+  harmless uses two-way; ``between_any``: a word of that set must stand between verb
+  and object. A verb right after an article is a noun ("the post"). A qualifier before
+  the object (``unless_before``: "the local database") softens nothing in a text
+  holding a ``pointing`` word ("shared", "prod", "backup", ...), and the things a text
+  shows safe to lose (``settled``: "the local branch ... is merged") are no object.
 * ``any``: any entry of the family, unless a word of ``unless_near`` is within a few
   words or the next word is of ``unless_next``.
 * ``then``: an entry, then within ``window`` words a word in ``next``, a flag of
   ``flags`` (``--size`` or ``--size=...``), a short flag holding one of
   ``flag_letters``, a word starting with one of ``prefixes``, or one passing ``test``
   (``chmod-mode``: a mode that opens writing to others).
-* ``referent`` + ``objects``: a verb aimed at "it"/"them" in a text naming an object.
+* ``referent`` + ``objects``: a verb aimed at "it"/"them" in a text naming an object;
+  an object qualified by ``unless_before`` / ``unless_after`` ("the Jest snapshot") or
+  inside a phrase of ``harmless`` ("the golden file") is not one, unless the text is
+  pointing.
 * ``free``: a strong verb not aimed at a harmless thing ("delete it?", not "delete the
   unused import").
 
@@ -160,22 +168,34 @@ def _version(word):
 
 
 class _Text:
-    """One text's words, family hits and sentence breaks, shared by every rule."""
+    """One text's words, family hits and sentence breaks, shared by every rule.
 
-    __slots__ = ("words", "hits", "breaks")
+    ``pointing``: whether a word of the text points at shared, remote or production
+    things (a qualifier such as "local" or "test" then softens nothing). ``settled``: the
+    positions of the things the text itself shows to be safe to lose ("the local branch
+    ... it is merged"), read as harmless unless the text is pointing."""
 
-    def __init__(self, found, hits, breaks):
+    __slots__ = ("words", "hits", "breaks", "pointing", "settled")
+
+    def __init__(self, found, hits, breaks, pointing=False, settled=frozenset()):
         self.words, self.hits, self.breaks = found, hits, breaks
+        self.pointing, self.settled = pointing, settled
 
     def at(self, family):
         return self.hits.get(family, ())
 
 
+def _qualified(t, j, qualifiers):
+    """Whether one of the two words before the object at ``j`` is a qualifier ("the local
+    database", "the local Postgres database") in a text pointing at nothing shared."""
+    return not t.pointing and any(w in qualifiers for w in t.words[max(0, j - 2) : j])
+
+
 class _Pair:
     __slots__ = (
         "verbs", "objects", "window", "passive", "passive_window", "unless_after",
-        "unless_before", "unless_between", "located", "verb_unless_after", "direct",
-        "skip", "locating", "articles", "needs",
+        "unless_before", "unless_between", "between_any", "located", "verb_unless_after",
+        "verb_unless_before", "direct", "skip", "locating", "articles", "needs",
     )  # fmt: skip
 
     def __init__(self, rule, fam, sets, common):
@@ -186,16 +206,21 @@ class _Pair:
         self.unless_after = sets(rule.get("unless_after"))
         self.unless_before = sets(rule.get("unless_before"))
         self.unless_between = sets(rule.get("unless_between"))
+        self.between_any = sets(rule.get("between_any"))
         self.verb_unless_after = sets(rule.get("verb_unless_after"))
+        self.verb_unless_before = sets(rule.get("verb_unless_before"))
         self.located = rule.get("located", False)
         self.direct = fam(rule["direct_unless"]) if "direct_unless" in rule else None
         self.skip, self.locating, self.articles = common[:3]
         self.needs = self.objects
 
-    def _object_ok(self, words, j, n):
+    def _object_ok(self, t, j, n):
+        words = t.words
+        if j in t.settled:
+            return False
         if self.unless_after and j + n < len(words) and words[j + n] in self.unless_after:
             return False
-        if self.unless_before and j > 0 and words[j - 1] in self.unless_before:
+        if self.unless_before and _qualified(t, j, self.unless_before):
             return False
         if self.located and any(w in self.locating for w in words[max(0, j - 3) : j]):
             return False
@@ -211,8 +236,10 @@ class _Pair:
             start = i + n
             if n == 1 and i and words[i - 1] in self.articles:
                 continue  # a noun or adjective: "the deprecated option", "the post"
+            if i and words[i - 1] in self.verb_unless_before:
+                continue  # a state, not an act: "it is already merged"
             first = start  # where the verb's objects may start
-            if direct:
+            if direct and not t.pointing:
                 k = start
                 while k < len(words) and words[k] in self.skip:
                     k += 1
@@ -231,10 +258,13 @@ class _Pair:
             for j, m in objects:
                 if (
                     first <= j < start + self.window
-                    and self._object_ok(words, j, m)
+                    and self._object_ok(t, j, m)
                     and not (
                         self.unless_between
                         and any(w in self.unless_between for w in words[start:j])
+                    )
+                    and not (
+                        self.between_any and not any(w in self.between_any for w in words[start:j])
                     )
                 ):
                     return True
@@ -245,7 +275,7 @@ class _Pair:
                 for j, k in passive:
                     if (
                         start <= j < start + self.passive_window
-                        and self._object_ok(words, i, n)
+                        and self._object_ok(t, i, n)
                         and not (
                             self.verb_unless_after
                             and j + k < len(words)
@@ -325,19 +355,39 @@ class _Referent:
     """A verb aimed at "it"/"them" in a text that names an object anywhere ("The old topic
     is unused; drop it?"), unless every object named is where ("in this file")."""
 
-    __slots__ = ("verbs", "objects", "pronouns", "locating", "needs")
+    __slots__ = (
+        "verbs", "objects", "harmless", "pronouns", "locating", "before", "after", "needs",
+    )  # fmt: skip
 
     def __init__(self, rule, fam, sets, common):
         self.verbs, self.objects = fam(rule["referent"]), fam(rule["objects"])
+        self.harmless = fam(rule["harmless"]) if "harmless" in rule else None
         self.pronouns = common[3]
         self.locating = common[1]
+        self.before = sets(rule.get("unless_before"))
+        self.after = sets(rule.get("unless_after"))
         self.needs = self.objects
+
+    def _named(self, t, j, n, harmless):
+        """Whether the object at ``j`` is a thing the pronoun may aim at: not where ("in
+        this file"), not shown safe, not qualified as a test or scratch thing ("the Jest
+        snapshot", "the sample data", "the golden file") unless the text points at shared
+        things."""
+        words = t.words
+        if any(w in self.locating for w in words[max(0, j - 3) : j]) or j in t.settled:
+            return False
+        if t.pointing:
+            return True
+        if j in harmless:
+            return False
+        if _qualified(t, j, self.before):
+            return False
+        return not (j + n < len(words) and words[j + n] in self.after)
 
     def __call__(self, t):
         words = t.words
-        if all(
-            any(w in self.locating for w in words[max(0, j - 3) : j]) for j, _ in t.at(self.objects)
-        ):
+        harmless = {k for i, m in t.at(self.harmless) if m > 1 for k in range(i, i + m)}
+        if not any(self._named(t, j, n, harmless) for j, n in t.at(self.objects)):
             return False
         for i, n in t.at(self.verbs):
             if i + n < len(words) and words[i + n] in self.pronouns:
@@ -352,19 +402,22 @@ class _Free:
 
     __slots__ = (
         "strong", "harmless", "durable", "naming_next", "naming_prev", "easy",
-        "determiners", "pronouns", "sandbox", "needs",
+        "determiners", "pronouns", "sandbox", "qualifiers", "needs",
     )  # fmt: skip
 
     def __init__(self, rule, fam, sets, common):
         self.strong = self.needs = fam(rule["free"])
         self.harmless, self.durable = fam(rule["harmless"]), fam(rule["objects"])
-        for key in ("naming_next", "naming_prev", "easy", "determiners", "pronouns", "sandbox"):
+        for key in (
+            "naming_next", "naming_prev", "easy", "determiners", "pronouns", "sandbox",
+            "qualifiers",
+        ):  # fmt: skip
             setattr(self, key, sets(rule.get(key)))
 
     def __call__(self, t):
         strong = t.at(self.strong)
         words, size = t.words, len(t.words)
-        harmless = {i for i, _ in t.at(self.harmless)}
+        harmless = {i for i, _ in t.at(self.harmless)} | t.settled
         for i, n in strong:
             j = i + n
             if (j < size and words[j] in self.naming_next) or (
@@ -379,13 +432,18 @@ class _Free:
                 ahead = range(j, min(size, j + 3))
             else:
                 ahead = range(max(0, i - 5), i)
-            if any(k in harmless for k in ahead):
-                continue
+            durable = {k for k, _ in t.at(self.durable)} - t.settled
+            if any(k in harmless for k in ahead) and not (
+                t.pointing and any(k in durable for k in ahead)
+            ):
+                continue  # "the unused import", not "the shared test database"
+            first = next((k for k in ahead if k in durable), None)
+            if first is not None and _qualified(t, first, self.qualifiers):
+                continue  # "the local Redis container", "the throwaway SQLite database"
             if j < size and words[j] in self.pronouns and i:
                 # "There's a trailing blank line at the bottom. Delete it?": "it" is the
                 # harmless thing named before, when nothing durable is named there too.
                 before = range(max(0, i - 15), i)
-                durable = {k for k, _ in t.at(self.durable)}
                 if any(k in harmless for k in before) and not any(k in durable for k in before):
                     continue
             if any(w in self.sandbox for w in words[i + n : i + n + 7]):
@@ -447,6 +505,13 @@ class WordRules:
             frozenset(rename.get("ends", ())),
             frozenset(rename.get("more", ())) | frozenset(rename.get("stores", ())),
             frozenset(rename.get("determiners", ())),
+        )
+        self._pointing = self._ids.get(plain.get("pointing"))
+        settled = plain.get("settled")
+        self._settled = (
+            self._ids.get(settled),
+            frozenset(plain.get("settled_by", ())),
+            frozenset(plain.get("negations", ())),
         )
         self._readers = None
         self._reading = (data.get("shell", {}), plain)
@@ -535,13 +600,26 @@ class WordRules:
         hits = self._scan(found)
         if not hits:
             return None
-        t = _Text(found, hits, self.breaks)
+        pointing = self._pointing in hits
+        t = _Text(found, hits, self.breaks, pointing, self._settled_at(found, hits, pointing))
         for name, test in self.rules:
             if pairs_only and type(test) is not _Pair:
                 continue
             if test.needs in hits and test(t):
                 return name
         return None
+
+    def _settled_at(self, found, hits, pointing):
+        """The positions of the words of the things the text shows safe to lose (a local
+        branch it says is merged), when nothing in it points at shared things."""
+        family, by, negations = self._settled
+        shown = any(
+            w in by and not any(v in negations for v in found[max(0, i - 3) : i])
+            for i, w in enumerate(found)
+        )  # "it is merged", not "it was never merged"
+        if pointing or family not in hits or not shown:
+            return frozenset()
+        return frozenset(k for i, n in hits[family] for k in range(i, i + n))
 
     def _renames_only(self, found):
         """Whether the text only renames a name ("Rename deleteUser to removeUser in the
