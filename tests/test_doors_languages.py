@@ -460,3 +460,24 @@ def test_the_english_word_rules_know_their_longest_entry():
     data = load("en-words.toml")
     longest = max(e.count(" ") + 1 for f in data["families"].values() for e in f)
     assert data["words"]["longest"] == longest
+
+
+@pytest.mark.parametrize(
+    "text,door",
+    [
+        # A harmless word qualifies the noun it names and the nouns joined to it.
+        ("テスト用DBのデータをリセットしますか？", "two-way"),
+        ("一時的に作ったテスト用のS3バケットを削除しますか？", "two-way"),
+        # A conjunction, a comma or another sentence keeps the second noun apart.
+        ("テスト用DBと本番DBのデータをリセットしますか？", "one-way"),
+        ("テスト用DB、顧客データを削除しますか？", "one-way"),
+        ("测试库和生产库的数据都清空吗？", "one-way"),
+        ("把生产库和测试库都清空？", "one-way"),
+        ("把测试库，生产库都清空？", "one-way"),
+        ("把 mock 服务器关掉？", "two-way"),
+        # A noun inside a harmless word qualifies nothing: ログ in ログイン.
+        ("Elasticsearchのログインデックスを全部消しますか？", "one-way"),
+    ],
+)
+def test_a_harmless_word_qualifies_the_nouns_joined_to_it_and_no_other(text, door):
+    assert classify(text).door == door, explain(text)

@@ -343,12 +343,65 @@ def _adjacent(lang, text, obj, marks, verbs=()):
         if m[0] <= obj[0] and obj[1] <= m[1] and m != obj:
             return True  # the harmless words hold the object: "message d'erreur"
         if m[1] <= obj[0]:
-            if _gap(lang, text, m[1], obj[0], verbs) <= 1:
+            near = _gap(lang, text, m[1], obj[0], verbs) <= 1
+            if near and not _enumerated(lang, text, m[1], obj[0], True):
                 return True
         elif m[0] >= obj[1]:
-            if _gap(lang, text, obj[1], m[0], verbs) <= (2 if lang.spaceless else 3):
+            near = _gap(lang, text, obj[1], m[0], verbs) <= (2 if lang.spaceless else 3)
+            if near and not _enumerated(lang, text, obj[1], m[0], False):
                 return True
     return False
+
+
+# Chinese and Japanese words that list nouns: "测试库和生产库", "テスト用DBと本番DB".
+_AND = frozenset("和与與及跟同或并並兼とや")
+
+
+def _enumerated(lang, text, lo, hi, before):
+    """Whether, in Chinese or Japanese, what lies between a harmless word and an object
+    lists them rather than joins them: a conjunction ("测试库和生产库"), or, ``before``
+    the object, punctuation (read as a space) between two letters of the script
+    ("测试库，生产库"). A space next to a Latin word is only a space ("mock 数据"); after
+    the object, punctuation may close a label ("「删除账号」按钮"). Korean writes its
+    conjunctions on the noun and spaces between words."""
+    if not lang.spaceless or lang.code == _JAMO:
+        return False
+    for at in range(lo, hi):
+        c = text[at]
+        if c in _AND:
+            return True
+        if before and c == " " and not (text[at - 1].isascii() or text[at + 1].isascii()):
+            return True
+    return False
+
+
+# What joins two nouns into one, written without spaces: nothing, or a possessive
+# ("テスト用DBのデータ", "测试库的数据", "테스트 DB의 데이터"; Korean read letter by letter).
+_JOINS = frozenset(("", "の", "的", "\u110b\u1174"))
+
+
+def _chained(text, objects, quiet, marks):
+    """``quiet`` with every object a quiet one qualifies: inside it, or right after it
+    joined by ``_JOINS`` ("テスト用のS3バケット": the test bucket, not a second object). A
+    conjunction, a comma or a space between two nouns keeps the second one apart
+    ("テスト用DBと本番DB"); an object inside a harmless word qualifies nothing (ログ in
+    ログイン is no noun before インデックス)."""
+    inside = {o for o in quiet if any(m[0] <= o[0] and o[1] <= m[1] for m in marks)}
+    quiet = set(quiet)
+    grew = True
+    while grew:
+        grew = False
+        for o in objects:
+            if o in quiet:
+                continue
+            for q in quiet - inside:
+                if (q[0] <= o[0] and o[1] <= q[1]) or (
+                    q[1] <= o[0] and text[q[1] : o[0]] in _JOINS
+                ):
+                    quiet.add(o)
+                    grew = True
+                    break
+    return quiet
 
 
 def _gap(lang, text, lo, hi, verbs):
@@ -377,8 +430,11 @@ def _fires(lang, text, rule, sentence):
     # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
     marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
     if marks:
-        strong = [o for o in strong if not _adjacent(lang, text, o, marks, verbs)]
-        weak = [o for o in weak if not _adjacent(lang, text, o, marks, verbs)]
+        quiet = {o for o in strong + weak if _adjacent(lang, text, o, marks, verbs)}
+        if quiet and lang.spaceless:
+            quiet = _chained(text, strong + weak, quiet, marks)
+        strong = [o for o in strong if o not in quiet]
+        weak = [o for o in weak if o not in quiet]
     window = rule.get("window", 30 if lang.spaceless else 8)
     if lang.code == _JAMO:
         window *= 3
