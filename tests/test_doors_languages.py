@@ -31,8 +31,8 @@ FAMILIES = {
 # that loses what the rules read fails here. The target stays 100% (the xfail below).
 HOLDOUT_RECALL_FLOOR = {
     "en": 1.0,
-    "zh": 0.92,
-    "ja": 0.96,
+    "zh": 1.0,
+    "ja": 1.0,
     "ko": 1.0,
     "es": 0.92,
     "fr": 0.92,
@@ -41,10 +41,11 @@ HOLDOUT_RECALL_FLOOR = {
     "ru": 0.96,
     "it": 0.96,
 }
-# False alarms above the 10% target on the holdout halves, as recorded.
+# False alarms on the holdout halves, as recorded where they differ from the 10% target.
 # Russian: 3 of 25 once text must be mostly known words to be readable (slang the word
-# list lacks reads unreadable: asked, never auto-decided).
-HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12, "ru": 0.12}
+# list lacks reads unreadable: asked, never auto-decided). Chinese: 1 of 25 (a naming
+# question whose candidate names are English billing words).
+HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.04, "ja": 0.0, "ko": 0.0, "ru": 0.12}
 
 
 def _load(lang, half):
