@@ -476,6 +476,10 @@ def test_the_english_word_rules_know_their_longest_entry():
         ("把生产库和测试库都清空？", "one-way"),
         ("把测试库，生产库都清空？", "one-way"),
         ("把 mock 服务器关掉？", "two-way"),
+        ("把生产库，测试库都清空？", "one-way"),
+        ("本番DB、テスト用DBを削除しますか？", "one-way"),
+        ("테스트, 운영 DB 삭제할까요?", "one-way"),
+        ("테스트、운영 DB 삭제할까요?", "one-way"),
         # A noun inside a harmless word qualifies nothing: ログ in ログイン.
         ("Elasticsearchのログインデックスを全部消しますか？", "one-way"),
     ],

@@ -64,6 +64,7 @@ _BREAKS = frozenset(
     ".?!;:\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964"
 )
 
+_COMMAS = frozenset(",\u3001\uff0c\uff64")  # , 、 ， ､ (NFKC makes ， a ,)
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
 _loaded = {}
@@ -88,7 +89,9 @@ def fold(text):
 def _folded(text, nfd=False):
     """``(fold(text), ends)``: ``ends`` the positions in it where a sentence starts after
     a sentence end (``_BREAKS``). With ``nfd``, the folded text in canonical
-    decomposition (Korean is read letter by letter)."""
+    decomposition (Korean is read letter by letter), a comma kept as a word of its own:
+    Korean spaces its words, so only the comma tells "테스트, 운영 DB" (two things) from
+    "테스트 DB" (one)."""
     if text.isascii():
         low = text.lower()
     else:
@@ -105,6 +108,8 @@ def _folded(text, nfd=False):
             out.append(c)  # inside a name: "main.go", "v1.2", "credentials.json"
         elif c in _BREAKS:
             out.append(" " + _BREAK + " ")
+        elif nfd and c in _COMMAS:
+            out.append(" , ")
         else:
             out.append(" ")
     marked = "".join(out)
@@ -344,11 +349,16 @@ def _adjacent(lang, text, obj, marks, verbs=()):
             return True  # the harmless words hold the object: "message d'erreur"
         if m[1] <= obj[0]:
             near = _gap(lang, text, m[1], obj[0], verbs) <= 1
-            if near and not _enumerated(lang, text, m[1], obj[0], True):
+            if near and not _enumerated(lang, text, m[1], obj[0], False):
                 return True
         elif m[0] >= obj[1]:
-            near = _gap(lang, text, obj[1], m[0], verbs) <= (2 if lang.spaceless else 3)
-            if near and not _enumerated(lang, text, obj[1], m[0], False):
+            gap = _gap(lang, text, obj[1], m[0], verbs)
+            # A verb right by the object, then one mark of punctuation: a label.
+            label = gap <= 1 and any(
+                0 <= obj[0] - v[1] <= 1 or 0 <= v[0] - obj[1] <= 1 for v in verbs
+            )
+            near = gap <= (2 if lang.spaceless else 3)
+            if near and not _enumerated(lang, text, obj[1], m[0], label):
                 return True
     return False
 
@@ -357,20 +367,20 @@ def _adjacent(lang, text, obj, marks, verbs=()):
 _AND = frozenset("和与與及跟同或并並兼とや")
 
 
-def _enumerated(lang, text, lo, hi, before):
+def _enumerated(lang, text, lo, hi, label):
     """Whether, in Chinese or Japanese, what lies between a harmless word and an object
-    lists them rather than joins them: a conjunction ("测试库和生产库"), or, ``before``
-    the object, punctuation (read as a space) between two letters of the script
-    ("测试库，生产库"). A space next to a Latin word is only a space ("mock 数据"); after
-    the object, punctuation may close a label ("「删除账号」按钮"). Korean writes its
-    conjunctions on the noun and spaces between words."""
+    lists them rather than joins them: a conjunction ("测试库和生产库"), or punctuation
+    (read as a space) between two letters of the script ("生产库，测试库"), unless it
+    closes a ``label`` ("「删除账号」按钮"). A space next to a Latin word is only a space
+    ("mock 数据"). Korean writes its conjunctions on the noun and spaces its words
+    (``_folded`` keeps its commas)."""
     if not lang.spaceless or lang.code == _JAMO:
         return False
     for at in range(lo, hi):
         c = text[at]
         if c in _AND:
             return True
-        if before and c == " " and not (text[at - 1].isascii() or text[at + 1].isascii()):
+        if c == " " and not (label or text[at - 1].isascii() or text[at + 1].isascii()):
             return True
     return False
 
@@ -381,11 +391,12 @@ _JOINS = frozenset(("", "の", "的", "\u110b\u1174"))
 
 
 def _chained(text, objects, quiet, marks):
-    """``quiet`` with every object a quiet one qualifies: inside it, or right after it
-    joined by ``_JOINS`` ("テスト用のS3バケット": the test bucket, not a second object). A
+    """``quiet`` with every object a quiet one qualifies: right after it, joined by
+    ``_JOINS`` ("テスト用のS3バケット": the test bucket, not a second object). A
     conjunction, a comma or a space between two nouns keeps the second one apart
     ("テスト用DBと本番DB"); an object inside a harmless word qualifies nothing (ログ in
-    ログイン is no noun before インデックス)."""
+    ログイン is no noun before インデックス), and a shorter object inside a quiet one is
+    read on its own (本番 in "本番DB、テスト用DB")."""
     inside = {o for o in quiet if any(m[0] <= o[0] and o[1] <= m[1] for m in marks)}
     quiet = set(quiet)
     grew = True
@@ -395,9 +406,7 @@ def _chained(text, objects, quiet, marks):
             if o in quiet:
                 continue
             for q in quiet - inside:
-                if (q[0] <= o[0] and o[1] <= q[1]) or (
-                    q[1] <= o[0] and text[q[1] : o[0]] in _JOINS
-                ):
+                if q[1] <= o[0] and text[q[1] : o[0]] in _JOINS:
                     quiet.add(o)
                     grew = True
                     break
