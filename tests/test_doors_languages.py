@@ -31,8 +31,8 @@ FAMILIES = {
 # that loses what the rules read fails here. The target stays 100% (the xfail below).
 HOLDOUT_RECALL_FLOOR = {
     "en": 1.0,
-    "zh": 0.92,
-    "ja": 0.96,
+    "zh": 1.0,
+    "ja": 1.0,
     "ko": 1.0,
     "es": 0.92,
     "fr": 1.0,
@@ -41,8 +41,9 @@ HOLDOUT_RECALL_FLOOR = {
     "ru": 1.0,
     "it": 0.96,
 }
-# False alarms above the 10% target on the holdout halves, as recorded.
-HOLDOUT_FALSE_ALARM_CEILING = {"zh": 0.12, "ko": 0.12}
+# False alarms on the holdout halves, as recorded where they differ from the 10% target.
+# Chinese: 1 of 25 (a naming question whose candidate names are English billing words).
+HOLDOUT_FALSE_ALARM_CEILING = {"zh": 0.04, "ja": 0.0, "ko": 0.0}
 
 
 def _load(lang, half):
@@ -519,3 +520,28 @@ def test_german_text_is_not_read_by_romance_rules_on_shared_function_words():
     # A Romance verb beside a German object is still read, as a mix.
     shown = explain("Soll ich eliminare die Produktionsdatenbank?")
     assert shown["door"] == "one-way" and shown["language"] == "it+de", shown
+
+
+@pytest.mark.parametrize(
+    "text,door",
+    [
+        # A harmless word qualifies the noun it names and the nouns joined to it.
+        ("テスト用DBのデータをリセットしますか？", "two-way"),
+        ("一時的に作ったテスト用のS3バケットを削除しますか？", "two-way"),
+        # A conjunction, a comma or another sentence keeps the second noun apart.
+        ("テスト用DBと本番DBのデータをリセットしますか？", "one-way"),
+        ("テスト用DB、顧客データを削除しますか？", "one-way"),
+        ("测试库和生产库的数据都清空吗？", "one-way"),
+        ("把生产库和测试库都清空？", "one-way"),
+        ("把测试库，生产库都清空？", "one-way"),
+        ("把 mock 服务器关掉？", "two-way"),
+        ("把生产库，测试库都清空？", "one-way"),
+        ("本番DB、テスト用DBを削除しますか？", "one-way"),
+        ("테스트, 운영 DB 삭제할까요?", "one-way"),
+        ("테스트、운영 DB 삭제할까요?", "one-way"),
+        # A noun inside a harmless word qualifies nothing: ログ in ログイン.
+        ("Elasticsearchのログインデックスを全部消しますか？", "one-way"),
+    ],
+)
+def test_a_harmless_word_qualifies_the_nouns_joined_to_it_and_no_other(text, door):
+    assert classify(text).door == door, explain(text)

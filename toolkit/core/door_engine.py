@@ -67,6 +67,7 @@ _BREAKS = frozenset(
     ".?!;:\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964"
 )
 
+_COMMAS = frozenset(",\u3001\uff0c\uff64")  # , 、 ， ､ (NFKC makes ， a ,)
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
 _loaded = {}
@@ -91,7 +92,9 @@ def fold(text):
 def _folded(text, nfd=False):
     """``(fold(text), ends)``: ``ends`` the positions in it where a sentence starts after
     a sentence end (``_BREAKS``). With ``nfd``, the folded text in canonical
-    decomposition (Korean is read letter by letter)."""
+    decomposition (Korean is read letter by letter), a comma kept as a word of its own:
+    Korean spaces its words, so only the comma tells "테스트, 운영 DB" (two things) from
+    "테스트 DB" (one)."""
     if text.isascii():
         low = text.lower()
     else:
@@ -108,6 +111,8 @@ def _folded(text, nfd=False):
             out.append(c)  # inside a name: "main.go", "v1.2", "credentials.json"
         elif c in _BREAKS:
             out.append(" " + _BREAK + " ")
+        elif nfd and c in _COMMAS:
+            out.append(" , ")
         else:
             out.append(" ")
     marked = "".join(out)
@@ -346,12 +351,69 @@ def _adjacent(lang, text, obj, marks, verbs=()):
         if m[0] <= obj[0] and obj[1] <= m[1] and m != obj:
             return True  # the harmless words hold the object: "message d'erreur"
         if m[1] <= obj[0]:
-            if _gap(lang, text, m[1], obj[0], verbs) <= 1:
+            near = _gap(lang, text, m[1], obj[0], verbs) <= 1
+            if near and not _enumerated(lang, text, m[1], obj[0], False):
                 return True
         elif m[0] >= obj[1]:
-            if _gap(lang, text, obj[1], m[0], verbs) <= (2 if lang.spaceless else 3):
+            gap = _gap(lang, text, obj[1], m[0], verbs)
+            # A verb right by the object, then one mark of punctuation: a label.
+            label = gap <= 1 and any(
+                0 <= obj[0] - v[1] <= 1 or 0 <= v[0] - obj[1] <= 1 for v in verbs
+            )
+            near = gap <= (2 if lang.spaceless else 3)
+            if near and not _enumerated(lang, text, obj[1], m[0], label):
                 return True
     return False
+
+
+# Chinese and Japanese words that list nouns: "测试库和生产库", "テスト用DBと本番DB".
+_AND = frozenset("和与與及跟同或并並兼とや")
+
+
+def _enumerated(lang, text, lo, hi, label):
+    """Whether, in Chinese or Japanese, what lies between a harmless word and an object
+    lists them rather than joins them: a conjunction ("测试库和生产库"), or punctuation
+    (read as a space) between two letters of the script ("生产库，测试库"), unless it
+    closes a ``label`` ("「删除账号」按钮"). A space next to a Latin word is only a space
+    ("mock 数据"). Korean writes its conjunctions on the noun and spaces its words
+    (``_folded`` keeps its commas)."""
+    if not lang.spaceless or lang.code == _JAMO:
+        return False
+    for at in range(lo, hi):
+        c = text[at]
+        if c in _AND:
+            return True
+        if c == " " and not (label or text[at - 1].isascii() or text[at + 1].isascii()):
+            return True
+    return False
+
+
+# What joins two nouns into one, written without spaces: nothing, or a possessive
+# ("テスト用DBのデータ", "测试库的数据", "테스트 DB의 데이터"; Korean read letter by letter).
+_JOINS = frozenset(("", "の", "的", "\u110b\u1174"))
+
+
+def _chained(text, objects, quiet, marks):
+    """``quiet`` with every object a quiet one qualifies: right after it, joined by
+    ``_JOINS`` ("テスト用のS3バケット": the test bucket, not a second object). A
+    conjunction, a comma or a space between two nouns keeps the second one apart
+    ("テスト用DBと本番DB"); an object inside a harmless word qualifies nothing (ログ in
+    ログイン is no noun before インデックス), and a shorter object inside a quiet one is
+    read on its own (本番 in "本番DB、テスト用DB")."""
+    inside = {o for o in quiet if any(m[0] <= o[0] and o[1] <= m[1] for m in marks)}
+    quiet = set(quiet)
+    grew = True
+    while grew:
+        grew = False
+        for o in objects:
+            if o in quiet:
+                continue
+            for q in quiet - inside:
+                if q[1] <= o[0] and text[q[1] : o[0]] in _JOINS:
+                    quiet.add(o)
+                    grew = True
+                    break
+    return quiet
 
 
 def _gap(lang, text, lo, hi, verbs):
@@ -380,8 +442,11 @@ def _fires(lang, text, rule, sentence):
     # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
     marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
     if marks:
-        strong = [o for o in strong if not _adjacent(lang, text, o, marks, verbs)]
-        weak = [o for o in weak if not _adjacent(lang, text, o, marks, verbs)]
+        quiet = {o for o in strong + weak if _adjacent(lang, text, o, marks, verbs)}
+        if quiet and lang.spaceless:
+            quiet = _chained(text, strong + weak, quiet, marks)
+        strong = [o for o in strong if o not in quiet]
+        weak = [o for o in weak if o not in quiet]
     window = rule.get("window", 30 if lang.spaceless else 8)
     if lang.code == _JAMO:
         window *= 3
