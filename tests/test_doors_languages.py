@@ -460,3 +460,22 @@ def test_the_english_word_rules_know_their_longest_entry():
     data = load("en-words.toml")
     longest = max(e.count(" ") + 1 for f in data["families"].values() for e in f)
     assert data["words"]["longest"] == longest
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Envío el aviso a los 45.000 clientes?", "one-way"),
+        ("¿Mando el correo a 8000 suscriptores?", "one-way"),
+        ("¿Envío el correo a los 3 usuarios de la demo?", "two-way"),
+        ("Disparo o e-mail para 12k usuários?", "one-way"),
+        ("Envio o e-mail para os 2 usuários do teste?", "two-way"),
+        ("Spedisco la comunicazione a 30.000 abbonati?", "one-way"),
+        ("Invio il messaggio ai 250.000 utenti?", "one-way"),
+        ("Invio il messaggio ai 12 utenti del gruppo?", "two-way"),
+    ],
+)
+def test_a_count_of_a_thousand_recipients_or_more_is_an_audience(text, door):
+    # An entry ``#word`` matches the word right after a count of at least a thousand.
+    assert classify(text).door == door, explain(text)
+

@@ -13,7 +13,9 @@ process more than the rules a text needs), each when a text first needs it. The 
   ``match``: ``prefix`` at the start of a word (Spanish ``borr`` in ``borrar``,
   ``borrado``); ``substring`` anywhere (German compounds, ``datenbank`` in
   ``produktionsdatenbank``; Chinese, Japanese, Korean, written without spaces); an
-  entry starting ``=`` only as a whole word. Entries are folded as the text is.
+  entry starting ``=`` only as a whole word; one starting ``#`` only right after a
+  count of a thousand or more ("120.000 usuarios": ``#usuari``, a language matched at
+  word starts). Entries are folded as the text is.
 * fires a rule when its families meet: ``any`` (one entry is enough),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
@@ -126,11 +128,10 @@ def _folded(text, nfd=False):
 
 def folded_entry(entry):
     """A family entry as the data files hold it: folded as text is (``fold``), with a
-    leading ``=`` kept for a whole word. Entries are stored folded, so loading a language
-    costs no Unicode work (a test keeps every file so)."""
-    exact = entry.startswith("=")
-    body = fold(entry[1:] if exact else entry).strip()
-    return ("=" + body) if exact else body
+    leading ``=`` (a whole word) or ``#`` (a word after a count) kept. Entries are stored
+    folded, so loading a language costs no Unicode work (a test keeps every file so)."""
+    mark = entry[:1] if entry[:1] in ("=", "#") else ""
+    return mark + fold(entry[len(mark) :]).strip()
 
 
 def _entry(entry):
@@ -178,7 +179,9 @@ class _Language:
         if keys is None:
             keys = []
             for entry in self.entries(family):
-                if entry[0] == " ":  # a whole word (or words)
+                if entry[0] == "#" and self.prefix and not self.spaceless:
+                    keys.append((" " + entry[1:], 1, _COUNTED))
+                elif entry[0] == " ":  # a whole word (or words)
                     keys.append((entry, 1, ()))
                 elif self.prefix and not self.spaceless:
                     # each word of the entry starts a word of the text, in order
@@ -192,6 +195,9 @@ class _Language:
     def _find(self, text, family):
         found = []
         for key, lead, rest in self.keys(family):
+            if rest is _COUNTED:
+                found += _after_count(text, key)
+                continue
             at = text.find(key)
             while at >= 0:
                 end = at + len(key)
@@ -205,6 +211,29 @@ class _Language:
                     found.append((at + lead, end))
                 at = text.find(key, at + 1)
         return found
+
+
+# An entry ``#word``: the word (a prefix, as entries are) right after a count of at least
+# ``_MANY``, digits grouped by dots or not, or a ``k``: "120.000 usuarios", "5000
+# clientes", "12k utenti" (counts grouped by commas or spaces fold to words ending
+# ``000``, which entries name as they are: "000 usuarios").
+_COUNTED = ("#",)
+_MANY = 1000
+
+
+def _after_count(text, key):
+    """``[(start, end)]`` of ``key`` (" word") in folded ``text`` where the word before it
+    is a count of at least ``_MANY``."""
+    found = []
+    at = text.find(key)
+    while at >= 0:
+        count = text[text.rfind(" ", 0, at) + 1 : at].replace(".", "")
+        if count.endswith("k") and count[:-1].isdigit() and count[:-1] != "0":
+            found.append((at + 1, at + len(key)))
+        elif count.isdigit() and int(count) >= _MANY:
+            found.append((at + 1, at + len(key)))
+        at = text.find(key, at + 1)
+    return found
 
 
 def _language(code):
