@@ -478,4 +478,3 @@ def test_the_english_word_rules_know_their_longest_entry():
 def test_a_count_of_a_thousand_recipients_or_more_is_an_audience(text, door):
     # An entry ``#word`` matches the word right after a count of at least a thousand.
     assert classify(text).door == door, explain(text)
-
