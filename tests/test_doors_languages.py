@@ -478,3 +478,19 @@ def test_the_english_word_rules_know_their_longest_entry():
 def test_a_count_of_a_thousand_recipients_or_more_is_an_audience(text, door):
     # An entry ``#word`` matches the word right after a count of at least a thousand.
     assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Añado un test para la función de reembolsos?", "two-way"),
+        ("¿Hago el reembolso de los 87 pedidos duplicados?", "one-way"),
+        ("Adiciono um teste para a função de reembolsos?", "two-way"),
+        ("Faço o estorno das 40 compras em dobro?", "one-way"),
+        ("Aggiungo un test per la funzione dei rimborsi?", "two-way"),
+        ("Rimborso gli 87 ordini duplicati?", "one-way"),
+    ],
+)
+def test_a_word_enough_alone_is_quiet_when_a_harmless_word_qualifies_it(text, door):
+    # An ``any`` rule with ``unless``: the code around a refund is no refund.
+    assert classify(text).door == door, explain(text)

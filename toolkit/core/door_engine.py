@@ -16,7 +16,8 @@ process more than the rules a text needs), each when a text first needs it. The 
   entry starting ``=`` only as a whole word; one starting ``#`` only right after a
   count of a thousand or more ("120.000 usuarios": ``#usuari``, a language matched at
   word starts). Entries are folded as the text is.
-* fires a rule when its families meet: ``any`` (one entry is enough),
+* fires a rule when its families meet: ``any`` (one entry is enough; with ``unless``,
+  one no word of that family qualifies, as a pair's objects: "función de reembolsos"),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
   Japanese and Korean); with ``also``, only when a word of that family is in the text too
@@ -392,7 +393,12 @@ def _gap(lang, text, lo, hi, verbs):
 def _fires(lang, text, rule, sentence):
     """The rule's verdict on folded text: True when it fires."""
     if "any" in rule:
-        return any(lang.find(text, fam) for fam in _names(rule["any"]))
+        if "unless" not in rule:
+            return any(lang.find(text, fam) for fam in _names(rule["any"]))
+        # With ``unless``, an entry those words qualify does not count ("a test of refunds").
+        found = [s for fam in _names(rule["any"]) for s in lang.find(text, fam)]
+        marks = [s for fam in _names(rule["unless"]) for s in lang.find(text, fam)]
+        return any(not _adjacent(lang, text, s, marks) for s in found)
     if "also" in rule and not any(lang.find(text, fam) for fam in _names(rule["also"])):
         return False  # German separable verbs: "bauen … ab" needs its "ab"
     verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
