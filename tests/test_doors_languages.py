@@ -299,6 +299,7 @@ def test_data_files_hold_entries_folded_as_text_is():
                 "unless_before",
                 "unless_between",
                 "verb_unless_after",
+                "pronouns",
             ):
                 names = rule.get(key, ())
                 for name in [names] if isinstance(names, str) else names:
@@ -493,4 +494,26 @@ def test_a_count_of_a_thousand_recipients_or_more_is_an_audience(text, door):
 )
 def test_a_word_enough_alone_is_quiet_when_a_harmless_word_qualifies_it(text, door):
     # An ``any`` rule with ``unless``: the code around a refund is no refund.
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        (
+            "Tenemos un servidor de producción viejo que aún sirve la API antigua. ¿Lo tiro?",
+            "one-way",
+        ),
+        ("La carpeta build ocupa mucho. ¿La borro?", "two-way"),
+        ("Temos um servidor de produção velho que ainda serve a API antiga. Derrubo?", "one-way"),
+        ("O contêiner de teste está parado. Removo?", "two-way"),
+        (
+            "Abbiamo un server di produzione che serve ancora la vecchia API. Lo butto giù?",
+            "one-way",
+        ),
+        ("Il file temporaneo non serve più. Lo elimino?", "two-way"),
+    ],
+)
+def test_a_verb_aimed_at_a_pronoun_reads_the_object_named_before(text, door):
+    # ``pronouns``: a verb next to a pronoun, or alone in a short sentence, reaches back.
     assert classify(text).door == door, explain(text)

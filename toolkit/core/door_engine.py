@@ -438,7 +438,34 @@ def _fires(lang, text, rule, sentence):
                 continue  # a harmless word in the sentences the pair spans
             if apart(o, v) and _near(lang, text, v, o, window):
                 return True
+    if "pronouns" in rule:
+        return _referred(lang, text, rule, verbs, strong, weak, sentence, quiet)
     return False
+
+
+def _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
+    """Whether a verb aimed at a pronoun ("¿Lo tiro?", "Desligo ele?", "Lo spengo?"), or
+    standing in a sentence of at most three words ("Derrubo?"), has its object named
+    before it, however far back: the object of the verb is the one already named.
+    Harmless words still quiet the object as in a pair."""
+    pronouns = [s for fam in _names(rule["pronouns"]) for s in lang.find(text, fam)]
+    for v in verbs:
+        sv = sentence(v[0])
+        aimed = any(_apart(p, v) and _near(lang, text, p, v, 1) for p in pronouns)
+        if not aimed and _sentence_words(text, sentence, sv) > 3:
+            continue
+        if any(o[1] <= v[0] for o in strong):
+            return True
+        for o in weak:
+            so = sentence(o[0])
+            if o[1] <= v[0] and not any(so <= q <= sv for q in quiet):
+                return True
+    return False
+
+
+def _sentence_words(text, sentence, n):
+    """How many words of folded ``text`` are in sentence ``n``."""
+    return sum(1 for k, c in enumerate(text[:-1]) if c == " " and sentence(k + 1) == n)
 
 
 def _apart(a, b):
