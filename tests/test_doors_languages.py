@@ -34,17 +34,27 @@ HOLDOUT_RECALL_FLOOR = {
     "zh": 0.92,
     "ja": 0.96,
     "ko": 1.0,
-    "es": 0.92,
+    "es": 1.0,
     "fr": 0.92,
     "de": 0.92,
-    "pt": 0.84,
+    "pt": 1.0,
     "ru": 0.96,
-    "it": 0.96,
+    "it": 1.0,
 }
 # False alarms above the 10% target on the holdout halves, as recorded.
 # Russian: 3 of 25 once text must be mostly known words to be readable (slang the word
 # list lacks reads unreadable: asked, never auto-decided).
-HOLDOUT_FALSE_ALARM_CEILING = {"en": 0.12, "zh": 0.12, "ko": 0.12, "ru": 0.12}
+# Spanish, Portuguese, Italian: the false alarms measured after issue 26 (1, 0, 0 of 25),
+# a ceiling so none comes back unnoticed.
+HOLDOUT_FALSE_ALARM_CEILING = {
+    "en": 0.12,
+    "zh": 0.12,
+    "ko": 0.12,
+    "ru": 0.12,
+    "es": 0.04,
+    "pt": 0.0,
+    "it": 0.0,
+}
 
 
 def _load(lang, half):
