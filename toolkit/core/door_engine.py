@@ -452,7 +452,7 @@ def _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
     for v in verbs:
         sv = sentence(v[0])
         aimed = any(_apart(p, v) and _near(lang, text, p, v, 1) for p in pronouns)
-        if not aimed and _sentence_words(text, sentence, sv) > 3:
+        if not aimed and _sentence_words(text, sentence, sv, v[0]) > 3:
             continue
         if any(o[1] <= v[0] for o in strong):
             return True
@@ -463,9 +463,21 @@ def _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
     return False
 
 
-def _sentence_words(text, sentence, n):
-    """How many words of folded ``text`` are in sentence ``n``."""
-    return sum(1 for k, c in enumerate(text[:-1]) if c == " " and sentence(k + 1) == n)
+def _sentence_words(text, sentence, n, at, most=3):
+    """How many words of folded ``text`` around position ``at`` are in sentence ``n``,
+    counted up to ``most + 1``."""
+    count, lo, hi = 0, at, at
+    for _ in range(most + 1):  # the word at ``at`` and the ones before it
+        if lo <= 0 or sentence(lo) != n:
+            break
+        count += 1
+        lo = text.rfind(" ", 0, lo - 1) + 1
+    for _ in range(most + 1 - count):  # the ones after it
+        hi = text.find(" ", hi) + 1
+        if hi <= 0 or hi >= len(text) or sentence(hi) != n:
+            break
+        count += 1
+    return count
 
 
 def _apart(a, b):
