@@ -34,16 +34,16 @@ HOLDOUT_RECALL_FLOOR = {
     "zh": 1.0,
     "ja": 1.0,
     "ko": 1.0,
-    "es": 0.92,
+    "es": 1.0,
     "fr": 1.0,
     "de": 1.0,
-    "pt": 0.84,
+    "pt": 1.0,
     "ru": 1.0,
-    "it": 0.96,
+    "it": 1.0,
 }
 # False alarms on the holdout halves, as recorded where they differ from the 10% target.
 # Chinese: 1 of 25 (a naming question whose candidate names are English billing words).
-HOLDOUT_FALSE_ALARM_CEILING = {"zh": 0.04, "ja": 0.0, "ko": 0.0}
+HOLDOUT_FALSE_ALARM_CEILING = {"zh": 0.04, "ja": 0.0, "ko": 0.0, "es": 0.04, "pt": 0.0, "it": 0.0}
 
 
 def _load(lang, half):
@@ -315,6 +315,7 @@ def test_data_files_hold_entries_folded_as_text_is():
                 "unless_before",
                 "unless_between",
                 "verb_unless_after",
+                "pronouns",
             ):
                 names = rule.get(key, ())
                 for name in [names] if isinstance(names, str) else names:
@@ -544,4 +545,58 @@ def test_german_text_is_not_read_by_romance_rules_on_shared_function_words():
     ],
 )
 def test_a_harmless_word_qualifies_the_nouns_joined_to_it_and_no_other(text, door):
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Envío el aviso a los 45.000 clientes?", "one-way"),
+        ("¿Mando el correo a 8000 suscriptores?", "one-way"),
+        ("¿Envío el correo a los 3 usuarios de la demo?", "two-way"),
+        ("Disparo o e-mail para 12k usuários?", "one-way"),
+        ("Envio o e-mail para os 2 usuários do teste?", "two-way"),
+        ("Spedisco la comunicazione a 30.000 abbonati?", "one-way"),
+        ("Invio il messaggio ai 250.000 utenti?", "one-way"),
+        ("Invio il messaggio ai 12 utenti del gruppo?", "two-way"),
+    ],
+)
+def test_a_count_of_a_thousand_recipients_or_more_is_an_audience(text, door):
+    # An entry ``#word`` matches the word right after a count of at least a thousand.
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Añado un test para la función de reembolsos?", "two-way"),
+        ("¿Hago el reembolso de los 87 pedidos duplicados?", "one-way"),
+        ("Adiciono um teste para a função de reembolsos?", "two-way"),
+        ("Faço o estorno das 40 compras em dobro?", "one-way"),
+        ("Aggiungo un test per la funzione dei rimborsi?", "two-way"),
+        ("Rimborso gli 87 ordini duplicati?", "one-way"),
+    ],
+)
+def test_a_word_enough_alone_is_quiet_when_a_harmless_word_qualifies_it(text, door):
+    # An ``any`` rule with ``unless``: the code around a refund is no refund.
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        (
+            "Tenemos un servidor de producción viejo que aún sirve la API antigua. ¿Lo tiro?",
+            "one-way",
+        ),
+        ("La carpeta build ocupa mucho. ¿La borro?", "two-way"),
+        ("Temos um servidor de produção velho que ainda serve a API antiga. Derrubo?", "one-way"),
+        ("O contêiner de teste está parado. Removo?", "two-way"),
+        (
+            "Abbiamo un server di produzione che serve ancora la vecchia API. Lo butto giù?",
+            "one-way",
+        ),
+        ("Il file temporaneo non serve più. Lo elimino?", "two-way"),
+    ],
+)
+def test_a_verb_aimed_at_a_pronoun_reads_the_object_named_before(text, door):
+    # ``pronouns``: a verb next to a pronoun, or alone in a short sentence, reaches back.
     assert classify(text).door == door, explain(text)

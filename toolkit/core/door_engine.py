@@ -13,8 +13,11 @@ process more than the rules a text needs), each when a text first needs it. The 
   ``match``: ``prefix`` at the start of a word (Spanish ``borr`` in ``borrar``,
   ``borrado``); ``substring`` anywhere (German compounds, ``datenbank`` in
   ``produktionsdatenbank``; Chinese, Japanese, Korean, written without spaces); an
-  entry starting ``=`` only as a whole word. Entries are folded as the text is.
-* fires a rule when its families meet: ``any`` (one entry is enough),
+  entry starting ``=`` only as a whole word; one starting ``#`` only right after a
+  count of a thousand or more ("120.000 usuarios": ``#usuari``, a language matched at
+  word starts). Entries are folded as the text is.
+* fires a rule when its families meet: ``any`` (one entry is enough; with ``unless``,
+  one no word of that family qualifies, as a pair's objects: "función de reembolsos"),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
   Japanese and Korean); with ``also``, only when a word of that family is in the text too
@@ -134,11 +137,10 @@ def _folded(text, nfd=False):
 
 def folded_entry(entry):
     """A family entry as the data files hold it: folded as text is (``fold``), with a
-    leading ``=`` kept for a whole word. Entries are stored folded, so loading a language
-    costs no Unicode work (a test keeps every file so)."""
-    exact = entry.startswith("=")
-    body = fold(entry[1:] if exact else entry).strip()
-    return ("=" + body) if exact else body
+    leading ``=`` (a whole word) or ``#`` (a word after a count) kept. Entries are stored
+    folded, so loading a language costs no Unicode work (a test keeps every file so)."""
+    mark = entry[:1] if entry[:1] in ("=", "#") else ""
+    return mark + fold(entry[len(mark) :]).strip()
 
 
 def _entry(entry):
@@ -186,7 +188,9 @@ class _Language:
         if keys is None:
             keys = []
             for entry in self.entries(family):
-                if entry[0] == " ":  # a whole word (or words)
+                if entry[0] == "#" and self.prefix and not self.spaceless:
+                    keys.append((" " + entry[1:], 1, _COUNTED))
+                elif entry[0] == " ":  # a whole word (or words)
                     keys.append((entry, 1, ()))
                 elif self.prefix and not self.spaceless:
                     # each word of the entry starts a word of the text, in order
@@ -200,6 +204,9 @@ class _Language:
     def _find(self, text, family):
         found = []
         for key, lead, rest in self.keys(family):
+            if rest is _COUNTED:
+                found += _after_count(text, key)
+                continue
             at = text.find(key)
             while at >= 0:
                 end = at + len(key)
@@ -213,6 +220,29 @@ class _Language:
                     found.append((at + lead, end))
                 at = text.find(key, at + 1)
         return found
+
+
+# An entry ``#word``: the word (a prefix, as entries are) right after a count of at least
+# ``_MANY``, digits grouped by dots or not, or a ``k``: "120.000 usuarios", "5000
+# clientes", "12k utenti" (counts grouped by commas or spaces fold to words ending
+# ``000``, which entries name as they are: "000 usuarios").
+_COUNTED = ("#",)
+_MANY = 1000
+
+
+def _after_count(text, key):
+    """``[(start, end)]`` of ``key`` (" word") in folded ``text`` where the word before it
+    is a count of at least ``_MANY``."""
+    found = []
+    at = text.find(key)
+    while at >= 0:
+        count = text[text.rfind(" ", 0, at) + 1 : at].replace(".", "")
+        if count.endswith("k") and count[:-1].isdigit() and count[:-1] != "0":
+            found.append((at + 1, at + len(key)))
+        elif count.isdigit() and int(count) >= _MANY:
+            found.append((at + 1, at + len(key)))
+        at = text.find(key, at + 1)
+    return found
 
 
 def _language(code):
@@ -428,7 +458,12 @@ def _gap(lang, text, lo, hi, verbs):
 def _fires(lang, text, rule, sentence):
     """The rule's verdict on folded text: True when it fires."""
     if "any" in rule:
-        return any(lang.find(text, fam) for fam in _names(rule["any"]))
+        if "unless" not in rule:
+            return any(lang.find(text, fam) for fam in _names(rule["any"]))
+        # With ``unless``, an entry those words qualify does not count ("a test of refunds").
+        found = [s for fam in _names(rule["any"]) for s in lang.find(text, fam)]
+        marks = [s for fam in _names(rule["unless"]) for s in lang.find(text, fam)]
+        return any(not _adjacent(lang, text, s, marks) for s in found)
     if "also" in rule and not any(lang.find(text, fam) for fam in _names(rule["also"])):
         return False  # German separable verbs: "bauen … ab" needs its "ab"
     verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
@@ -471,6 +506,8 @@ def _fires(lang, text, rule, sentence):
                 continue  # a harmless word in the sentences the pair spans
             if apart(o, v) and _near(lang, text, v, o, window):
                 return True
+    if "pronouns" in rule and _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
+        return True
     if strong and ("pronouns" in rule or "clitics" in rule):
         return _pronoun_object(lang, text, rule, verbs, strong, sentence)
     return False
@@ -502,6 +539,43 @@ def _pronoun_object(lang, text, rule, verbs, strong, sentence):
                 elif p[0] == v[0] or (p[1] <= v[0] and not text[p[1] : v[0]].strip()):
                     return True
     return False
+
+
+def _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
+    """Whether a verb aimed at a pronoun ("¿Lo tiro?", "Desligo ele?", "Lo spengo?"), or
+    standing in a sentence of at most three words ("Derrubo?"), has its object named
+    before it, however far back: the object of the verb is the one already named.
+    Harmless words still quiet the object as in a pair."""
+    pronouns = [s for fam in _names(rule["pronouns"]) for s in lang.find(text, fam)]
+    for v in verbs:
+        sv = sentence(v[0])
+        aimed = any(_apart(p, v) and _near(lang, text, p, v, 1) for p in pronouns)
+        if not aimed and _sentence_words(text, sentence, sv, v[0]) > 3:
+            continue
+        if any(o[1] <= v[0] for o in strong):
+            return True
+        for o in weak:
+            so = sentence(o[0])
+            if o[1] <= v[0] and not any(so <= q <= sv for q in quiet):
+                return True
+    return False
+
+
+def _sentence_words(text, sentence, n, at, most=3):
+    """How many words of folded ``text`` around position ``at`` are in sentence ``n``,
+    counted up to ``most + 1``."""
+    count, lo, hi = 0, at, at
+    for _ in range(most + 1):  # the word at ``at`` and the ones before it
+        if lo <= 0 or sentence(lo) != n:
+            break
+        count += 1
+        lo = text.rfind(" ", 0, lo - 1) + 1
+    for _ in range(most + 1 - count):  # the ones after it
+        hi = text.find(" ", hi) + 1
+        if hi <= 0 or hi >= len(text) or sentence(hi) != n:
+            break
+        count += 1
+    return count
 
 
 def _apart(a, b):
