@@ -27,23 +27,13 @@ FAMILIES = {
     "money",
     "backups",
 }
-# The holdout halves' recall after tuning (benchmarks/RESULTS.md): a floor, so a change
-# that loses what the rules read fails here. The target stays 100% (the xfail below).
-HOLDOUT_RECALL_FLOOR = {
-    "en": 1.0,
-    "zh": 1.0,
-    "ja": 1.0,
-    "ko": 1.0,
-    "es": 1.0,
-    "fr": 1.0,
-    "de": 1.0,
-    "pt": 1.0,
-    "ru": 1.0,
-    "it": 1.0,
-}
-# False alarms on the holdout halves, as recorded where they differ from the 10% target.
-# Chinese: 1 of 25 (a naming question whose candidate names are English billing words).
-HOLDOUT_FALSE_ALARM_CEILING = {"zh": 0.04, "ja": 0.0, "ko": 0.0, "es": 0.04, "pt": 0.0, "it": 0.0}
+# False alarms on the holdout halves as last measured (benchmarks/RESULTS.md), below the
+# 10% target: a ceiling, so none comes back unnoticed. Chinese: a naming question whose
+# candidate names are English billing words; Spanish: public methods read as "public".
+HOLDOUT_FALSE_ALARM_CEILING = {
+    "en": 0.0, "zh": 0.04, "ja": 0.0, "ko": 0.0, "es": 0.04,
+    "fr": 0.0, "de": 0.0, "pt": 0.0, "ru": 0.0, "it": 0.0,
+}  # fmt: skip
 
 
 def _load(lang, half):
@@ -75,19 +65,13 @@ def test_tune_half_recall_and_false_alarms(lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_holdout_half_keeps_its_recorded_figures(lang):
+def test_holdout_half_meets_the_target(lang):
     # Counts only: the holdout texts are never shown, so nobody tunes the rules on them.
+    # Target: recall 100%, false alarms at most 10% (or the lower figure recorded).
     recall, false_alarms, missed, alarms = _score(_load(lang, "holdout"))
-    assert recall >= HOLDOUT_RECALL_FLOOR[lang], f"{len(missed)} missed"
+    assert recall == 1.0, f"{len(missed)} missed"
     ceiling = HOLDOUT_FALSE_ALARM_CEILING.get(lang, 0.10)
     assert false_alarms <= ceiling, f"{len(alarms)} false alarms"
-
-
-@pytest.mark.xfail(reason="holdout recall below 100% in most languages (RESULTS.md)")
-@pytest.mark.parametrize("lang", LANGS)
-def test_holdout_half_meets_the_target(lang):
-    recall, false_alarms, _, _ = _score(_load(lang, "holdout"))
-    assert recall == 1.0 and false_alarms <= 0.10
 
 
 def _own_phrasings():
@@ -545,6 +529,8 @@ def test_german_text_is_not_read_by_romance_rules_on_shared_function_words():
     ],
 )
 def test_a_harmless_word_qualifies_the_nouns_joined_to_it_and_no_other(text, door):
+    assert classify(text).door == door, explain(text)
+
 
 @pytest.mark.parametrize(
     "text, door",

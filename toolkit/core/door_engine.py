@@ -26,7 +26,9 @@ process more than the rules a text needs), each when a text first needs it. The 
   sentence end (punctuation, a line end, a paragraph or record separator) never splits
   a verb from its object within the window: put between them, it would hide a danger.
   With ``pronouns`` or ``clitics``, a pronoun by the verb stands for an object named
-  in an earlier sentence ("… le cluster de production. Je le supprime ?").
+  in an earlier sentence ("… le cluster de production. Je le supprime ?"); with
+  ``refers``, a verb aimed at a pronoun or alone in a short sentence ("¿Lo tiro?",
+  "Derrubo?") takes the object named before it, a weak one too (``_referred``).
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
@@ -506,7 +508,7 @@ def _fires(lang, text, rule, sentence):
                 continue  # a harmless word in the sentences the pair spans
             if apart(o, v) and _near(lang, text, v, o, window):
                 return True
-    if "pronouns" in rule and _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
+    if "refers" in rule and _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
         return True
     if strong and ("pronouns" in rule or "clitics" in rule):
         return _pronoun_object(lang, text, rule, verbs, strong, sentence)
@@ -546,7 +548,7 @@ def _referred(lang, text, rule, verbs, strong, weak, sentence, quiet):
     standing in a sentence of at most three words ("Derrubo?"), has its object named
     before it, however far back: the object of the verb is the one already named.
     Harmless words still quiet the object as in a pair."""
-    pronouns = [s for fam in _names(rule["pronouns"]) for s in lang.find(text, fam)]
+    pronouns = [s for fam in _names(rule["refers"]) for s in lang.find(text, fam)]
     for v in verbs:
         sv = sentence(v[0])
         aimed = any(_apart(p, v) and _near(lang, text, p, v, 1) for p in pronouns)
