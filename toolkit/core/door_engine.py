@@ -38,6 +38,9 @@ from toolkit.core.door_reader import WordRules
 record_source(__file__)  # the file as read: ``doors.rules_version`` names it
 
 __all__ = [
+    "INDEX_AFTER",
+    "family_names",
+    "family_spans",
     "fold",
     "folded_entry",
     "gate_keys",
@@ -137,10 +140,28 @@ def _entry(entry):
     return (" " + entry[1:] + " ") if entry[:1] == "=" else entry
 
 
+# A process that reads many texts (an import) finds the families' entries through an
+# index of each language's entries by their first letters (``_Language.index``), built
+# once the language has read this many texts; a hook, which reads a few, never pays for
+# building it. Both ways find the same spans in the same order.
+INDEX_AFTER = 24
+_GRAM = 5  # letters of an entry's start the index holds (all of a shorter entry)
+
+
 class _Language:
     """One language's families (folded entries) and rules, as read from its file."""
 
-    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen", "_keys")
+    __slots__ = (
+        "code",
+        "spaceless",
+        "prefix",
+        "families",
+        "rules",
+        "reads",
+        "_seen",
+        "_keys",
+        "_index",
+    )
 
     def __init__(self, code, data):
         self.code = code
@@ -148,8 +169,10 @@ class _Language:
         self.prefix = data.get("match", "prefix") == "prefix"
         self.families = data.get("families", {})  # lists, made tuples on first use
         self.rules = data.get("rules", [])
-        self._seen = (None, {})  # the last text read and what was found in it
-        self._keys = {}  # family -> its entries as _find looks for them
+        self.reads = 0  # texts read so far (``INDEX_AFTER``)
+        self._seen = (None, {}, None)  # the last text read, what was found, its candidates
+        self._keys = {}  # family -> its entries as find_all looks for them
+        self._index = None
 
     def entries(self, family):
         entries = self.families.get(family, ())
@@ -162,13 +185,20 @@ class _Language:
     def find(self, text, family):
         """``[(start, end)]`` of the family's entries in folded ``text`` (remembered for
         the last text: rules share families)."""
-        seen_text, seen = self._seen
+        seen_text, seen, candidates = self._seen
         if seen_text is not text:
-            seen = {}
-            self._seen = (text, seen)
+            seen, candidates = {}, None
+            self.reads += 1
+            if self.reads > INDEX_AFTER:
+                candidates = self.candidates(text)
+            self._seen = (text, seen, candidates)
         found = seen.get(family)
         if found is None:
-            found = seen[family] = self._find(text, family)
+            if candidates is None:
+                found = self.find_all(text, self.keys(family))
+            else:
+                found = self.find_some(text, family, candidates.get(family))
+            seen[family] = found
         return found
 
     def keys(self, family):
@@ -189,9 +219,63 @@ class _Language:
             keys = self._keys[family] = tuple(keys)
         return keys
 
-    def _find(self, text, family):
+    def index(self):
+        """``({start: ((family, key number), ...)}, lengths at a word start, lengths
+        anywhere)``: every key of every family by its first ``_GRAM`` letters
+        (``keys``). A key that starts with a space (a word start) can
+        only be found where the text has a space, so its start is looked up there only."""
+        index = self._index
+        if index is None:
+            starts, anchored, anywhere = {}, set(), set()
+            for family in sorted(self.families):
+                for number, (key, _lead, _rest) in enumerate(self.keys(family)):
+                    start = key[:_GRAM]
+                    starts.setdefault(start, []).append((family, number))
+                    (anchored if start[:1] == " " else anywhere).add(len(start))
+            index = self._index = (
+                {start: tuple(found) for start, found in starts.items()},
+                tuple(sorted(anchored)),
+                tuple(sorted(anywhere)),
+            )
+        return index
+
+    def candidates(self, text):
+        """``{family: [numbers of the keys whose start is in folded text]}``: the keys
+        that may be found in it (``index``); the others are not there."""
+        starts, anchored, anywhere = self.index()
+        held = set()
+        if anchored:
+            at = text.find(" ")
+            while at >= 0:
+                for n in anchored:
+                    held.add(text[at : at + n])
+                at = text.find(" ", at + 1)
+        for n in anywhere:
+            held.update(text[i : i + n] for i in range(len(text) - n + 1))
+        out = {}
+        for start in held.intersection(starts):
+            for family, number in starts[start]:
+                numbers = out.get(family)
+                if numbers is None:
+                    out[family] = [number]
+                else:
+                    numbers.append(number)
+        return out
+
+    def find_some(self, text, family, numbers):
+        """``find_all`` over the family's keys numbered ``numbers`` only, in key order."""
+        if not numbers:
+            return []
+        keys = self.keys(family)
+        if len(numbers) > 1:
+            numbers.sort()
+        return self.find_all(text, [keys[n] for n in numbers])
+
+    @staticmethod
+    def find_all(text, keys):
+        """``[(start, end)]`` of the ``keys`` (``keys``) in folded ``text``, key by key."""
         found = []
-        for key, lead, rest in self.keys(family):
+        for key, lead, rest in keys:
             at = text.find(key)
             while at >= 0:
                 end = at + len(key)
@@ -212,6 +296,23 @@ def _language(code):
     if lang is None:
         lang = _loaded[code] = _Language(code, load(f"{code}.toml"))
     return lang
+
+
+def family_names(code):
+    """The names of ``code``'s word families."""
+    return sorted(_language(code).families)
+
+
+def family_spans(code, folded, indexed):
+    """``{family: [(start, end)]}``: where each of ``code``'s families is in folded text
+    (``fold``; Korean's in canonical decomposition), found through the language's index
+    (``indexed``) or entry by entry. Both ways find the same spans in the same order (a
+    test compares them)."""
+    lang = _language(code)
+    if not indexed:
+        return {f: lang.find_all(folded, lang.keys(f)) for f in sorted(lang.families)}
+    some = lang.candidates(folded)
+    return {f: lang.find_some(folded, f, some.get(f)) for f in sorted(lang.families)}
 
 
 def word_rules(code="en"):
