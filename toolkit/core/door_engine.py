@@ -42,6 +42,7 @@ __all__ = [
     "family_names",
     "family_spans",
     "fold",
+    "fold_word",
     "folded_entry",
     "gate_keys",
     "foreign_words",
@@ -86,6 +87,21 @@ def fold(text):
     kept, everything else a space; words separated by one space, with a space at both
     ends (so ``" borr"`` finds a word start)."""
     return _folded(text)[0]
+
+
+_WORDS_KEPT = 50_000  # words a process keeps folded (``fold_word``)
+_folded_words = {}
+
+
+def fold_word(word):
+    """``fold(word).strip()``, kept for the words folded so far (an import folds the same
+    words again and again); forgotten when more than ``_WORDS_KEPT`` are kept."""
+    folded = _folded_words.get(word)
+    if folded is None:
+        if len(_folded_words) >= _WORDS_KEPT:
+            _folded_words.clear()
+        folded = _folded_words[word] = fold(word).strip()
+    return folded
 
 
 def _folded(text, nfd=False):
@@ -575,7 +591,7 @@ def _mixed(text, counts, folded, words, stop, codes, known):
     if not codes:
         return None
     # Words in capitals are names, not prose: "TODO" is no Spanish "todo".
-    caps = {fold(w).strip() for w in text.split() if w.isupper() and len(w) > 1}
+    caps = {fold_word(w) for w in text.split() if w.isupper() and len(w) > 1}
     prose = [w for w in words if w not in caps] if caps else words
     english = word_rules("en")
     verbs = []  # (language, start, end, rule) in ``folded``
@@ -725,16 +741,38 @@ def _worth_reading(code, words, stop):
     keys = _gates().get(code)
     if keys is None:
         return True  # no gate listed: read it
-    start, within, start_sizes, within_sizes = keys
+    seen = _gate_seen(code)
     for w in words:
-        if w in function or english.known(w):
-            continue
-        if any(w[:n] in start for n in start_sizes):
-            return True
-        # a key as long as the rest of the word from i on is found at i with its own length
-        if any(w[i : i + n] in within for n in within_sizes for i in range(len(w) - n + 1)):
+        opens = seen.get(w)
+        if opens is None:
+            opens = seen[w] = _opens_gate(w, keys, function, english)
+        if opens:
             return True
     return False
+
+
+def _opens_gate(w, keys, function, english):
+    """Whether the folded word holds a key of a language's gate (``_gates``), and is no
+    English word."""
+    if w in function or english.known(w):
+        return False
+    start, within, start_sizes, within_sizes = keys
+    if any(w[:n] in start for n in start_sizes):
+        return True
+    # a key as long as the rest of the word from i on is found at i with its own length
+    return any(w[i : i + n] in within for n in within_sizes for i in range(len(w) - n + 1))
+
+
+_GATE_WORDS = 50_000  # words whose gate verdict a process keeps, per language
+
+
+def _gate_seen(code):
+    """``{word: whether it opens code's gate}`` for the words read so far (an import reads
+    the same words again and again); emptied when it grows past ``_GATE_WORDS``."""
+    seen = _loaded.setdefault("gate words", {}).setdefault(code, {})
+    if len(seen) > _GATE_WORDS:
+        seen.clear()
+    return seen
 
 
 def gate_keys(data):
@@ -879,7 +917,7 @@ def _unreadable(text, counts=None):
         foreign = sum(1 for w in words if any(_script(c) == "other" for c in w if not c.isascii()))
         if foreign >= OTHER_WORDS * len(words):
             return "script"
-    folded = [fold(w).strip() for w in words]
+    folded = [fold_word(w) for w in words]
     if len(words) < 3 and not any(w in _unruled_words() for w in folded):
         return None
     known, others = _stopwords()[:2]
