@@ -163,7 +163,9 @@ def main():
             def go():
                 path = os.path.join(work, f"insert-{time.monotonic_ns()}.db")
                 c = fresh_db(path, triggers, drop_index)
-                c.execute("PRAGMA cache_size = -32768")
+                # the import's settings for a large read
+                c.execute(f"PRAGMA cache_size = -{ingest_jsonl.LARGE_READ_CACHE_KIB}")
+                c.execute(f"PRAGMA temp_store = {ingest_jsonl.LARGE_READ_TEMP_STORE}")
                 t = time.process_time()
                 c.execute("BEGIN IMMEDIATE")
                 if bulk:

@@ -468,3 +468,15 @@ def test_repeated_questions_in_a_log_are_classified_like_each_alone(state_root, 
     ):
         alone = doors.decide(qid, skill, category, summary, registry)
         assert (door_class == "one-way", reason) == (alone.one_way, alone.reason)
+
+
+def test_a_large_read_gives_the_connection_back_with_its_own_cache_and_temp_store(
+    state_root, conn, monkeypatch
+):
+    monkeypatch.setattr(ingest_jsonl, "LARGE_READ_BYTES", 1)  # every read is a large one
+    conn.execute("PRAGMA cache_size = -1234")
+    conn.execute("PRAGMA temp_store = FILE")
+    write(log_path(state_root, "p"), "".join(line(event(i)) for i in range(30)))
+    assert history.ingest_state_root(conn, state_root).imported == 30
+    assert conn.execute("PRAGMA cache_size").fetchone()[0] == -1234
+    assert conn.execute("PRAGMA temp_store").fetchone()[0] == 1  # FILE

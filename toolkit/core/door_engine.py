@@ -45,7 +45,11 @@ from toolkit.core.door_reader import WordRules
 record_source(__file__)  # the file as read: ``doors.rules_version`` names it
 
 __all__ = [
+    "INDEX_AFTER",
+    "family_names",
+    "family_spans",
     "fold",
+    "fold_word",
     "folded_entry",
     "gate_keys",
     "foreign_words",
@@ -92,6 +96,21 @@ def fold(text):
     kept, everything else a space; words separated by one space, with a space at both
     ends (so ``" borr"`` finds a word start)."""
     return _folded(text)[0]
+
+
+_WORDS_KEPT = 50_000  # words a process keeps folded (``fold_word``)
+_folded_words = {}
+
+
+def fold_word(word):
+    """``fold(word).strip()``, kept for the words folded so far (an import folds the same
+    words again and again); forgotten when more than ``_WORDS_KEPT`` are kept."""
+    folded = _folded_words.get(word)
+    if folded is None:
+        if len(_folded_words) >= _WORDS_KEPT:
+            _folded_words.clear()
+        folded = _folded_words[word] = fold(word).strip()
+    return folded
 
 
 def _folded(text, nfd=False):
@@ -149,10 +168,28 @@ def _entry(entry):
     return (" " + entry[1:] + " ") if entry[:1] == "=" else entry
 
 
+# A process that reads many texts (an import) finds the families' entries through an
+# index of each language's entries by their first letters (``_Language.index``), built
+# once the language has read this many texts; a hook, which reads a few, never pays for
+# building it. Both ways find the same spans in the same order.
+INDEX_AFTER = 24
+_GRAM = 5  # letters of an entry's start the index holds (all of a shorter entry)
+
+
 class _Language:
     """One language's families (folded entries) and rules, as read from its file."""
 
-    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen", "_keys")
+    __slots__ = (
+        "code",
+        "spaceless",
+        "prefix",
+        "families",
+        "rules",
+        "reads",
+        "_seen",
+        "_keys",
+        "_index",
+    )
 
     def __init__(self, code, data):
         self.code = code
@@ -160,8 +197,10 @@ class _Language:
         self.prefix = data.get("match", "prefix") == "prefix"
         self.families = data.get("families", {})  # lists, made tuples on first use
         self.rules = data.get("rules", [])
-        self._seen = (None, {})  # the last text read and what was found in it
-        self._keys = {}  # family -> its entries as _find looks for them
+        self.reads = 0  # texts read so far (``INDEX_AFTER``)
+        self._seen = (None, {}, None)  # the last text read, what was found, its candidates
+        self._keys = {}  # family -> its entries as find_all looks for them
+        self._index = None
 
     def entries(self, family):
         entries = self.families.get(family, ())
@@ -174,13 +213,20 @@ class _Language:
     def find(self, text, family):
         """``[(start, end)]`` of the family's entries in folded ``text`` (remembered for
         the last text: rules share families)."""
-        seen_text, seen = self._seen
+        seen_text, seen, candidates = self._seen
         if seen_text is not text:
-            seen = {}
-            self._seen = (text, seen)
+            seen, candidates = {}, None
+            self.reads += 1
+            if self.reads > INDEX_AFTER:
+                candidates = self.candidates(text)
+            self._seen = (text, seen, candidates)
         found = seen.get(family)
         if found is None:
-            found = seen[family] = self._find(text, family)
+            if candidates is None:
+                found = self.find_all(text, self.keys(family))
+            else:
+                found = self.find_some(text, family, candidates.get(family))
+            seen[family] = found
         return found
 
     def keys(self, family):
@@ -203,9 +249,63 @@ class _Language:
             keys = self._keys[family] = tuple(keys)
         return keys
 
-    def _find(self, text, family):
+    def index(self):
+        """``({start: ((family, key number), ...)}, lengths at a word start, lengths
+        anywhere)``: every key of every family by its first ``_GRAM`` letters
+        (``keys``). A key that starts with a space (a word start) can
+        only be found where the text has a space, so its start is looked up there only."""
+        index = self._index
+        if index is None:
+            starts, anchored, anywhere = {}, set(), set()
+            for family in sorted(self.families):
+                for number, (key, _lead, _rest) in enumerate(self.keys(family)):
+                    start = key[:_GRAM]
+                    starts.setdefault(start, []).append((family, number))
+                    (anchored if start[:1] == " " else anywhere).add(len(start))
+            index = self._index = (
+                {start: tuple(found) for start, found in starts.items()},
+                tuple(sorted(anchored)),
+                tuple(sorted(anywhere)),
+            )
+        return index
+
+    def candidates(self, text):
+        """``{family: [numbers of the keys whose start is in folded text]}``: the keys
+        that may be found in it (``index``); the others are not there."""
+        starts, anchored, anywhere = self.index()
+        held = set()
+        if anchored:
+            at = text.find(" ")
+            while at >= 0:
+                for n in anchored:
+                    held.add(text[at : at + n])
+                at = text.find(" ", at + 1)
+        for n in anywhere:
+            held.update(text[i : i + n] for i in range(len(text) - n + 1))
+        out = {}
+        for start in held.intersection(starts):
+            for family, number in starts[start]:
+                numbers = out.get(family)
+                if numbers is None:
+                    out[family] = [number]
+                else:
+                    numbers.append(number)
+        return out
+
+    def find_some(self, text, family, numbers):
+        """``find_all`` over the family's keys numbered ``numbers`` only, in key order."""
+        if not numbers:
+            return []
+        keys = self.keys(family)
+        if len(numbers) > 1:
+            numbers.sort()
+        return self.find_all(text, [keys[n] for n in numbers])
+
+    @staticmethod
+    def find_all(text, keys):
+        """``[(start, end)]`` of the ``keys`` (``keys``) in folded ``text``, key by key."""
         found = []
-        for key, lead, rest in self.keys(family):
+        for key, lead, rest in keys:
             if rest is _COUNTED:
                 found += _after_count(text, key)
                 continue
@@ -252,6 +352,23 @@ def _language(code):
     if lang is None:
         lang = _loaded[code] = _Language(code, load(f"{code}.toml"))
     return lang
+
+
+def family_names(code):
+    """The names of ``code``'s word families."""
+    return sorted(_language(code).families)
+
+
+def family_spans(code, folded, indexed):
+    """``{family: [(start, end)]}``: where each of ``code``'s families is in folded text
+    (``fold``; Korean's in canonical decomposition), found through the language's index
+    (``indexed``) or entry by entry. Both ways find the same spans in the same order (a
+    test compares them)."""
+    lang = _language(code)
+    if not indexed:
+        return {f: lang.find_all(folded, lang.keys(f)) for f in sorted(lang.families)}
+    some = lang.candidates(folded)
+    return {f: lang.find_some(folded, f, some.get(f)) for f in sorted(lang.families)}
 
 
 def word_rules(code="en"):
@@ -665,7 +782,7 @@ def _mixed(text, counts, folded, words, stop, codes, known):
     if not codes:
         return None
     # Words in capitals are names, not prose: "TODO" is no Spanish "todo".
-    caps = {fold(w).strip() for w in text.split() if w.isupper() and len(w) > 1}
+    caps = {fold_word(w) for w in text.split() if w.isupper() and len(w) > 1}
     prose = [w for w in words if w not in caps] if caps else words
     english = word_rules("en")
     verbs = []  # (language, start, end, rule) in ``folded``
@@ -815,16 +932,38 @@ def _worth_reading(code, words, stop):
     keys = _gates().get(code)
     if keys is None:
         return True  # no gate listed: read it
-    start, within, start_sizes, within_sizes = keys
+    seen = _gate_seen(code)
     for w in words:
-        if w in function or english.known(w):
-            continue
-        if any(w[:n] in start for n in start_sizes):
-            return True
-        # a key as long as the rest of the word from i on is found at i with its own length
-        if any(w[i : i + n] in within for n in within_sizes for i in range(len(w) - n + 1)):
+        opens = seen.get(w)
+        if opens is None:
+            opens = seen[w] = _opens_gate(w, keys, function, english)
+        if opens:
             return True
     return False
+
+
+def _opens_gate(w, keys, function, english):
+    """Whether the folded word holds a key of a language's gate (``_gates``), and is no
+    English word."""
+    if w in function or english.known(w):
+        return False
+    start, within, start_sizes, within_sizes = keys
+    if any(w[:n] in start for n in start_sizes):
+        return True
+    # a key as long as the rest of the word from i on is found at i with its own length
+    return any(w[i : i + n] in within for n in within_sizes for i in range(len(w) - n + 1))
+
+
+_GATE_WORDS = 50_000  # words whose gate verdict a process keeps, per language
+
+
+def _gate_seen(code):
+    """``{word: whether it opens code's gate}`` for the words read so far (an import reads
+    the same words again and again); emptied when it grows past ``_GATE_WORDS``."""
+    seen = _loaded.setdefault("gate words", {}).setdefault(code, {})
+    if len(seen) > _GATE_WORDS:
+        seen.clear()
+    return seen
 
 
 def gate_keys(data):
@@ -969,7 +1108,7 @@ def _unreadable(text, counts=None):
         foreign = sum(1 for w in words if any(_script(c) == "other" for c in w if not c.isascii()))
         if foreign >= OTHER_WORDS * len(words):
             return "script"
-    folded = [fold(w).strip() for w in words]
+    folded = [fold_word(w) for w in words]
     if len(words) < 3 and not any(w in _unruled_words() for w in folded):
         return None
     known, others = _stopwords()[:2]

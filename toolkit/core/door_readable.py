@@ -29,7 +29,7 @@ only for Cyrillic words and the Latin languages only for the others.
 import os
 
 from toolkit.core.door_data import DATA_DIR, record_source
-from toolkit.core.door_engine import fold, scripts
+from toolkit.core.door_engine import fold_word, scripts
 
 record_source(__file__)
 
@@ -177,7 +177,7 @@ def _counted(line):
                 continue  # an acronym beside ordinary words
             if part.isascii() and _VOWELS.isdisjoint(part.lower()):
                 continue  # no vowel: a command or an abbreviation ("npm", "pnpm", "ssh")
-            word = fold(part).strip()
+            word = fold_word(part)
             if word:
                 out.append(word)
     return out

@@ -423,6 +423,11 @@ LARGE_READ_BYTES = 8 << 20
 # random leaf of the unique index; SQLite's default 2 MB cache turns that into a read
 # syscall per row once the table passes a few hundred thousand rows.
 LARGE_READ_CACHE_KIB = 32 << 10
+# A large read keeps SQLite's temporary b-trees (the sorting and grouping of the set-based
+# rollup upkeep, ``rollups.Bulk``) in memory instead of temporary files: they hold one
+# batch's rows at most, and nothing in them is ever the data itself (measured:
+# benchmarks/RESULTS.md, "Issue 28 point 3, round 3").
+LARGE_READ_TEMP_STORE = "MEMORY"
 
 
 def _resume_point(fd, state, st, report):
@@ -562,7 +567,7 @@ def read_jsonl(job):
     state, strict, final, progress, fh = job.state, job.strict, job.final, job.progress, job.fh
     deadline = job.deadline
     tx = ingest_tx.Tx(conn)
-    cache_size = bulk = None
+    cache_size = temp_store = bulk = None
     try:
         fd = fh.fileno()
         if tx.own:
@@ -580,7 +585,9 @@ def read_jsonl(job):
 
         if st.st_size - offset >= LARGE_READ_BYTES:
             cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
+            temp_store = conn.execute("PRAGMA temp_store").fetchone()[0]
             conn.execute(f"PRAGMA cache_size = -{LARGE_READ_CACHE_KIB}")
+            conn.execute(f"PRAGMA temp_store = {LARGE_READ_TEMP_STORE}")
         kind_class = HANDLERS[kind]
         handler = kind_class(kind_class.context(conn, path, project, st))
         records = []
@@ -627,6 +634,7 @@ def read_jsonl(job):
         tx.restore()
         if cache_size is not None:
             conn.execute(f"PRAGMA cache_size = {cache_size}")
+            conn.execute(f"PRAGMA temp_store = {temp_store}")
         report.issues.sort(key=lambda i: i.line or 0)
     return report
 
