@@ -187,8 +187,11 @@ class _Text:
 
 def _qualified(t, j, qualifiers):
     """Whether one of the two words before the object at ``j`` is a qualifier ("the local
-    database", "the local Postgres database") in a text pointing at nothing shared."""
-    return not t.pointing and any(w in qualifiers for w in t.words[max(0, j - 2) : j])
+    database", "the local Postgres database") in a text pointing at nothing shared. After
+    a possessive "s", the words before its owner ("the local Redis container's data")."""
+    words = t.words
+    lo = j - 4 if j and words[j - 1] == "s" else j - 2
+    return not t.pointing and any(w in qualifiers for w in words[max(0, lo) : j])
 
 
 class _Pair:
@@ -417,7 +420,9 @@ class _Free:
     def __call__(self, t):
         strong = t.at(self.strong)
         words, size = t.words, len(t.words)
-        harmless = {i for i, _ in t.at(self.harmless)} | t.settled
+        # every word of a harmless entry: one may start on a skipped determiner ("the
+        # debug logs", "the dead code")
+        harmless = {k for i, n in t.at(self.harmless) for k in range(i, i + n)} | t.settled
         for i, n in strong:
             j = i + n
             if (j < size and words[j] in self.naming_next) or (
