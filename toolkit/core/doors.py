@@ -351,18 +351,21 @@ def normalise(text: str, invisible_as: str = "") -> str:
     return " ".join(text.translate(_ASCII_TABLE).split())  # whitespace runs -> one space
 
 
-def _decamel(text):
+def _decamel(text, keep=()):
     """``dropTable`` → ``drop Table``: code names read as the words they are made of.
-    The same text when no word has a capital after a small letter."""
+    The same text when no word has a capital after a small letter. A word whose folded
+    form is in ``keep`` stays whole (``door_engine.code_names``)."""
     pieces = text.split(" ")
     changed = False
     for k, word in enumerate(pieces):
         rest = word[1:]
         if rest == rest.lower() or word == word.upper():
             continue  # no capital inside, or an all-capitals word ("SQL", "README")
-        out, prev = [], ""
-        for ch in word:
-            if ch.isupper() and prev.islower():
+        out, prev, whole = [], "", False
+        for i, ch in enumerate(word):
+            if keep and not (prev.isascii() and prev.isalnum()):  # an ASCII name starts
+                whole = _ascii_run(word, i).lower() in keep
+            if ch.isupper() and prev.islower() and not whole:
                 out.append(" ")
             out.append(ch)
             prev = ch
@@ -373,6 +376,14 @@ def _decamel(text):
     return " ".join(pieces) if changed else text
 
 
+def _ascii_run(word, start):
+    """The ASCII letters and digits of ``word`` from ``start`` on."""
+    end = start
+    while end < len(word) and word[end].isascii() and word[end].isalnum():
+        end += 1
+    return word[start:end]
+
+
 def _readings(text):
     """Every form the rules read: the normalised text, with zero-width characters read as
     spaces, and with code names split into words. Raises ValueError when unreadable."""
@@ -381,7 +392,12 @@ def _readings(text):
     if not isinstance(text, str):
         text = bytes(text).decode("utf-8")
     if text != text.lower() and text != text.upper():  # mixed case: maybe camelCase names
-        split = _decamel(text)
+        keep = ()
+        if not text.isascii():  # a name Chinese, Japanese or Korean prose names as code
+            from toolkit.core.door_engine import code_names
+
+            keep = code_names(text)
+        split = _decamel(text, keep)
         if split != text:
             split = normalise(split)
             if split not in found:
