@@ -171,7 +171,8 @@ class _Language:
         if type(entries) is list:
             if self.code == _JAMO:  # read letter by letter
                 entries = [_ud().normalize("NFD", e) for e in entries]
-            entries = self.families[family] = tuple({_entry(e) for e in entries if e})
+            # In file order, deduplicated: ``_verbs_of`` takes a family's first verb.
+            entries = self.families[family] = tuple(dict.fromkeys(_entry(e) for e in entries if e))
         return entries
 
     def find(self, text, family):
