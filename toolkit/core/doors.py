@@ -11,7 +11,9 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
   whitespace collapsed) and read whole by English's word-by-word rules
   (``toolkit/data/doors/en-words.toml``, read by ``door_reader``: verb families crossed
   with object families, loaded only when a text is read). Mixed-case
-  text is read a second time with code names split (``dropTable`` → ``drop table``).
+  text is read a second time with code names split (``dropTable`` → ``drop table``),
+  except a name Chinese, Japanese or Korean prose names as code, in a text that runs
+  none (``door_engine.code_names``: "handleRefund 方法", "deleteUser 함수").
   What the English rules do not find, every other language's rules look for
   (``door_engine``, over the data files in ``toolkit/data/doors``; ``explain`` names the
   language). ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for
