@@ -620,6 +620,13 @@ def test_a_code_name_in_cjk_prose_named_as_code_is_read_whole(text, door):
         ("ボタンの文言を変えたら、全ユーザーに返金しますか？", "one-way"),
         ("버튼 문구 바꾸고 나서 고객 전원에게 환불할까요?", "one-way"),
         ("在退款页面给所有客户退款？", "one-way"),
+        # A label word alone sets no wording; an action right after a label is an action.
+        ("标题：给所有客户退款？", "one-way"),
+        ("文案写好了，退款给所有客户吗？", "one-way"),
+        ("文案改成后退款给所有人？", "one-way"),
+        ("タイトル：全員に返金しますか？", "one-way"),
+        ("제목: 고객 전원 환불할까요?", "one-way"),
+        ("문구를 고치고 환불할까요?", "one-way"),
     ],
 )
 def test_a_money_word_in_a_label_s_wording_sends_no_money(text, door):

@@ -18,8 +18,9 @@ process more than the rules a text needs), each when a text first needs it. The 
   word starts). Entries are folded as the text is.
 * fires a rule when its families meet: ``any`` (one entry is enough; with ``unless``,
   one no word of that family qualifies, as a pair's objects: "función de reembolsos";
-  with ``labels``, one that is no wording of a text shown to users named just before
-  it: "退款按钮的文案改成「申请退款」", ``_unlabelled``; a pair's verbs so too),
+  with ``labels``, one that is no wording of a text shown to users, quoted right after
+  the words setting it: "退款按钮的文案改成「申请退款」", ``_unlabelled``; a pair's verbs
+  and objects so too),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
   Japanese and Korean); with ``also``, only when a word of that family is in the text too
@@ -533,23 +534,31 @@ def _fires(lang, text, rule, sentence):
     return False
 
 
-# How far after a word naming a text shown to users (``labels``) its wording reaches:
-# characters (Korean: letters) or words. "文案改成 申请退款", "文言を 返金を申請".
-_LABEL_REACH = 6
+# How far into the wording after words setting a text shown to users (``labels``:
+# "文案改成", "文言を", "문구를") a word of it starts, in characters: "文案改成 申请退款" (the
+# quote mark read as a space, then the wording).
+_LABEL_REACH = 4
 
 
 def _unlabelled(lang, text, rule, spans):
-    """``spans`` less those a word of the rule's ``labels`` family names as wording shown
-    to users: starting at most ``_LABEL_REACH`` after it ("把按钮的文案改成“申请退款”",
-    "ボタンの文言を「返金を申請」に", "버튼 문구를 "환불 신청"으로"). Further on, a word is
-    the text's own again ("文案改好以后，给所有客户退款")."""
+    """``spans`` less those the words of the rule's ``labels`` family (a label's wording
+    set to: "文案改成", "文言を", "문구를") name as wording shown to users: in the word right
+    after them, at most ``_LABEL_REACH`` characters into it ("把按钮的文案改成“申请退款”",
+    "ボタンの文言を「返金を申請」に", "버튼 문구를 "환불 신청"으로"). Only the quote mark (a
+    space, folded) may start it: "文案改成后退款给所有人" is an action after the label, and
+    so is any word further on; a label word alone ("标题：给所有客户退款", "文案写好了，
+    退款给所有客户") sets no wording."""
     labels = [s for fam in _names(rule["labels"]) for s in lang.find(text, fam)]
     if not labels:
         return spans
-    reach = _LABEL_REACH * (3 if lang.code == _JAMO else 1)
-    return [
-        s for s in spans if not any(0 <= _gap(lang, text, m[1], s[0], ()) <= reach for m in labels)
-    ]
+
+    def wording(m, s):
+        gap = text[m[1] : s[0]]
+        if lang.code == _JAMO:
+            return gap == " "  # the next word: Korean spaces its words
+        return 0 < len(gap) <= 1 + _LABEL_REACH and gap[0] == " " and " " not in gap[1:]
+
+    return [s for s in spans if not any(wording(m, s) for m in labels)]
 
 
 def _pronoun_object(lang, text, rule, verbs, strong, sentence):
