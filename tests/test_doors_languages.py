@@ -601,6 +601,11 @@ def test_a_verb_aimed_at_a_pronoun_reads_the_object_named_before(text, door):
         ("dropAllTables 함수를 지금 호출할까요?", "one-way"),
         # A name no code noun stands by is still read as its words.
         ("现在 dropDatabase 一下？", "one-way"),
+        # snake_case names too.
+        ("handle_refund 函数要不要拆开？", "two-way"),
+        ("refund_amountカラムの型をdecimalにしますか？", "two-way"),
+        ("执行 drop_all_tables 函数？", "one-way"),
+        ("운영에서 drop_all_tables 함수를 실행할까요?", "one-way"),
     ],
 )
 def test_a_code_name_in_cjk_prose_named_as_code_is_read_whole(text, door):

@@ -945,16 +945,17 @@ def foreign_words(text, counts=None):
 
 
 def code_names(text, counts=None):
-    """The camelCase names that Chinese, Japanese or Korean ``text`` names as code: a
-    code noun (``codenouns``: a function, a variable, a button) right after or before
-    the name ("handleRefund 方法", "refundAmountという変数", "deleteUser 함수"), in a text
-    with no verb that runs code (``runverbs``: "执行 dropDatabase 函数", "実行"). The
-    English rules read such a name whole, not as the words it is made of (``doors``):
-    in prose of these languages, its verb is no verb of the sentence. Folded, as a set."""
+    """The code names (camelCase, snake_case) that Chinese, Japanese or Korean ``text``
+    names as code: a code noun (``codenouns``: a function, a variable, a button) right
+    after or before the name ("handleRefund 方法", "refundAmountという変数", "delete_user
+    함수"), in a text with no verb that runs code (``runverbs``: "执行 dropDatabase 函数",
+    "実行"). The English rules read such a name whole, not as the words it is made of
+    (``doors``): in prose of these languages, its verb is no verb of the sentence. In
+    lower case, as a set."""
     if counts is None:
         counts = scripts(text)
     codes = [c for c in _candidates(counts) if c in _SPACELESS]
-    names = set(_camel_words(text))
+    names = set(_code_words(text))
     if not codes or not names:
         return set()
     folded = fold(text)
@@ -971,25 +972,28 @@ def code_names(text, counts=None):
         for code, (read, nouns) in found.items():
             near = 15 if code == _JAMO else 6  # letters: a Korean syllable is ~3
             at = read.find(key)
-            while at >= 0 and key not in kept:
+            while at >= 0 and name.lower() not in kept:
                 end = at + len(key)
                 if any(-1 <= n[0] - end <= near or -1 <= at - n[1] <= near for n in nouns):
-                    kept.add(key)
+                    kept.add(name.lower())
                 at = read.find(key, at + 1)
     return kept
 
 
-def _camel_words(text):
-    """The words of ``text`` (ASCII letters and digits) with a capital after a small
-    letter: "refundAmount", "BillingService"."""
+def _code_words(text):
+    """The code names of ``text`` (ASCII letters, digits and ``_``): words with a capital
+    after a small letter ("refundAmount", "BillingService") or a ``_`` between letters
+    ("refund_amount")."""
     out, word = [], []
     for c in text + " ":
-        if c.isascii() and c.isalnum():
+        if c.isascii() and (c.isalnum() or c == "_"):
             word.append(c)
             continue
         if word:
-            w = "".join(word)
-            if any(a.islower() and b.isupper() for a, b in zip(w, w[1:])):
+            w = "".join(word).strip("_")
+            if any(a.islower() and b.isupper() for a, b in zip(w, w[1:])) or (
+                "_" in w and any(c.isalpha() for c in w)
+            ):
                 out.append(w)
             word = []
     return out

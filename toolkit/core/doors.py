@@ -378,6 +378,21 @@ def _decamel(text, keep=()):
     return " ".join(pieces) if changed else text
 
 
+def _joined(text, names):
+    """``text`` with the ``_`` of each snake_case name in ``names`` (lower case) dropped."""
+    out, word = [], []
+    for c in text + "\n":
+        if c.isascii() and (c.isalnum() or c == "_"):
+            word.append(c)
+            continue
+        if word:
+            w = "".join(word)
+            out.append(w.replace("_", "") if w.strip("_").lower() in names else w)
+            word = []
+        out.append(c)
+    return "".join(out)[:-1]
+
+
 def _ascii_run(word, start):
     """The ASCII letters and digits of ``word`` from ``start`` on."""
     end = start
@@ -390,15 +405,17 @@ def _readings(text):
     """Every form the rules read: the normalised text, with zero-width characters read as
     spaces, and with code names split into words. Raises ValueError when unreadable."""
     first, other = _read(text)
-    found = [first] if other is None else [first, other]
     if not isinstance(text, str):
         text = bytes(text).decode("utf-8")
-    if text != text.lower() and text != text.upper():  # mixed case: maybe camelCase names
-        keep = ()
-        if not text.isascii():  # a name Chinese, Japanese or Korean prose names as code
-            from toolkit.core.door_engine import code_names
+    keep = ()
+    if not text.isascii():  # a name Chinese, Japanese or Korean prose names as code
+        from toolkit.core.door_engine import code_names
 
-            keep = code_names(text)
+        keep = code_names(text)
+        if any("_" in name for name in keep):  # "refund_amount 字段": one word, not two
+            first, other = _read(_joined(text, keep))
+    found = [first] if other is None else [first, other]
+    if text != text.lower() and text != text.upper():  # mixed case: maybe camelCase names
         split = _decamel(text, keep)
         if split != text:
             split = normalise(split)
