@@ -586,3 +586,67 @@ def test_a_word_enough_alone_is_quiet_when_a_harmless_word_qualifies_it(text, do
 def test_a_verb_aimed_at_a_pronoun_reads_the_object_named_before(text, door):
     # ``pronouns``: a verb next to a pronoun, or alone in a short sentence, reaches back.
     assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text,door",
+    [
+        ("把 refundAmount 这个变量改名成 refundTotal？", "two-way"),
+        ("BillingServiceのhandleRefundメソッドを2つに分けますか？", "two-way"),
+        ("deleteUser 함수에 단위 테스트를 추가할까요?", "two-way"),
+        ("给 sendWelcomeEmail 函数加一行注释？", "two-way"),
+        # A text that runs the code it names reads the name as its words.
+        ("执行 dropDatabase 函数吗？", "one-way"),
+        ("dropAllTables関数を実行しますか？", "one-way"),
+        ("dropAllTables 함수를 지금 호출할까요?", "one-way"),
+        # A name no code noun stands by is still read as its words.
+        ("现在 dropDatabase 一下？", "one-way"),
+        # snake_case names too.
+        ("handle_refund 函数要不要拆开？", "two-way"),
+        ("refund_amountカラムの型をdecimalにしますか？", "two-way"),
+        ("执行 drop_all_tables 函数？", "one-way"),
+        ("운영에서 drop_all_tables 함수를 실행할까요?", "one-way"),
+    ],
+)
+def test_a_code_name_in_cjk_prose_named_as_code_is_read_whole(text, door):
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text,door",
+    [
+        ("退款按钮的文案改成“申请退款”？", "two-way"),
+        ("返金ボタンの文言を「返金を申請」に変えますか？", "two-way"),
+        ('환불 버튼 문구를 "환불 신청"으로 바꿀까요?', "two-way"),
+        ("要不要在退款页面加一个加载动画？", "two-way"),
+        # Further from the label, or elsewhere, a money word is the text's own again.
+        ("文案改好以后，给所有客户退款？", "one-way"),
+        ("把退款按钮的文案改成“确认退款”，然后给这 300 个客户全部退款？", "one-way"),
+        ("ボタンの文言を変えたら、全ユーザーに返金しますか？", "one-way"),
+        ("버튼 문구 바꾸고 나서 고객 전원에게 환불할까요?", "one-way"),
+        ("在退款页面给所有客户退款？", "one-way"),
+        # A label word alone sets no wording; an action right after a label is an action.
+        ("标题：给所有客户退款？", "one-way"),
+        ("文案写好了，退款给所有客户吗？", "one-way"),
+        ("文案改成后退款给所有人？", "one-way"),
+        ("タイトル：全員に返金しますか？", "one-way"),
+        ("제목: 고객 전원 환불할까요?", "one-way"),
+        ("문구를 고치고 환불할까요?", "one-way"),
+    ],
+)
+def test_a_money_word_in_a_label_s_wording_sends_no_money(text, door):
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text,door",
+    [
+        ("테스트 DB 데이터 초기화할까요?", "two-way"),
+        ("로컬 테스트 서버 로그 파일 지울까요?", "two-way"),
+        ("운영 DB 데이터 지울까요?", "one-way"),
+        ("테스트 DB, 운영 DB 데이터 다 지울까요?", "one-way"),
+        ("테스트 DB 운영 데이터 지울까요?", "one-way"),
+    ],
+)
+def test_korean_nouns_spaced_into_one_compound_share_its_harmless_word(text, door):
+    assert classify(text).door == door, explain(text)

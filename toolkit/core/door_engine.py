@@ -17,7 +17,10 @@ process more than the rules a text needs), each when a text first needs it. The 
   count of a thousand or more ("120.000 usuarios": ``#usuari``, a language matched at
   word starts). Entries are folded as the text is.
 * fires a rule when its families meet: ``any`` (one entry is enough; with ``unless``,
-  one no word of that family qualifies, as a pair's objects: "función de reembolsos"),
+  one no word of that family qualifies, as a pair's objects: "función de reembolsos";
+  with ``labels``, one that is no wording of a text shown to users, quoted right after
+  the words setting it: "退款按钮的文案改成「申请退款」", ``_unlabelled``; a pair's verbs
+  and objects so too),
   ``pair`` (a verb and an object within ``window`` words, or characters for a language
   written without spaces, in either order: verbs come last in German subordinate clauses,
   Japanese and Korean); with ``also``, only when a word of that family is in the text too
@@ -53,6 +56,7 @@ __all__ = [
     "folded_entry",
     "gate_keys",
     "foreign_words",
+    "code_names",
     "match",
     "rule_names",
     "unreadable",
@@ -207,7 +211,8 @@ class _Language:
         if type(entries) is list:
             if self.code == _JAMO:  # read letter by letter
                 entries = [_ud().normalize("NFD", e) for e in entries]
-            entries = self.families[family] = tuple({_entry(e) for e in entries if e})
+            # In file order, deduplicated: ``_verbs_of`` takes a family's first verb.
+            entries = self.families[family] = tuple(dict.fromkeys(_entry(e) for e in entries if e))
         return entries
 
     def find(self, text, family):
@@ -542,13 +547,17 @@ def _enumerated(lang, text, lo, hi, label):
 _JOINS = frozenset(("", "の", "的", "\u110b\u1174"))
 
 
-def _chained(text, objects, quiet, marks):
+def _chained(text, objects, quiet, marks, spaced=False, live=()):
     """``quiet`` with every object a quiet one qualifies: right after it, joined by
     ``_JOINS`` ("テスト用のS3バケット": the test bucket, not a second object). A
     conjunction, a comma or a space between two nouns keeps the second one apart
     ("テスト用DBと本番DB"); an object inside a harmless word qualifies nothing (ログ in
     ログイン is no noun before インデックス), and a shorter object inside a quiet one is
-    read on its own (本番 in "本番DB、テスト用DB")."""
+    read on its own (本番 in "本番DB、テスト用DB"). With ``spaced`` (Korean, which spaces
+    the nouns of a compound and lists with a comma or a particle), one space joins too
+    ("테스트 DB 데이터"), except before a ``live`` object (production: "테스트 DB 운영
+    데이터" names the production data)."""
+    joins = _JOINS | {" "} if spaced else _JOINS
     inside = {o for o in quiet if any(m[0] <= o[0] and o[1] <= m[1] for m in marks)}
     quiet = set(quiet)
     grew = True
@@ -558,7 +567,9 @@ def _chained(text, objects, quiet, marks):
             if o in quiet:
                 continue
             for q in quiet - inside:
-                if q[1] <= o[0] and text[q[1] : o[0]] in _JOINS:
+                if q[1] <= o[0] and text[q[1] : o[0]] in joins:
+                    if text[q[1] : o[0]] == " " and any(o[0] <= p[0] < o[1] for p in live):
+                        continue
                     quiet.add(o)
                     grew = True
                     break
@@ -582,14 +593,20 @@ def _fires(lang, text, rule, sentence):
         # With ``unless``, an entry those words qualify does not count ("a test of refunds").
         found = [s for fam in _names(rule["any"]) for s in lang.find(text, fam)]
         marks = [s for fam in _names(rule["unless"]) for s in lang.find(text, fam)]
+        if "labels" in rule:  # words shown to users: "退款按钮的文案改成「申请退款」"
+            found = _unlabelled(lang, text, rule, found)
         return any(not _adjacent(lang, text, s, marks) for s in found)
     if "also" in rule and not any(lang.find(text, fam) for fam in _names(rule["also"])):
         return False  # German separable verbs: "bauen … ab" needs its "ab"
     verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
+    if verbs and "labels" in rule:
+        verbs = _unlabelled(lang, text, rule, verbs)
     if not verbs:
         return False
     strong = [s for fam in _names(rule.get("objects", ())) for s in lang.find(text, fam)]
     weak = [s for fam in _names(rule.get("weak", ())) for s in lang.find(text, fam)]
+    if "labels" in rule:
+        strong = _unlabelled(lang, text, rule, strong)
     if not strong and not weak:
         return False
     marks = [s for fam in _names(rule.get("unless", "harmless")) for s in lang.find(text, fam)]
@@ -598,7 +615,9 @@ def _fires(lang, text, rule, sentence):
     if marks:
         quiet = {o for o in strong + weak if _adjacent(lang, text, o, marks, verbs)}
         if quiet and lang.spaceless:
-            quiet = _chained(text, strong + weak, quiet, marks)
+            jamo = lang.code == _JAMO
+            live = lang.find(text, "prod") if jamo else ()
+            quiet = _chained(text, strong + weak, quiet, marks, jamo, live)
         strong = [o for o in strong if o not in quiet]
         weak = [o for o in weak if o not in quiet]
     window = rule.get("window", 30 if lang.spaceless else 8)
@@ -630,6 +649,33 @@ def _fires(lang, text, rule, sentence):
     if strong and ("pronouns" in rule or "clitics" in rule):
         return _pronoun_object(lang, text, rule, verbs, strong, sentence)
     return False
+
+
+# How far into the wording after words setting a text shown to users (``labels``:
+# "文案改成", "文言を", "문구를") a word of it starts, in characters: "文案改成 申请退款" (the
+# quote mark read as a space, then the wording).
+_LABEL_REACH = 4
+
+
+def _unlabelled(lang, text, rule, spans):
+    """``spans`` less those the words of the rule's ``labels`` family (a label's wording
+    set to: "文案改成", "文言を", "문구를") name as wording shown to users: in the word right
+    after them, at most ``_LABEL_REACH`` characters into it ("把按钮的文案改成“申请退款”",
+    "ボタンの文言を「返金を申請」に", "버튼 문구를 "환불 신청"으로"). Only the quote mark (a
+    space, folded) may start it: "文案改成后退款给所有人" is an action after the label, and
+    so is any word further on; a label word alone ("标题：给所有客户退款", "文案写好了，
+    退款给所有客户") sets no wording."""
+    labels = [s for fam in _names(rule["labels"]) for s in lang.find(text, fam)]
+    if not labels:
+        return spans
+
+    def wording(m, s):
+        gap = text[m[1] : s[0]]
+        if lang.code == _JAMO:
+            return gap == " "  # the next word: Korean spaces its words
+        return 0 < len(gap) <= 1 + _LABEL_REACH and gap[0] == " " and " " not in gap[1:]
+
+    return [s for s in spans if not any(wording(m, s) for m in labels)]
 
 
 def _pronoun_object(lang, text, rule, verbs, strong, sentence):
@@ -1035,6 +1081,61 @@ def foreign_words(text, counts=None):
         if hits >= 2 and hits > best:
             best, mask = hits, stop - english
     return mask
+
+
+def code_names(text, counts=None):
+    """The code names (camelCase, snake_case) that Chinese, Japanese or Korean ``text``
+    names as code: a code noun (``codenouns``: a function, a variable, a button) right
+    after or before the name ("handleRefund 方法", "refundAmountという変数", "delete_user
+    함수"), in a text with no verb that runs code (``runverbs``: "执行 dropDatabase 函数",
+    "実行"). The English rules read such a name whole, not as the words it is made of
+    (``doors``): in prose of these languages, its verb is no verb of the sentence. In
+    lower case, as a set."""
+    if counts is None:
+        counts = scripts(text)
+    codes = [c for c in _candidates(counts) if c in _SPACELESS]
+    names = set(_code_words(text))
+    if not codes or not names:
+        return set()
+    folded = fold(text)
+    found = {}  # language -> (folded text read, code noun spans)
+    for code in codes:
+        lang = _language(code)
+        read = folded if code != _JAMO else _ud().normalize("NFD", folded)
+        if lang.find(read, "runverbs"):
+            return set()  # the text may run the code it names
+        found[code] = (read, lang.find(read, "codenouns"))
+    kept = set()
+    for name in names:
+        key = fold(name).strip()
+        for code, (read, nouns) in found.items():
+            near = 15 if code == _JAMO else 6  # letters: a Korean syllable is ~3
+            at = read.find(key)
+            while at >= 0 and name.lower() not in kept:
+                end = at + len(key)
+                if any(-1 <= n[0] - end <= near or -1 <= at - n[1] <= near for n in nouns):
+                    kept.add(name.lower())
+                at = read.find(key, at + 1)
+    return kept
+
+
+def _code_words(text):
+    """The code names of ``text`` (ASCII letters, digits and ``_``): words with a capital
+    after a small letter ("refundAmount", "BillingService") or a ``_`` between letters
+    ("refund_amount")."""
+    out, word = [], []
+    for c in text + " ":
+        if c.isascii() and (c.isalnum() or c == "_"):
+            word.append(c)
+            continue
+        if word:
+            w = "".join(word).strip("_")
+            if any(a.islower() and b.isupper() for a, b in zip(w, w[1:])) or (
+                "_" in w and any(c.isalpha() for c in w)
+            ):
+                out.append(w)
+            word = []
+    return out
 
 
 # ---- what cannot be read ----------------------------------------------------------

@@ -11,7 +11,9 @@ Two layers, both on the hot path (stdlib only, nothing compiled at import):
   whitespace collapsed) and read whole by English's word-by-word rules
   (``toolkit/data/doors/en-words.toml``, read by ``door_reader``: verb families crossed
   with object families, loaded only when a text is read). Mixed-case
-  text is read a second time with code names split (``dropTable`` → ``drop table``).
+  text is read a second time with code names split (``dropTable`` → ``drop table``),
+  except a name Chinese, Japanese or Korean prose names as code, in a text that runs
+  none (``door_engine.code_names``: "handleRefund 方法", "deleteUser 함수").
   What the English rules do not find, every other language's rules look for
   (``door_engine``, over the data files in ``toolkit/data/doors``; ``explain`` names the
   language). ``reason`` is ``keyword:<rule>`` for a one-way verdict, ``unreadable`` for
@@ -351,18 +353,21 @@ def normalise(text: str, invisible_as: str = "") -> str:
     return " ".join(text.translate(_ASCII_TABLE).split())  # whitespace runs -> one space
 
 
-def _decamel(text):
+def _decamel(text, keep=()):
     """``dropTable`` → ``drop Table``: code names read as the words they are made of.
-    The same text when no word has a capital after a small letter."""
+    The same text when no word has a capital after a small letter. A word whose folded
+    form is in ``keep`` stays whole (``door_engine.code_names``)."""
     pieces = text.split(" ")
     changed = False
     for k, word in enumerate(pieces):
         rest = word[1:]
         if rest == rest.lower() or word == word.upper():
             continue  # no capital inside, or an all-capitals word ("SQL", "README")
-        out, prev = [], ""
-        for ch in word:
-            if ch.isupper() and prev.islower():
+        out, prev, whole = [], "", False
+        for i, ch in enumerate(word):
+            if keep and not (prev.isascii() and prev.isalnum()):  # an ASCII name starts
+                whole = _ascii_run(word, i).lower() in keep
+            if ch.isupper() and prev.islower() and not whole:
                 out.append(" ")
             out.append(ch)
             prev = ch
@@ -373,15 +378,45 @@ def _decamel(text):
     return " ".join(pieces) if changed else text
 
 
+def _joined(text, names):
+    """``text`` with the ``_`` of each snake_case name in ``names`` (lower case) dropped."""
+    out, word = [], []
+    for c in text + "\n":
+        if c.isascii() and (c.isalnum() or c == "_"):
+            word.append(c)
+            continue
+        if word:
+            w = "".join(word)
+            out.append(w.replace("_", "") if w.strip("_").lower() in names else w)
+            word = []
+        out.append(c)
+    return "".join(out)[:-1]
+
+
+def _ascii_run(word, start):
+    """The ASCII letters and digits of ``word`` from ``start`` on."""
+    end = start
+    while end < len(word) and word[end].isascii() and word[end].isalnum():
+        end += 1
+    return word[start:end]
+
+
 def _readings(text):
     """Every form the rules read: the normalised text, with zero-width characters read as
     spaces, and with code names split into words. Raises ValueError when unreadable."""
     first, other = _read(text)
-    found = [first] if other is None else [first, other]
     if not isinstance(text, str):
         text = bytes(text).decode("utf-8")
+    keep = ()
+    if not text.isascii():  # a name Chinese, Japanese or Korean prose names as code
+        from toolkit.core.door_engine import code_names
+
+        keep = code_names(text)
+        if any("_" in name for name in keep):  # "refund_amount 字段": one word, not two
+            first, other = _read(_joined(text, keep))
+    found = [first] if other is None else [first, other]
     if text != text.lower() and text != text.upper():  # mixed case: maybe camelCase names
-        split = _decamel(text)
+        split = _decamel(text, keep)
         if split != text:
             split = normalise(split)
             if split not in found:
