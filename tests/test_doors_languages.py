@@ -586,3 +586,22 @@ def test_a_word_enough_alone_is_quiet_when_a_harmless_word_qualifies_it(text, do
 def test_a_verb_aimed_at_a_pronoun_reads_the_object_named_before(text, door):
     # ``pronouns``: a verb next to a pronoun, or alone in a short sentence, reaches back.
     assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Cambio el texto del botón 'Pagar ahora' por 'Confirmar pago'?", "two-way"),
+        ("Cambio il testo del pulsante 'Paga ora' in 'Conferma pagamento'?", "two-way"),
+        ("¿Pago la factura de 3.000 € al proveedor?", "one-way"),
+        ("Renomeio a classe CobrancasService para PagamentosService?", "two-way"),
+        ("Renomeio CobrancasService e apago a tabela de clientes?", "one-way"),
+        ("¿Le paso la base de clientes al proveedor?", "one-way"),
+        ("Passo os dados dos clientes para o parceiro?", "one-way"),
+        ("¿Le pido al proveedor la documentación de su API?", "two-way"),
+    ],
+)
+def test_button_labels_code_names_and_data_handed_out(text, door):
+    # A verb right after a button word is its label; a camelCase class name is no verb;
+    # personal data handed to a vendor or partner is one-way.
+    assert classify(text).door == door, explain(text)

@@ -28,7 +28,10 @@ process more than the rules a text needs), each when a text first needs it. The 
   With ``pronouns`` or ``clitics``, a pronoun by the verb stands for an object named
   in an earlier sentence ("… le cluster de production. Je le supprime ?"); with
   ``refers``, a verb aimed at a pronoun or alone in a short sentence ("¿Lo tiro?",
-  "Derrubo?") takes the object named before it, a weak one too (``_referred``).
+  "Derrubo?") takes the object named before it, a weak one too (``_referred``). With
+  ``labels``, a verb right after a word of that family is a button's text, no verb
+  ("el botón 'Pagar ahora'"). A camelCase name ending in a code word ("CobrancasService")
+  is no word of any language read at word starts (``_mark_names``).
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
@@ -72,6 +75,15 @@ _BREAKS = frozenset(
     ".?!;:\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964"
 )
 
+# A code name written in camelCase that ends in a code word ("CobrancasService",
+# "borrarUsuariosHelper") names a class, not an action: marked, no entry matches it at
+# a word start.
+_NAME = "\ue000"
+_CODE_ENDS = frozenset(
+    "service services controller controllers repository repo manager handler helper "
+    "helpers model models view views component factory provider module utils util spec "
+    "test tests dto dao impl job worker client api page screen form button modal".split()
+)
 _COMMAS = frozenset(",\u3001\uff0c\uff64")  # , 、 ， ､ (NFKC makes ， a ,)
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
@@ -100,6 +112,7 @@ def _folded(text, nfd=False):
     decomposition (Korean is read letter by letter), a comma kept as a word of its own:
     Korean spaces its words, so only the comma tells "테스트, 운영 DB" (two things) from
     "테스트 DB" (one)."""
+    text = _mark_names(text)
     if text.isascii():
         low = text.lower()
     else:
@@ -112,6 +125,8 @@ def _folded(text, nfd=False):
             out.append(c)
         elif c in _MONEY_SIGNS:
             out.append(" " + c + " ")
+        elif c == _NAME:
+            out.append(c)
         elif c == "." and 0 < i < len(low) - 1 and low[i - 1].isalnum() and low[i + 1].isalnum():
             out.append(c)  # inside a name: "main.go", "v1.2", "credentials.json"
         elif c in _BREAKS:
@@ -135,6 +150,25 @@ def _folded(text, nfd=False):
         words.append(word)
         at += len(word) + 1
     return " " + " ".join(words) + " ", ends
+
+
+def _mark_names(text):
+    """``text`` with ``_NAME`` before each camelCase code name (``_CODE_ENDS``)."""
+    if text.islower() or text.isupper():
+        return text
+    out, word = [], []
+    for c in text + " ":
+        if c.isalnum():
+            word.append(c)
+            continue
+        if word:
+            humps = [i for i in range(1, len(word)) if word[i].isupper() and word[i - 1].islower()]
+            if humps and "".join(word[humps[-1] :]).lower() in _CODE_ENDS:
+                out.append(_NAME)
+            out.extend(word)
+            word = []
+        out.append(c)
+    return "".join(out[:-1])
 
 
 def folded_entry(entry):
@@ -448,6 +482,17 @@ def _chained(text, objects, quiet, marks):
     return quiet
 
 
+def _unlabelled(lang, text, rule, verbs):
+    """The verbs that are not a label's text: a verb right after a word of ``labels``
+    names a button ("el botón 'Pagar ahora'", "il pulsante Paga")."""
+    names = [s for fam in _names(rule["labels"]) for s in lang.find(text, fam)]
+    return [
+        v
+        for v in verbs
+        if not any(n[1] <= v[0] and _gap(lang, text, n[1], v[0], ()) <= 1 for n in names)
+    ]
+
+
 def _gap(lang, text, lo, hi, verbs):
     """Characters (written without spaces) or words between ``lo`` and ``hi``, verbs
     left out."""
@@ -469,6 +514,8 @@ def _fires(lang, text, rule, sentence):
     if "also" in rule and not any(lang.find(text, fam) for fam in _names(rule["also"])):
         return False  # German separable verbs: "bauen … ab" needs its "ab"
     verbs = [s for fam in _names(rule["verbs"]) for s in lang.find(text, fam)]
+    if verbs and "labels" in rule:
+        verbs = _unlabelled(lang, text, rule, verbs)
     if not verbs:
         return False
     strong = [s for fam in _names(rule.get("objects", ())) for s in lang.find(text, fam)]
