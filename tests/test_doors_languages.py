@@ -605,3 +605,17 @@ def test_button_labels_code_names_and_data_handed_out(text, door):
     # A verb right after a button word is its label; a camelCase class name is no verb;
     # personal data handed to a vendor or partner is one-way.
     assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Despliego en producción? En local funcionó.", "one-way"),
+        ("Faço deploy em produção? No meu computador funcionou.", "one-way"),
+        ("Faccio il deploy in produzione? In locale funziona.", "one-way"),
+        ("¿Borro el fichero .env.example que sobra?", "two-way"),
+        ("Apago o arquivo .DS_Store?", "two-way"),
+    ],
+)
+def test_a_harmless_word_qualifies_only_its_own_sentence(text, door):
+    assert classify(text).door == door, explain(text)

@@ -25,6 +25,9 @@ process more than the rules a text needs), each when a text first needs it. The 
   ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans. A
   sentence end (punctuation, a line end, a paragraph or record separator) never splits
   a verb from its object within the window: put between them, it would hide a danger.
+  A harmless word qualifies only an object of its own sentence ("¿Despliego en
+  producción? En local funcionó." is one-way); a dot file's leading dot (".env") is no
+  sentence end.
   With ``pronouns`` or ``clitics``, a pronoun by the verb stands for an object named
   in an earlier sentence ("… le cluster de production. Je le supprime ?"); with
   ``refers``, a verb aimed at a pronoun or alone in a short sentence ("¿Lo tiro?",
@@ -129,6 +132,8 @@ def _folded(text, nfd=False):
             out.append(c)
         elif c == "." and 0 < i < len(low) - 1 and low[i - 1].isalnum() and low[i + 1].isalnum():
             out.append(c)  # inside a name: "main.go", "v1.2", "credentials.json"
+        elif c == "." and i < len(low) - 1 and low[i + 1].isalnum():
+            out.append(" ")  # a dot file's name (".env", ".DS_Store"): no sentence end
         elif c in _BREAKS:
             out.append(" " + _BREAK + " ")
         elif nfd and c in _COMMAS:
@@ -526,7 +531,15 @@ def _fires(lang, text, rule, sentence):
     # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
     marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
     if marks:
-        quiet = {o for o in strong + weak if _adjacent(lang, text, o, marks, verbs)}
+        # A harmless word in another sentence qualifies no object: "¿Despliego en
+        # producción? En local funcionó."
+        quiet = {
+            o
+            for o in strong + weak
+            if _adjacent(
+                lang, text, o, [m for m in marks if sentence(m[0]) == sentence(o[0])], verbs
+            )
+        }
         if quiet and lang.spaceless:
             quiet = _chained(text, strong + weak, quiet, marks)
         strong = [o for o in strong if o not in quiet]
