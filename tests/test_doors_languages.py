@@ -619,3 +619,23 @@ def test_button_labels_code_names_and_data_handed_out(text, door):
 )
 def test_a_harmless_word_qualifies_only_its_own_sentence(text, door):
     assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Hago rollback de la migración en mi base local?", "two-way"),
+        ("Faço rollback da migration no meu banco local?", "two-way"),
+        ("¿Hago rollback en producción? En local funcionó.", "one-way"),
+        ("¿Hago rollback del deploy de producción?", "one-way"),
+        ("Faço merge da minha branch na develop?", "two-way"),
+        ("Faço merge da minha branch na main?", "one-way"),
+        ("¿Hago merge a main desde mi máquina local?", "one-way"),
+        ("Faccio merge del mio branch su main?", "one-way"),
+        ("Faccio merge sul mio main locale?", "two-way"),
+    ],
+)
+def test_english_words_in_spanish_portuguese_and_italian_text(text, door):
+    # A possessive reads as "my", a preposition of direction as "to"; a lone English
+    # "rollback" in a one-sentence text naming a local place is left to the language.
+    assert classify(text).door == door, explain(text)

@@ -55,6 +55,7 @@ __all__ = [
     "folded_entry",
     "gate_keys",
     "foreign_words",
+    "quiets_english",
     "match",
     "rule_names",
     "unreadable",
@@ -87,6 +88,7 @@ _CODE_ENDS = frozenset(
     "helpers model models view views component factory provider module utils util spec "
     "test tests dto dao impl job worker client api page screen form button modal".split()
 )
+_ENGLISH_KEYS = ("possessive", "toward", "quiet_english", "quiet_by", "quiet_unless")
 _COMMAS = frozenset(",\u3001\uff0c\uff64")  # , 、 ， ､ (NFKC makes ， a ,)
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
@@ -191,7 +193,7 @@ def _entry(entry):
 class _Language:
     """One language's families (folded entries) and rules, as read from its file."""
 
-    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "_seen", "_keys")
+    __slots__ = ("code", "spaceless", "prefix", "families", "rules", "english", "_seen", "_keys")
 
     def __init__(self, code, data):
         self.code = code
@@ -199,6 +201,9 @@ class _Language:
         self.prefix = data.get("match", "prefix") == "prefix"
         self.families = data.get("families", {})  # lists, made tuples on first use
         self.rules = data.get("rules", [])
+        # How the English rules read text in this language (``foreign_words``,
+        # ``quiets_english``).
+        self.english = {k: data[k] for k in _ENGLISH_KEYS if k in data}
         self._seen = (None, {})  # the last text read and what was found in it
         self._keys = {}  # family -> its entries as _find looks for them
 
@@ -939,9 +944,12 @@ def _lengths(keys):
 
 
 def foreign_words(text, counts=None):
-    """The function words of the language ``text`` is written in, when that is a
-    language with rules other than English (None otherwise): the English rules read the
-    text without them, so Spanish "del" is not the shell's ``del``."""
+    """``(language, mask)`` when ``text`` is written in a language with rules other than
+    English (None otherwise): ``mask`` maps that language's function words to the
+    English word the English rules read in their place, ``the`` (so Spanish "del" is not
+    the shell's ``del``), ``my`` for a possessive of the language file's ``possessive``
+    list ("mi rama" is no "the branch"), ``to`` for a preposition of its ``toward`` list
+    ("merge a main" reads "merge to main")."""
     if counts is None:
         counts = scripts(text)
     if not counts.get("latin"):
@@ -949,13 +957,38 @@ def foreign_words(text, counts=None):
     words = [w for w in fold(text).split() if len(w) > 1]  # "d e l e t e" is no French
     ruled = _stopwords()[0]
     english = ruled["en"]
-    best, mask = sum(1 for w in words if w in english), None
+    best, found = sum(1 for w in words if w in english), None
     for code in _LATIN[1:]:
         stop = ruled[code]
         hits = sum(1 for w in words if w in stop)
         if hits >= 2 and hits > best:
-            best, mask = hits, stop - english
-    return mask
+            best, found = hits, code
+    if found is None:
+        return None
+    own = _language(found).english
+    mask = {w: "the" for w in ruled[found] - english}
+    mask.update((w, "my") for w in own.get("possessive", ()))
+    mask.update((w, "to") for w in own.get("toward", ()))
+    return found, mask
+
+
+def quiets_english(code, rule, text):
+    """Whether an English rule that fired on ``text``, written in language ``code``,
+    is left to that language's own rules: the rule is in the file's ``quiet_english``,
+    the text is one sentence, and it names a place of the ``quiet_by`` family and none
+    of the ``quiet_unless`` family ("¿Hago rollback de la migración en mi base
+    local?": the English "rollback" alone is read in Spanish, where "producción" makes
+    it one-way)."""
+    lang = _language(code)
+    data = lang.english
+    if rule not in data.get("quiet_english", ()):
+        return False
+    folded, ends = _folded(text)
+    if any(end < len(folded.rstrip()) for end in ends):
+        return False
+    if not lang.find(folded, data["quiet_by"]):
+        return False
+    return not any(lang.find(folded, fam) for fam in _names(data.get("quiet_unless", ())))
 
 
 # ---- what cannot be read ----------------------------------------------------------
