@@ -639,3 +639,15 @@ def test_english_words_in_spanish_portuguese_and_italian_text(text, door):
     # A possessive reads as "my", a preposition of direction as "to"; a lone English
     # "rollback" in a one-sentence text naming a local place is left to the language.
     assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Elimino el import que no se usa en `pagos.py`?", "two-way"),
+        ("¿Borro clientes.db?", "one-way"),
+        ("¿Elimino usuarios.sql del servidor de producción?", "one-way"),
+    ],
+)
+def test_a_source_file_name_is_no_word(text, door):
+    assert classify(text).door == door, explain(text)

@@ -34,7 +34,8 @@ process more than the rules a text needs), each when a text first needs it. The 
   "Derrubo?") takes the object named before it, a weak one too (``_referred``). With
   ``labels``, a verb right after a word of that family is a button's text, no verb
   ("el botón 'Pagar ahora'"). A camelCase name ending in a code word ("CobrancasService")
-  is no word of any language read at word starts (``_mark_names``).
+  and a source file's name ("pagos.py") are no word of any language read at word
+  starts (``_mark_names``).
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
@@ -89,6 +90,10 @@ _CODE_ENDS = frozenset(
     "test tests dto dao impl job worker client api page screen form button modal".split()
 )
 _ENGLISH_KEYS = ("possessive", "toward", "quiet_english", "quiet_by", "quiet_unless")
+_SOURCE_FILES = frozenset(
+    "py js mjs ts tsx jsx go rb java kt swift rs c h cpp hpp cs php vue svelte css scss "
+    "html md".split()
+)
 _COMMAS = frozenset(",\u3001\uff0c\uff64")  # , 、 ， ､ (NFKC makes ， a ,)
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
@@ -160,17 +165,21 @@ def _folded(text, nfd=False):
 
 
 def _mark_names(text):
-    """``text`` with ``_NAME`` before each camelCase code name (``_CODE_ENDS``)."""
-    if text.islower() or text.isupper():
+    """``text`` with ``_NAME`` before each camelCase code name (``_CODE_ENDS``) and each
+    source file's name (``_SOURCE_FILES``: "pagos.py", not "clientes.db")."""
+    if "." not in text and (text.islower() or text.isupper()):
         return text
     out, word = [], []
     for c in text + " ":
-        if c.isalnum():
+        if c.isalnum() or (c == "." and word):
             word.append(c)
             continue
         if word:
             humps = [i for i in range(1, len(word)) if word[i].isupper() and word[i - 1].islower()]
-            if humps and "".join(word[humps[-1] :]).lower() in _CODE_ENDS:
+            name = "".join(word)
+            if (humps and name[humps[-1] :].lower() in _CODE_ENDS) or (
+                "." in name and name.rpartition(".")[2].lower() in _SOURCE_FILES
+            ):
                 out.append(_NAME)
             out.extend(word)
             word = []
