@@ -169,14 +169,23 @@ def _mark_names(text):
     source file's name (``_SOURCE_FILES``: "pagos.py", not "clientes.db")."""
     if "." not in text and (text.islower() or text.isupper()):
         return text
+    parts = text.split(" ")
+    for k, part in enumerate(parts):
+        if "." not in part and (part.islower() or part[1:].islower() or part.isupper()):
+            continue  # a plain word: nothing to mark (most words)
+        parts[k] = _marked_part(part)
+    return " ".join(parts)
+
+
+def _marked_part(part):
     out, word = [], []
-    for c in text + " ":
+    for c in part + " ":
         if c.isalnum() or (c == "." and word):
             word.append(c)
             continue
         if word:
-            humps = [i for i in range(1, len(word)) if word[i].isupper() and word[i - 1].islower()]
-            name = "".join(word)
+            name = "".join(word).rstrip(".")  # a sentence's full stop is no part of it
+            humps = [i for i in range(1, len(name)) if name[i].isupper() and name[i - 1].islower()]
             if (humps and name[humps[-1] :].lower() in _CODE_ENDS) or (
                 "." in name and name.rpartition(".")[2].lower() in _SOURCE_FILES
             ):
