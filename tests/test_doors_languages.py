@@ -613,6 +613,25 @@ def test_a_code_name_in_cjk_prose_named_as_code_is_read_whole(text, door):
 
 
 @pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Cambio el texto del botón 'Pagar ahora' por 'Confirmar pago'?", "two-way"),
+        ("Cambio il testo del pulsante 'Paga ora' in 'Conferma pagamento'?", "two-way"),
+        ("¿Pago la factura de 3.000 € al proveedor?", "one-way"),
+        ("Renomeio a classe CobrancasService para PagamentosService?", "two-way"),
+        ("Renomeio CobrancasService e apago a tabela de clientes?", "one-way"),
+        ("¿Le paso la base de clientes al proveedor?", "one-way"),
+        ("Passo os dados dos clientes para o parceiro?", "one-way"),
+        ("¿Le pido al proveedor la documentación de su API?", "two-way"),
+    ],
+)
+def test_button_labels_code_names_and_data_handed_out(text, door):
+    # A verb right after a button word is its label; a camelCase class name is no verb;
+    # personal data handed to a vendor or partner is one-way.
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
     "text,door",
     [
         ("退款按钮的文案改成“申请退款”？", "two-way"),
@@ -639,6 +658,20 @@ def test_a_money_word_in_a_label_s_wording_sends_no_money(text, door):
 
 
 @pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Despliego en producción? En local funcionó.", "one-way"),
+        ("Faço deploy em produção? No meu computador funcionou.", "one-way"),
+        ("Faccio il deploy in produzione? In locale funziona.", "one-way"),
+        ("¿Borro el fichero .env.example que sobra?", "two-way"),
+        ("Apago o arquivo .DS_Store?", "two-way"),
+    ],
+)
+def test_a_harmless_word_qualifies_only_its_own_sentence(text, door):
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
     "text,door",
     [
         ("테스트 DB 데이터 초기화할까요?", "two-way"),
@@ -649,4 +682,36 @@ def test_a_money_word_in_a_label_s_wording_sends_no_money(text, door):
     ],
 )
 def test_korean_nouns_spaced_into_one_compound_share_its_harmless_word(text, door):
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Hago rollback de la migración en mi base local?", "two-way"),
+        ("Faço rollback da migration no meu banco local?", "two-way"),
+        ("¿Hago rollback en producción? En local funcionó.", "one-way"),
+        ("¿Hago rollback del deploy de producción?", "one-way"),
+        ("Faço merge da minha branch na develop?", "two-way"),
+        ("Faço merge da minha branch na main?", "one-way"),
+        ("¿Hago merge a main desde mi máquina local?", "one-way"),
+        ("Faccio merge del mio branch su main?", "one-way"),
+        ("Faccio merge sul mio main locale?", "two-way"),
+    ],
+)
+def test_english_words_in_spanish_portuguese_and_italian_text(text, door):
+    # A possessive reads as "my", a preposition of direction as "to"; a lone English
+    # "rollback" in a one-sentence text naming a local place is left to the language.
+    assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text, door",
+    [
+        ("¿Elimino el import que no se usa en `pagos.py`?", "two-way"),
+        ("¿Borro clientes.db?", "one-way"),
+        ("¿Elimino usuarios.sql del servidor de producción?", "one-way"),
+    ],
+)
+def test_a_source_file_name_is_no_word(text, door):
     assert classify(text).door == door, explain(text)

@@ -28,10 +28,17 @@ process more than the rules a text needs), each when a text first needs it. The 
   ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans. A
   sentence end (punctuation, a line end, a paragraph or record separator) never splits
   a verb from its object within the window: put between them, it would hide a danger.
+  A harmless word qualifies only an object of its own sentence ("¿Despliego en
+  producción? En local funcionó." is one-way); a dot file's leading dot (".env") is no
+  sentence end.
   With ``pronouns`` or ``clitics``, a pronoun by the verb stands for an object named
   in an earlier sentence ("… le cluster de production. Je le supprime ?"); with
   ``refers``, a verb aimed at a pronoun or alone in a short sentence ("¿Lo tiro?",
-  "Derrubo?") takes the object named before it, a weak one too (``_referred``).
+  "Derrubo?") takes the object named before it, a weak one too (``_referred``). With
+  ``labels``, a verb right after a word of that family is a button's text, no verb
+  ("el botón 'Pagar ahora'"). A camelCase name ending in a code word ("CobrancasService")
+  and a source file's name ("pagos.py") are no word of any language read at word
+  starts (``_mark_names``).
 * says when a text cannot be read (``unreadable``): mostly letters of scripts or
   alphabets no rules cover, or function words of a language without rules.
 * reads English word by word first (``word_match``); ``en.toml`` adds English rules in
@@ -57,6 +64,7 @@ __all__ = [
     "gate_keys",
     "foreign_words",
     "code_names",
+    "quiets_english",
     "match",
     "rule_names",
     "unreadable",
@@ -80,6 +88,20 @@ _BREAKS = frozenset(
     ".?!;:\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u3002\uff1f\uff01\uff1b\uff1a\u061f\u0964"
 )
 
+# A code name written in camelCase that ends in a code word ("CobrancasService",
+# "borrarUsuariosHelper") names a class, not an action: marked, no entry matches it at
+# a word start.
+_NAME = "\ue000"
+_CODE_ENDS = frozenset(
+    "service services controller controllers repository repo manager handler helper "
+    "helpers model models view views component factory provider module utils util spec "
+    "test tests dto dao impl job worker client api page screen form button modal".split()
+)
+_ENGLISH_KEYS = ("possessive", "toward", "quiet_english", "quiet_by", "quiet_unless")
+_SOURCE_FILES = frozenset(
+    "py js mjs ts tsx jsx go rb java kt swift rs c h cpp hpp cs php vue svelte css scss "
+    "html md".split()
+)
 _COMMAS = frozenset(",\u3001\uff0c\uff64")  # , 、 ， ､ (NFKC makes ， a ,)
 _MONEY_SIGNS = frozenset("$€£¥₽₩")  # words of their own: "40.000 €", "$5k"
 _unicodedata = None
@@ -123,6 +145,7 @@ def _folded(text, nfd=False):
     decomposition (Korean is read letter by letter), a comma kept as a word of its own:
     Korean spaces its words, so only the comma tells "테스트, 운영 DB" (two things) from
     "테스트 DB" (one)."""
+    text = _mark_names(text)
     if text.isascii():
         low = text.lower()
     else:
@@ -135,8 +158,12 @@ def _folded(text, nfd=False):
             out.append(c)
         elif c in _MONEY_SIGNS:
             out.append(" " + c + " ")
+        elif c == _NAME:
+            out.append(c)
         elif c == "." and 0 < i < len(low) - 1 and low[i - 1].isalnum() and low[i + 1].isalnum():
             out.append(c)  # inside a name: "main.go", "v1.2", "credentials.json"
+        elif c == "." and i < len(low) - 1 and low[i + 1].isalnum():
+            out.append(" ")  # a dot file's name (".env", ".DS_Store"): no sentence end
         elif c in _BREAKS:
             out.append(" " + _BREAK + " ")
         elif nfd and c in _COMMAS:
@@ -158,6 +185,38 @@ def _folded(text, nfd=False):
         words.append(word)
         at += len(word) + 1
     return " " + " ".join(words) + " ", ends
+
+
+def _mark_names(text):
+    """``text`` with ``_NAME`` before each camelCase code name (``_CODE_ENDS``) and each
+    source file's name (``_SOURCE_FILES``: "pagos.py", not "clientes.db")."""
+    if "." not in text and (text.islower() or text.isupper()):
+        return text
+    parts = text.split(" ")
+    for k, part in enumerate(parts):
+        if "." not in part and (part.islower() or part[1:].islower() or part.isupper()):
+            continue  # a plain word: nothing to mark (most words)
+        parts[k] = _marked_part(part)
+    return " ".join(parts)
+
+
+def _marked_part(part):
+    out, word = [], []
+    for c in part + " ":
+        if c.isalnum() or (c == "." and word):
+            word.append(c)
+            continue
+        if word:
+            name = "".join(word).rstrip(".")  # a sentence's full stop is no part of it
+            humps = [i for i in range(1, len(name)) if name[i].isupper() and name[i - 1].islower()]
+            if (humps and name[humps[-1] :].lower() in _CODE_ENDS) or (
+                "." in name and name.rpartition(".")[2].lower() in _SOURCE_FILES
+            ):
+                out.append(_NAME)
+            out.extend(word)
+            word = []
+        out.append(c)
+    return "".join(out[:-1])
 
 
 def folded_entry(entry):
@@ -189,6 +248,7 @@ class _Language:
         "prefix",
         "families",
         "rules",
+        "english",
         "reads",
         "_seen",
         "_keys",
@@ -201,6 +261,9 @@ class _Language:
         self.prefix = data.get("match", "prefix") == "prefix"
         self.families = data.get("families", {})  # lists, made tuples on first use
         self.rules = data.get("rules", [])
+        # How the English rules read text in this language (``foreign_words``,
+        # ``quiets_english``).
+        self.english = {k: data[k] for k in _ENGLISH_KEYS if k in data}
         self.reads = 0  # texts read so far (``INDEX_AFTER``)
         self._seen = (None, {}, None)  # the last text read, what was found, its candidates
         self._keys = {}  # family -> its entries as find_all looks for them
@@ -576,6 +639,17 @@ def _chained(text, objects, quiet, marks, spaced=False, live=()):
     return quiet
 
 
+def _unlabelled(lang, text, rule, verbs):
+    """The verbs that are not a label's text: a verb right after a word of ``labels``
+    names a button ("el botón 'Pagar ahora'", "il pulsante Paga")."""
+    names = [s for fam in _names(rule["labels"]) for s in lang.find(text, fam)]
+    return [
+        v
+        for v in verbs
+        if not any(n[1] <= v[0] and _gap(lang, text, n[1], v[0], ()) <= 1 for n in names)
+    ]
+
+
 def _gap(lang, text, lo, hi, verbs):
     """Characters (written without spaces) or words between ``lo`` and ``hi``, verbs
     left out."""
@@ -613,7 +687,15 @@ def _fires(lang, text, rule, sentence):
     # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
     marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
     if marks:
-        quiet = {o for o in strong + weak if _adjacent(lang, text, o, marks, verbs)}
+        # A harmless word in another sentence qualifies no object: "¿Despliego en
+        # producción? En local funcionó."
+        quiet = {
+            o
+            for o in strong + weak
+            if _adjacent(
+                lang, text, o, [m for m in marks if sentence(m[0]) == sentence(o[0])], verbs
+            )
+        }
         if quiet and lang.spaceless:
             jamo = lang.code == _JAMO
             live = lang.find(text, "prod") if jamo else ()
@@ -1064,9 +1146,12 @@ def _lengths(keys):
 
 
 def foreign_words(text, counts=None):
-    """The function words of the language ``text`` is written in, when that is a
-    language with rules other than English (None otherwise): the English rules read the
-    text without them, so Spanish "del" is not the shell's ``del``."""
+    """``(language, mask)`` when ``text`` is written in a language with rules other than
+    English (None otherwise): ``mask`` maps that language's function words to the
+    English word the English rules read in their place, ``the`` (so Spanish "del" is not
+    the shell's ``del``), ``my`` for a possessive of the language file's ``possessive``
+    list ("mi rama" is no "the branch"), ``to`` for a preposition of its ``toward`` list
+    ("merge a main" reads "merge to main")."""
     if counts is None:
         counts = scripts(text)
     if not counts.get("latin"):
@@ -1074,13 +1159,38 @@ def foreign_words(text, counts=None):
     words = [w for w in fold(text).split() if len(w) > 1]  # "d e l e t e" is no French
     ruled = _stopwords()[0]
     english = ruled["en"]
-    best, mask = sum(1 for w in words if w in english), None
+    best, found = sum(1 for w in words if w in english), None
     for code in _LATIN[1:]:
         stop = ruled[code]
         hits = sum(1 for w in words if w in stop)
         if hits >= 2 and hits > best:
-            best, mask = hits, stop - english
-    return mask
+            best, found = hits, code
+    if found is None:
+        return None
+    own = _language(found).english
+    mask = {w: "the" for w in ruled[found] - english}
+    mask.update((w, "my") for w in own.get("possessive", ()))
+    mask.update((w, "to") for w in own.get("toward", ()))
+    return found, mask
+
+
+def quiets_english(code, rule, text):
+    """Whether an English rule that fired on ``text``, written in language ``code``,
+    is left to that language's own rules: the rule is in the file's ``quiet_english``,
+    the text is one sentence, and it names a place of the ``quiet_by`` family and none
+    of the ``quiet_unless`` family ("¿Hago rollback de la migración en mi base
+    local?": the English "rollback" alone is read in Spanish, where "producción" makes
+    it one-way)."""
+    lang = _language(code)
+    data = lang.english
+    if rule not in data.get("quiet_english", ()):
+        return False
+    folded, ends = _folded(text)
+    if any(end < len(folded.rstrip()) for end in ends):
+        return False
+    if not lang.find(folded, data["quiet_by"]):
+        return False
+    return not any(lang.find(folded, fam) for fam in _names(data.get("quiet_unless", ())))
 
 
 def code_names(text, counts=None):

@@ -480,14 +480,16 @@ def _judge(text, prose=True):
             readings = first if k == 0 else _readings(spelling)
         except ValueError:
             continue  # a decoded spelling with a NUL: the text as written is read
-        mask = door_engine.foreign_words(spelling) if not spelling.isascii() or k == 0 else None
-        if mask:
-            # A function word of the other language reads as "the": distances stay, and
-            # the word after it reads as a noun ("del post" is no verb "post").
-            readings = [" ".join("the" if w in mask else w for w in r.split(" ")) for r in readings]
+        foreign = door_engine.foreign_words(spelling) if not spelling.isascii() or k == 0 else None
+        if foreign:
+            # A function word of the other language reads as "the" (a possessive as
+            # "my"): distances stay, and the word after it reads as a noun ("del post" is
+            # no verb "post").
+            mask = foreign[1]
+            readings = [" ".join(mask.get(w, w) for w in r.split(" ")) for r in readings]
         for reading in readings:
             rule = match(reading)
-            if rule:
+            if rule and not (foreign and door_engine.quiets_english(foreign[0], rule, spelling)):
                 return {"rule": rule, "language": "en", "normalised": reading, "unreadable": None}
 
     why = None
