@@ -24,7 +24,8 @@ process more than the rules a text needs), each when a text first needs it. The 
   (German "bauen … ab"). A pair's ``weak`` objects (a file, a branch) fire only when no
   ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans;
   one right after a word of the language's ``without`` family qualifies nothing ("на
-  прод без тестов": to production without tests). A
+  прод без тестов": to production without tests), and a verb that is a word of a
+  harmless phrase is none ("méthodes publiques": public methods). A
   sentence end (punctuation, a line end, a paragraph or record separator) never splits
   a verb from its object within the window: put between them, it would hide a danger.
   With ``pronouns`` or ``clitics``, a pronoun by the verb stands for an object named
