@@ -25,7 +25,10 @@ process more than the rules a text needs), each when a text first needs it. The 
   written without spaces, in either order: verbs come last in German subordinate clauses,
   Japanese and Korean); with ``also``, only when a word of that family is in the text too
   (German "bauen … ab"). A pair's ``weak`` objects (a file, a branch) fire only when no
-  ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans. A
+  ``unless`` word (an empty line, a test, a comment) is in the sentences the pair spans;
+  one right after a word of the language's ``without`` family qualifies nothing ("на
+  прод без тестов": to production without tests), and a verb that is a word of a
+  harmless phrase is none ("méthodes publiques": public methods). A
   sentence end (punctuation, a line end, a paragraph or record separator) never splits
   a verb from its object within the window: put between them, it would hide a danger.
   A harmless word qualifies only an object of its own sentence ("¿Despliego en
@@ -562,13 +565,17 @@ def _near(lang, text, a, b, window):
 def _adjacent(lang, text, obj, marks, verbs=()):
     """Whether a harmless word qualifies the object: right before it, or just after
     ("test data", "tabla temporal", "base de datos de prueba", "テストデータ"). Verb words
-    between them do not count: a label names a UI element ("кнопка «Удалить аккаунт»",
+    between them do not count, nor an article after such a verb: a label names a UI
+    element ("кнопка «Удалить аккаунт»", "bouton « Supprimer le compte »",
     "「アカウント削除」ボタン")."""
     for m in marks:
         if m[0] <= obj[0] and obj[1] <= m[1] and m != obj:
             return True  # the harmless words hold the object: "message d'erreur"
         if m[1] <= obj[0]:
-            near = _gap(lang, text, m[1], obj[0], verbs) <= 1
+            skip = verbs
+            if any(m[1] <= v[0] and v[1] <= obj[0] for v in verbs):
+                skip = [*verbs, *lang.find(text, "clitic")]  # "bouton « Supprimer le compte »"
+            near = _gap(lang, text, m[1], obj[0], skip) <= 1
             if near and not _enumerated(lang, text, m[1], obj[0], False):
                 return True
         elif m[0] >= obj[1]:
@@ -659,6 +666,17 @@ def _gap(lang, text, lo, hi, verbs):
     return text.count(" ", lo, hi) - len(inside)
 
 
+def _marks(lang, text, unless):
+    """Where the ``unless`` families' words are in folded ``text``, but for one right
+    after a word of the language's ``without`` family: "на прод без тестов" (to
+    production without tests) names no test to quiet the object."""
+    marks = [s for fam in _names(unless) for s in lang.find(text, fam)]
+    negations = lang.find(text, "without")
+    if negations:
+        marks = [m for m in marks if not any(0 <= m[0] - n[1] <= 1 for n in negations)]
+    return marks
+
+
 def _fires(lang, text, rule, sentence):
     """The rule's verdict on folded text: True when it fires."""
     if "any" in rule:
@@ -666,7 +684,7 @@ def _fires(lang, text, rule, sentence):
             return any(lang.find(text, fam) for fam in _names(rule["any"]))
         # With ``unless``, an entry those words qualify does not count ("a test of refunds").
         found = [s for fam in _names(rule["any"]) for s in lang.find(text, fam)]
-        marks = [s for fam in _names(rule["unless"]) for s in lang.find(text, fam)]
+        marks = _marks(lang, text, rule["unless"])
         if "labels" in rule:  # words shown to users: "退款按钮的文案改成「申请退款」"
             found = _unlabelled(lang, text, rule, found)
         return any(not _adjacent(lang, text, s, marks) for s in found)
@@ -683,9 +701,16 @@ def _fires(lang, text, rule, sentence):
         strong = _unlabelled(lang, text, rule, strong)
     if not strong and not weak:
         return False
-    marks = [s for fam in _names(rule.get("unless", "harmless")) for s in lang.find(text, fam)]
+    marks = _marks(lang, text, rule.get("unless", "harmless"))
     # A word read as the verb qualifies no object (Italian "avviso": warn, a warning).
     marks = [m for m in marks if not any(v[0] <= m[0] and m[1] <= v[1] for v in verbs)]
+    # A verb that is a word of a harmless phrase is none ("méthodes publiques": public
+    # methods). Not in a language written without spaces, where a phrase's words are
+    # not its letters (Korean 한 줄, a line, holds 주, give).
+    phrases = [] if lang.spaceless else [m for m in marks if " " in text[m[0] : m[1]].strip()]
+    verbs = [v for v in verbs if not any(m[0] <= v[0] < m[1] for m in phrases)]
+    if not verbs:
+        return False
     if marks:
         # A harmless word in another sentence qualifies no object: "¿Despliego en
         # producción? En local funcionó."
@@ -904,7 +929,8 @@ def _mixed(text, counts, folded, words, stop, codes, known):
     are in the text, in the verb's place, and that rule reads the text, when each of
     the two languages is evident beside the other (``_evident``) and no third language
     has more function words of its own: its harmless words and windows still count
-    ("我drop掉测试库里的临时表" stays two-way). A verb that is a word of the other
+    ("我drop掉测试库里的临时表" stays two-way), and a rule's ``also`` words must be in the
+    text as written, not in the verb put there. A verb that is a word of the other
     language too ("pause" is French) stays that language's. ``known(word, language)``:
     whether a folded word is a word of that language's list (``door_readable.is_word``)."""
     if not codes:
@@ -961,10 +987,15 @@ def _mixed(text, counts, folded, words, stop, codes, known):
                         return a, b, rule
                     continue
                 lang = _language(b)
+                written = folded
                 if b == _JAMO:
                     read = _ud().normalize("NFD", read)
+                    written = _ud().normalize("NFD", folded)
                 for own in lang.rules:
                     if own["rule"] == rule and "verbs" in own:
+                        also = _names(own.get("also", ()))
+                        if also and not any(lang.find(written, fam) for fam in also):
+                            continue  # its ``also`` words are the text's, not the verb's
                         if _fires(lang, read, own, _one_sentence):
                             return a, b, rule
     return None
