@@ -73,33 +73,39 @@ _LISTED = frozenset(("en", "ru") + _LATIN)
 
 
 def _read(name):
-    text = _lists.get(name)
-    if text is None:
-        with open(os.path.join(WORDS_DIR, name + ".txt"), encoding="utf-8") as f:
-            text = _lists[name] = f.read()
-    return text
+    """A word list's bytes: bisected as they are, never decoded whole (UTF-8 keeps the
+    order of the sorted lines; decoding a list cost more than the rest of a text's check)."""
+    data = _lists.get(name)
+    if data is None:
+        with open(os.path.join(WORDS_DIR, name + ".txt"), "rb") as f:
+            data = _lists[name] = f.read()
+    return data
 
 
 def _head():
     """The most frequent English words, as a set (a few kB)."""
     words = _lists.get("head")
     if words is None:
-        words = _lists["head"] = frozenset(_read("en-head").split())
+        words = _lists["head"] = frozenset(_read("en-head").decode("utf-8").split())
     return words
 
 
-def _first_from(text, word):
-    """Where the first line not before ``word`` starts in a list's sorted text."""
-    lo, hi = 0, len(text)  # both always at a line's start
+def _first_from(data, word):
+    """Where the first line not before ``word`` starts in a list's sorted bytes."""
+    lo, hi = 0, len(data)  # both always at a line's start
     while lo < hi:
         mid = (lo + hi) // 2
-        start = text.rfind("\n", 0, mid) + 1
-        end = text.find("\n", start)
-        if text[start:end] < word:
+        start = data.rfind(b"\n", 0, mid) + 1
+        end = data.find(b"\n", start)
+        if data[start:end] < word:
             lo = end + 1
         else:
             hi = start
     return lo
+
+
+def _utf8(word):
+    return word.encode("utf-8", "surrogatepass")
 
 
 def _listed(word, lang, ending=0):
@@ -119,17 +125,20 @@ def _in_list(word, lang, ending=0):
     list costs one read, no set of tens of thousands of words); with ``ending``, also a
     listed word that is the same but for its last ``ending`` letters (on both sides,
     keeping ``STEM`` letters): an inflection the list does not hold."""
-    text = _read(lang)
-    if text.startswith(word + "\n", _first_from(text, word)):
+    data = _read(lang)
+    key = _utf8(word)
+    if data.startswith(key + b"\n", _first_from(data, key)):
         return True
     for k in range(ending + 1):
         stem = word[: len(word) - k]
         if len(stem) < STEM:
             break
-        pos = _first_from(text, stem)
-        while text.startswith(stem, pos):
-            end = text.find("\n", pos)
-            if end - pos - len(stem) <= ending:
+        key = _utf8(stem)
+        pos = _first_from(data, key)
+        while data.startswith(key, pos):
+            end = data.find(b"\n", pos)
+            # letters, not bytes: a Cyrillic letter is two
+            if len(data[pos:end].decode("utf-8")) - len(stem) <= ending:
                 return True
             pos = end + 1
     return False
