@@ -96,8 +96,9 @@ def judge_question(question, index, conn, project, registry, read_door=True) -> 
         # A second marker: which question this is cannot be told, so it is not decided.
         v.reason = "several markers"
         return v
-    v.recommended = extract_recommendation(summary, labels, strict=True)
     v.preference, _ = effective_preference(conn, project, qid)
+    if v.preference in AUTO_DECIDE_PREFERENCES:  # only an auto-decision needs it
+        v.recommended = extract_recommendation(summary, labels, strict=True)
     if v.one_way is None and v.preference in AUTO_DECIDE_PREFERENCES:
         v.one_way = _one_way(conn, qid, whole, registry)
     if v.one_way:

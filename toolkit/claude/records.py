@@ -28,26 +28,47 @@ from toolkit.store import json_lite
 # Registry knowledge
 
 
-class Registry:
-    """The registered questions a hook needs: id -> entry, plus the skills they belong to."""
+_REGISTRY_COLUMNS = ("id", "skill", "category", "door_type", "options_json", "signal_key")
+_REGISTRY_SQL = f"SELECT {', '.join(_REGISTRY_COLUMNS)} FROM registry_questions"
 
-    def __init__(self, entries):
-        self.entries = {e["id"]: e for e in entries}
-        self._canonical = None
-        self.skills = sorted({e["skill"] for e in entries if e.get("skill")}, key=len, reverse=True)
+
+def _registry_entry(row):
+    e = dict(zip(_REGISTRY_COLUMNS, row))
+    opts = e.pop("options_json")
+    e["options"] = json_lite.loads(opts) if opts else None
+    return e
+
+
+class Registry:
+    """The registered questions a hook needs: id -> entry, plus the skills they belong to.
+
+    From a database the rows are read when first needed: an id looked up as it is spelled
+    reads its one row; any other use (another spelling, the doors of all, the skills) reads
+    them all, once. A hook passing a question through reads at most one row."""
+
+    def __init__(self, entries=None, conn=None):
+        self._conn, self._entries, self._one = conn, None, {}
+        if entries is not None:
+            self._entries = {e["id"]: e for e in entries}
+        self._canonical = self._skills = None
+
+    @property
+    def entries(self):
+        if self._entries is None:
+            rows = self._conn.execute(_REGISTRY_SQL).fetchall()
+            self._entries = {r[0]: _registry_entry(r) for r in rows}
+        return self._entries
+
+    @property
+    def skills(self):
+        if self._skills is None:
+            found = {e["skill"] for e in self.entries.values() if e.get("skill")}
+            self._skills = sorted(found, key=len, reverse=True)
+        return self._skills
 
     @classmethod
     def from_db(cls, conn):
-        rows = conn.execute(
-            "SELECT id, skill, category, door_type, options_json, signal_key FROM registry_questions"
-        ).fetchall()
-        entries = []
-        for r in rows:
-            e = dict(zip(("id", "skill", "category", "door_type", "options_json", "signal_key"), r))
-            opts = e.pop("options_json")
-            e["options"] = json_lite.loads(opts) if opts else None
-            entries.append(e)
-        return cls(entries)
+        return cls(conn=conn)
 
     @classmethod
     def bundled(cls):
@@ -57,6 +78,12 @@ class Registry:
 
     def get(self, qid):
         """The entry for ``qid`` in any spelling of it (case, ``_`` vs ``-``, spaces)."""
+        if self._entries is None and isinstance(qid, str):
+            if qid not in self._one:
+                row = self._conn.execute(_REGISTRY_SQL + " WHERE id = ?", (qid,)).fetchone()
+                self._one[qid] = _registry_entry(row) if row else None
+            if self._one[qid] is not None:
+                return self._one[qid]
         entry = self.entries.get(qid)
         if entry is None and isinstance(qid, str):
             from toolkit.core.doors import canonical_id
