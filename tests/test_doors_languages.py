@@ -711,3 +711,38 @@ def test_english_words_in_spanish_portuguese_and_italian_text(text, door):
 )
 def test_a_source_file_name_is_no_word(text, door):
     assert classify(text).door == door, explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Click the 'Delete production database' button now?",
+        "Click the `Delete production database` button?",
+        "Press the “Send to all customers” button?",
+        "Soll ich auf den Button „Produktionsdatenbank löschen“ klicken?",
+        "J'appuie sur « Supprimer tous les comptes » ?",
+        "¿Pulso 'Borrar todos los clientes'?",
+        "Clico em 'Apagar todos os clientes'?",
+        "Premo 'Elimina tutti i clienti'?",
+        "Нажать «Удалить все заказы»?",
+        "点击“删除所有用户数据”？",
+        "「本番DBを削除」をクリックしますか？",
+        "'운영 DB 삭제'를 클릭할까요?",
+    ],
+)
+def test_a_pressed_label_does_what_it_says(text):
+    # Clicking a button does what its label says, however harmless "button" reads.
+    assert classify(text).door == "one-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Click 'Delete' to remove the draft?",  # one word names no object
+        "Click the 'Save draft' button?",
+        "Click the 'Remove filter' button?",
+        "Rename the button 'Delete draft' to 'Discard draft'?",  # nothing pressed
+    ],
+)
+def test_a_pressed_harmless_label_stays_two_way(text):
+    assert classify(text).door == "two-way", explain(text)

@@ -459,12 +459,69 @@ def _spellings(text):
     return [text] + decoded(text)
 
 
-def _judge(text, prose=True):
+# Quote marks around a label, opening -> closing.
+_QUOTES = {
+    "'": "'", '"': '"', "`": "`", "«": "»", "»": "«", "„": "“", "“": "”", "‘": "’",
+    "‚": "‘", "‹": "›", "「": "」", "『": "』", "【": "】",
+}  # fmt: skip
+_LABEL_MAX = 200  # characters: a longer quote is prose, read with the rest
+
+
+def _presses(folded):
+    """Whether folded text presses, clicks or taps something (``[presses]`` of
+    ``languages.toml``: whole words; Chinese, Japanese and Korean entries anywhere)."""
+    global _PRESSES
+    if _PRESSES is None:
+        from toolkit.core.door_data import load
+
+        entries = [e for words in load("languages.toml")["presses"].values() for e in words]
+        _PRESSES = (
+            frozenset(e for e in entries if e.isascii() or e.isalpha() and not _spaceless(e)),
+            tuple(e for e in entries if not e.isascii() and _spaceless(e)),
+        )
+    words, anywhere = _PRESSES
+    return any(w in words for w in folded.split()) or any(e in folded for e in anywhere)
+
+
+_PRESSES = None
+
+
+def _spaceless(word):
+    return any("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in word)
+
+
+def _pressed_labels(text):
+    """The quoted labels of two words or more in a text that presses something ("Click
+    the 'Delete production database' button now?"): pressing a label does what it says, so
+    each is read alone too. One word ("Click 'Delete'") names no object."""
+    from toolkit.core.door_engine import fold
+
+    if not any(q in text for q in _QUOTES):
+        return []
+    folded = fold("".join(c if c.isalnum() else " " for c in text))
+    if not _presses(folded):
+        return []
+    labels, i = [], 0
+    while i < len(text):
+        close = _QUOTES.get(text[i])
+        j = text.find(close, i + 1) if close else -1
+        if j < 0:
+            i += 1
+            continue
+        label = text[i + 1 : j]
+        if 0 < len(label) <= _LABEL_MAX and (len(label.split()) >= 2 or _spaceless(label)):
+            labels.append(label)
+        i = j + 1
+    return labels
+
+
+def _judge(text, prose=True, labels=True):
     """``{"rule", "language", "normalised", "unreadable"}`` for one text; raises
     ValueError when it cannot be read at all.
 
     English's word-by-word rules read every spelling first, then every language's rules
-    (``door_engine``); with no rule fired, text the rules cannot read is named.
+    (``door_engine``); then, in a text that presses something, each quoted label alone
+    (``_pressed_labels``); with no rule fired, text the rules cannot read is named.
     """
     if isinstance(text, (str, bytes)) and len(text) > READ_LIMIT:
         raise ValueError(f"longer than {READ_LIMIT:,} characters: too long to read in time")
@@ -506,6 +563,14 @@ def _judge(text, prose=True):
             or door_engine.unreadable(spelling, counts)
             or (prose and unknown_language(spelling))
         )
+    pressed = [lab for sp in spellings for lab in _pressed_labels(sp)] if labels else ()
+    for label in dict.fromkeys(pressed):
+        try:
+            found = _judge(label, prose, labels=False)
+        except ValueError:
+            continue
+        if found["rule"]:
+            return found
     return {"rule": None, "language": None, "normalised": first[0], "unreadable": why}
 
 
