@@ -66,11 +66,13 @@ __all__ = [
     "folded_entry",
     "gate_keys",
     "foreign_words",
+    "ascii_runs",
     "code_names",
     "quiets_english",
     "match",
     "rule_names",
     "unreadable",
+    "written_without_spaces",
     "scripts",
     "word_match",
     "word_rules",
@@ -1260,22 +1262,38 @@ def code_names(text, counts=None):
     return kept
 
 
-def _code_words(text):
-    """The code names of ``text`` (ASCII letters, digits and ``_``): words with a capital
-    after a small letter ("refundAmount", "BillingService") or a ``_`` between letters
-    ("refund_amount")."""
-    out, word = [], []
-    for c in text + " ":
+def ascii_runs(text):
+    """``[(start, end)]`` of the runs of ASCII letters, digits and ``_`` in ``text``: the
+    words a code name can be."""
+    runs, start = [], None
+    for i, c in enumerate(text):
         if c.isascii() and (c.isalnum() or c == "_"):
-            word.append(c)
-            continue
-        if word:
-            w = "".join(word).strip("_")
-            if any(a.islower() and b.isupper() for a, b in zip(w, w[1:])) or (
-                "_" in w and any(c.isalpha() for c in w)
-            ):
-                out.append(w)
-            word = []
+            if start is None:
+                start = i
+        elif start is not None:
+            runs.append((start, i))
+            start = None
+    if start is not None:
+        runs.append((start, len(text)))
+    return runs
+
+
+def written_without_spaces(text):
+    """Whether ``text`` holds a letter of Chinese, Japanese or Korean."""
+    return any(c.isalpha() and _script(c) in ("han", "kana", "hangul") for c in text)
+
+
+def _code_words(text):
+    """The code names of ``text`` (``ascii_runs``): words with a capital after a small
+    letter ("refundAmount", "BillingService") or a ``_`` between letters
+    ("refund_amount")."""
+    out = []
+    for start, end in ascii_runs(text):
+        w = text[start:end].strip("_")
+        if any(a.islower() and b.isupper() for a, b in zip(w, w[1:])) or (
+            "_" in w and any(c.isalpha() for c in w)
+        ):
+            out.append(w)
     return out
 
 

@@ -380,17 +380,15 @@ def _decamel(text, keep=()):
 
 def _joined(text, names):
     """``text`` with the ``_`` of each snake_case name in ``names`` (lower case) dropped."""
-    out, word = [], []
-    for c in text + "\n":
-        if c.isascii() and (c.isalnum() or c == "_"):
-            word.append(c)
-            continue
-        if word:
-            w = "".join(word)
-            out.append(w.replace("_", "") if w.strip("_").lower() in names else w)
-            word = []
-        out.append(c)
-    return "".join(out)[:-1]
+    from toolkit.core.door_engine import ascii_runs
+
+    out, last = [], 0
+    for start, end in ascii_runs(text):
+        w = text[start:end]
+        if w.strip("_").lower() in names:
+            out += [text[last:start], w.replace("_", "")]
+            last = end
+    return "".join(out) + text[last:]
 
 
 def _ascii_run(word, start):
@@ -467,34 +465,31 @@ _QUOTES = {
 _LABEL_MAX = 200  # characters: a longer quote is prose, read with the rest
 
 
+_PRESSES = None
+
+
 def _presses(folded):
     """Whether folded text presses, clicks or taps something (``[presses]`` of
     ``languages.toml``: whole words; Chinese, Japanese and Korean entries anywhere)."""
     global _PRESSES
     if _PRESSES is None:
         from toolkit.core.door_data import load
+        from toolkit.core.door_engine import written_without_spaces as spaceless
 
         entries = [e for words in load("languages.toml")["presses"].values() for e in words]
         _PRESSES = (
-            frozenset(e for e in entries if e.isascii() or e.isalpha() and not _spaceless(e)),
-            tuple(e for e in entries if not e.isascii() and _spaceless(e)),
+            frozenset(e for e in entries if not spaceless(e)),
+            tuple(e for e in entries if spaceless(e)),
         )
     words, anywhere = _PRESSES
     return any(w in words for w in folded.split()) or any(e in folded for e in anywhere)
-
-
-_PRESSES = None
-
-
-def _spaceless(word):
-    return any("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in word)
 
 
 def _pressed_labels(text):
     """The quoted labels of two words or more in a text that presses something ("Click
     the 'Delete production database' button now?"): pressing a label does what it says, so
     each is read alone too. One word ("Click 'Delete'") names no object."""
-    from toolkit.core.door_engine import fold
+    from toolkit.core.door_engine import fold, written_without_spaces
 
     if not any(q in text for q in _QUOTES):
         return []
@@ -509,7 +504,9 @@ def _pressed_labels(text):
             i += 1
             continue
         label = text[i + 1 : j]
-        if 0 < len(label) <= _LABEL_MAX and (len(label.split()) >= 2 or _spaceless(label)):
+        if 0 < len(label) <= _LABEL_MAX and (
+            len(label.split()) >= 2 or written_without_spaces(label)
+        ):
             labels.append(label)
         i = j + 1
     return labels
