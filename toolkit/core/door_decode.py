@@ -115,12 +115,7 @@ def _base64_word(word):
     import binascii  # built in: only for a long word of the alphabet
 
     body = word.rstrip("=")
-    if (
-        "=" in body
-        or not any(c.isdigit() or c in "+/-_" for c in body)
-        and body.isalpha()
-        and (body.islower() or body.isupper())
-    ):
+    if "=" in body or body.isalpha() and (body.islower() or body.isupper()):
         return None  # padding inside, or a plain long word ("internationalization")
     body = body.replace("-", "+").replace("_", "/")
     try:
