@@ -9,6 +9,8 @@ load change on a shared machine hits every command alike), the floor
   gstack-question-log '<valid event>'
   plantune hook pre-tool-use      (an AskUserQuestion with no preference: passes through)
   plantune hook post-tool-use     (records the answered question)
+                                  (both run as `plantune hook install` writes them:
+                                  the launcher started by the Python beside it)
   gstack-developer-profile --derive, plantune check, plantune log
 
 each call in a process of its own, as an agent starts it. With ``--gstack DIR`` the same
@@ -52,8 +54,11 @@ import sys
 import tempfile
 import time
 
-BIN = os.path.dirname(sys.executable)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from toolkit.claude.settings import hook_command  # noqa: E402 - this checkout's
+
+BIN = os.path.dirname(sys.executable)
 TWO_WAY_ID = "ship-changelog-voice-polish"
 FLOOR = "floor (python -I -S -c pass)"
 GSTACK_TARGET = 0.6  # plantune's median wall time over gstack's, per paired command
@@ -137,6 +142,13 @@ def wheel_bin(root):
     return os.path.join(venv, "bin")
 
 
+def installed_hook(event, plantune):
+    """The argv of the hook command ``plantune hook install`` writes for ``event``."""
+    import shlex
+
+    return shlex.split(hook_command(event, plantune))
+
+
 def plantune_commands(i, bin_dir=BIN):
     """name -> (argv, stdin bytes or None)."""
     pref = os.path.join(bin_dir, "gstack-question-preference")
@@ -145,9 +157,12 @@ def plantune_commands(i, bin_dir=BIN):
         "--check": ([pref, "--check", TWO_WAY_ID], None),
         "--check --summary-stdin": ([pref, "--check", TWO_WAY_ID, "--summary-stdin"], SUMMARY),
         "gstack-question-log": ([os.path.join(bin_dir, "gstack-question-log"), event(i)], None),
-        "hook pre-tool-use": ([plantune, "hook", "pre-tool-use"], hook_payload("PreToolUse", i)),
+        "hook pre-tool-use": (
+            installed_hook("PreToolUse", plantune),
+            hook_payload("PreToolUse", i),
+        ),
         "hook post-tool-use": (
-            [plantune, "hook", "post-tool-use"],
+            installed_hook("PostToolUse", plantune),
             hook_payload("PostToolUse", i),
         ),
         "gstack-developer-profile --derive": (

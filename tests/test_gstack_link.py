@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import REPO_ROOT, query, script
+from tests.helpers.hooks import started
 from toolkit.cli.app import cli
 from toolkit.gstack import link as gl
 
@@ -663,7 +664,7 @@ def test_hook_install_replaces_gstacks_question_hooks_and_uninstall_puts_them_ba
     path = tmp_path / "settings.json"
     before = gstack_settings("/g")
     path.write_text(json.dumps(before))
-    plantune = script("plantune")
+    plantune = started(script("plantune"))
     r = run("hook", "install", "--settings", str(path))
     assert r.returncode == 0, r.stderr
     assert (

@@ -11,12 +11,16 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import script
+from tests.helpers.hooks import started
 from toolkit.cli.app import cli
 
 MATCHER = "(AskUserQuestion|mcp__.*__AskUserQuestion)"
 # In-process (CliRunner) the running plantune is the one beside this interpreter.
 RUNNING = os.path.join(os.path.dirname(sys.executable), "plantune")
 MINIMAL_PATH = "/usr/bin:/bin"
+
+
+START = started(RUNNING)
 
 
 def install(*args):
@@ -54,9 +58,7 @@ def test_prints_the_entries_for_every_event():
             event: [
                 {
                     "matcher": MATCHER,
-                    "hooks": [
-                        {"type": "command", "command": f"{RUNNING} hook {sub}", "timeout": 5}
-                    ],
+                    "hooks": [{"type": "command", "command": f"{START} hook {sub}", "timeout": 5}],
                 }
             ]
             for event, sub in SUBCOMMANDS.items()
@@ -67,7 +69,7 @@ def test_prints_the_entries_for_every_event():
                     "hooks": [
                         {
                             "type": "command",
-                            "command": f"{RUNNING} hook session-start",
+                            "command": f"{START} hook session-start",
                             "timeout": 5,
                         }
                     ],
@@ -82,13 +84,13 @@ def test_creates_a_missing_settings_file_and_is_idempotent(tmp_path):
     r = install("--settings", str(path))
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines() == [
-        f"{event}: added ({RUNNING} hook {sub})" for event, sub in EVERY.items()
+        f"{event}: added ({START} hook {sub})" for event, sub in EVERY.items()
     ]
     first = path.read_bytes()
     assert json.loads(first) == json.loads(install().stdout)
     r = install("--settings", str(path))
     assert r.stdout.splitlines() == [
-        f"{event}: already installed ({RUNNING} hook {sub})" for event, sub in EVERY.items()
+        f"{event}: already installed ({START} hook {sub})" for event, sub in EVERY.items()
     ]
     assert path.read_bytes() == first
 
@@ -340,7 +342,7 @@ def test_installed_command_runs_from_a_minimal_path_and_records_the_answer(tmp_p
     )
     assert r.returncode == 0, r.stderr
     command = ours(json.loads(settings.read_text()), "PostToolUse")[0]["command"]
-    assert shlex.split(command)[0] == script("plantune")
+    assert shlex.split(command)[2:4] == ["-S", script("plantune")]
     assert (
         subprocess.run(
             ["sh", "-c", "command -v plantune"], env=minimal_env(state_root), capture_output=True
@@ -381,7 +383,7 @@ def test_path_with_spaces_is_quoted_idempotent_and_checks_ok(tmp_path, state_roo
             [script("plantune"), *args], capture_output=True, text=True, env=minimal_env(state_root)
         )
         assert r.returncode == 0, r.stdout + r.stderr
-        quoted = shlex.quote(spaced_plantune)
+        quoted = started(spaced_plantune)
         after = json.loads(settings.read_text())
         for event, sub in SUBCOMMANDS.items():
             assert f"check {event}: OK ({quoted} hook {sub})" in r.stdout
@@ -447,7 +449,7 @@ def test_old_unquoted_spaced_entries_and_duplicates_collapse_into_one(tmp_path, 
     after = json.loads(path.read_text())["hooks"]["PostToolUse"]
     commands = [h["command"] for g in after for h in g["hooks"]]
     assert commands == [
-        f"{shlex.quote(spaced_plantune)} hook post-tool-use",
+        f"{started(spaced_plantune)} hook post-tool-use",
         "guard.sh --strict",
         "othertool hook post-tool-use",
     ]
@@ -477,12 +479,12 @@ def test_bare_and_relative_executables_become_absolute(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(folder) + os.pathsep + MINIMAL_PATH)
     data = json.loads(install("--executable", "plantune").stdout)
     assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == (
-        f"{folder / 'plantune'} hook pre-tool-use"
+        f"{started(str(folder / 'plantune'))} hook pre-tool-use"
     )
     monkeypatch.chdir(tmp_path)
     data = json.loads(install("--executable", "bin/plantune").stdout)
     assert data["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == (
-        f"{folder / 'plantune'} hook post-tool-use"
+        f"{started(str(folder / 'plantune'))} hook post-tool-use"
     )
     monkeypatch.setenv("PATH", MINIMAL_PATH)
     r = install("--executable", "no-such-plantune")

@@ -1,6 +1,7 @@
 """Shared helpers for the hook tests: payloads, a pinned project, running the hook."""
 
 import json
+import os
 import subprocess
 
 from tests.helpers import script
@@ -74,3 +75,12 @@ def events(where=""):
 def error_log(state_root):
     path = state_root / "hook-errors.log"
     return path.read_text() if path.exists() else ""
+
+
+def started(executable):
+    """How an installed hook command starts plantune's launcher ``executable``: by the
+    Python beside its real path, as the launcher itself would, sparing its /bin/sh."""
+    import shlex
+
+    python = os.path.join(os.path.dirname(os.path.realpath(executable)), "python")
+    return f"{shlex.quote(python)} -I -S {shlex.quote(executable)}"

@@ -63,12 +63,28 @@ def _subcommand(event: str) -> str:
     return next(sub for e, _, sub in HOOK_ENTRIES if e == event)
 
 
+# How ``hook_command`` starts the launcher's Python (as the launcher itself does).
+PYTHON_START = ["-I", "-S"]
+
+
 def hook_command(event: str, executable: str, db_path=None) -> str:
-    """The hook's shell command line: the quoted executable; ``db_path`` pins the database."""
+    """The hook's shell command line; ``db_path`` pins the database.
+
+    When ``executable`` is plantune's launcher with its Python beside it, the line starts
+    that Python the way the launcher does (``python -I -S <executable>``), as the gstack
+    shims do (``toolkit.gstack.link``): Claude Code runs every hook through a shell
+    already, and the launcher's own ``/bin/sh`` start is then a second one on every
+    call. Any other executable is run as it is.
+    """
     import shlex
 
+    from toolkit.gstack.link import launcher_file, launcher_python
+
     sub = _subcommand(event)
-    command = f"{shlex.quote(executable)} hook {sub}"
+    start = shlex.quote(executable)
+    if launcher_file(executable):
+        start = " ".join([shlex.quote(launcher_python(executable)), *PYTHON_START, start])
+    command = f"{start} hook {sub}"
     if db_path and sub != HOOK_SESSION_START:  # re-linking gstack opens no database
         command += " --db " + shlex.quote(os.path.abspath(db_path))
     return command
@@ -91,7 +107,8 @@ def settings_entries(executable: str, db_path=None) -> dict:
 
 
 def _hook_executable(command, event):
-    """The executable a ``… hook <event> [--db PATH]`` command line runs, else None.
+    """The executable a ``… hook <event> [--db PATH]`` command line runs (for
+    ``PYTHON -I -S EXECUTABLE hook …``, the executable), else None.
 
     Earlier versions wrote the executable unquoted, so words before ``hook`` are joined
     back into one path (``/path with space/plantune``).
@@ -108,6 +125,8 @@ def _hook_executable(command, event):
     for k in range(1, len(words) - 1):
         rest = words[k + 2 :]
         if words[k : k + 2] == tail and (not rest or (len(rest) == 2 and rest[0] == "--db")):
+            if k == 4 and words[1:3] == PYTHON_START:
+                return words[3]  # the launcher, started by its Python (``hook_command``)
             return " ".join(words[:k])
     return None
 
