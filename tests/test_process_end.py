@@ -167,6 +167,20 @@ def test_no_wal_with_frames_is_left_after_any_command(state_root):
         assert wal_frames(state_root) == 0, name
 
 
+def test_the_wal_files_stay_and_are_empty_after_every_hot_command(state_root):
+    """A hot command folds the WAL back and leaves its -wal (empty) and -shm files in
+    place rather than having its close delete them: on a full disk the next command
+    could not create them again, and could not even read. (The click commands end with
+    the interpreter's own teardown, which closes what is open.)"""
+    for name in [name for name in COMMANDS if name != "plantune status"]:
+        r = call(name)
+        assert r.returncode == 0, (name, r.stderr)
+        settle(state_root)
+        wal = db_path(state_root) + "-wal"
+        assert os.path.exists(wal) and os.path.getsize(wal) == 0, name
+        assert os.path.exists(db_path(state_root) + "-shm"), name
+
+
 def test_a_reading_call_folds_what_a_killed_writer_left_in_the_wal(state_root):
     """A call that only reads skips the checkpoint of an empty WAL, never of one holding
     frames: a writer killed before its own end leaves them, and the next call folds them."""

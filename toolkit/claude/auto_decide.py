@@ -279,7 +279,9 @@ def decide(payload, qs, db_path=None, env=None):
         return None
     finally:
         if conn is not None:
-            conn.close()
+            from toolkit.store import db
+
+            db.finish(conn)
 
 
 def _auto_decide(payload, verdicts, conn, project, registry, env, db_path=None):

@@ -175,7 +175,9 @@ class Recorder:
                     log_error(self.hook, warning, self.env)
         finally:
             if self.own:
-                self.conn.close()
+                from toolkit.store import db
+
+                db.finish(self.conn)
 
 
 def _busy(error):

@@ -652,7 +652,7 @@ def _rank_command(argv):
         try:
             result = rank(conn, request, paths.resolve_slug())
         finally:
-            conn.close()
+            db.finish(conn)
     except (PacingError, db.DatabaseError) as e:
         raise Refused(str(e)) from None
     for note in result.notes:

@@ -335,6 +335,25 @@ def _open(target, **kwargs):
     return conn
 
 
+_finished = []  # connections a one-shot command is done with, open to its end (``finish``)
+
+
+def finish(conn):
+    """The command is done with ``conn``: close it, unless this process ends with its
+    command (``safe_io.one_shot``); then it stays open to the end, where ``fold_wal``
+    folds its WAL and the process leaves without closing it. The last connection's close
+    makes SQLite delete the ``-wal`` and ``-shm`` files, which the next command must then
+    create again (on a full disk it could not, and could not even read), and frees the
+    parsed schema just before the process ends anyway: 1 to 2 ms of a hook that passes
+    through (``benchmarks/RESULTS.md``)."""
+    from toolkit.store import safe_io
+
+    if safe_io.one_shot:
+        _finished.append(conn)
+    else:
+        conn.close()
+
+
 def fold_wal():
     """At a command's end: fold the WAL of every connection this process still holds back
     into its database and leave the ``-wal`` empty (a truncating checkpoint).

@@ -26,6 +26,10 @@ import os
 import stat
 
 # Open flags every open here uses: never block on a FIFO, never leak into children.
+# True in a process that ends when its command does: set by the error boundary of a
+# console command (``toolkit.core.errors.run_script``), read by ``toolkit.store.db.finish``.
+one_shot = False
+
 _BASE_FLAGS = os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
