@@ -224,13 +224,9 @@ COMMANDS = {
 }
 
 
-def run(argv, close=True):
-    """Run one subcommand; ``close=False`` leaves the connection to the process's end.
-
-    The console commands end right after (``run_script``), which folds the WAL back and
-    leaves it empty (``db.fold_wal``) rather than closing: a close would delete the -wal
-    and -shm files, which on a full disk the next command could not create again.
-    """
+def run(argv):
+    """Run one subcommand; its connection is done with at the end (``db.finish``: a
+    console command leaves it to the process's end)."""
     sub = argv[0] if argv else "--read"
     if sub in ("--help", "-h", "help"):
         sys.stdout.write(USAGE)
@@ -249,18 +245,17 @@ def run(argv, close=True):
     try:
         return handler(ctx, argv[1:])
     finally:
-        if close:
-            ctx.conn.close()
+        db.finish(ctx.conn)
 
 
 def developer_profile_main(argv=None):
     """``gstack-developer-profile``; with ``argv`` given, returns the exit code."""
-    return run_script(PROG, lambda args: run(args, close=False), argv)
+    return run_script(PROG, run, argv)
 
 
 def builder_profile_main(argv=None):
     """gstack-builder-profile: the legacy reader, now a thin alias of ``--read``."""
-    return run_script(PROG, lambda _args: run(["--read"], close=False), argv)
+    return run_script(PROG, lambda _args: run(["--read"]), argv)
 
 
 if __name__ == "__main__":
