@@ -83,9 +83,10 @@ def run_script(
     """
     standalone = argv is None
     if standalone:
-        from toolkit.store import safe_io
+        if not teardown:
+            from toolkit.store import safe_io
 
-        safe_io.one_shot = True  # what the command opens may stay open to its end
+            safe_io.one_shot = True  # what the command opens may stay open to its end
         _fill_closed_streams()
     args = sys.argv[1:] if standalone else list(argv)
     try:

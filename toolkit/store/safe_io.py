@@ -26,8 +26,10 @@ import os
 import stat
 
 # Open flags every open here uses: never block on a FIFO, never leak into children.
-# True in a process that ends when its command does: set by the error boundary of a
-# console command (``toolkit.core.errors.run_script``), read by ``toolkit.store.db.finish``.
+# True in a process that leaves as soon as its command is done, without the interpreter's
+# teardown: set by the error boundary of such a console command (``toolkit.core.errors.
+# run_script``), read by ``toolkit.store.db.finish``. A long-running command (the click
+# application's, ``plantune serve``) never sets it.
 one_shot = False
 
 _BASE_FLAGS = os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
