@@ -509,6 +509,8 @@ def test_a_pronoun_for_a_weak_or_harmless_object_stays_two_way(text):
         "Soll ich den Clusternamen zur Bestätigung eingeben?",
         "Digito o nome da conta para confirmar?",
         "Inserisco il nome del cluster per confermare?",
+        "Confermo digitando il nome del repo?",
+        "Je confirme en tapant le nom du dépôt ?",
         "Вписать имя кластера для подтверждения?",
         "为了确认，要输入集群名吗？",
         "確認のためにクラスター名を入力しますか？",
