@@ -494,6 +494,55 @@ def test_a_pronoun_for_a_weak_or_harmless_object_stays_two_way(text):
     assert classify(text).door == "two-way", explain(text)
 
 
+# --- confirming a deletion by typing a name ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should I type the repo name to confirm deleting it?",
+        "Confirm deletion?",
+        "Should I enter the database name in the confirmation field?",
+        "Paste the cluster name to confirm?",
+        "¿Tecleo el nombre de la cuenta para confirmar?",
+        "Je saisis le nom du bucket pour confirmer ?",
+        "Soll ich den Clusternamen zur Bestätigung eingeben?",
+        "Digito o nome da conta para confirmar?",
+        "Inserisco il nome del cluster per confermare?",
+        "Confermo digitando il nome del repo?",
+        "Je confirme en tapant le nom du dépôt ?",
+        "Вписать имя кластера для подтверждения?",
+        "为了确认，要输入集群名吗？",
+        "確認のためにクラスター名を入力しますか？",
+        "확인을 위해 클러스터 이름을 입력할까요?",
+    ],
+)
+def test_typing_a_stores_name_to_confirm_is_one_way(text):
+    # The step a product puts before what it cannot undo (deleting, transferring a repo):
+    # the pronoun after "the repo name" is the repo, and the typed name is the gate.
+    assert classify(text).door == "one-way", explain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Type the branch name to check it out?",
+        "Type your name to confirm the booking?",
+        "Type check the app to confirm it compiles?",
+        "Paste the database URL to confirm it connects?",
+        "Style the confirm delete button?",
+        "Add a confirm delete dialog that asks for the repo name?",
+        "Escribe tu nombre para confirmar la reserva?",
+        "Soll ich meinen Namen eingeben, um die Anmeldung zu bestätigen?",
+        "入力したプロジェクト名が正しいか確認しますか？",
+        "输入手机号确认注册？",
+        "입력한 프로젝트 이름이 맞는지 확인할까요?",
+    ],
+)
+def test_typing_a_name_for_anything_else_stays_two_way(text):
+    assert classify(text).door == "two-way", explain(text)
+
+
 def test_german_text_is_not_read_by_romance_rules_on_shared_function_words():
     # "in" is Italian too: the text is German, and German's rules find it harmless.
     text = "Soll ich die temporäre Tabelle in der lokalen SQLite-Testdatenbank droppen?"

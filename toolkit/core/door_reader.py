@@ -15,7 +15,7 @@ read. A rule takes one of these shapes (the first that fires names the decision)
   "already merged"), ``located`` (an object after "from"/"in" is where, not what) and
   ``direct_unless`` (a verb whose direct object is of that family aims at it) keep
   harmless uses two-way; ``between_any``: a word of that set must stand between verb
-  and object. A verb right after an article is a noun ("the post"). A qualifier before
+  and object (and one of ``between_also`` too: "type the repo name to confirm"). A verb right after an article is a noun ("the post"). A qualifier before
   the object (``unless_before``: "the local database") softens nothing in a text
   holding a ``pointing`` word ("shared", "prod", "backup", ...), and the things a text
   shows safe to lose (``settled``: "the local branch ... is merged") are no object.
@@ -197,7 +197,7 @@ def _qualified(t, j, qualifiers):
 class _Pair:
     __slots__ = (
         "verbs", "objects", "window", "passive", "passive_window", "unless_after",
-        "unless_before", "unless_between", "between_any", "located", "verb_unless_after",
+        "unless_before", "unless_between", "between_any", "between_also", "located", "verb_unless_after",
         "verb_unless_before", "direct", "skip", "locating", "articles", "needs",
     )  # fmt: skip
 
@@ -210,6 +210,7 @@ class _Pair:
         self.unless_before = sets(rule.get("unless_before"))
         self.unless_between = sets(rule.get("unless_between"))
         self.between_any = sets(rule.get("between_any"))
+        self.between_also = sets(rule.get("between_also"))
         self.verb_unless_after = sets(rule.get("verb_unless_after"))
         self.verb_unless_before = sets(rule.get("verb_unless_before"))
         self.located = rule.get("located", False)
@@ -268,6 +269,10 @@ class _Pair:
                     )
                     and not (
                         self.between_any and not any(w in self.between_any for w in words[start:j])
+                    )
+                    and not (
+                        self.between_also
+                        and not any(w in self.between_also for w in words[start:j])
                     )
                 ):
                     return True
