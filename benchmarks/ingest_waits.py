@@ -91,7 +91,6 @@ def main():
         path = os.path.join(work, "plantune.db")
         plantune = os.path.join(BIN, "plantune")
         subprocess.run([plantune, "init", "--db", path], env=env, check=True, capture_output=True)
-        conn, write = (announced if args.way == "announced" else silent)(path)
         proc = subprocess.Popen(
             [plantune, "ingest", state, "--db", path, "--json"],
             stdout=subprocess.PIPE,
@@ -101,17 +100,20 @@ def main():
         waits = []
 
         def writer():
-            while proc.poll() is None:
-                waited = write()
-                if proc.poll() is None:
-                    waits.append(waited)
-                time.sleep(args.every)
+            conn, write = (announced if args.way == "announced" else silent)(path)
+            try:
+                while proc.poll() is None:
+                    waited = write()
+                    if proc.poll() is None:
+                        waits.append(waited)
+                    time.sleep(args.every)
+            finally:
+                conn.close()
 
         thread = threading.Thread(target=writer)
         thread.start()
         out, err = proc.communicate()
         thread.join()
-        conn.close()
         if proc.returncode != 0:
             raise SystemExit(f"plantune ingest failed: {err.decode()[-2000:]}")
         summary = json.loads(out)

@@ -1,7 +1,7 @@
 """The importer's write transactions: rows and the offset that covers them commit
 together. A transaction goes on while no other writer waits for the lock (it looks every
-CHECK_SECONDS of writing) and for LOCK_MAX_SECONDS at most; then it commits and lets the
-waiting writers in.
+CHECK_SECONDS of writing) until it has held the lock LOCK_MAX_SECONDS; then it ends (the
+part being written, the rollup upkeep of its rows, the COMMIT) and lets waiting writers in.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import time
 
 from toolkit.store import db
 
-# Lines per transaction: large enough that commits cost little, small enough that memory
-# stays bounded and a hook waiting for the write lock waits about a second at most. Event
-# keys are random, so a batch dirties leaves all over the unique index: the larger the
-# batch, the more of its rows share each page written to the WAL (and checkpointed).
+# Lines read and prepared (without the write lock) before they are written: memory stays
+# bounded, and no transaction holds more rows than this. Event keys are random, so a
+# transaction dirties leaves all over the unique index: the more rows it holds, the more
+# of them share each page written to the WAL (and checkpointed).
 BATCH_LINES = 10000
 
 
@@ -98,15 +98,17 @@ class Tx:
 
 
 # How long the importer writes between two looks for a waiting writer: a hook or compat
-# script that announced its wait gets the lock after this (and our COMMIT) at most, and the
-# issue of a starved hook is a lost answer. The rows written between two looks adapt to
-# the measured insert rate so that each stretch stays near this.
+# script that announced its wait gets the lock after this, the rollup upkeep of the open
+# transaction's rows and our COMMIT, and the issue of a starved hook is a lost answer.
+# The rows written between two looks adapt to the measured insert rate so that each
+# stretch stays near this.
 CHECK_SECONDS = 0.03
-# The longest one of our transactions holds the write lock even when no writer announced
-# a wait. Each commit rewrites the random leaf pages of the unique key and of the indexes,
-# so fewer, larger transactions cost less a row (benchmarks/RESULTS.md, "Issue 28 point
-# 3, round 4").
-LOCK_MAX_SECONDS = 0.25
+# How long one of our transactions goes on when no writer announced a wait (a writer that
+# waits without announcing, an earlier release's, waits about this, plus the ending).
+# Each commit rewrites the random leaf pages of the unique key and of the indexes, and
+# the rollup upkeep runs once a transaction, so fewer, larger transactions cost less a
+# row (benchmarks/RESULTS.md, "Issue 28 point 3, round 4").
+LOCK_MAX_SECONDS = 0.1
 # WAL pages written between two passive checkpoints of a bulk import (32 MB of 4 KiB pages).
 CHECKPOINT_FRAMES = 8192
 MIN_WRITE_ROWS = 50
