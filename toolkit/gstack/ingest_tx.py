@@ -108,7 +108,7 @@ CHECK_SECONDS = 0.03
 # Each commit rewrites the random leaf pages of the unique key and of the indexes, and
 # the rollup upkeep runs once a transaction, so fewer, larger transactions cost less a
 # row (benchmarks/RESULTS.md, "Issue 28 point 3, round 4").
-LOCK_MAX_SECONDS = 0.1
+LOCK_MAX_SECONDS = 0.05
 # WAL pages written between two passive checkpoints of a bulk import (32 MB of 4 KiB pages).
 CHECKPOINT_FRAMES = 8192
 MIN_WRITE_ROWS = 50
