@@ -15,6 +15,10 @@ each step of `plantune ingest` on them in this one process, one step after the o
   rollups/trigger the rollup triggers, row by row (the hot path's way): insert with them
                   minus insert without
   rollups/bulk    the set-based upkeep over the new rows (a large import's way)
+  write           the same rows written as the import writes them (its batches, its
+                  transactions and their offsets, the set-based upkeep, its checkpoints):
+                  the real cost of storing a line, to set beside insert + rollups/bulk,
+                  which are one transaction
 
 With --indexes, also what each index of question_log adds to the insert: the plain insert
 with all of them minus the same insert with that one index dropped.
@@ -25,6 +29,7 @@ benchmarks/ingest.py (side by side with sqlite-utils).
 
     .venv/bin/python benchmarks/ingest_steps.py --lines 100000
     .venv/bin/python benchmarks/ingest_steps.py --unique-summaries   # the worst case
+    .venv/bin/python benchmarks/ingest_steps.py --lines 30000 --only-write   # storing alone
 """
 
 import argparse
@@ -41,7 +46,7 @@ sys.path.insert(0, HERE)
 from ingest import generate  # noqa: E402 - the benchmark's own generator
 
 from toolkit.core import doors, questions, seeded_db  # noqa: E402
-from toolkit.gstack import ingest_jsonl  # noqa: E402
+from toolkit.gstack import ingest_base, ingest_jsonl, ingest_tx  # noqa: E402
 from toolkit.store import json_lite, rollups  # noqa: E402
 
 PROJECT = "bench-proj"
@@ -75,6 +80,7 @@ def main():
     ap.add_argument("--lines", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--indexes", action="store_true", help="measure each index's cost too")
+    ap.add_argument("--only-write", action="store_true", help="measure the write step alone")
     ap.add_argument(
         "--unique-summaries",
         action="store_true",
@@ -149,15 +155,15 @@ def main():
         def fixed_door(question_id, skill, category, summary, registry):
             return harmless
 
-        rows = prepared(doors.decide)
-        results = {
-            "decode": best(decode, args.repeat),
-            "validation": best(validation, args.repeat),
-            "key": best(key, args.repeat),
-            "classification": best(classification, args.repeat),
-            "classify/import": best(classification_cached, args.repeat),
-            "row": best(lambda: prepared(fixed_door), args.repeat),
-        }
+        rows = prepared(ingest_jsonl.DoorCache())  # the verdicts doors.decide gives
+        results = {}
+        if not args.only_write:
+            results["decode"] = best(decode, args.repeat)
+            results["validation"] = best(validation, args.repeat)
+            results["key"] = best(key, args.repeat)
+            results["classification"] = best(classification, args.repeat)
+            results["classify/import"] = best(classification_cached, args.repeat)
+            results["row"] = best(lambda: prepared(fixed_door), args.repeat)
 
         def insert(triggers, bulk=False, drop_index=None):
             def go():
@@ -179,10 +185,45 @@ def main():
 
             return min(go() for _ in range(args.repeat))
 
-        plain = insert(False)
-        results["insert"] = plain
-        results["rollups/trigger"] = insert(True) - plain
-        results["rollups/bulk"] = insert(True, bulk=True) - plain
+        def write():
+            path = os.path.join(work, f"write-{time.monotonic_ns()}.db")
+            c = fresh_db(path)
+            c.execute(f"PRAGMA cache_size = -{ingest_jsonl.LARGE_READ_CACHE_KIB}")
+            c.execute(f"PRAGMA temp_store = {ingest_jsonl.LARGE_READ_TEMP_STORE}")
+            with open(log, "rb") as fh:
+                ends, end = [], 0
+                for line in fh:
+                    end += len(line)
+                    ends.append(end)
+                st = os.fstat(fh.fileno())
+                report = ingest_base.FileReport(log, "question-log", PROJECT)
+                tx = ingest_tx.Tx(c)
+                tx.checkpoint_between()
+                writer = ingest_jsonl._BatchWriter(
+                    c, log, "question-log", st, fh.fileno(), report, tx, False,
+                    rollups.Bulk(c), None, 0,
+                )  # fmt: skip
+                handler = ingest_jsonl._QuestionLog
+                size = ingest_tx.BATCH_LINES
+                t = time.process_time()
+                for lo in range(0, n, size):
+                    marks = [(ends[i], i + 1) for i in range(lo, min(lo + size, n))]
+                    prepared = (rows[lo : lo + size], marks, [], [])
+                    writer.land(handler, prepared, *marks[-1], marks[-1][0], lo + size >= n)
+                tx.commit()
+                elapsed = time.process_time() - t
+                tx.restore()
+            assert report.imported == n, report.imported
+            c.close()
+            write.transactions = len(tx.holds)
+            return elapsed
+
+        if not args.only_write:
+            plain = insert(False)
+            results["insert"] = plain
+            results["rollups/trigger"] = insert(True) - plain
+            results["rollups/bulk"] = insert(True, bulk=True) - plain
+        results["write"] = min(write() for _ in range(args.repeat))
         asked = {
             (r["question_id"], r.get("skill"), r.get("category"), r.get("question_summary"))
             for r in recs
@@ -194,9 +235,11 @@ def main():
         print(f"{'step':<18}{'us/line':>10}")
         for name, seconds in results.items():
             print(f"{name:<18}{seconds / n * 1e6:>10.1f}")
-        total = sum(v for k, v in results.items() if k not in ("rollups/trigger", "classification"))
+        skip = ("rollups/trigger", "classification", "insert", "rollups/bulk")
+        total = sum(v for k, v in results.items() if k not in skip)
         print(f"{'sum (import path)':<18}{total / n * 1e6:>10.1f}")
-        if args.indexes:
+        print(f"(write: {write.transactions:,} transactions)")
+        if args.indexes and not args.only_write:
             c = fresh_db(os.path.join(work, "indexes.db"))
             names = [
                 r[0]

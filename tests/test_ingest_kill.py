@@ -8,6 +8,7 @@ import subprocess
 import time
 
 from tests.helpers import script
+from tests.helpers.views import assert_rollups_exact
 from toolkit.core import seeded_db
 
 LINES = 25_000  # five batches
@@ -32,7 +33,9 @@ def test_sigkill_halfway_then_rerun(state_root, db_file):
                 f'"session_id":"s-{i // 50}","source":"agent","followed_recommendation":true,'
                 f'"ts":"2026-03-01T10:{i // 1000 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"}}\n'
             )
-    seeded_db.connect(db_file).close()  # schema in place before the race starts
+    conn = seeded_db.connect(db_file)  # schema in place before the race starts
+    schema = conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+    conn.close()
 
     proc = subprocess.Popen(
         [script("plantune"), "ingest", str(state_root)],
@@ -53,6 +56,10 @@ def test_sigkill_halfway_then_rerun(state_root, db_file):
 
     conn = sqlite3.connect(db_file)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    # The rollup triggers a large import leaves out while it writes are all back.
+    assert conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall() == [
+        tuple(r) for r in schema
+    ]
     committed = conn.execute("SELECT count(*) FROM question_log").fetchone()[0]
     # rows and the offset that covers them are committed together
     line_no, offset = conn.execute("SELECT line_no, offset FROM ingest_state").fetchone()
@@ -70,6 +77,7 @@ def test_sigkill_halfway_then_rerun(state_root, db_file):
         "SELECT count(*), count(DISTINCT event_key) FROM question_log"
     ).fetchone() == (LINES, LINES)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert_rollups_exact(conn)
     conn.close()
     assert f'"imported": {LINES - committed},' in rerun.stdout
     assert '"duplicate": 0,' in rerun.stdout  # the rerun started at the committed offset

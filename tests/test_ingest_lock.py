@@ -5,6 +5,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import threading
 import time
 
 import pytest
@@ -131,7 +132,8 @@ def test_8_hooks_during_a_300k_line_ingest(tmp_path, state_root, db_file):
 def test_batches_follow_the_lock_target(state_root, conn, monkeypatch):
     # A tiny target makes every transaction small; the offset moves with each one.
     write_log(state_root, 3_000)
-    monkeypatch.setattr(ingest_tx, "LOCK_TARGET_SECONDS", 1e-6)
+    monkeypatch.setattr(ingest_tx, "CHECK_SECONDS", 1e-6)
+    monkeypatch.setattr(ingest_tx, "LOCK_MAX_SECONDS", 0)
     saved = []
     real = file_state.save
 
@@ -154,7 +156,7 @@ def test_batches_follow_the_lock_target(state_root, conn, monkeypatch):
 
 
 def test_next_chunk_adapts_to_the_measured_rate():
-    target = ingest_tx.LOCK_TARGET_SECONDS
+    target = ingest_tx.CHECK_SECONDS
     assert ingest_tx.next_chunk(1000, 1000, target * 4) == 250  # too slow: shrink at once
     assert ingest_tx.next_chunk(1000, 1000, target / 10) == 2000  # fast: at most double
     assert ingest_tx.next_chunk(100, 100, 10.0) == ingest_tx.MIN_WRITE_ROWS
@@ -174,4 +176,61 @@ def test_the_import_lets_an_announced_writer_in(state_root, db_file, monkeypatch
     summary = history.ingest_state_root(conn, str(state_root))
     assert summary.imported == 500
     assert slept, "the importer never paused for the waiting writer"
+    conn.close()
+
+
+def test_with_no_writer_waiting_a_batch_is_one_transaction(state_root, conn, monkeypatch):
+    write_log(state_root, 3_000)
+    monkeypatch.setattr(ingest_tx, "CHECK_SECONDS", 1e-6)  # a look every MIN_WRITE_ROWS
+    monkeypatch.setattr(ingest_tx, "LOCK_MAX_SECONDS", 1e9)
+    monkeypatch.setattr(ingest_tx, "BATCH_LINES", 1_000)
+    summary = history.ingest_state_root(conn, str(state_root))
+    assert summary.imported == 3_000
+    # One commit a batch, none between, and the end's (the file read whole).
+    assert summary.files[0].transactions == 3 + 1
+    assert conn.execute("SELECT line_no FROM ingest_state").fetchone()[0] == 3_000
+
+
+def test_a_writer_that_announces_its_wait_gets_in_before_the_batch_ends(
+    state_root, db_file, monkeypatch
+):
+    # One batch, one transaction but for waiting writers: a writer that asks for the lock
+    # while the import writes gets it at the importer's next look, with rows of the batch
+    # still to go, and the rows and offset committed before it are whole.
+    lines = 20_000
+    write_log(state_root, lines)
+    conn = seeded_db.connect(db_file)
+    monkeypatch.setattr(ingest_tx, "LOCK_MAX_SECONDS", 1e9)
+    monkeypatch.setattr(ingest_tx, "BATCH_LINES", lines)
+    writing = threading.Event()
+    real_begin = ingest_tx.Tx.begin
+
+    def begin(self):
+        real_begin(self)
+        writing.set()
+
+    monkeypatch.setattr(ingest_tx.Tx, "begin", begin)
+    seen = {}
+
+    def writer():
+        writing.wait(60)
+        other = db.connect(db_file, migrate=False)
+        try:
+            with db.transaction(other):  # announces its wait (db.begin_immediate)
+                seen["rows"], seen["line_no"] = other.execute(
+                    "SELECT (SELECT count(*) FROM question_log), (SELECT line_no FROM ingest_state)"
+                ).fetchone()
+                other.execute("INSERT INTO plantune_meta (key, value) VALUES ('w', '1')")
+        finally:
+            other.close()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    summary = history.ingest_state_root(conn, str(state_root))
+    thread.join(60)
+    assert summary.imported == lines
+    assert 0 < seen["rows"] < lines, seen  # let in mid-batch, not after the batch's commit
+    assert seen["line_no"] == seen["rows"]  # what it saw committed is whole
+    assert summary.files[0].transactions >= 2
+    assert conn.execute("SELECT value FROM plantune_meta WHERE key = 'w'").fetchone()[0] == "1"
     conn.close()

@@ -192,3 +192,34 @@ def test_other_declarations_than_the_databases_keep_the_per_row_path(conn):
     conn.set_trace_callback(None)
     assert not any(s.startswith("DROP") for s in statements)
     assert_rollups_exact(conn)
+
+
+def test_puts_in_one_transaction_add_their_rollups_once_at_finish(conn):
+    before = triggers(conn)
+    bulk = rollups.Bulk(conn)
+    statements = []
+    with db.transaction(conn):
+        conn.set_trace_callback(statements.append)
+        for lo in range(0, 30, 10):
+            assert bulk.put(questions.INSERT_SQL, [row(i) for i in range(lo, lo + 10)]) == 10
+        assert triggers(conn) != before  # the insert triggers are out until finish
+        bulk.finish()
+        conn.set_trace_callback(None)
+        assert triggers(conn) == before
+    assert sum(s.startswith("DROP TRIGGER") for s in statements) == len(INSERT_TRIGGERS)
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 30
+    assert_rollups_exact(conn)
+
+
+def test_a_failed_put_counts_what_went_in_and_restores_the_triggers(conn):
+    # In a transaction the caller keeps (it commits what went in), the rows in are counted.
+    before = triggers(conn)
+    bulk = rollups.Bulk(conn)
+    conn.execute("BEGIN IMMEDIATE")
+    bulk.put(questions.INSERT_SQL, [row(1)])
+    with pytest.raises(sqlite3.Error):
+        bulk.put(questions.INSERT_SQL, [row(2), ("too", "few")])
+    conn.execute("COMMIT")
+    assert triggers(conn) == before
+    assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 2
+    assert_rollups_exact(conn)

@@ -92,8 +92,8 @@ def ingest(state_root, strict, developer, db_path, as_json):
     cannot be imported are reported as FILE:LINE: REASON on stderr and skipped. A
     state root with no gstack files yet says so and exits 0. Events that hooks spooled
     while the database was locked (STATE_ROOT/spool/) are recorded first. Rows are
-    written in short transactions (about 30 ms each), so hooks and compat scripts
-    running meanwhile wait for the write lock only briefly.
+    written in transactions of about 0.1 s, each ended early for any hook or compat
+    script that waits for the write lock, so such a writer waits only briefly.
 
     \b
     Example:

@@ -53,13 +53,12 @@ class _LineJoiner:
     """Turns complete physical lines into JSON records.
 
     A line that starts with ``{`` and ends with ``}`` is one record: it is handed on
-    undecoded (``obj`` None) and decoded where it is turned into a row, possibly in a
-    worker process. A line that starts with ``{`` but does not end with ``}`` opens a
-    block: following lines are added until the block parses as one object (a
-    pretty-printed record, imported with a note). The block is abandoned, its first line
-    reported and the rest read again line by line, when a new top-level record starts (a
-    line at column 0 that parses alone), when it grows past the limits, or at the end of
-    the input.
+    undecoded (``obj`` None) and decoded where it is turned into a row. A line that starts
+    with ``{`` but does not end with ``}`` opens a block: following lines are added until
+    the block parses as one object (a pretty-printed record, imported with a note). The
+    block is abandoned, its first line reported and the rest read again line by line, when
+    a new top-level record starts (a line at column 0 that parses alone), when it grows
+    past the limits, or at the end of the input.
     """
 
     def __init__(self, on_record, report, line_no=0, end=0):
@@ -213,7 +212,7 @@ class _QuestionLog:
     @staticmethod
     def flush(conn, rows, annotated, bulk=None):
         if bulk is not None:
-            inserted = bulk.insert(questions.INSERT_SQL, rows)
+            inserted = bulk.put(questions.INSERT_SQL, rows)  # the writer finishes it
         else:
             inserted = conn.executemany(questions.INSERT_SQL, rows).rowcount
         updated = 0
@@ -490,10 +489,11 @@ def _read_lines(fh, offset, line_no, st, joiner, check_strict, cut, deadline):
 class _BatchWriter:
     """Writes the prepared batches of one JSONL file.
 
-    A batch is prepared without the write lock; it is written in transactions sized to hold
-    the lock about LOCK_TARGET_SECONDS each. The offset that covers the batch goes with its
-    last rows: a kill in between only means rows read again (and ignored by key) on the next
-    run.
+    A batch is prepared without the write lock; it is written in parts of about
+    CHECK_SECONDS each, in one transaction that commits when a writer waits, after
+    LOCK_MAX_SECONDS, and at the batch's end (``ingest_tx``). The offset that covers the
+    rows goes with the commit: a kill in between only means rows read again (and ignored
+    by key) on the next run.
     """
 
     def __init__(self, conn, path, kind, st, fd, report, tx, strict, bulk, progress, offset):
@@ -520,32 +520,38 @@ class _BatchWriter:
             part = rows[i : i + self.chunk] if tx.own and not strict else rows[i:]
             i += len(part)
             done = i >= len(rows)
-            at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
-            head, tail = file_state.fingerprints(self.fd, at)
             # Annotations of rows already stored go with the first part (a kill after
             # it keeps them), and again with the last (rows of this very batch).
             notes = annotated if done or i == len(part) else ()
             tx.begin()
+            started = time.perf_counter()
             if part or notes:
                 inserted, updated = handler.flush(conn, part, notes, self.bulk)
                 report.imported += inserted
                 report.duplicate += len(part) - inserted
                 report.updated += updated
-            file_state.save(
-                conn,
-                self.path,
-                self.kind,
-                self.st,
-                at,
-                at_line,
-                head,
-                tail,
-                size=None if done and last else at,
-            )
-            if not strict:
-                tx.commit()
-                if tx.holds:
-                    self.chunk = ingest_tx.next_chunk(self.chunk, len(part), tx.holds[-1])
+            if done or tx.should_commit():
+                if self.bulk is not None:
+                    self.bulk.finish()
+                at, at_line = (safe_offset, safe_line) if done else marks[i - 1]
+                head, tail = file_state.fingerprints(self.fd, at)
+                file_state.save(
+                    conn,
+                    self.path,
+                    self.kind,
+                    self.st,
+                    at,
+                    at_line,
+                    head,
+                    tail,
+                    size=None if done and last else at,
+                )
+                if not strict:
+                    tx.commit()
+            if part and tx.own and not strict:
+                self.chunk = ingest_tx.next_chunk(
+                    self.chunk, len(part), time.perf_counter() - started
+                )
             if done:
                 break
         if self.progress and end > self.reported:
@@ -627,6 +633,8 @@ def read_jsonl(job):
             check_strict()
         tx.commit()
     except BaseException:
+        if bulk is not None and not tx.own:
+            bulk.finish()  # the caller's transaction keeps its rollups and their triggers
         tx.rollback()
         raise
     finally:

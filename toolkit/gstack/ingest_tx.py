@@ -1,5 +1,7 @@
 """The importer's write transactions: rows and the offset that covers them commit
-together, in batches sized to hold the write lock briefly and let waiting writers in.
+together. A transaction goes on while no other writer waits for the lock (it looks every
+CHECK_SECONDS of writing) until it has held the lock LOCK_MAX_SECONDS; then it ends (the
+part being written, the rollup upkeep of its rows, the COMMIT) and lets waiting writers in.
 """
 
 from __future__ import annotations
@@ -8,10 +10,10 @@ import time
 
 from toolkit.store import db
 
-# Lines per transaction: large enough that commits cost little, small enough that memory
-# stays bounded and a hook waiting for the write lock waits about a second at most. Event
-# keys are random, so a batch dirties leaves all over the unique index: the larger the
-# batch, the more of its rows share each page written to the WAL (and checkpointed).
+# Lines read and prepared (without the write lock) before they are written: memory stays
+# bounded, and no transaction holds more rows than this. Event keys are random, so a
+# transaction dirties leaves all over the unique index: the more rows it holds, the more
+# of them share each page written to the WAL (and checkpointed).
 BATCH_LINES = 10000
 
 
@@ -59,6 +61,16 @@ class Tx:
             db.begin_immediate(self.conn)
             self.started = time.perf_counter()
 
+    def should_commit(self):
+        """True when our open transaction should end now: a writer announced its wait, or
+        we held the lock LOCK_MAX_SECONDS (a writer that waits without announcing, an
+        earlier release's, waits that long at most)."""
+        if not self.own or self.started is None:
+            return False
+        if time.perf_counter() - self.started >= LOCK_MAX_SECONDS:
+            return True
+        return self.db_file is not None and db.writers_waiting(self.db_file)
+
     def commit(self):
         if self.own and self.conn.in_transaction:
             self.conn.execute("COMMIT")
@@ -85,10 +97,18 @@ class Tx:
             self.started = None
 
 
-# How long one of our batch transactions should hold the write lock: hooks and compat
-# scripts wait for it, and the issue of a starved hook is a lost answer. The batch size
-# adapts to the measured insert rate so that each transaction stays near this.
-LOCK_TARGET_SECONDS = 0.03
+# How long the importer writes between two looks for a waiting writer: a hook or compat
+# script that announced its wait gets the lock after this, the rollup upkeep of the open
+# transaction's rows and our COMMIT, and the issue of a starved hook is a lost answer.
+# The rows written between two looks adapt to the measured insert rate so that each
+# stretch stays near this.
+CHECK_SECONDS = 0.03
+# How long one of our transactions goes on when no writer announced a wait (a writer that
+# waits without announcing, an earlier release's, waits about this, plus the ending).
+# Each commit rewrites the random leaf pages of the unique key and of the indexes, and
+# the rollup upkeep runs once a transaction, so fewer, larger transactions cost less a
+# row (benchmarks/RESULTS.md, "Issue 28 point 3, round 4").
+LOCK_MAX_SECONDS = 0.05
 # WAL pages written between two passive checkpoints of a bulk import (32 MB of 4 KiB pages).
 CHECKPOINT_FRAMES = 8192
 MIN_WRITE_ROWS = 50
@@ -104,9 +124,10 @@ def let_waiters_in(db_file):
 
 
 def next_chunk(current, rows, seconds):
-    """Rows for the next transaction, from how long ``rows`` rows took (``seconds``)."""
+    """Rows to write before the next look for a waiting writer, from how long ``rows``
+    rows took (``seconds``)."""
     if rows <= 0 or seconds <= 0:
         return current
-    fit = int(rows * LOCK_TARGET_SECONDS / seconds)
+    fit = int(rows * CHECK_SECONDS / seconds)
     # Grow slowly (a fast batch may have been a lucky one), shrink at once.
     return max(MIN_WRITE_ROWS, min(fit, current * 2, BATCH_LINES))

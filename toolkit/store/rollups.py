@@ -6,8 +6,10 @@ the source rows with ``id > :lo``. The hot path (one logged question) goes throu
 triggers. For a large import that per-row work is most of the cost, so :meth:`Bulk.insert`
 does, inside the caller's write transaction: drop the rollups' insert triggers on the
 table, insert the rows, run the adding statements over the new rowid range, create the
-triggers again from the same files. Other connections see the state before the transaction
-or after it, never the rows without their totals; the triggers they find are the same.
+triggers again from the same files (:meth:`Bulk.put` and :meth:`Bulk.finish` do the same
+once for a transaction that inserts many times). Other connections see the state before
+the transaction or after it, never the rows without their totals; the triggers they find
+are the same.
 The cost is the schema change: each commit makes every other open connection read the
 schema again on its next statement (new connections, which every hook opens, pay nothing
 more). Measured in ``benchmarks/RESULTS.md`` (issue 28, declared rollups).
@@ -30,24 +32,44 @@ class Bulk:
         # Only over the very declarations the database holds (opened without migrating,
         # it may hold others): otherwise the triggers stay and do the work row by row.
         self.ready = bool(self.adds) and declared.current(conn, schema.rollups)
+        self.lo = None  # the largest id before the first put of the open transaction
 
     def insert(self, sql, rows):
         """Run ``sql`` (an INSERT into the table) for ``rows`` in the caller's write
         transaction and add their rollups; returns how many rows were inserted."""
+        inserted = self.put(sql, rows)
+        self.finish()
+        return inserted
+
+    def put(self, sql, rows):
+        """Like :meth:`insert`, but the rollups of the rows put are added by
+        :meth:`finish`, which must run before the transaction commits: a transaction
+        that inserts many times drops the triggers and adds the totals once."""
         conn = self.conn
         if not self.ready:
             return conn.executemany(sql, rows).rowcount
         if not conn.in_transaction:
             raise RuntimeError("Bulk.insert needs the caller's write transaction")
-        lo = conn.execute(f'SELECT coalesce(max(id), 0) FROM "{self.table}"').fetchone()[0]
-        for name, _ in self.triggers:
-            conn.execute(f'DROP TRIGGER "{name}"')
+        if self.lo is None:
+            self.lo = conn.execute(f'SELECT coalesce(max(id), 0) FROM "{self.table}"').fetchone()[0]
+            for name, _ in self.triggers:
+                conn.execute(f'DROP TRIGGER "{name}"')
         try:
-            inserted = conn.executemany(sql, rows).rowcount
-            if inserted:
-                for statement in self.adds:
-                    conn.execute(statement, {"lo": lo})
+            return conn.executemany(sql, rows).rowcount
+        except BaseException:
+            self.finish()  # the rows a failed statement left in are counted all the same
+            raise
+
+    def finish(self):
+        """Add the rollups of every row put since the last finish (the rows with a larger
+        id than any before the first put) and create the triggers again."""
+        if self.lo is None:
+            return
+        lo, self.lo = self.lo, None
+        conn = self.conn
+        try:
+            for statement in self.adds:
+                conn.execute(statement, {"lo": lo})
         finally:
             for _, create in self.triggers:
                 conn.execute(create)
-        return inserted
