@@ -175,7 +175,9 @@ def main():
                 t = time.process_time()
                 c.execute("BEGIN IMMEDIATE")
                 if bulk:
-                    rollups.Bulk(c).insert(questions.INSERT_SQL, rows)
+                    b = rollups.Bulk(c)
+                    b.put(questions.INSERT_SQL, rows)
+                    b.finish()
                 else:
                     c.executemany(questions.INSERT_SQL, rows)
                 c.execute("COMMIT")

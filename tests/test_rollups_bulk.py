@@ -160,7 +160,7 @@ def test_a_failed_insert_keeps_the_triggers_and_writes_nothing(conn):
     bulk = rollups.Bulk(conn)
     with pytest.raises(sqlite3.Error):
         with db.transaction(conn):
-            bulk.insert(questions.INSERT_SQL, [row(1), ("too", "few")])
+            bulk.put(questions.INSERT_SQL, [row(1), ("too", "few")])
     assert triggers(conn) == before
     assert conn.execute("SELECT count(*) FROM question_log").fetchone()[0] == 0
     assert_rollups_exact(conn)
@@ -168,7 +168,7 @@ def test_a_failed_insert_keeps_the_triggers_and_writes_nothing(conn):
 
 def test_bulk_needs_the_callers_transaction(conn):
     with pytest.raises(RuntimeError):
-        rollups.Bulk(conn).insert(questions.INSERT_SQL, [row(1)])
+        rollups.Bulk(conn).put(questions.INSERT_SQL, [row(1)])
     assert {n for n, _ in triggers(conn)} >= set(INSERT_TRIGGERS)
 
 
@@ -177,7 +177,8 @@ def test_the_bulk_path_leaves_out_exactly_the_declared_insert_triggers(conn):
     assert bulk.ready
     assert sorted(name for name, _ in bulk.triggers) == list(INSERT_TRIGGERS)
     with db.transaction(conn):
-        assert bulk.insert(questions.INSERT_SQL, [row(i) for i in range(30)]) == 30
+        assert bulk.put(questions.INSERT_SQL, [row(i) for i in range(30)]) == 30
+        bulk.finish()
     assert_rollups_exact(conn)
 
 
@@ -188,7 +189,8 @@ def test_other_declarations_than_the_databases_keep_the_per_row_path(conn):
     statements = []
     conn.set_trace_callback(statements.append)
     with db.transaction(conn):
-        bulk.insert(questions.INSERT_SQL, [row(i) for i in range(5)])
+        bulk.put(questions.INSERT_SQL, [row(i) for i in range(5)])
+        bulk.finish()
     conn.set_trace_callback(None)
     assert not any(s.startswith("DROP") for s in statements)
     assert_rollups_exact(conn)

@@ -15,10 +15,11 @@ read. A rule takes one of these shapes (the first that fires names the decision)
   "already merged"), ``located`` (an object after "from"/"in" is where, not what) and
   ``direct_unless`` (a verb whose direct object is of that family aims at it) keep
   harmless uses two-way; ``between_any``: a word of that set must stand between verb
-  and object (and one of ``between_also`` too: "type the repo name to confirm"). A verb right after an article is a noun ("the post"). A qualifier before
-  the object (``unless_before``: "the local database") softens nothing in a text
-  holding a ``pointing`` word ("shared", "prod", "backup", ...), and the things a text
-  shows safe to lose (``settled``: "the local branch ... is merged") are no object.
+  and object (and one of ``between_also`` too: "type the repo name to confirm"). A verb
+  right after an article is a noun ("the post"). A qualifier before the object
+  (``unless_before``: "the local database") softens nothing in a text holding a
+  ``pointing`` word ("shared", "prod", "backup", ...), and the things a text shows safe
+  to lose (``settled``: "the local branch ... is merged") are no object.
 * ``any``: any entry of the family, unless a word of ``unless_near`` is within a few
   words or the next word is of ``unless_next``.
 * ``then``: an entry, then within ``window`` words a word in ``next``, a flag of

@@ -3,13 +3,13 @@
 Each rollup is one file of ``sql/rollups/`` (``toolkit.store.declared``): its table, the
 triggers that keep it exact on every write, and one statement per source table that adds
 the source rows with ``id > :lo``. The hot path (one logged question) goes through the
-triggers. For a large import that per-row work is most of the cost, so :meth:`Bulk.insert`
+triggers. For a large import that per-row work is most of the cost, so :class:`Bulk`
 does, inside the caller's write transaction: drop the rollups' insert triggers on the
-table, insert the rows, run the adding statements over the new rowid range, create the
-triggers again from the same files (:meth:`Bulk.put` and :meth:`Bulk.finish` do the same
-once for a transaction that inserts many times). Other connections see the state before
-the transaction or after it, never the rows without their totals; the triggers they find
-are the same.
+table at its first :meth:`Bulk.put`, insert the rows of every put, then at
+:meth:`Bulk.finish` run the adding statements over the new rowid range and create the
+triggers again from the same files. Other connections see the state before the
+transaction or after it, never the rows without their totals; the triggers they find are
+the same.
 The cost is the schema change: each commit makes every other open connection read the
 schema again on its next statement (new connections, which every hook opens, pay nothing
 more). Measured in ``benchmarks/RESULTS.md`` (issue 28, declared rollups).
@@ -34,22 +34,16 @@ class Bulk:
         self.ready = bool(self.adds) and declared.current(conn, schema.rollups)
         self.lo = None  # the largest id before the first put of the open transaction
 
-    def insert(self, sql, rows):
-        """Run ``sql`` (an INSERT into the table) for ``rows`` in the caller's write
-        transaction and add their rollups; returns how many rows were inserted."""
-        inserted = self.put(sql, rows)
-        self.finish()
-        return inserted
-
     def put(self, sql, rows):
-        """Like :meth:`insert`, but the rollups of the rows put are added by
+        """Run ``sql`` (an INSERT into the table) for ``rows`` in the caller's write
+        transaction; returns how many rows were inserted. Their rollups are added by
         :meth:`finish`, which must run before the transaction commits: a transaction
         that inserts many times drops the triggers and adds the totals once."""
         conn = self.conn
         if not self.ready:
             return conn.executemany(sql, rows).rowcount
         if not conn.in_transaction:
-            raise RuntimeError("Bulk.insert needs the caller's write transaction")
+            raise RuntimeError("Bulk.put needs the caller's write transaction")
         if self.lo is None:
             self.lo = conn.execute(f'SELECT coalesce(max(id), 0) FROM "{self.table}"').fetchone()[0]
             for name, _ in self.triggers:
