@@ -143,10 +143,13 @@ def wheel_bin(root):
 
 
 def installed_hook(event, plantune):
-    """The argv of the hook command ``plantune hook install`` writes for ``event``."""
+    """The argv of the hook command ``plantune hook install`` writes for ``event``: the
+    words after its ``exec`` when it has one (what the shell Claude Code starts for it
+    runs once its ``test -x`` passes), as gstack's hooks are run without that shell."""
     import shlex
 
-    return shlex.split(hook_command(event, plantune))
+    words = shlex.split(hook_command(event, plantune))
+    return words[words.index("exec") + 1 :] if "exec" in words else words
 
 
 def plantune_commands(i, bin_dir=BIN):

@@ -3,6 +3,7 @@
 import json
 import os
 import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -342,7 +343,7 @@ def test_installed_command_runs_from_a_minimal_path_and_records_the_answer(tmp_p
     )
     assert r.returncode == 0, r.stderr
     command = ours(json.loads(settings.read_text()), "PostToolUse")[0]["command"]
-    assert shlex.split(command)[2:4] == ["-S", script("plantune")]
+    assert shlex.split(command)[-4:-2] == ["-S", script("plantune")]
     assert (
         subprocess.run(
             ["sh", "-c", "command -v plantune"], env=minimal_env(state_root), capture_output=True
@@ -365,6 +366,29 @@ def test_installed_command_runs_from_a_minimal_path_and_records_the_answer(tmp_p
         .fetchall()
     )
     assert rows == [("ship-todos-create", "accept")]
+
+
+def test_a_plantune_gone_from_its_venv_never_blocks_a_question(tmp_path, state_root):
+    """The installed command starts the launcher's Python only while the launcher is
+    there: Python exits with 2 for a script it cannot open, and a PreToolUse hook that
+    exits with 2 blocks the tool call."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    launcher = bin_dir / "plantune"
+    shutil.copy(os.path.realpath(script("plantune")), launcher)
+    (bin_dir / "python").symlink_to(sys.executable)
+    data = json.loads(install("--executable", str(launcher)).stdout)
+    command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert command == f"{started(str(launcher))} hook pre-tool-use"
+    launcher.unlink()  # pip uninstall plantune: the venv and its Python stay
+    p = subprocess.run(
+        ["sh", "-c", command],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env=minimal_env(state_root),
+    )
+    assert p.returncode == 1
 
 
 def test_path_with_spaces_is_quoted_idempotent_and_checks_ok(tmp_path, state_root, spaced_plantune):

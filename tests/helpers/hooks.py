@@ -83,4 +83,5 @@ def started(executable):
     import shlex
 
     python = os.path.join(os.path.dirname(os.path.realpath(executable)), "python")
-    return f"{shlex.quote(python)} -I -S {shlex.quote(executable)}"
+    exe = shlex.quote(executable)
+    return f"test -x {exe} && exec {shlex.quote(python)} -I -S {exe}"

@@ -74,7 +74,11 @@ def hook_command(event: str, executable: str, db_path=None) -> str:
     that Python the way the launcher does (``python -I -S <executable>``), as the gstack
     shims do (``toolkit.gstack.link``): Claude Code runs every hook through a shell
     already, and the launcher's own ``/bin/sh`` start is then a second one on every
-    call. Any other executable is run as it is.
+    call. It does so only while the executable is there (``test -x``): Python exits
+    with 2 for a script it cannot open, and a PreToolUse hook that exits with 2 blocks
+    the tool call, so a plantune uninstalled from its venv would block every question;
+    the test fails with 1, an error Claude Code reports and goes on. Any other
+    executable is run as it is.
     """
     import shlex
 
@@ -83,7 +87,8 @@ def hook_command(event: str, executable: str, db_path=None) -> str:
     sub = _subcommand(event)
     start = shlex.quote(executable)
     if launcher_file(executable):
-        start = " ".join([shlex.quote(launcher_python(executable)), *PYTHON_START, start])
+        python = shlex.quote(launcher_python(executable))
+        start = " ".join(["test -x", start, "&& exec", python, *PYTHON_START, start])
     command = f"{start} hook {sub}"
     if db_path and sub != HOOK_SESSION_START:  # re-linking gstack opens no database
         command += " --db " + shlex.quote(os.path.abspath(db_path))
@@ -108,7 +113,7 @@ def settings_entries(executable: str, db_path=None) -> dict:
 
 def _hook_executable(command, event):
     """The executable a ``… hook <event> [--db PATH]`` command line runs (for
-    ``PYTHON -I -S EXECUTABLE hook …``, the executable), else None.
+    ``… PYTHON -I -S EXECUTABLE hook …``, the executable), else None.
 
     Earlier versions wrote the executable unquoted, so words before ``hook`` are joined
     back into one path (``/path with space/plantune``).
@@ -125,8 +130,8 @@ def _hook_executable(command, event):
     for k in range(1, len(words) - 1):
         rest = words[k + 2 :]
         if words[k : k + 2] == tail and (not rest or (len(rest) == 2 and rest[0] == "--db")):
-            if k == 4 and words[1:3] == PYTHON_START:
-                return words[3]  # the launcher, started by its Python (``hook_command``)
+            if k >= 4 and words[k - 3 : k - 1] == PYTHON_START:
+                return words[k - 1]  # the launcher, started by its Python (``hook_command``)
             return " ".join(words[:k])
     return None
 

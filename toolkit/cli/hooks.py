@@ -136,10 +136,10 @@ def install(settings_path, keep_gstack_hooks, executable, db_path, check):
 
     PreToolUse and PostToolUse handle AskUserQuestion; SessionStart links gstack again
     after its upgrade (see `plantune gstack link`). The commands name plantune by its
-    absolute path, so they work whatever PATH Claude Code runs them with (plantune's
-    launcher is started by the Python beside it, `PYTHON -I -S PLANTUNE hook ...`, as the
-    launcher itself would: one shell start less on every call). Without
-    --settings the hooks block is printed. With it, the entries are merged into the file
+    absolute path, so they work whatever PATH Claude Code runs them with (while it is
+    there, plantune's launcher is started by the Python beside it, `PYTHON -I -S
+    PLANTUNE hook ...`, as the launcher itself would: one shell start less on every
+    call). Without --settings the hooks block is printed. With it, the entries are merged into the file
     (created if missing): an existing plantune entry is repointed, never duplicated;
     gstack's own question hooks are replaced (one handler per event; `plantune hook
     uninstall` puts them back) unless --keep-gstack-hooks; other keys and other tools'
