@@ -345,7 +345,8 @@ def bulk_insert(conn, kind, items, counter):
         ]
     bulk = rollups.Bulk(conn, table)
     assert bulk.ready
-    assert bulk.insert(sql, rows) == len(rows)
+    assert bulk.put(sql, rows) == len(rows)
+    bulk.finish()
 
 
 # Inserts are drawn more often so that groups fill up before rows are changed or removed.
