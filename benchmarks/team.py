@@ -138,14 +138,16 @@ def generate(path, n, chunk=1_000_000):
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         with db.transaction(conn):
-            events.insert(EVENTS_SQL.replace(":step", repr(step)), [(lo, hi)])
+            events.put(EVENTS_SQL.replace(":step", repr(step)), [(lo, hi)])
+            events.finish()
         print(f"  events {hi:,}/{n:,} ({time.perf_counter() - t0:.0f} s)", flush=True)
     t1 = time.perf_counter()
     m = n // EVENTS_PER_FINDING
     for lo in range(0, m, chunk):
         hi = min(m, lo + chunk)
         with db.transaction(conn):
-            findings.insert(FINDINGS_SQL.replace(":step", repr(step)), [(lo, hi)])
+            findings.put(FINDINGS_SQL.replace(":step", repr(step)), [(lo, hi)])
+            findings.finish()
         print(f"  findings {hi:,}/{m:,} ({time.perf_counter() - t1:.0f} s)", flush=True)
     t2 = time.perf_counter()
     with db.transaction(conn):
